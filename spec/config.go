@@ -1,0 +1,85 @@
+package spec
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Config holds the queue's tunables. Start from DefaultConfig: a zero
+// duration is rejected rather than silently defaulted, because a zero flush
+// period would be a busy loop and a zero backoff a different queue.
+type Config struct {
+	// PodInitialBackoffDuration is the backoff after the first failed
+	// attempt (R7). Upstream default 1s.
+	PodInitialBackoffDuration time.Duration
+	// PodMaxBackoffDuration caps the backoff (R7). Upstream default 10s.
+	PodMaxBackoffDuration time.Duration
+	// PodMaxInUnschedulablePodsDuration is how long a pod may stay in
+	// unschedulablePods before the leftover flush moves it (R6). Upstream
+	// default 5m.
+	PodMaxInUnschedulablePodsDuration time.Duration
+	// BackoffQFlushPeriod is the period of flushBackoffQCompleted (R5), 1s
+	// upstream.
+	BackoffQFlushPeriod time.Duration
+	// UnschedulablePodsFlushPeriod is the period of
+	// flushUnschedulablePodsLeftover (R6), 30s upstream.
+	UnschedulablePodsFlushPeriod time.Duration
+	// PluginEvents is the plugin -> events-of-interest registry (R4).
+	PluginEvents PluginEvents
+}
+
+// Upstream defaults (kube-scheduler v1.33).
+const (
+	DefaultPodInitialBackoffDuration         = 1 * time.Second
+	DefaultPodMaxBackoffDuration             = 10 * time.Second
+	DefaultPodMaxInUnschedulablePodsDuration = 5 * time.Minute
+	DefaultBackoffQFlushPeriod               = 1 * time.Second
+	DefaultUnschedulablePodsFlushPeriod      = 30 * time.Second
+)
+
+// DefaultConfig returns the upstream defaults with the given registry.
+func DefaultConfig(events PluginEvents) Config {
+	return Config{
+		PodInitialBackoffDuration:         DefaultPodInitialBackoffDuration,
+		PodMaxBackoffDuration:             DefaultPodMaxBackoffDuration,
+		PodMaxInUnschedulablePodsDuration: DefaultPodMaxInUnschedulablePodsDuration,
+		BackoffQFlushPeriod:               DefaultBackoffQFlushPeriod,
+		UnschedulablePodsFlushPeriod:      DefaultUnschedulablePodsFlushPeriod,
+		PluginEvents:                      events,
+	}
+}
+
+// Validate reports every reason the config is unusable, wrapped in
+// ErrInvalidConfig.
+func (c Config) Validate() error {
+	var errs []error
+	positive := func(name string, d time.Duration) {
+		if d <= 0 {
+			errs = append(errs, fmt.Errorf("%s must be positive, got %v", name, d))
+		}
+	}
+	positive("PodInitialBackoffDuration", c.PodInitialBackoffDuration)
+	positive("PodMaxBackoffDuration", c.PodMaxBackoffDuration)
+	positive("PodMaxInUnschedulablePodsDuration", c.PodMaxInUnschedulablePodsDuration)
+	positive("BackoffQFlushPeriod", c.BackoffQFlushPeriod)
+	positive("UnschedulablePodsFlushPeriod", c.UnschedulablePodsFlushPeriod)
+	if c.PodMaxBackoffDuration < c.PodInitialBackoffDuration {
+		errs = append(errs, fmt.Errorf("PodMaxBackoffDuration %v is below PodInitialBackoffDuration %v",
+			c.PodMaxBackoffDuration, c.PodInitialBackoffDuration))
+	}
+	for plugin, evs := range c.PluginEvents {
+		if plugin == "" {
+			errs = append(errs, errors.New("PluginEvents has an empty plugin name"))
+		}
+		for _, e := range evs {
+			if e.Resource == "" || e.ActionType == 0 {
+				errs = append(errs, fmt.Errorf("plugin %q registers an event with no resource or action: %+v", plugin, e))
+			}
+		}
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%w: %w", ErrInvalidConfig, errors.Join(errs...))
+}

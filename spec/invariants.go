@@ -1,0 +1,256 @@
+package spec
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Step describes one operation between two snapshots, for the invariants
+// that are about a step rather than a state.
+type Step struct {
+	Rule Rule
+	// Pod is the pod the operation named (R1, R3, R9, R10, R12) or, for
+	// R2, the pod Pop returned.
+	Pod PodKey
+	// PodSchedulingCycle is the cycle passed to R3.
+	PodSchedulingCycle int64
+	// Err is what the operation returned. A failed operation must change
+	// nothing.
+	Err error
+}
+
+// InvariantError names the invariant a check found broken.
+type InvariantError struct {
+	Invariant string // "I1".."I6"
+	Detail    string
+}
+
+func (e *InvariantError) Error() string { return e.Invariant + ": " + e.Detail }
+
+func broken(inv, format string, args ...any) error {
+	return &InvariantError{Invariant: inv, Detail: fmt.Sprintf(format, args...)}
+}
+
+// CheckState checks the invariants that hold in every state: I1 and I6.
+func CheckState(s *Snapshot) error {
+	return errors.Join(I1SingleQueueMembership(s), I6Cycles(s))
+}
+
+// CheckStep checks the step invariants I2..I6 for one operation, and the
+// state invariants of the state after it.
+func CheckStep(cfg Config, before, after *Snapshot, step Step) error {
+	return errors.Join(
+		CheckState(after),
+		I2BackoffMonotonicity(cfg, before, after, step),
+		I3MoveRequestShortcut(before, after, step),
+		I4Conservation(before, after, step),
+		I5Order(before, step),
+		I6CyclesStep(before, after, step),
+	)
+}
+
+// I1SingleQueueMembership: every pod the queue holds is in exactly one of
+// activeQ, backoffQ, unschedulablePods and in flight, once, and every list is
+// sorted by key.
+func I1SingleQueueMembership(s *Snapshot) error {
+	seen := make(map[PodKey]Location)
+	uids := make(map[UID]PodKey)
+	for _, pl := range s.Places() {
+		for i := range pl.Pods {
+			p := &pl.Pods[i]
+			if p.Pod == nil {
+				return broken("I1", "nil pod in %s", pl.Loc)
+			}
+			k := p.Key()
+			if prev, dup := seen[k]; dup {
+				return broken("I1", "pod %s is in %s and in %s", k, prev, pl.Loc)
+			}
+			seen[k] = pl.Loc
+			if other, dup := uids[p.Pod.UID]; dup {
+				return broken("I1", "UID %s is held by %s and %s", p.Pod.UID, other, k)
+			}
+			uids[p.Pod.UID] = k
+			if i > 0 && pl.Pods[i-1].Key() >= k {
+				return broken("I1", "%s is not sorted by key at %s", pl.Loc, k)
+			}
+		}
+	}
+	return nil
+}
+
+// CheckBackoffMonotonic is the pure half of I2: over attempts 0..maxAttempts
+// the backoff never decreases, never exceeds the maximum, and is 0 only for
+// a pod never attempted.
+func CheckBackoffMonotonic(cfg Config, maxAttempts int) error {
+	prev := BackoffDuration(0, cfg.PodInitialBackoffDuration, cfg.PodMaxBackoffDuration)
+	if prev != 0 {
+		return broken("I2", "backoff for 0 attempts is %v, want 0", prev)
+	}
+	for a := 1; a <= maxAttempts; a++ {
+		d := cfg.BackoffDuration(a)
+		if d < prev || d > cfg.PodMaxBackoffDuration || d <= 0 {
+			return broken("I2", "backoff(%d)=%v after backoff(%d)=%v with max %v", a, d, a-1, prev, cfg.PodMaxBackoffDuration)
+		}
+		prev = d
+	}
+	return nil
+}
+
+// I2BackoffMonotonicity, the step half: a pod's backoff expiry never moves
+// earlier while it waits in backoffQ; the backoffQ flush (R5) releases
+// exactly the pods whose backoff completed, into activeQ; and an event
+// never moves a pod from unschedulablePods to activeQ while it is still
+// backing off.
+func I2BackoffMonotonicity(cfg Config, before, after *Snapshot, step Step) error {
+	if step.Err != nil {
+		return nil
+	}
+	for i := range after.BackoffQ {
+		p := &after.BackoffQ[i]
+		if loc, old := before.Find(p.Key()); loc == InBackoffQ {
+			if cfg.BackoffExpiry(p).Before(cfg.BackoffExpiry(&old)) {
+				return broken("I2", "pod %s: backoff expiry moved earlier, %v -> %v", p.Key(), cfg.BackoffExpiry(&old), cfg.BackoffExpiry(p))
+			}
+		}
+		if step.Rule == R5FlushBackoffQ && !cfg.IsBackingOff(p, after.Now) {
+			return broken("I2", "pod %s: backoff completed at %v but the flush at %v kept it in backoffQ", p.Key(), cfg.BackoffExpiry(p), after.Now)
+		}
+	}
+	for i := range before.BackoffQ {
+		p := &before.BackoffQ[i]
+		loc, _ := after.Find(p.Key())
+		if step.Rule == R5FlushBackoffQ && loc != InBackoffQ {
+			if loc != InActiveQ {
+				return broken("I2", "pod %s: the backoffQ flush moved it to %s", p.Key(), loc)
+			}
+			if cfg.IsBackingOff(p, after.Now) {
+				return broken("I2", "pod %s: left backoffQ at %v, before its backoff expiry %v", p.Key(), after.Now, cfg.BackoffExpiry(p))
+			}
+		}
+	}
+	if step.Rule == R4MoveAll || step.Rule == R6FlushUnschedulable || step.Rule == R9Update || step.Rule == R11AssignedPod {
+		for i := range before.UnschedulablePods {
+			p := &before.UnschedulablePods[i]
+			if loc, now := after.Find(p.Key()); loc == InActiveQ && cfg.IsBackingOff(&now, after.Now) {
+				return broken("I2", "pod %s: moved from unschedulablePods to activeQ while backing off until %v (now %v)", p.Key(), cfg.BackoffExpiry(&now), after.Now)
+			}
+		}
+	}
+	return nil
+}
+
+// I3MoveRequestShortcut: a pod that failed in a cycle during or after which
+// a move request happened (moveRequestCycle >= podSchedulingCycle), or that
+// no plugin rejected, never lands in unschedulablePods, where no event might
+// ever come to wake it.
+func I3MoveRequestShortcut(before, after *Snapshot, step Step) error {
+	if step.Rule != R3AddUnschedulable || step.Err != nil {
+		return nil
+	}
+	loc, p := after.Find(step.Pod)
+	if loc != InUnschedulablePods {
+		return nil
+	}
+	if before.MoveRequestCycle >= step.PodSchedulingCycle {
+		return broken("I3", "pod %s failed in cycle %d, moveRequestCycle was %d, yet it landed in unschedulablePods",
+			step.Pod, step.PodSchedulingCycle, before.MoveRequestCycle)
+	}
+	if len(p.UnschedulablePlugins) == 0 {
+		return broken("I3", "pod %s was rejected by no plugin, yet it landed in unschedulablePods", step.Pod)
+	}
+	return nil
+}
+
+// I4Conservation: no operation loses, duplicates or invents a pod. The set
+// of keys changes only as the rule says (Add, AddUnschedulable and Update of
+// an unknown pod add one; Delete and Done remove one), Pop moves its pod
+// from activeQ to in flight, and a failed operation changes nothing.
+func I4Conservation(before, after *Snapshot, step Step) error {
+	if step.Err != nil {
+		b := *before
+		b.Now = after.Now
+		if d := b.Diff(after); d != "" {
+			return broken("I4", "%s failed with %q yet changed the queue:\n%s", step.Rule, step.Err, d)
+		}
+		return nil
+	}
+	bl, al := before.Locations(), after.Locations()
+	var added, removed []PodKey
+	for k := range al {
+		if _, ok := bl[k]; !ok {
+			added = append(added, k)
+		}
+	}
+	for k := range bl {
+		if _, ok := al[k]; !ok {
+			removed = append(removed, k)
+		}
+	}
+	oneOf := func(ks []PodKey) bool { return len(ks) == 0 || len(ks) == 1 && ks[0] == step.Pod }
+	switch step.Rule {
+	case R1Add, R3AddUnschedulable, R9Update:
+		if !oneOf(added) || len(removed) > 0 {
+			return broken("I4", "%s of %s added %v and removed %v", step.Rule, step.Pod, added, removed)
+		}
+		if al[step.Pod] == Nowhere {
+			return broken("I4", "%s of %s: pod is not held afterwards", step.Rule, step.Pod)
+		}
+	case R10Delete, R12Done:
+		if len(added) > 0 || !oneOf(removed) {
+			return broken("I4", "%s of %s added %v and removed %v", step.Rule, step.Pod, added, removed)
+		}
+	default:
+		if len(added) > 0 || len(removed) > 0 {
+			return broken("I4", "%s added %v and removed %v", step.Rule, added, removed)
+		}
+	}
+	if step.Rule == R2Pop {
+		if bl[step.Pod] != InActiveQ || al[step.Pod] != InFlight {
+			return broken("I4", "Pop returned %s, which moved from %s to %s, not from activeQ to inFlight", step.Pod, bl[step.Pod], al[step.Pod])
+		}
+		for k, l := range al {
+			if k != step.Pod && l != bl[k] {
+				return broken("I4", "Pop of %s also moved %s from %s to %s", step.Pod, k, bl[k], l)
+			}
+		}
+	}
+	return nil
+}
+
+// I5Order: Pop returns a maximal pod of activeQ.
+func I5Order(before *Snapshot, step Step) error {
+	if step.Rule != R2Pop || step.Err != nil {
+		return nil
+	}
+	for _, k := range MaximalPods(before.ActiveQ) {
+		if k == step.Pod {
+			return nil
+		}
+	}
+	return broken("I5", "Pop returned %s; the maximal pods of activeQ were %v", step.Pod, MaximalPods(before.ActiveQ))
+}
+
+// I6Cycles, state half: 0 <= schedulingCycle and
+// -1 <= moveRequestCycle <= schedulingCycle.
+func I6Cycles(s *Snapshot) error {
+	if s.SchedulingCycle < 0 || s.MoveRequestCycle < -1 || s.MoveRequestCycle > s.SchedulingCycle {
+		return broken("I6", "schedulingCycle=%d moveRequestCycle=%d", s.SchedulingCycle, s.MoveRequestCycle)
+	}
+	return nil
+}
+
+// I6CyclesStep: schedulingCycle grows by exactly one per successful Pop and
+// by nothing otherwise; moveRequestCycle never decreases.
+func I6CyclesStep(before, after *Snapshot, step Step) error {
+	want := before.SchedulingCycle
+	if step.Rule == R2Pop && step.Err == nil {
+		want++
+	}
+	if after.SchedulingCycle != want {
+		return broken("I6", "%s: schedulingCycle %d -> %d, want %d", step.Rule, before.SchedulingCycle, after.SchedulingCycle, want)
+	}
+	if after.MoveRequestCycle < before.MoveRequestCycle {
+		return broken("I6", "%s: moveRequestCycle decreased %d -> %d", step.Rule, before.MoveRequestCycle, after.MoveRequestCycle)
+	}
+	return nil
+}

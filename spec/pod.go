@@ -1,0 +1,179 @@
+package spec
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"time"
+)
+
+// PodKey identifies a pod inside the queue: "namespace/name". The queue
+// indexes by key, as upstream does, so a pod deleted and recreated under the
+// same name is the same queue entry.
+type PodKey string
+
+// UID is the API server's unique id of a pod object. Done (R12) names pods
+// by UID because that is what the scheduler has at the end of a cycle.
+type UID string
+
+// Pod is the part of a v1.Pod the queue looks at. The queue keeps the
+// pointer it is given and never writes through it: treat a Pod handed to a
+// queue as immutable and pass a new value to Update (R9).
+type Pod struct {
+	Namespace string
+	Name      string
+	UID       UID
+	// Priority orders activeQ: higher first (I5).
+	Priority int32
+	Labels   map[string]string
+	// RequiredAffinityTerms are the pod's required pod-affinity terms; an
+	// assigned pod matching one of them may make this pod schedulable (R11).
+	RequiredAffinityTerms []AffinityTerm
+	// ResourceVersion and Status change on writes that never make a pod
+	// schedulable; IsPodUpdated ignores them (R9).
+	ResourceVersion string
+	Status          string
+}
+
+// Key returns the pod's queue key.
+func (p *Pod) Key() PodKey { return PodKey(p.Namespace + "/" + p.Name) }
+
+// String names the pod for error messages and visualisations.
+func (p *Pod) String() string {
+	if p == nil {
+		return "<nil pod>"
+	}
+	return string(p.Key())
+}
+
+// Validate reports why a pod cannot enter a queue: it is nil, or has no
+// name or no UID. Every operation that takes a pod checks this first and
+// changes nothing when it fails.
+func (p *Pod) Validate() error {
+	switch {
+	case p == nil:
+		return ErrNilPod
+	case p.Name == "":
+		return fmt.Errorf("%w: pod %q has an empty name", ErrInvalidPod, p.Key())
+	case p.UID == "":
+		return fmt.Errorf("%w: pod %q has an empty UID", ErrInvalidPod, p.Key())
+	}
+	return nil
+}
+
+// AffinityTerm is one required pod-affinity term: it matches an assigned pod
+// that lives in one of Namespaces (the owning pod's own namespace when empty)
+// and carries every label in MatchLabels (an empty selector matches every
+// pod, as an empty metav1.LabelSelector does).
+type AffinityTerm struct {
+	Namespaces  []string
+	MatchLabels map[string]string
+}
+
+// Matches reports whether the assigned pod satisfies this term of a pod in
+// namespace ownerNamespace.
+func (t AffinityTerm) Matches(ownerNamespace string, assigned *Pod) bool {
+	if len(t.Namespaces) == 0 {
+		if assigned.Namespace != ownerNamespace {
+			return false
+		}
+	} else if !slices.Contains(t.Namespaces, assigned.Namespace) {
+		return false
+	}
+	for k, v := range t.MatchLabels {
+		if got, ok := assigned.Labels[k]; !ok || got != v {
+			return false
+		}
+	}
+	return true
+}
+
+// IsPodUpdated reports whether an update from oldPod to newPod may make the
+// pod schedulable: anything but ResourceVersion and Status changed. Upstream
+// strips the same kind of fields (status, resourceVersion, managedFields)
+// before comparing (R9).
+func IsPodUpdated(oldPod, newPod *Pod) bool {
+	if oldPod == nil || newPod == nil {
+		return oldPod != newPod
+	}
+	a, b := *oldPod, *newPod
+	a.ResourceVersion, b.ResourceVersion = "", ""
+	a.Status, b.Status = "", ""
+	return !(a.Namespace == b.Namespace && a.Name == b.Name && a.UID == b.UID &&
+		a.Priority == b.Priority && maps.Equal(a.Labels, b.Labels) &&
+		slices.EqualFunc(a.RequiredAffinityTerms, b.RequiredAffinityTerms, func(x, y AffinityTerm) bool {
+			return slices.Equal(x.Namespaces, y.Namespaces) && maps.Equal(x.MatchLabels, y.MatchLabels)
+		}))
+}
+
+// PodsEqual reports whether two pods are the same in every field.
+func PodsEqual(a, b *Pod) bool {
+	return a == b || a != nil && b != nil && !IsPodUpdated(a, b) &&
+		a.ResourceVersion == b.ResourceVersion && a.Status == b.Status
+}
+
+// PluginSet is a sorted set of plugin names without duplicates. A sorted
+// slice rather than a map so that queued pods copy and compare cheaply.
+type PluginSet []string
+
+// NewPluginSet returns the set of the given names.
+func NewPluginSet(names ...string) PluginSet {
+	if len(names) == 0 {
+		return nil
+	}
+	s := slices.Clone(names)
+	slices.Sort(s)
+	return slices.Compact(s)
+}
+
+// Has reports whether name is in the set.
+func (s PluginSet) Has(name string) bool {
+	_, ok := slices.BinarySearch(s, name)
+	return ok
+}
+
+// QueuedPodInfo is a pod together with what the queue knows about it.
+type QueuedPodInfo struct {
+	Pod *Pod
+	// Timestamp is when the pod was last (re)queued: set by Add (R1) and by
+	// AddUnschedulableIfNotPresent (R3), left alone by every move. It is the
+	// activeQ tie-breaker and the origin of the backoff expiry (R7).
+	Timestamp time.Time
+	// Attempts counts the Pops of this pod (R2).
+	Attempts int
+	// UnschedulablePlugins are the plugins that rejected the pod in its last
+	// scheduling attempt. The scheduler sets them on the QueuedPodInfo that
+	// Pop returned before handing it to AddUnschedulableIfNotPresent; Pop
+	// clears them. A pod with none is retried after backoff on any event.
+	UnschedulablePlugins PluginSet
+	// InitialAttemptTimestamp is when the pod first entered activeQ; zero
+	// until then.
+	InitialAttemptTimestamp time.Time
+}
+
+// Key returns the queue key of the pod.
+func (q *QueuedPodInfo) Key() PodKey { return q.Pod.Key() }
+
+// Validate reports why a QueuedPodInfo cannot be handed back to a queue.
+func (q *QueuedPodInfo) Validate() error {
+	if q == nil {
+		return ErrNilPod
+	}
+	if err := q.Pod.Validate(); err != nil {
+		return err
+	}
+	if q.Attempts < 0 {
+		return fmt.Errorf("%w: pod %q has negative attempts %d", ErrInvalidPod, q.Key(), q.Attempts)
+	}
+	return nil
+}
+
+// Less is the activeQ order of the default queue-sort plugin (PrioritySort):
+// higher priority first, then earlier Timestamp. Pods equal under Less are
+// unordered upstream (heap order); see MaximalPods.
+func Less(a, b *QueuedPodInfo) bool {
+	if a.Pod.Priority != b.Pod.Priority {
+		return a.Pod.Priority > b.Pod.Priority
+	}
+	return a.Timestamp.Before(b.Timestamp)
+}
