@@ -1,0 +1,34 @@
+# schedq: every suite has a target; `make verify` runs them all with a summary.
+GO       ?= go
+PKGS     ?= ./...
+BENCHTIME ?= 1x
+COUNT    ?= 6
+
+.PHONY: all test race vet verify bench fmt
+
+all: test
+
+# The test command of the README and of CI: vet, then every test with the
+# race detector, each suite at its bounded CI size.
+test: vet
+	$(GO) test -race -count=1 $(PKGS)
+
+vet:
+	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	  if [ -n "$$unformatted" ]; then echo "gofmt would change: $$unformatted"; exit 1; fi
+	$(GO) vet $(PKGS)
+
+race: test
+
+# The main job: every suite that exists, larger where a suite has a larger
+# setting, then a one-screen summary.
+verify:
+	@scripts/verify
+
+# Benchmarks of the implementation. Compare runs with benchstat:
+#   make bench > old.txt; ...; make bench > new.txt; benchstat old.txt new.txt
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem -count $(COUNT) ./impl/
+
+fmt:
+	gofmt -w $$(git ls-files '*.go')
