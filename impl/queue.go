@@ -1,0 +1,779 @@
+// Package impl is the production scheduling queue: the classic kube-scheduler
+// queue (v1.33, queueing hints and pop-from-backoffQ off) built for speed and
+// safe for concurrent use. It behaves exactly like package model, the
+// executable specification, for every operation; the differences are the
+// ones a real queue needs: Pop blocks on an empty activeQ instead of
+// returning spec.ErrWouldBlock, time comes from an injected clock, the two
+// flushes run periodically after Run, and pods that spec.Less leaves tied
+// are popped in the order they entered activeQ.
+//
+// Layout: every pod the queue holds has one entry, found by key (Add,
+// Update, Delete, Activate) and by UID (Done) in two maps. The entry records
+// where the pod is and its index there: activeQ and backoffQ are indexed
+// 4-ary heaps whose slots carry the sort keys inline, unschedulablePods is a
+// slice (so a move request costs time proportional to the unschedulable
+// pods only), and in flight is just a mark on the entry. One mutex guards
+// everything; one condition variable on it wakes blocked Pops. Pop
+// allocates only the copy it returns; Add allocates nothing once the queue
+// has recycled entries of pods that are Done.
+package impl
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"k8s.io/utils/clock"
+
+	"github.com/schedq/schedq/spec"
+)
+
+// entry is one pod held by the queue.
+type entry struct {
+	info spec.QueuedPodInfo
+	key  podKey
+	loc  spec.Location
+	// idx is the pod's index in the structure loc names: a heap slot for
+	// activeQ and backoffQ, a position in unschedulablePods. Unused in
+	// flight: an in-flight pod is reached by UID.
+	idx int
+	// expiry is the backoff expiry, computed when the pod enters backoffQ.
+	// Timestamp and Attempts cannot change while the pod waits there, so
+	// neither can the expiry (I2).
+	expiry time.Time
+	// nextSameUID chains the pods that share a UID in byUID. The model
+	// does not forbid two keys with one UID, and Done must find both.
+	nextSameUID *entry
+}
+
+// podKey is a spec.PodKey ("namespace/name") split at its first "/". Two
+// pods have equal podKeys exactly when they have equal PodKeys, but for the
+// usual pod, whose namespace has no "/", the split is (Namespace, Name)
+// and reuses the pod's own strings: Add computes its key without
+// allocating.
+type podKey struct{ ns, name string }
+
+func keyOf(p *spec.Pod) podKey {
+	if strings.IndexByte(p.Namespace, '/') < 0 {
+		return podKey{p.Namespace, p.Name}
+	}
+	k := string(p.Key())
+	i := strings.IndexByte(k, '/')
+	return podKey{k[:i], k[i+1:]}
+}
+
+// entryPool recycles the entries of pods that left the queue (Done,
+// Delete), so that a queue in steady state allocates no entry per Add.
+var entryPool = sync.Pool{New: func() any { return new(entry) }}
+
+func newEntry(key podKey) *entry {
+	e := entryPool.Get().(*entry)
+	e.key = key
+	return e
+}
+
+// freeEntry recycles an entry nothing refers to any more: detached,
+// untracked, or never tracked.
+func freeEntry(e *entry) {
+	*e = entry{}
+	entryPool.Put(e)
+}
+
+// heapTime is the time the pod's heap orders it by; used only when heap
+// keys saturate.
+func (e *entry) heapTime() time.Time {
+	if e.loc == spec.InBackoffQ {
+		return e.expiry
+	}
+	return e.info.Timestamp
+}
+
+// PriorityQueue is the concurrent scheduling queue. Create it with New; it
+// satisfies spec.Queue. All methods are safe for concurrent use.
+type PriorityQueue struct {
+	cfg   spec.Config
+	clock clock.WithTicker
+	// base is the clock reading at New; heap keys are durations since it.
+	base time.Time
+
+	// mu guards everything below. cond (on mu) is where Pop waits for
+	// activeQ to fill or the queue to close.
+	mu   sync.Mutex
+	cond sync.Cond
+
+	// pods and byUID index every pod the queue holds, wherever it is. The
+	// UID index is kept from Add on, not only in flight, because Add has
+	// the pod in cache and Pop would not: Pop then touches no map at all.
+	pods              map[podKey]*entry
+	byUID             map[spec.UID]*entry // head of each UID's chain
+	activeQ           podHeap
+	backoffQ          podHeap
+	unschedulablePods []*entry
+
+	schedulingCycle  int64
+	moveRequestCycle int64
+	// seq numbers arrivals in activeQ and backoffQ to break ties.
+	seq uint64
+
+	closed  bool
+	running bool
+	waiting int           // Pops blocked in cond.Wait; lets tests see them block
+	stop    chan struct{} // closed by Close; stops the flush goroutines
+	wg      sync.WaitGroup
+
+	metrics counters
+}
+
+var _ spec.Queue = (*PriorityQueue)(nil)
+
+// Option configures New.
+type Option func(*PriorityQueue)
+
+// WithClock makes the queue read time from c instead of the real clock:
+// Timestamps, backoff, the leftover age and the periodic flushes all follow
+// c. Tests pass a k8s.io/utils/clock/testing.FakeClock.
+func WithClock(c clock.WithTicker) Option {
+	return func(q *PriorityQueue) { q.clock = c }
+}
+
+// New returns an empty queue. It returns cfg.Validate()'s error, wrapping
+// spec.ErrInvalidConfig, as is. The flushes do not run until Run.
+func New(cfg spec.Config, opts ...Option) (*PriorityQueue, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	// Own the registry: a caller changing its map later must not race with
+	// move requests.
+	if cfg.PluginEvents != nil {
+		evs := make(spec.PluginEvents, len(cfg.PluginEvents))
+		for p, e := range cfg.PluginEvents {
+			evs[p] = slices.Clone(e)
+		}
+		cfg.PluginEvents = evs
+	}
+	q := &PriorityQueue{
+		cfg:              cfg,
+		clock:            clock.RealClock{},
+		pods:             make(map[podKey]*entry),
+		byUID:            make(map[spec.UID]*entry),
+		moveRequestCycle: -1,
+		stop:             make(chan struct{}),
+	}
+	for _, o := range opts {
+		o(q)
+	}
+	q.cond.L = &q.mu
+	q.base = q.clock.Now()
+	return q, nil
+}
+
+// Config returns a copy of the queue's config.
+func (q *PriorityQueue) Config() spec.Config {
+	c := q.cfg
+	if c.PluginEvents != nil {
+		c.PluginEvents = make(spec.PluginEvents, len(q.cfg.PluginEvents))
+		for p, e := range q.cfg.PluginEvents {
+			c.PluginEvents[p] = slices.Clone(e)
+		}
+	}
+	return c
+}
+
+// Run starts the two periodic flushes on the queue's clock:
+// FlushBackoffQCompleted every BackoffQFlushPeriod (R5) and
+// FlushUnschedulablePodsLeftover every UnschedulablePodsFlushPeriod (R6).
+// The first of each runs one period after Run. Run on a running or closed
+// queue does nothing. Close stops them.
+func (q *PriorityQueue) Run() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.running || q.closed {
+		return
+	}
+	q.running = true
+	// Added under mu, so a Close that follows waits for both. The tickers
+	// are made here, not in the goroutines, so that when Run returns they
+	// are armed: a test may step a fake clock right away.
+	q.wg.Add(2)
+	go q.flushEvery(q.clock.NewTicker(q.cfg.BackoffQFlushPeriod), q.FlushBackoffQCompleted)
+	go q.flushEvery(q.clock.NewTicker(q.cfg.UnschedulablePodsFlushPeriod), q.FlushUnschedulablePodsLeftover)
+}
+
+func (q *PriorityQueue) flushEvery(t clock.Ticker, flush func()) {
+	defer q.wg.Done()
+	defer t.Stop()
+	for {
+		select {
+		case <-q.stop:
+			return
+		case <-t.C():
+		}
+		// A tick and Close may be ready together; select picks at random,
+		// so look again rather than flush a closed queue's state.
+		select {
+		case <-q.stop:
+			return
+		default:
+		}
+		flush()
+	}
+}
+
+// Close is R13: blocked and later Pops return spec.ErrClosed, and the
+// periodic flushes stop; Close returns once their goroutines have exited.
+// Other operations keep working on the state, as in the model. Close is
+// idempotent.
+func (q *PriorityQueue) Close() {
+	q.mu.Lock()
+	if !q.closed {
+		q.closed = true
+		close(q.stop)
+		q.cond.Broadcast()
+	}
+	q.mu.Unlock()
+	// Not under mu: a flush in progress needs it to finish.
+	q.wg.Wait()
+}
+
+// SchedulingCycle returns the number of Pops so far (I6).
+func (q *PriorityQueue) SchedulingCycle() int64 {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.schedulingCycle
+}
+
+// MoveRequestCycle returns the schedulingCycle of the last move request,
+// -1 before any (R3, R4).
+func (q *PriorityQueue) MoveRequestCycle() int64 {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.moveRequestCycle
+}
+
+// Add is R1: the pod enters activeQ with Timestamp=now and Attempts=0 and
+// wakes a blocked Pop. A pod parked in backoffQ or unschedulablePods is
+// replaced by the fresh entry. spec.ErrAlreadyQueued if the pod is in
+// activeQ or in flight; spec.ErrNilPod or spec.ErrInvalidPod for a bad pod.
+func (q *PriorityQueue) Add(pod *spec.Pod) error {
+	if err := pod.Validate(); err != nil {
+		return err
+	}
+	// Take the entry before locking: a new pod is the common case, and the
+	// critical section stays short.
+	fresh := newEntry(keyOf(pod))
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if err := q.addLocked(pod, fresh, activeUnschedulablePodAdd); err != nil {
+		freeEntry(fresh)
+		return err
+	}
+	q.cond.Signal()
+	return nil
+}
+
+// addLocked is R1 under mu. fresh is a new entry with the pod's key; it is
+// used if the pod is new and the caller frees it otherwise. Callers wake
+// Pop.
+func (q *PriorityQueue) addLocked(pod *spec.Pod, fresh *entry, counter hotCounter) error {
+	e, ok := q.pods[fresh.key]
+	if ok {
+		if e.loc == spec.InActiveQ || e.loc == spec.InFlight {
+			return fmt.Errorf("%w: Add of %s, which is in %s", spec.ErrAlreadyQueued, pod.Key(), e.loc)
+		}
+		freeEntry(fresh)
+		q.detach(e)
+		q.setPod(e, pod)
+	} else {
+		e = fresh
+		e.info.Pod = pod
+		q.track(e)
+	}
+	now := q.clock.Now()
+	e.info = spec.QueuedPodInfo{Pod: pod, Timestamp: now}
+	q.moveToActiveQ(e, now)
+	q.metrics.hot[counter]++
+	return nil
+}
+
+// Pop is R2: it blocks while activeQ is empty, then removes the maximal pod
+// that entered activeQ first (I5), increments its Attempts and
+// schedulingCycle, clears its UnschedulablePlugins and puts it in flight.
+// It returns a copy the caller owns (and typically hands back to
+// AddUnschedulableIfNotPresent) and podSchedulingCycle. Once the queue is
+// closed it returns spec.ErrClosed, even if activeQ is not empty (R13).
+func (q *PriorityQueue) Pop() (*spec.QueuedPodInfo, int64, error) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for q.activeQ.len() == 0 && !q.closed {
+		q.waiting++
+		q.cond.Wait()
+		q.waiting--
+	}
+	if q.closed {
+		return nil, 0, spec.ErrClosed
+	}
+	e := q.activeQ.popMin()
+	e.info.Attempts++
+	e.info.UnschedulablePlugins = nil
+	e.loc = spec.InFlight
+	q.schedulingCycle++
+	out := new(spec.QueuedPodInfo)
+	*out = e.info
+	return out, q.schedulingCycle, nil
+}
+
+// AddUnschedulableIfNotPresent is R3: a pod whose scheduling attempt failed
+// comes back. spec.ErrAlreadyQueued if it is in activeQ, backoffQ or
+// unschedulablePods. Otherwise the queue keeps a copy of pInfo with
+// Timestamp=now and its UnschedulablePlugins normalised, ends its time in
+// flight, and puts it in backoffQ if a move request happened during or
+// after its cycle (moveRequestCycle >= podSchedulingCycle, I3) or no plugin
+// rejected it, else in unschedulablePods.
+func (q *PriorityQueue) AddUnschedulableIfNotPresent(pInfo *spec.QueuedPodInfo, podSchedulingCycle int64) error {
+	if err := pInfo.Validate(); err != nil {
+		return err
+	}
+	key := keyOf(pInfo.Pod)
+	plugins := spec.NewPluginSet(pInfo.UnschedulablePlugins...)
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	e, ok := q.pods[key]
+	if ok {
+		if e.loc != spec.InFlight {
+			return fmt.Errorf("%w: pod %s is already present in %s", spec.ErrAlreadyQueued, pInfo.Key(), e.loc)
+		}
+		q.detach(e)
+		q.setPod(e, pInfo.Pod)
+	} else {
+		e = newEntry(key)
+		e.info.Pod = pInfo.Pod
+		q.track(e)
+	}
+	e.info = *pInfo
+	e.info.UnschedulablePlugins = plugins
+	e.info.Timestamp = q.clock.Now()
+	if q.moveRequestCycle >= podSchedulingCycle || len(plugins) == 0 {
+		q.pushBackoffQ(e)
+		q.metrics.hot[backoffScheduleAttemptFailure]++
+	} else {
+		q.addUnschedulable(e)
+		q.metrics.hot[unschedulableScheduleAttemptFailure]++
+	}
+	return nil
+}
+
+// MoveAllToActiveOrBackoffQueue is R4: if some plugin registered interest
+// in event (or it is a wildcard), every unschedulable pod that passes
+// preCheck and that the event may help moves to backoffQ if still backing
+// off, else to activeQ, and moveRequestCycle becomes schedulingCycle even
+// if no pod moved. An event of no interest changes nothing. preCheck runs
+// under the queue's lock and must not call the queue.
+func (q *PriorityQueue) MoveAllToActiveOrBackoffQueue(event spec.ClusterEvent, preCheck spec.PreEnqueueCheck) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.movePods(event, q.clock.Now(), func(e *entry) bool { return preCheck == nil || preCheck(e.info.Pod) })
+}
+
+// movePods is the heart of R4, shared by R6 and R11: it moves the
+// unschedulable pods that keep selects and event may help, deciding
+// backoffQ or activeQ at now.
+func (q *PriorityQueue) movePods(event spec.ClusterEvent, now time.Time, keep func(*entry) bool) {
+	if !q.cfg.PluginEvents.IsEventOfInterest(event) {
+		return
+	}
+	var toActive, toBackoff int
+	// Backwards, because removing swaps the last pod into the hole, and the
+	// last pod has then already been visited.
+	for i := len(q.unschedulablePods) - 1; i >= 0; i-- {
+		e := q.unschedulablePods[i]
+		if !keep(e) || !q.cfg.PluginEvents.IsPodWorthRequeuing(e.info.UnschedulablePlugins, event) {
+			continue
+		}
+		q.removeUnschedulable(e)
+		if q.requeue(e, now) {
+			toActive++
+		} else {
+			toBackoff++
+		}
+	}
+	q.moveRequestCycle = q.schedulingCycle
+	if toActive+toBackoff > 0 {
+		label := event.EventLabel()
+		q.metrics.addEvent(QueueActive, label, toActive)
+		q.metrics.addEvent(QueueBackoff, label, toBackoff)
+	}
+	q.wake(toActive)
+}
+
+// requeue puts a pod that an event may help back: in backoffQ if it is
+// still backing off (R7), else in activeQ. It reports whether the pod went
+// to activeQ.
+func (q *PriorityQueue) requeue(e *entry, now time.Time) bool {
+	if q.cfg.IsBackingOff(&e.info, now) {
+		q.pushBackoffQ(e)
+		return false
+	}
+	q.moveToActiveQ(e, now)
+	return true
+}
+
+// FlushBackoffQCompleted is R5: every pod in backoffQ whose backoff has
+// completed (its expiry is strictly before now, R7) moves to activeQ, in
+// expiry order. Run calls it every BackoffQFlushPeriod.
+func (q *PriorityQueue) FlushBackoffQCompleted() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	now := q.clock.Now()
+	moved := 0
+	// backoffQ is ordered by expiry and being past one's expiry is
+	// monotone in it, so the completed pods are exactly a prefix.
+	for q.backoffQ.len() > 0 && !q.cfg.IsBackingOff(&q.backoffQ.min().info, now) {
+		q.moveToActiveQ(q.backoffQ.popMin(), now)
+		moved++
+	}
+	q.metrics.hot[activeBackoffComplete] += uint64(moved)
+	q.wake(moved)
+}
+
+// FlushUnschedulablePodsLeftover is R6: pods that have been in
+// unschedulablePods for strictly longer than
+// PodMaxInUnschedulablePodsDuration move as in R4 with the wildcard event
+// UnschedulableTimeout. With no such pod nothing happens, moveRequestCycle
+// included. Run calls it every UnschedulablePodsFlushPeriod.
+func (q *PriorityQueue) FlushUnschedulablePodsLeftover() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	now := q.clock.Now()
+	leftover := func(e *entry) bool {
+		return now.Sub(e.info.Timestamp) > q.cfg.PodMaxInUnschedulablePodsDuration
+	}
+	if slices.ContainsFunc(q.unschedulablePods, leftover) {
+		q.movePods(spec.EventUnschedulableTimeout, now, leftover)
+	}
+}
+
+// Activate is R8: each listed pod in unschedulablePods or backoffQ moves to
+// activeQ. For any other listed pod (in activeQ, in flight or unknown)
+// moveRequestCycle becomes schedulingCycle, as upstream v1.33 does
+// unconditionally; an unknown pod is not added. A nil or invalid pod in the
+// list is an error and nothing changes.
+func (q *PriorityQueue) Activate(pods []*spec.Pod) error {
+	for _, p := range pods {
+		if err := p.Validate(); err != nil {
+			return err
+		}
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	now := q.clock.Now()
+	moved := 0
+	for _, p := range pods {
+		e, ok := q.pods[keyOf(p)]
+		if ok && (e.loc == spec.InUnschedulablePods || e.loc == spec.InBackoffQ) {
+			q.detach(e)
+			q.moveToActiveQ(e, now)
+			moved++
+			continue
+		}
+		q.moveRequestCycle = q.schedulingCycle
+	}
+	q.metrics.hot[activeForceActivate] += uint64(moved)
+	q.wake(moved)
+	return nil
+}
+
+// Update is R9; oldPod and newPod must have the same key
+// (spec.ErrInvalidPod otherwise).
+//   - In activeQ or backoffQ the pod is replaced in place, keeping its
+//     Timestamp, Attempts and backoff; activeQ re-sorts it by its new
+//     priority.
+//   - In unschedulablePods it is replaced, and if the update may make it
+//     schedulable (spec.IsPodUpdated) it moves to backoffQ if still backing
+//     off, else to activeQ. This is not a move request: moveRequestCycle
+//     stays.
+//   - In flight it is replaced in place (I1: no second copy is queued).
+//   - Unknown, it is added as in R1.
+func (q *PriorityQueue) Update(oldPod, newPod *spec.Pod) error {
+	if err := oldPod.Validate(); err != nil {
+		return err
+	}
+	if err := newPod.Validate(); err != nil {
+		return err
+	}
+	key := keyOf(newPod)
+	if keyOf(oldPod) != key {
+		return fmt.Errorf("%w: Update from %s to %s changes the key", spec.ErrInvalidPod, oldPod.Key(), newPod.Key())
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	e, ok := q.pods[key]
+	if !ok {
+		// Cannot fail: the pod is unknown.
+		_ = q.addLocked(newPod, newEntry(key), activeUnschedulablePodUpdate)
+		q.cond.Signal()
+		return nil
+	}
+	q.setPod(e, newPod)
+	switch e.loc {
+	case spec.InActiveQ:
+		q.activeQ.s[e.idx].rank = -int64(newPod.Priority)
+		q.activeQ.fix(e.idx)
+	case spec.InUnschedulablePods:
+		if spec.IsPodUpdated(oldPod, newPod) {
+			q.removeUnschedulable(e)
+			if q.requeue(e, q.clock.Now()) {
+				q.metrics.hot[activeUnschedulablePodUpdate]++
+				q.cond.Signal()
+			} else {
+				q.metrics.hot[backoffUnschedulablePodUpdate]++
+			}
+		}
+	}
+	return nil
+}
+
+// Delete is R10: the pod leaves whichever place holds it, in flight
+// included. spec.ErrPodNotFound if the queue does not hold its key.
+func (q *PriorityQueue) Delete(pod *spec.Pod) error {
+	if err := pod.Validate(); err != nil {
+		return err
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	e, ok := q.pods[keyOf(pod)]
+	if !ok {
+		return fmt.Errorf("%w: Delete of %s", spec.ErrPodNotFound, pod.Key())
+	}
+	q.detach(e)
+	q.untrack(e)
+	freeEntry(e)
+	return nil
+}
+
+// AssignedPodAdded is R11: the unschedulable pods a newly assigned pod may
+// help (a required affinity term matches it, or PodTopologySpread rejected
+// them in its namespace) move as in R4 with spec.EventAssignedPodAdd.
+func (q *PriorityQueue) AssignedPodAdded(pod *spec.Pod) error {
+	if err := pod.Validate(); err != nil {
+		return err
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.movePods(spec.EventAssignedPodAdd, q.clock.Now(), crossTopology(pod))
+	return nil
+}
+
+// AssignedPodUpdated is R11 for an update of an assigned pod raised as
+// event. A scale-down may free resources for any pod, so it moves every
+// unschedulable pod as in R4; any other update is prefiltered like
+// AssignedPodAdded. oldPod may be nil.
+func (q *PriorityQueue) AssignedPodUpdated(oldPod, newPod *spec.Pod, event spec.ClusterEvent) error {
+	if err := newPod.Validate(); err != nil {
+		return err
+	}
+	if oldPod != nil {
+		if err := oldPod.Validate(); err != nil {
+			return err
+		}
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if (spec.ClusterEvent{Resource: spec.ResourcePod, ActionType: spec.UpdatePodScaleDown}).Match(event) {
+		q.movePods(event, q.clock.Now(), func(*entry) bool { return true })
+		return nil
+	}
+	q.movePods(event, q.clock.Now(), crossTopology(newPod))
+	return nil
+}
+
+// crossTopology selects the unschedulable pods an assigned pod may help,
+// as upstream's getUnschedulablePodsWithCrossTopologyTerm.
+func crossTopology(assigned *spec.Pod) func(*entry) bool {
+	return func(e *entry) bool {
+		p := e.info.Pod
+		if e.info.UnschedulablePlugins.Has(spec.PluginPodTopologySpread) && p.Namespace == assigned.Namespace {
+			return true
+		}
+		return slices.ContainsFunc(p.RequiredAffinityTerms, func(t spec.AffinityTerm) bool {
+			return t.Matches(p.Namespace, assigned)
+		})
+	}
+}
+
+// Done is R12: the pod in flight with this UID leaves the queue.
+// spec.ErrNotInFlight if no pod in flight has it.
+func (q *PriorityQueue) Done(uid spec.UID) error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for e := q.byUID[uid]; e != nil; e = e.nextSameUID {
+		if e.loc == spec.InFlight {
+			q.detach(e)
+			q.untrack(e)
+			freeEntry(e)
+			return nil
+		}
+	}
+	return fmt.Errorf("%w: Done of UID %q", spec.ErrNotInFlight, uid)
+}
+
+// Snapshot returns a copy of everything the queue holds: the pods of each
+// place sorted by key, both cycles, Closed, and Now read from the clock.
+// The copies share the immutable Pod pointers and nothing else.
+func (q *PriorityQueue) Snapshot() spec.Snapshot {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	s := spec.Snapshot{
+		Now:              q.clock.Now(),
+		SchedulingCycle:  q.schedulingCycle,
+		MoveRequestCycle: q.moveRequestCycle,
+		Closed:           q.closed,
+	}
+	for _, e := range q.pods {
+		info := e.info
+		info.UnschedulablePlugins = slices.Clone(info.UnschedulablePlugins)
+		switch e.loc {
+		case spec.InActiveQ:
+			s.ActiveQ = append(s.ActiveQ, info)
+		case spec.InBackoffQ:
+			s.BackoffQ = append(s.BackoffQ, info)
+		case spec.InUnschedulablePods:
+			s.UnschedulablePods = append(s.UnschedulablePods, info)
+		case spec.InFlight:
+			s.InFlight = append(s.InFlight, info)
+		}
+	}
+	spec.SortPods(s.ActiveQ)
+	spec.SortPods(s.BackoffQ)
+	spec.SortPods(s.UnschedulablePods)
+	spec.SortPods(s.InFlight)
+	return s
+}
+
+// String renders the queue's size in queue terms, for logs.
+func (q *PriorityQueue) String() string {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return fmt.Sprintf("activeQ=%d backoffQ=%d unschedulablePods=%d inFlight=%d schedulingCycle=%d moveRequestCycle=%d closed=%v",
+		q.activeQ.len(), q.backoffQ.len(), len(q.unschedulablePods), len(q.pods)-q.activeQ.len()-q.backoffQ.len()-len(q.unschedulablePods),
+		q.schedulingCycle, q.moveRequestCycle, q.closed)
+}
+
+// --- moving entries between places; all under mu ---
+
+// moveToActiveQ puts a detached entry in activeQ. The first time a pod gets
+// there its InitialAttemptTimestamp is set, as upstream's moveToActiveQ.
+// Callers wake Pop.
+func (q *PriorityQueue) moveToActiveQ(e *entry, now time.Time) {
+	if e.info.InitialAttemptTimestamp.IsZero() {
+		e.info.InitialAttemptTimestamp = now
+	}
+	e.loc = spec.InActiveQ
+	q.seq++
+	q.activeQ.push(slot{rank: -int64(e.info.Pod.Priority), at: sinceBase(e.info.Timestamp, q.base), seq: q.seq, e: e})
+}
+
+// pushBackoffQ puts a detached entry in backoffQ, keyed by its expiry. A pod
+// never attempted has no backoff (the zero expiry); rank -1 keeps it ahead
+// of every pod that has one, whatever the clock reads.
+func (q *PriorityQueue) pushBackoffQ(e *entry) {
+	e.loc = spec.InBackoffQ
+	e.expiry = q.cfg.BackoffExpiry(&e.info)
+	q.seq++
+	sl := slot{rank: -1, seq: q.seq, e: e}
+	if e.info.Attempts > 0 {
+		sl.rank, sl.at = 0, sinceBase(e.expiry, q.base)
+	}
+	q.backoffQ.push(sl)
+}
+
+func (q *PriorityQueue) addUnschedulable(e *entry) {
+	e.loc = spec.InUnschedulablePods
+	e.idx = len(q.unschedulablePods)
+	q.unschedulablePods = append(q.unschedulablePods, e)
+}
+
+// removeUnschedulable swaps the last pod into e's place.
+func (q *PriorityQueue) removeUnschedulable(e *entry) {
+	u := q.unschedulablePods
+	last := len(u) - 1
+	u[e.idx] = u[last]
+	u[e.idx].idx = e.idx
+	u[last] = nil
+	q.unschedulablePods = u[:last]
+	e.loc = spec.Nowhere
+}
+
+// track adds a new entry, whose pod is set, to both indexes.
+func (q *PriorityQueue) track(e *entry) {
+	q.pods[e.key] = e
+	q.indexUID(e)
+}
+
+// untrack removes a detached entry from both indexes.
+func (q *PriorityQueue) untrack(e *entry) {
+	delete(q.pods, e.key)
+	q.unindexUID(e)
+}
+
+// setPod replaces a tracked entry's pod object; the UID may change with it.
+func (q *PriorityQueue) setPod(e *entry, pod *spec.Pod) {
+	if e.info.Pod.UID == pod.UID {
+		e.info.Pod = pod
+		return
+	}
+	q.unindexUID(e)
+	e.info.Pod = pod
+	q.indexUID(e)
+}
+
+func (q *PriorityQueue) indexUID(e *entry) {
+	uid := e.info.Pod.UID
+	e.nextSameUID = q.byUID[uid]
+	q.byUID[uid] = e
+}
+
+func (q *PriorityQueue) unindexUID(e *entry) {
+	uid := e.info.Pod.UID
+	if q.byUID[uid] == e {
+		if e.nextSameUID == nil {
+			delete(q.byUID, uid)
+		} else {
+			q.byUID[uid] = e.nextSameUID
+		}
+	} else {
+		for p := q.byUID[uid]; p != nil; p = p.nextSameUID {
+			if p.nextSameUID == e {
+				p.nextSameUID = e.nextSameUID
+				break
+			}
+		}
+	}
+	e.nextSameUID = nil
+}
+
+// detach takes an entry out of whichever place holds it; it stays indexed.
+// In flight there is nothing to take it out of: that place is only loc.
+func (q *PriorityQueue) detach(e *entry) {
+	switch e.loc {
+	case spec.InActiveQ:
+		q.activeQ.remove(e.idx)
+	case spec.InBackoffQ:
+		q.backoffQ.remove(e.idx)
+	case spec.InUnschedulablePods:
+		q.removeUnschedulable(e)
+	}
+	e.loc = spec.Nowhere
+}
+
+// wake tells blocked Pops that n pods reached activeQ: one Pop per pod, so
+// Signal for one and Broadcast for more.
+func (q *PriorityQueue) wake(n int) {
+	switch {
+	case n == 1:
+		q.cond.Signal()
+	case n > 1:
+		q.cond.Broadcast()
+	}
+}
