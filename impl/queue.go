@@ -21,7 +21,6 @@ package impl
 import (
 	"fmt"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -43,26 +42,14 @@ type entry struct {
 	// Timestamp and Attempts cannot change while the pod waits there, so
 	// neither can the expiry (I2).
 	expiry time.Time
-	// nextSameUID chains the pods that share a UID in byUID. The model
-	// does not forbid two keys with one UID, and Done must find both.
-	nextSameUID *entry
 }
 
-// podKey is a spec.PodKey ("namespace/name") split at its first "/". Two
-// pods have equal podKeys exactly when they have equal PodKeys, but for the
-// usual pod, whose namespace has no "/", the split is (Namespace, Name)
-// and reuses the pod's own strings: Add computes its key without
-// allocating.
+// podKey is a spec.PodKey ("namespace/name") kept as its two halves, which
+// reuse the pod's own strings: Add finds its key without allocating.
+// spec.Pod.Validate forbids "/" in either half, so the split is one-to-one.
 type podKey struct{ ns, name string }
 
-func keyOf(p *spec.Pod) podKey {
-	if strings.IndexByte(p.Namespace, '/') < 0 {
-		return podKey{p.Namespace, p.Name}
-	}
-	k := string(p.Key())
-	i := strings.IndexByte(k, '/')
-	return podKey{k[:i], k[i+1:]}
-}
+func keyOf(p *spec.Pod) podKey { return podKey{p.Namespace, p.Name} }
 
 // entryPool recycles the entries of pods that left the queue (Done,
 // Delete), so that a queue in steady state allocates no entry per Add.
@@ -107,7 +94,7 @@ type PriorityQueue struct {
 	// UID index is kept from Add on, not only in flight, because Add has
 	// the pod in cache and Pop would not: Pop then touches no map at all.
 	pods              map[podKey]*entry
-	byUID             map[spec.UID]*entry // head of each UID's chain
+	byUID             map[spec.UID]*entry
 	activeQ           podHeap
 	backoffQ          podHeap
 	unschedulablePods []*entry
@@ -278,10 +265,13 @@ func (q *PriorityQueue) Add(pod *spec.Pod) error {
 // Pop.
 func (q *PriorityQueue) addLocked(pod *spec.Pod, fresh *entry, counter hotCounter) error {
 	e, ok := q.pods[fresh.key]
+	if ok && (e.loc == spec.InActiveQ || e.loc == spec.InFlight) {
+		return fmt.Errorf("%w: Add of %s, which is in %s", spec.ErrAlreadyQueued, pod.Key(), e.loc)
+	}
+	if err := q.uidHeldElsewhere(pod, fresh.key); err != nil {
+		return err
+	}
 	if ok {
-		if e.loc == spec.InActiveQ || e.loc == spec.InFlight {
-			return fmt.Errorf("%w: Add of %s, which is in %s", spec.ErrAlreadyQueued, pod.Key(), e.loc)
-		}
 		freeEntry(fresh)
 		q.detach(e)
 		q.setPod(e, pod)
@@ -344,6 +334,11 @@ func (q *PriorityQueue) AddUnschedulableIfNotPresent(pInfo *spec.QueuedPodInfo, 
 		if e.loc != spec.InFlight {
 			return fmt.Errorf("%w: pod %s is already present in %s", spec.ErrAlreadyQueued, pInfo.Key(), e.loc)
 		}
+	}
+	if err := q.uidHeldElsewhere(pInfo.Pod, key); err != nil {
+		return err
+	}
+	if ok {
 		q.detach(e)
 		q.setPod(e, pInfo.Pod)
 	} else {
@@ -508,9 +503,12 @@ func (q *PriorityQueue) Update(oldPod, newPod *spec.Pod) error {
 	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	if err := q.uidHeldElsewhere(newPod, key); err != nil {
+		return err
+	}
 	e, ok := q.pods[key]
 	if !ok {
-		// Cannot fail: the pod is unknown.
+		// Cannot fail: the pod is unknown and its UID is free.
 		_ = q.addLocked(newPod, newEntry(key), activeUnschedulablePodUpdate)
 		q.cond.Signal()
 		return nil
@@ -607,13 +605,11 @@ func crossTopology(assigned *spec.Pod) func(*entry) bool {
 func (q *PriorityQueue) Done(uid spec.UID) error {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	for e := q.byUID[uid]; e != nil; e = e.nextSameUID {
-		if e.loc == spec.InFlight {
-			q.detach(e)
-			q.untrack(e)
-			freeEntry(e)
-			return nil
-		}
+	if e := q.byUID[uid]; e != nil && e.loc == spec.InFlight {
+		q.detach(e)
+		q.untrack(e)
+		freeEntry(e)
+		return nil
 	}
 	return fmt.Errorf("%w: Done of UID %q", spec.ErrNotInFlight, uid)
 }
@@ -728,29 +724,22 @@ func (q *PriorityQueue) setPod(e *entry, pod *spec.Pod) {
 	q.indexUID(e)
 }
 
-func (q *PriorityQueue) indexUID(e *entry) {
-	uid := e.info.Pod.UID
-	e.nextSameUID = q.byUID[uid]
-	q.byUID[uid] = e
-}
+func (q *PriorityQueue) indexUID(e *entry) { q.byUID[e.info.Pod.UID] = e }
 
 func (q *PriorityQueue) unindexUID(e *entry) {
-	uid := e.info.Pod.UID
-	if q.byUID[uid] == e {
-		if e.nextSameUID == nil {
-			delete(q.byUID, uid)
-		} else {
-			q.byUID[uid] = e.nextSameUID
-		}
-	} else {
-		for p := q.byUID[uid]; p != nil; p = p.nextSameUID {
-			if p.nextSameUID == e {
-				p.nextSameUID = e.nextSameUID
-				break
-			}
-		}
+	if q.byUID[e.info.Pod.UID] == e {
+		delete(q.byUID, e.info.Pod.UID)
 	}
-	e.nextSameUID = nil
+}
+
+// uidHeldElsewhere reports an error if a pod under another key holds the
+// UID: a UID names one pod object, and Done (R12) must know which pod it
+// ends.
+func (q *PriorityQueue) uidHeldElsewhere(pod *spec.Pod, key podKey) error {
+	if h, ok := q.byUID[pod.UID]; ok && h.key != key {
+		return fmt.Errorf("%w: UID %q of %s is held by %s", spec.ErrAlreadyQueued, pod.UID, pod.Key(), h.info.Key())
+	}
+	return nil
 }
 
 // detach takes an entry out of whichever place holds it; it stays indexed.

@@ -94,6 +94,7 @@ func infoEqual(a, b *spec.QueuedPodInfo) bool {
 func (m *Model) Snapshot() spec.Snapshot {
 	s := spec.Snapshot{Now: m.now, SchedulingCycle: m.schedulingCycle, MoveRequestCycle: m.moveRequestCycle, Closed: m.closed}
 	for _, r := range m.pods {
+		r.info.UnschedulablePlugins = slices.Clone(r.info.UnschedulablePlugins)
 		switch r.loc {
 		case spec.InActiveQ:
 			s.ActiveQ = append(s.ActiveQ, r.info)
@@ -123,6 +124,17 @@ func (m *Model) Closed() bool { return m.closed }
 
 // Where returns where the pod with this key is.
 func (m *Model) Where(key spec.PodKey) spec.Location { return m.pods[key].loc }
+
+// uidHeldElsewhere reports an error if another key holds the pod's UID: a
+// UID names one pod object, and Done (R12) must know which pod it ends.
+func (m *Model) uidHeldElsewhere(pod *spec.Pod) error {
+	for k, r := range m.pods {
+		if r.info.Pod.UID == pod.UID && k != pod.Key() {
+			return fmt.Errorf("%w: UID %q of %s is held by %s", spec.ErrAlreadyQueued, pod.UID, pod.Key(), k)
+		}
+	}
+	return nil
+}
 
 // moveToActiveQ puts a pod in activeQ. The first time a pod gets there its
 // InitialAttemptTimestamp is set, as upstream's moveToActiveQ does.
@@ -156,6 +168,9 @@ func (m *Model) Add(pod *spec.Pod) error {
 	}
 	if r, ok := m.pods[pod.Key()]; ok && (r.loc == spec.InActiveQ || r.loc == spec.InFlight) {
 		return fmt.Errorf("%w: Add of %s, which is in %s", spec.ErrAlreadyQueued, pod.Key(), r.loc)
+	}
+	if err := m.uidHeldElsewhere(pod); err != nil {
+		return err
 	}
 	m.moveToActiveQ(spec.QueuedPodInfo{Pod: pod, Timestamp: m.now})
 	return nil
@@ -218,6 +233,9 @@ func (m *Model) AddUnschedulableIfNotPresent(pInfo *spec.QueuedPodInfo, podSched
 	}
 	if r, ok := m.pods[pInfo.Key()]; ok && r.loc != spec.InFlight {
 		return fmt.Errorf("%w: pod %s is already present in %s", spec.ErrAlreadyQueued, pInfo.Key(), r.loc)
+	}
+	if err := m.uidHeldElsewhere(pInfo.Pod); err != nil {
+		return err
 	}
 	info := *pInfo
 	info.UnschedulablePlugins = spec.NewPluginSet(pInfo.UnschedulablePlugins...)
@@ -340,6 +358,9 @@ func (m *Model) Update(oldPod, newPod *spec.Pod) error {
 	if oldPod.Key() != newPod.Key() {
 		return fmt.Errorf("%w: Update from %s to %s changes the key", spec.ErrInvalidPod, oldPod.Key(), newPod.Key())
 	}
+	if err := m.uidHeldElsewhere(newPod); err != nil {
+		return err
+	}
 	r, ok := m.pods[newPod.Key()]
 	if !ok {
 		return m.Add(newPod)
@@ -413,7 +434,8 @@ func (m *Model) crossTopology(assigned *spec.Pod) []spec.PodKey {
 }
 
 // Done is R12: the pod in flight with this UID leaves the queue (it was
-// bound, or given up). ErrNotInFlight otherwise, changing nothing: after a
+// bound, or given up). UIDs are unique among held pods, so at most one
+// matches. ErrNotInFlight otherwise, changing nothing: after a
 // failure AddUnschedulableIfNotPresent has already ended its time in flight.
 func (m *Model) Done(uid spec.UID) error {
 	for k, r := range m.pods {

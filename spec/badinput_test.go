@@ -26,6 +26,16 @@ func TestBadInputChangesNothing(t *testing.T) {
 		{"Add empty UID", spec.ErrInvalidPod, func(q spec.Queue) error { return q.Add(noUID) }},
 		{"Add of a pod in activeQ", spec.ErrAlreadyQueued, func(q spec.Queue) error { return q.Add(pod("active", 0)) }},
 		{"Add of a pod in flight", spec.ErrAlreadyQueued, func(q spec.Queue) error { return q.Add(pod("flight", 0)) }},
+		{"Add with a slash in the name", spec.ErrInvalidPod, func(q spec.Queue) error { return q.Add(pod("a/b", 0)) }},
+		{"Add of a UID held by another pod", spec.ErrAlreadyQueued, func(q spec.Queue) error {
+			return q.Add(&spec.Pod{Namespace: "ns", Name: "twin", UID: "uid-unsched"})
+		}},
+		{"Update to a UID held by another pod", spec.ErrAlreadyQueued, func(q spec.Queue) error {
+			return q.Update(pod("active", 0), &spec.Pod{Namespace: "ns", Name: "active", UID: "uid-flight"})
+		}},
+		{"AddUnschedulable of a UID held by another pod", spec.ErrAlreadyQueued, func(q spec.Queue) error {
+			return q.AddUnschedulableIfNotPresent(&spec.QueuedPodInfo{Pod: &spec.Pod{Namespace: "ns", Name: "twin", UID: "uid-flight"}, Attempts: 1}, 1)
+		}},
 		{"AddUnschedulable nil", spec.ErrNilPod, func(q spec.Queue) error { return q.AddUnschedulableIfNotPresent(nil, 1) }},
 		{"AddUnschedulable nil pod", spec.ErrNilPod, func(q spec.Queue) error {
 			return q.AddUnschedulableIfNotPresent(&spec.QueuedPodInfo{}, 1)

@@ -46,7 +46,11 @@ func TestInvariantsCatchBrokenSteps(t *testing.T) {
 		{"a failed operation changes the queue", "I4", &base, with(func(s *spec.Snapshot) { s.ActiveQ = []spec.QueuedPodInfo{b} }),
 			spec.Step{Rule: spec.R1Add, Pod: b.Key(), Err: spec.ErrAlreadyQueued}},
 		{"Pop of a non-maximal pod", "I5", with(func(s *spec.Snapshot) { s.ActiveQ = []spec.QueuedPodInfo{b, hi} }),
-			with(func(s *spec.Snapshot) { s.SchedulingCycle = 4; s.ActiveQ = []spec.QueuedPodInfo{hi}; s.InFlight = []spec.QueuedPodInfo{b} }),
+			with(func(s *spec.Snapshot) {
+				s.SchedulingCycle = 4
+				s.ActiveQ = []spec.QueuedPodInfo{hi}
+				s.InFlight = []spec.QueuedPodInfo{b}
+			}),
 			spec.Step{Rule: spec.R2Pop, Pod: b.Key()}},
 		{"Pop without a cycle", "I6", with(func(s *spec.Snapshot) { s.ActiveQ = []spec.QueuedPodInfo{b} }),
 			with(func(s *spec.Snapshot) { s.InFlight = []spec.QueuedPodInfo{b} }), spec.Step{Rule: spec.R2Pop, Pod: b.Key()}},

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -46,8 +47,8 @@ func (p *Pod) String() string {
 	return string(p.Key())
 }
 
-// Validate reports why a pod cannot enter a queue: it is nil, or has no
-// name or no UID. Every operation that takes a pod checks this first and
+// Validate reports why a pod cannot enter a queue: it is nil, has no name
+// or no UID, or has a "/" in its namespace or name. Every operation that takes a pod checks this first and
 // changes nothing when it fails.
 func (p *Pod) Validate() error {
 	switch {
@@ -55,6 +56,10 @@ func (p *Pod) Validate() error {
 		return ErrNilPod
 	case p.Name == "":
 		return fmt.Errorf("%w: pod %q has an empty name", ErrInvalidPod, p.Key())
+	case strings.Contains(p.Namespace, "/") || strings.Contains(p.Name, "/"):
+		// Kubernetes names never contain "/"; forbidding it keeps
+		// "namespace/name" a one-to-one key.
+		return fmt.Errorf("%w: pod %q has a \"/\" in its namespace or name", ErrInvalidPod, p.Key())
 	case p.UID == "":
 		return fmt.Errorf("%w: pod %q has an empty UID", ErrInvalidPod, p.Key())
 	}

@@ -11,9 +11,11 @@ var (
 	// ErrInvalidPod: a pod with an empty name or UID, negative attempts, or
 	// an Update whose old and new pods have different keys.
 	ErrInvalidPod = errors.New("schedq: invalid pod")
-	// ErrAlreadyQueued: Add of a pod the queue already holds (in a queue or
-	// in flight), or AddUnschedulableIfNotPresent of a pod in one of the
-	// three queues (R1, R3).
+	// ErrAlreadyQueued: Add of a pod the queue already holds (in activeQ or
+	// in flight), AddUnschedulableIfNotPresent of a pod in one of the three
+	// queues (R1, R3), or any operation that would make the queue hold a
+	// UID under a second key: a UID names one pod object, and Done (R12)
+	// must know which pod it ends (I1).
 	ErrAlreadyQueued = errors.New("schedq: pod already queued")
 	// ErrPodNotFound: Delete of a pod the queue does not hold (R10).
 	ErrPodNotFound = errors.New("schedq: pod not found")
