@@ -1,0 +1,61 @@
+package conformance_test
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	testingclock "k8s.io/utils/clock/testing"
+
+	"github.com/schedq/schedq/conformance"
+	"github.com/schedq/schedq/impl"
+	"github.com/schedq/schedq/spec"
+)
+
+// implTarget is the adapter to copy for your own queue: embed (or wrap)
+// your queue so that it satisfies spec.Queue, give it a fake clock the
+// suite can Step, and say which profile it claims.
+type implTarget struct {
+	*impl.PriorityQueue
+	clock *testingclock.FakeClock
+}
+
+func (t implTarget) Step(d time.Duration) { t.clock.Step(d) }
+
+func (t implTarget) Profile() conformance.Profile {
+	return conformance.Profile{
+		Name:        conformance.ProfileImpl,
+		Description: "schedq impl: the concurrent implementation",
+		Blocking:    true,
+		Observes:    conformance.Observes{MoveRequestCycle: true, PodInfo: true, Closed: true},
+	}
+}
+
+func newImplTarget(t testing.TB, cfg spec.Config, start time.Time) conformance.Target {
+	clk := testingclock.NewFakeClock(start)
+	q, err := impl.New(cfg, impl.WithClock(clk))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(q.Close)
+	return implTarget{q, clk}
+}
+
+// TestImpl runs the whole suite against the implementation: every scenario
+// and the model-differential random runs.
+func TestImpl(t *testing.T) {
+	conformance.Run(t, newImplTarget, conformance.Options{})
+}
+
+// Example shows one scenario run against an adapter; Run does the same for
+// the whole catalogue inside a test.
+func Example() {
+	t := &testing.T{}
+	for _, sc := range conformance.Scenarios() {
+		if sc.Name == "failure/in-the-cycle-of-a-move-request-takes-the-shortcut" {
+			res, prof := conformance.RunScenario(t, newImplTarget, sc)
+			fmt.Println(prof.Name, sc.Rules, res.Outcome)
+		}
+	}
+	// Output: schedq-impl [R3 AddUnschedulableIfNotPresent I3] pass
+}

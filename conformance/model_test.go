@@ -1,0 +1,40 @@
+package conformance_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/schedq/schedq/conformance"
+	"github.com/schedq/schedq/model"
+	"github.com/schedq/schedq/spec"
+)
+
+// modelTarget runs the suite against the executable model itself, which
+// checks the catalogue as much as the model.
+type modelTarget struct{ *model.Model }
+
+func (m modelTarget) Step(d time.Duration) {
+	if err := m.Model.Step(d); err != nil {
+		panic(err)
+	}
+}
+
+func (modelTarget) Profile() conformance.Profile {
+	return conformance.Profile{
+		Name:        conformance.ProfileModel,
+		Description: "schedq model: the executable specification",
+		Observes:    conformance.Observes{MoveRequestCycle: true, PodInfo: true, Closed: true},
+	}
+}
+
+func newModelTarget(t testing.TB, cfg spec.Config, start time.Time) conformance.Target {
+	m, err := model.New(cfg, start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return modelTarget{m}
+}
+
+func TestModel(t *testing.T) {
+	conformance.Run(t, newModelTarget, conformance.Options{})
+}
