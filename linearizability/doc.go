@@ -1,0 +1,37 @@
+// Package linearizability checks that a concurrent scheduling queue behaves
+// as if every operation took effect atomically at one instant between its
+// call and its return, in an order that the executable model (package
+// model) accepts. It is the bridge between the sequential oracle and a queue
+// that many goroutines use at once.
+//
+// Three parts, each usable alone:
+//
+//   - Model is a porcupine model whose state wraps a *model.Model. Its Step
+//     replays one recorded operation on a clone of the state and accepts the
+//     recorded output only if the model allows it: Pop may return any pod of
+//     PopCandidates (ties are unordered), errors must be the model's (by
+//     errors.Is), a Pop that returned spec.ErrClosed is accepted only once
+//     the model is closed, and a Pop that returned a pod while activeQ was
+//     empty is rejected. Its descriptions speak in queue terms, so the
+//     porcupine visualisation shows which pod is in which queue.
+//   - Record drives one queue with 2..8 clients issuing random operations,
+//     Pop blocking included, with time on a fake clock that is stepped by
+//     operations of their own, and returns the history. Every history ends
+//     with Close, so no Pop is left waiting.
+//   - Check runs porcupine with a timeout; a result of Unknown is undecided,
+//     never a pass. WriteEvidence leaves the porcupine visualisation, a
+//     plain-text listing (ending with the operations that cannot come next
+//     and why, from Explain) and the history as JSON (ReadHistory) in files
+//     that outlive the test.
+//
+// Why the fake clock can be an operation: every queue operation reads the
+// clock at most once, inside its critical section, and a clock step is
+// atomic in the fake clock. So the step's linearization point is the
+// instant the fake clock changes, and each queue operation's is the instant
+// it reads the clock; both lie inside their recorded windows. A queue that
+// read the clock twice in one operation could be caught by a step that
+// lands in between, so some steps (Workload.ConcurrentSteps) run
+// concurrently with everything; the others wait for the operations that
+// read the clock, because each such overlap doubles the times an operation
+// may have seen and the checker's work with it.
+package linearizability

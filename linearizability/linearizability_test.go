@@ -1,0 +1,195 @@
+package linearizability_test
+
+import (
+	"flag"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/anishathalye/porcupine"
+	testingclock "k8s.io/utils/clock/testing"
+
+	"github.com/schedq/schedq/impl"
+	lin "github.com/schedq/schedq/linearizability"
+	"github.com/schedq/schedq/spec"
+)
+
+// The sizes are small by default so that `go test -race ./...` stays well
+// inside a CI budget; `make verify` passes larger ones.
+var (
+	runs            = flag.Int("lin.runs", 20, "histories per client count checked against the implementation")
+	ops             = flag.Int("lin.ops", 200, "operations per history, split across the clients")
+	clients         = flag.String("lin.clients", "2,4,8", "client counts to run")
+	pods            = flag.Int("lin.pods", 3, "pods each client owns")
+	timeout         = flag.Duration("lin.timeout", 30*time.Second, "porcupine timeout per history; running out fails the test")
+	brokenRuns      = flag.Int("lin.brokenruns", 200, "histories each broken queue gets to be caught in")
+	concurrentSteps = flag.Float64("lin.concurrentsteps", 0.25, "fraction of clock steps that may overlap operations reading the clock")
+	replay          = flag.String("lin.replay", "", "a history saved as JSON next to a visualisation, for TestReplay to check again")
+	seed            = flag.Uint64("lin.seed", 0, "seed of the clients' choices (0: from the time)")
+)
+
+func newImpl(cfg spec.Config, clk *testingclock.FakeClock) (spec.Queue, error) {
+	return impl.New(cfg, impl.WithClock(clk))
+}
+
+func clientCounts(t *testing.T) []int {
+	var out []int
+	for _, f := range strings.Split(*clients, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			t.Fatalf("-lin.clients %q: bad count %q", *clients, f)
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+func baseSeed(t *testing.T) uint64 {
+	s := *seed
+	if s == 0 {
+		s = uint64(time.Now().UnixNano())
+	}
+	t.Logf("seed %d (-lin.seed to pin the clients' choices; the interleaving is the scheduler's)", s)
+	return s
+}
+
+func workload(clients, i int, base uint64) lin.Workload {
+	per := *ops / clients
+	if per < 4 {
+		per = 4
+	}
+	return lin.Workload{Clients: clients, OpsPerClient: per, PodsPerClient: *pods, Seed: base + uint64(i),
+		ConcurrentSteps: *concurrentSteps}
+}
+
+// stats summarises the checks of several histories.
+type stats struct {
+	ops, blocked, rescues, overlapping []int
+	check                              []time.Duration
+}
+
+func (s *stats) add(h *lin.History, r lin.Result) {
+	s.ops = append(s.ops, len(h.Operations))
+	s.blocked = append(s.blocked, h.BlockedPops)
+	s.rescues = append(s.rescues, h.Rescues)
+	s.overlapping = append(s.overlapping, h.Overlapping)
+	s.check = append(s.check, r.Elapsed)
+}
+
+func (s *stats) String() string {
+	if len(s.check) == 0 {
+		return "no histories"
+	}
+	c := slices.Clone(s.check)
+	slices.Sort(c)
+	o := slices.Clone(s.ops)
+	slices.Sort(o)
+	sum := func(xs []int) (t int) {
+		for _, x := range xs {
+			t += x
+		}
+		return t
+	}
+	return fmt.Sprintf("%d histories, ops/history %d..%d (median %d), %d%% of ops overlap another client's, %d blocked Pops, %d rescue Adds; check time median %v, max %v",
+		len(c), o[0], o[len(o)-1], o[len(o)/2], 100*sum(s.overlapping)/sum(s.ops), sum(s.blocked), sum(s.rescues),
+		c[len(c)/2].Round(time.Microsecond), c[len(c)-1].Round(time.Microsecond))
+}
+
+// checkHistories records and checks n histories of queues made by newQueue
+// and fails the test on any history that is not linearizable, or that the
+// checker could not decide in time.
+func checkHistories(t *testing.T, name string, newQueue lin.NewQueue, clients, n int) {
+	t.Helper()
+	base := baseSeed(t)
+	var st stats
+	for i := range n {
+		h, err := lin.Record(workload(clients, i, base), newQueue)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		res := lin.Check(h, *timeout)
+		st.add(h, res)
+		if res.Outcome == porcupine.Ok {
+			continue
+		}
+		htmlPath, textPath, err := lin.WriteEvidence(h, res, name)
+		if err != nil {
+			t.Errorf("writing the evidence: %v", err)
+		}
+		verdict := "is NOT linearizable"
+		if res.Outcome == porcupine.Unknown {
+			verdict = fmt.Sprintf("is UNDECIDED: the checker gave up after %v (a failure, not a pass; raise -lin.timeout or shrink -lin.ops)", *timeout)
+		}
+		t.Errorf("%s: history %d (%d clients, %d operations, seed %d) %s\n  visualisation: %s\n  listing:       %s",
+			name, i, clients, len(h.Operations), h.Workload.Seed, verdict, htmlPath, textPath)
+	}
+	t.Logf("%s, %d clients: %v", name, clients, &st)
+}
+
+// TestImplIsLinearizable is the point of the package: concurrent histories
+// of the implementation, 2 to 8 clients, each linearizable against the
+// model.
+func TestImplIsLinearizable(t *testing.T) {
+	for _, n := range clientCounts(t) {
+		t.Run(fmt.Sprintf("clients=%d", n), func(t *testing.T) {
+			checkHistories(t, "impl", newImpl, n, *runs)
+		})
+	}
+}
+
+// TestReplay checks a saved history again (-lin.replay=path.json), with
+// -lin.timeout, and writes fresh evidence: to confirm a report, to let a
+// history the checker could not decide run longer, or to re-judge it after
+// a change to the model.
+func TestReplay(t *testing.T) {
+	if *replay == "" {
+		t.Skip("no -lin.replay history given")
+	}
+	h, err := lin.ReadHistory(*replay)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := lin.Check(h, *timeout)
+	htmlPath, textPath, err := lin.WriteEvidence(h, res, "replay")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d operations: %v in %v\n  visualisation: %s\n  listing:       %s", len(h.Operations), res.Outcome, res.Elapsed, htmlPath, textPath)
+	if res.Outcome != porcupine.Ok {
+		t.Errorf("history %s is %v", *replay, res.Outcome)
+	}
+}
+
+// A saved history reads back as the same operations and the same verdict.
+func TestHistoryRoundTripsThroughJSON(t *testing.T) {
+	h, err := lin.Record(workload(4, 0, baseSeed(t)), newImpl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := t.TempDir() + "/h.json"
+	if err := h.WriteJSON(path); err != nil {
+		t.Fatal(err)
+	}
+	back, err := lin.ReadHistory(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := h.Model()
+	if len(back.Operations) != len(h.Operations) {
+		t.Fatalf("%d operations read back, want %d", len(back.Operations), len(h.Operations))
+	}
+	for i, op := range h.Operations {
+		b := back.Operations[i]
+		want, got := m.DescribeOperation(op.Input, op.Output), m.DescribeOperation(b.Input, b.Output)
+		if got != want || b.Call != op.Call || b.Return != op.Return || b.ClientId != op.ClientId {
+			t.Fatalf("operation %d read back as [%d,%d] c%d %s, want [%d,%d] c%d %s",
+				i, b.Call, b.Return, b.ClientId, got, op.Call, op.Return, op.ClientId, want)
+		}
+	}
+	if a, b := lin.Check(h, *timeout).Outcome, lin.Check(back, *timeout).Outcome; a != porcupine.Ok || b != a {
+		t.Errorf("verdicts %v (recorded) and %v (read back), want Ok twice", a, b)
+	}
+}
