@@ -4,7 +4,7 @@ PKGS     ?= ./...
 BENCHTIME ?= 1x
 COUNT    ?= 6
 
-.PHONY: all test race vet verify bench fmt
+.PHONY: all test race vet verify bench fmt linearizability
 
 all: test
 
@@ -24,6 +24,14 @@ race: test
 # setting, then a one-screen summary.
 verify:
 	@scripts/verify
+
+# Concurrent histories of the implementation checked against the model by
+# porcupine, at the verify size; LINFLAGS overrides (-lin.runs, -lin.ops,
+# -lin.clients, -lin.timeout). A failure prints the path of its HTML
+# visualisation, under $SCHEDQ_VIS_DIR or the temp dir.
+LINFLAGS ?= -lin.runs=300 -lin.ops=400 -lin.timeout=2m
+linearizability:
+	$(GO) test -race -count=1 -v ./linearizability/ $(LINFLAGS)
 
 # Benchmarks of the implementation. Compare runs with benchstat:
 #   make bench > old.txt; ...; make bench > new.txt; benchstat old.txt new.txt
