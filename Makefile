@@ -4,7 +4,12 @@ PKGS     ?= ./...
 BENCHTIME ?= 1x
 COUNT    ?= 6
 
-.PHONY: all test race vet verify bench fmt linearizability
+.PHONY: all test race vet verify bench fmt linearizability conformance
+
+# Modules of their own: the upstream kube-scheduler queues as conformance
+# targets (they keep Kubernetes out of the main module's dependencies).
+UPSTREAM_MODULES ?= $(wildcard conformance/upstream/v*)
+RESULTS_DIR ?= $(CURDIR)/.conformance-results
 
 all: test
 
@@ -12,11 +17,13 @@ all: test
 # race detector, each suite at its bounded CI size.
 test: vet
 	$(GO) test -race -count=1 $(PKGS)
+	cd conformance/upstream/v133 && $(GO) test -race -count=1 -run 'TestClassic' ./...
 
 vet:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$unformatted" ]; then echo "gofmt would change: $$unformatted"; exit 1; fi
 	$(GO) vet $(PKGS)
+	for m in $(UPSTREAM_MODULES); do (cd $$m && $(GO) vet ./...) || exit 1; done
 
 race: test
 
@@ -32,6 +39,18 @@ verify:
 LINFLAGS ?= -lin.runs=300 -lin.ops=400 -lin.timeout=2m
 linearizability:
 	$(GO) test -race -count=1 -v ./linearizability/ $(LINFLAGS)
+
+# The conformance suite against every target (model, impl, each upstream
+# profile), then conformance/RESULTS.md: scenario x target with totals. The
+# report is written even when a target fails, and the failure is returned.
+conformance:
+	@rm -rf $(RESULTS_DIR); mkdir -p $(RESULTS_DIR); status=0; \
+	  SCHEDQ_CONFORMANCE_RESULTS=$(RESULTS_DIR) $(GO) test -count=1 -run 'TestModel|TestImpl' ./conformance/ || status=1; \
+	  for m in $(UPSTREAM_MODULES); do \
+	    (cd $$m && SCHEDQ_CONFORMANCE_RESULTS=$(RESULTS_DIR) $(GO) test -count=1 ./...) || status=1; \
+	  done; \
+	  $(GO) run ./conformance/cmd/conformance-report -in $(RESULTS_DIR) -out conformance/RESULTS.md || status=1; \
+	  echo "wrote conformance/RESULTS.md"; exit $$status
 
 # Benchmarks of the implementation. Compare runs with benchstat:
 #   make bench > old.txt; ...; make bench > new.txt; benchstat old.txt new.txt

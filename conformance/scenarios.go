@@ -92,7 +92,7 @@ func scenariosR1R3() []Scenario {
 		}, KnownDifferences: []KnownDifference{{
 			Profiles: []string{ProfileUpstream133Classic, ProfileUpstream133Hints, ProfileUpstream137},
 			Reason:   "upstream Add re-inserts the pod into the activeQ heap (AddOrUpdate) with a new Timestamp and zero attempts, and reports nothing",
-			Source:   "pkg/scheduler/backend/queue/scheduling_queue.go (Add -> moveToActiveQ -> activeQ.add)",
+			Source:   "v1.33.13 pkg/scheduler/backend/queue/scheduling_queue.go:594 (moveToActiveQ adds without looking for the pod in activeQ)",
 		}}},
 		{Name: "add/of-an-unschedulable-pod-replaces-it-in-activeQ", Rules: rules(spec.R1Add), Run: func(h *H) {
 			h.Park(Pod("a", 0), "NodeResourcesFit")
@@ -112,9 +112,9 @@ func scenariosR1R3() []Scenario {
 			h.Pop()
 			h.Unchanged(spec.ErrAlreadyQueued, func() error { return h.Add(Pod("a", 0)) })
 		}, KnownDifferences: []KnownDifference{{
-			Profiles: []string{ProfileUpstream133Classic},
-			Reason:   "classic mode does not track in-flight pods, so a second Add queues the pod while it is being scheduled (two copies, I1)",
-			Source:   "pkg/scheduler/backend/queue/scheduling_queue.go (Add; Done is a no-op without queueing hints)",
+			Profiles: []string{ProfileUpstream133Classic, ProfileUpstream133Hints, ProfileUpstream137},
+			Reason:   "Add does not consult the in-flight pods (classic mode does not even track them), so a second Add queues the pod while it is being scheduled (two copies, I1)",
+			Source:   "v1.33.13 pkg/scheduler/backend/queue/scheduling_queue.go:594 (moveToActiveQ; in-flight pods are not consulted)",
 		}}},
 		{Name: "add/nil-or-invalid-pod-is-rejected", Rules: rules(spec.R1Add), Run: func(h *H) {
 			h.MustAdd(Pod("a", 0))
@@ -184,7 +184,7 @@ func scenariosR1R3() []Scenario {
 		}, KnownDifferences: []KnownDifference{{
 			Profiles: []string{ProfileUpstream133Classic, ProfileUpstream133Hints, ProfileUpstream137},
 			Reason:   "upstream Pop checks for Close only while activeQ is empty, so it keeps returning pods after Close",
-			Source:   "pkg/scheduler/backend/queue/active_queue.go (unlockedPop)",
+			Source:   "v1.33.13 pkg/scheduler/backend/queue/active_queue.go:257 (unlockedPop: closed is checked only inside the empty-queue loop)",
 		}}},
 		{Name: "failure/parks-the-pod-without-a-move-request", Rules: rules(spec.R3AddUnschedulable), Run: func(h *H) {
 			h.MustAdd(Pod("a", 0))

@@ -27,7 +27,11 @@ func scenariosR4R7() []Scenario {
 			h.Step(s1 + ns1)
 			h.MoveAll(NodeAdd, nil)
 			h.Expect([]string{"a"}, nil, nil, nil)
-		}},
+		}, KnownDifferences: []KnownDifference{{
+			Profiles: []string{ProfileUpstream133Hints, ProfileUpstream137},
+			Reason:   "with SchedulerPopFromBackoffQ, backoff expiries and now are truncated to 1s windows (alignToWindow), so a pod leaves backoffQ at the first window boundary after its expiry, not 1ns after",
+			Source:   "v1.33.13 pkg/scheduler/backend/queue/backoff_queue.go:138 (alignToWindow) and :209 (isPodBackingoff)",
+		}}},
 		{Name: "move/an-event-no-plugin-registered-changes-nothing", Rules: rules(spec.R4MoveAll, "I3"), Run: func(h *H) {
 			h.Park(Pod("a", 0), "NodeResourcesFit")
 			h.MustAdd(Pod("b", 0))
@@ -46,7 +50,11 @@ func scenariosR4R7() []Scenario {
 			h.ExpectMoveRequestCycle(1)
 			h.NoError(h.Fail(p, c, "TaintToleration"))
 			h.Expect(nil, []string{"a"}, nil, nil)
-		}},
+		}, KnownDifferences: []KnownDifference{{
+			Profiles: []string{ProfileUpstream133Hints, ProfileUpstream137},
+			Reason:   "with queueing hints a failed pod is requeued only for events that happened while it was in flight and that one of its rejecting plugins registered; moveRequestCycle is not consulted",
+			Source:   "v1.33.13 pkg/scheduler/backend/queue/scheduling_queue.go:823 (AddUnschedulableIfNotPresent -> determineSchedulingHintForInFlightPod)",
+		}}},
 		{Name: "move/the-wildcard-moves-every-pod", Rules: rules(spec.R4MoveAll), Run: func(h *H) {
 			h.Park(Pod("a", 0), "TaintToleration")
 			h.Park(Pod("b", 0), "UnregisteredPlugin")
@@ -86,7 +94,11 @@ func scenariosR4R7() []Scenario {
 			h.Step(ns1)
 			h.FlushBackoffQ()
 			h.Expect([]string{"a"}, nil, nil, nil)
-		}},
+		}, KnownDifferences: []KnownDifference{{
+			Profiles: []string{ProfileUpstream133Hints, ProfileUpstream137},
+			Reason:   "with SchedulerPopFromBackoffQ, backoff expiries and now are truncated to 1s windows (alignToWindow), so a pod leaves backoffQ at the first window boundary after its expiry, not 1ns after",
+			Source:   "v1.33.13 pkg/scheduler/backend/queue/backoff_queue.go:138 (alignToWindow) and :209 (isPodBackingoff)",
+		}}},
 		{Name: "backoff-flush/releases-every-completed-pod-and-keeps-the-rest", Rules: rules(spec.R5FlushBackoffQ, "I2"), Run: func(h *H) {
 			h.MustAdd(Pod("a", 0))
 			h.Step(ms)
@@ -102,7 +114,11 @@ func scenariosR4R7() []Scenario {
 			h.Step(s1)
 			h.FlushBackoffQ()
 			h.Expect([]string{"a", "b"}, nil, nil, nil)
-		}},
+		}, KnownDifferences: []KnownDifference{{
+			Profiles: []string{ProfileUpstream133Hints, ProfileUpstream137},
+			Reason:   "with SchedulerPopFromBackoffQ, backoff expiries and now are truncated to 1s windows (alignToWindow), so a pod leaves backoffQ at the first window boundary after its expiry, not 1ns after",
+			Source:   "v1.33.13 pkg/scheduler/backend/queue/backoff_queue.go:138 (alignToWindow) and :209 (isPodBackingoff)",
+		}}},
 		{Name: "backoff/doubles-from-1s-and-caps-at-10s", Rules: rules(spec.R7Backoff, spec.R5FlushBackoffQ, "I2"), Run: func(h *H) {
 			h.MustAdd(Pod("a", 0))
 			for attempt, want := range []time.Duration{1, 2, 4, 8, 10, 10} {
@@ -116,7 +132,11 @@ func scenariosR4R7() []Scenario {
 				h.FlushBackoffQ()
 				h.Check(len(h.Target().Snapshot().ActiveQ) == 1, "attempt %d: still in backoffQ after its %v backoff", attempt+1, want*s1)
 			}
-		}},
+		}, KnownDifferences: []KnownDifference{{
+			Profiles: []string{ProfileUpstream133Hints, ProfileUpstream137},
+			Reason:   "with SchedulerPopFromBackoffQ, backoff expiries and now are truncated to 1s windows (alignToWindow), so a pod leaves backoffQ at the first window boundary after its expiry, not 1ns after",
+			Source:   "v1.33.13 pkg/scheduler/backend/queue/backoff_queue.go:138 (alignToWindow) and :209 (isPodBackingoff)",
+		}}},
 		{Name: "leftover/a-parked-pod-leaves-after-5-minutes-strictly", Rules: rules(spec.R6FlushUnschedulable), Run: func(h *H) {
 			h.Park(Pod("a", 0), "TaintToleration")
 			h.Step(5 * time.Minute)

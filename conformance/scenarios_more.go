@@ -63,7 +63,11 @@ func scenariosR8R10() []Scenario {
 			h.NoError(h.Update(Pod("b", 0), relabel(Pod("b", 0), "x")))
 			h.Expect([]string{"b"}, []string{"a"}, nil, nil)
 			h.ExpectMoveRequestCycle(-1)
-		}},
+		}, KnownDifferences: []KnownDifference{{
+			Profiles: []string{ProfileUpstream133Hints, ProfileUpstream137},
+			Reason:   "with queueing hints an update of an unschedulable pod requeues it only if a rejecting plugin registered the matching pod-update event and its hint says Queue; classic mode requeues on any relevant change",
+			Source:   "v1.33.13 pkg/scheduler/backend/queue/scheduling_queue.go:968 (Update: isPodWorthRequeuing for the pod-update events)",
+		}}},
 		{Name: "update/an-irrelevant-change-keeps-an-unschedulable-pod-parked", Rules: rules(spec.R9Update), Run: func(h *H) {
 			h.Park(Pod("a", 0), "TaintToleration")
 			h.Step(2 * s1)
@@ -83,7 +87,7 @@ func scenariosR8R10() []Scenario {
 		}, KnownDifferences: []KnownDifference{{
 			Profiles: []string{ProfileUpstream133Classic},
 			Reason:   "classic mode does not know the pod is in flight: Update finds it in no queue and adds it to activeQ while it is being scheduled (with queueing hints the update is recorded instead)",
-			Source:   "pkg/scheduler/backend/queue/scheduling_queue.go (Update: \"If pod is not in any of the queues, we put it in the active queue.\")",
+			Source:   "v1.33.13 pkg/scheduler/backend/queue/scheduling_queue.go:1004 (Update: a pod in no queue is added to activeQ)",
 		}}},
 		{Name: "update/changing-the-key-is-rejected", Rules: rules(spec.R9Update), Run: func(h *H) {
 			h.MustAdd(Pod("a", 0))
@@ -194,6 +198,10 @@ func scenariosR11R13() []Scenario {
 			h.Target().Close()
 			h.Requires(Observes{Closed: true})
 			h.Check(h.Target().Snapshot().Closed, "Snapshot does not say closed")
-		}},
+		}, KnownDifferences: []KnownDifference{{
+			Profiles: []string{ProfileUpstream133Classic, ProfileUpstream133Hints, ProfileUpstream137},
+			Reason:   "upstream Close closes its stop channel unconditionally, so a second Close panics (close of closed channel)",
+			Source:   "v1.33.13 pkg/scheduler/backend/queue/scheduling_queue.go:1292 (Close: close(p.stop))",
+		}}},
 	}
 }

@@ -1,0 +1,19 @@
+package v133
+
+import (
+	_ "unsafe" // for go:linkname
+
+	"k8s.io/klog/v2"
+	"k8s.io/kubernetes/pkg/scheduler/backend/queue"
+)
+
+// The queue runs its two flushes on timers started by Run. The conformance
+// suite decides when flushes happen, so the adapter calls upstream's own
+// unexported methods instead of re-implementing them: what runs is exactly
+// the upstream code. (flush.s lets these declarations have no body.)
+
+//go:linkname flushBackoffQCompleted k8s.io/kubernetes/pkg/scheduler/backend/queue.(*PriorityQueue).flushBackoffQCompleted
+func flushBackoffQCompleted(p *queue.PriorityQueue, logger klog.Logger)
+
+//go:linkname flushUnschedulablePodsLeftover k8s.io/kubernetes/pkg/scheduler/backend/queue.(*PriorityQueue).flushUnschedulablePodsLeftover
+func flushUnschedulablePodsLeftover(p *queue.PriorityQueue, logger klog.Logger)
