@@ -1,0 +1,357 @@
+package properties
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Mutation testing: is TestStateMachine strong enough to notice a broken
+// implementation? Each mutant is a textual patch of one file of impl/,
+// defined here so that production code carries no mutation switches.
+// TestMutantsAreCaught writes the patched file to a temporary directory,
+// points `go test -overlay` at it, runs TestStateMachine against it in a
+// subprocess and requires that run to fail.
+//
+// A mutant's old snippet must occur exactly once in its file, so a change
+// to the implementation that invalidates a mutant fails this test instead
+// of silently testing nothing: adapt the snippet when that happens.
+//
+// Cost and gating (decided by measurement on 2 cores): the mutants take
+// about 35 s (a `go test` build per mutant, without -race, plus a run until
+// rapid finds and shrinks a failure; two run in parallel), and the whole
+// package about 60 s with -race alone and 80 s inside a full
+// `go test -race ./...`, well under the 3 minutes this package may take. So
+// the test runs in `make test`; `go test -short` skips it for quick local
+// iterations, and scripts/verify runs it as a suite of its own.
+//
+// The subprocesses run -rapid.checks=10000: that is a budget, not a cost,
+// since rapid stops at the first failure. The slowest mutant to find
+// (backoff-expiry-by-plain-shift, which needs two pods in backoffQ, one with
+// an overflowing attempt count, and a flush between their expiries) takes
+// about 450 checks on average, so 2000 would let it survive about one run
+// in a hundred.
+
+type mutant struct {
+	name string
+	file string // relative to the module root
+	old  string
+	new  string
+	desc string
+}
+
+var mutants = []mutant{
+	{
+		name: "shortcut-compares-with->",
+		file: "impl/queue.go",
+		old:  "if q.moveRequestCycle >= podSchedulingCycle || len(plugins) == 0 {",
+		new:  "if q.moveRequestCycle > podSchedulingCycle || len(plugins) == 0 {",
+		desc: "R3: a pod failing in the very cycle of a move request is parked in unschedulablePods (lost wake-up)",
+	},
+	{
+		name: "leftover-flush-keeps-moveRequestCycle",
+		file: "impl/queue.go",
+		old:  "\t\tq.movePods(spec.EventUnschedulableTimeout, now, leftover)\n",
+		new:  "\t\tmrc := q.moveRequestCycle\n\t\tq.movePods(spec.EventUnschedulableTimeout, now, leftover)\n\t\tq.moveRequestCycle = mrc\n",
+		desc: "R6: the leftover flush moves pods but is not recorded as a move request",
+	},
+	{
+		name: "backoff-expiry-by-plain-shift",
+		file: "impl/queue.go",
+		old:  "e.expiry = q.cfg.BackoffExpiry(&e.info)",
+		new:  "e.expiry = e.info.Timestamp.Add(min(q.cfg.PodInitialBackoffDuration<<uint(max(e.info.Attempts-1, 0)), q.cfg.PodMaxBackoffDuration))",
+		desc: "R7: the backoffQ key is initial<<(attempts-1), which overflows for large attempts and misorders backoffQ",
+	},
+	{
+		name: "add-leaves-unschedulable-pod",
+		file: "impl/queue.go",
+		old:  "\t\tfreeEntry(fresh)\n\t\tq.detach(e)\n",
+		new:  "\t\tfreeEntry(fresh)\n\t\tif e.loc == spec.InUnschedulablePods {\n\t\t\treturn nil\n\t\t}\n\t\tq.detach(e)\n",
+		desc: "R1: Add of a pod parked in unschedulablePods leaves it there",
+	},
+	{
+		name: "backoff-flush-releases-at-expiry",
+		file: "impl/queue.go",
+		old:  "for q.backoffQ.len() > 0 && !q.cfg.IsBackingOff(&q.backoffQ.min().info, now) {",
+		new:  "for q.backoffQ.len() > 0 && !q.cfg.BackoffExpiry(&q.backoffQ.min().info).After(now) {",
+		desc: "R5/R7: a pod whose expiry equals now is released one tick early (the pre-v1.33 boundary)",
+	},
+	{
+		name: "pop-does-not-advance-schedulingCycle",
+		file: "impl/queue.go",
+		old:  "\te.loc = spec.InFlight\n\tq.schedulingCycle++\n",
+		new:  "\te.loc = spec.InFlight\n",
+		desc: "R2: Pop leaves schedulingCycle alone",
+	},
+	{
+		name: "moveall-ignores-preCheck",
+		file: "impl/queue.go",
+		old:  "return preCheck == nil || preCheck(e.info.Pod)",
+		new:  "return true",
+		desc: "R4: MoveAllToActiveOrBackoffQueue moves pods the preCheck rejects",
+	},
+	{
+		name: "delete-ignores-backoffQ-pod",
+		file: "impl/queue.go",
+		old:  "\t\treturn fmt.Errorf(\"%w: Delete of %s\", spec.ErrPodNotFound, pod.Key())\n\t}\n",
+		new:  "\t\treturn fmt.Errorf(\"%w: Delete of %s\", spec.ErrPodNotFound, pod.Key())\n\t}\n\tif e.loc == spec.InBackoffQ {\n\t\treturn nil\n\t}\n",
+		desc: "R10: Delete of a pod in backoffQ succeeds but leaves it there",
+	},
+	{
+		name: "delete-leaves-ghost-in-backoffQ-heap",
+		file: "impl/queue.go",
+		old:  "\tq.detach(e)\n\tq.untrack(e)\n\tfreeEntry(e)\n\treturn nil\n}\n\n// AssignedPodAdded",
+		new:  "\tif e.loc != spec.InBackoffQ {\n\t\tq.detach(e)\n\t}\n\tq.untrack(e)\n\treturn nil\n}\n\n// AssignedPodAdded",
+		desc: "R10: Delete forgets a backoffQ pod's index entry but leaves it in the heap, to resurface on a flush",
+	},
+	{
+		name: "event-of-no-interest-sets-moveRequestCycle",
+		file: "impl/queue.go",
+		old:  "if !q.cfg.PluginEvents.IsEventOfInterest(event) {\n\t\treturn\n\t}",
+		new:  "if !q.cfg.PluginEvents.IsEventOfInterest(event) {\n\t\tq.moveRequestCycle = q.schedulingCycle\n\t\treturn\n\t}",
+		desc: "R4: an event no plugin registered for still counts as a move request",
+	},
+	{
+		name: "activate-ignores-in-flight-pod",
+		file: "impl/queue.go",
+		old:  "\t\tq.moveRequestCycle = q.schedulingCycle\n\t}\n\tq.metrics.hot[activeForceActivate]",
+		new:  "\t\tif !ok || e.loc != spec.InFlight {\n\t\t\tq.moveRequestCycle = q.schedulingCycle\n\t\t}\n\t}\n\tq.metrics.hot[activeForceActivate]",
+		desc: "R8: activating a pod in flight does not set moveRequestCycle, so its failure parks it",
+	},
+	{
+		name: "leftover-age-inclusive",
+		file: "impl/queue.go",
+		old:  "return now.Sub(e.info.Timestamp) > q.cfg.PodMaxInUnschedulablePodsDuration",
+		new:  "return now.Sub(e.info.Timestamp) >= q.cfg.PodMaxInUnschedulablePodsDuration",
+		desc: "R6: a pod exactly PodMaxInUnschedulablePodsDuration old already counts as leftover",
+	},
+	{
+		name: "update-requeues-on-irrelevant-change",
+		file: "impl/queue.go",
+		old:  "if spec.IsPodUpdated(oldPod, newPod) {",
+		new:  "if oldPod != newPod {",
+		desc: "R9: a status or resourceVersion update moves an unschedulable pod",
+	},
+	{
+		name: "update-does-not-resort-activeQ",
+		file: "impl/queue.go",
+		old:  "\t\tq.activeQ.fix(e.idx)\n",
+		new:  "",
+		desc: "R9/I5: a priority update of a pod in activeQ does not re-sort the heap",
+	},
+	{
+		name: "requeue-ignores-backoff",
+		file: "impl/queue.go",
+		old:  "if q.cfg.IsBackingOff(&e.info, now) {\n\t\tq.pushBackoffQ(e)",
+		new:  "if e.info.Attempts < 0 {\n\t\tq.pushBackoffQ(e)",
+		desc: "R4: a move request sends a still backing-off pod straight to activeQ",
+	},
+	{
+		name: "topology-spread-ignores-namespace",
+		file: "impl/queue.go",
+		old:  "e.info.UnschedulablePlugins.Has(spec.PluginPodTopologySpread) && p.Namespace == assigned.Namespace",
+		new:  "e.info.UnschedulablePlugins.Has(spec.PluginPodTopologySpread)",
+		desc: "R11: an assigned pod in any namespace wakes pods PodTopologySpread rejected",
+	},
+}
+
+// mutantResult is one row of the catch table.
+type mutantResult struct {
+	name, check string
+	caught      bool
+	steps       int // steps of rapid's minimal sequence, -1 if unknown
+	dur         time.Duration
+}
+
+var (
+	checkRE     = regexp.MustCompile(`CHECK\[([^\]]+)\]`)
+	failedHdr   = regexp.MustCompile(`\[rapid\] (failed|panic) after \d+ tests`)
+	mutantFlags = []string{"-rapid.checks=10000", "-rapid.nofailfile", "-rapid.shrinktime=20s"}
+)
+
+func TestMutantsAreCaught(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: builds and runs TestStateMachine once per mutant")
+	}
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatalf("no go command: %v", err)
+	}
+
+	// Every patch must apply exactly once before anything runs.
+	patched := make([]string, len(mutants))
+	for i, m := range mutants {
+		src, err := os.ReadFile(filepath.Join(root, m.file))
+		if err != nil {
+			t.Fatalf("mutant %s: %v", m.name, err)
+		}
+		if n := strings.Count(string(src), m.old); n != 1 {
+			t.Errorf("mutant %s: its old snippet occurs %d times in %s, want exactly once; adapt the mutant to the implementation:\n%s",
+				m.name, n, m.file, m.old)
+			continue
+		}
+		patched[i] = strings.Replace(string(src), m.old, m.new, 1)
+	}
+	if t.Failed() {
+		t.FailNow()
+	}
+
+	run := func(t *testing.T, overlay map[string]string) (out string, failed bool) {
+		dir := t.TempDir()
+		replace := make(map[string]string)
+		for file, content := range overlay {
+			p := filepath.Join(dir, filepath.Base(file))
+			if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			replace[filepath.Join(root, file)] = p
+		}
+		js, _ := json.Marshal(map[string]any{"Replace": replace})
+		ov := filepath.Join(dir, "overlay.json")
+		if err := os.WriteFile(ov, js, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		defer cancel()
+		args := append([]string{"test", "-overlay=" + ov, "-run", "^TestStateMachine$", "-count=1", "-timeout=4m", "./properties/"}, mutantFlags...)
+		cmd := exec.CommandContext(ctx, goBin, args...)
+		cmd.Dir = root
+		var buf bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &buf, &buf
+		err := cmd.Run()
+		if ctx.Err() != nil {
+			return buf.String() + "\n(killed: 5 minute limit)", true
+		}
+		if err != nil {
+			if _, ok := err.(*exec.ExitError); !ok {
+				t.Fatalf("go test: %v", err)
+			}
+		}
+		return buf.String(), err != nil
+	}
+
+	// The control: the unpatched implementation must pass, or every mutant
+	// would be "caught" for nothing.
+	t.Run("control", func(t *testing.T) {
+		if out, failed := run(t, nil); failed {
+			t.Fatalf("TestStateMachine fails on the unpatched implementation:\n%s", out)
+		}
+	})
+	if t.Failed() {
+		t.FailNow()
+	}
+
+	var mu sync.Mutex
+	results := make([]mutantResult, len(mutants))
+	t.Run("mutants", func(t *testing.T) {
+		for i, m := range mutants {
+			t.Run(m.name, func(t *testing.T) {
+				t.Parallel()
+				start := time.Now()
+				out, failed := run(t, map[string]string{m.file: patched[i]})
+				r := mutantResult{name: m.name, caught: failed, steps: -1, dur: time.Since(start)}
+				if failed {
+					if bad := buildFailure(out); bad != "" {
+						t.Fatalf("mutant %s does not build; fix its patch:\n%s", m.name, bad)
+					}
+					r.check, r.steps = classify(out)
+				} else {
+					t.Errorf("mutant %s survived %s: %s", m.name, strings.Join(mutantFlags, " "), m.desc)
+				}
+				if failed && r.check == "?" {
+					t.Logf("unclassified failure output:\n%s", out)
+				} else if failed {
+					t.Logf("caught by %s; rapid's minimal sequence:\n%s", r.check, minimalSequence(out))
+				}
+				mu.Lock()
+				results[i] = r
+				mu.Unlock()
+			})
+		}
+	})
+
+	var b strings.Builder
+	fmt.Fprintf(&b, "catch table (%s):\n", strings.Join(mutantFlags, " "))
+	fmt.Fprintf(&b, "%-44s %-11s %-16s %5s %7s\n", "mutant", "result", "check", "steps", "time")
+	for _, r := range results {
+		if r.name == "" {
+			continue
+		}
+		res, steps := "caught", "-"
+		if !r.caught {
+			res = "NOT CAUGHT"
+		}
+		if r.steps >= 0 {
+			steps = strconv.Itoa(r.steps)
+		}
+		fmt.Fprintf(&b, "%-44s %-11s %-16s %5s %6.1fs\n", r.name, res, r.check, steps, r.dur.Seconds())
+	}
+	t.Log("\n" + b.String())
+}
+
+// buildFailure returns the compiler's complaint if the run failed to build.
+func buildFailure(out string) string {
+	if strings.Contains(out, "[build failed]") || strings.Contains(out, "[setup failed]") {
+		return out
+	}
+	return ""
+}
+
+// classify names the check that failed in rapid's minimal failing case and
+// counts its operations (a rapid action may log two: a tick and the flush
+// right after it).
+func classify(out string) (check string, steps int) {
+	steps = -1
+	check = "?"
+	tail := out
+	if loc := failedHdr.FindStringIndex(out); loc != nil {
+		tail = out[loc[0]:]
+	}
+	if m := checkRE.FindStringSubmatch(tail); m != nil {
+		check = m[1]
+	} else if strings.Contains(tail, "[rapid] panic after") {
+		check = "panic"
+	} else if strings.Contains(out, "panic: test timed out") || strings.Contains(out, "killed: 5 minute limit") {
+		check = "timeout"
+	}
+	if i := strings.Index(tail, "Failed test output:"); i >= 0 {
+		steps = 0
+		for _, m := range stepLine.FindAllStringSubmatch(tail[i:], -1) {
+			if strings.HasPrefix(m[1], "#") {
+				steps++
+			}
+		}
+	}
+	return check, steps
+}
+
+// stepLine is the harness's log line of one operation: "#n operation".
+var stepLine = regexp.MustCompile(`(?m)^\s*\S+\.go:\d+: (#\d+ .*|CHECK\[.*)$`)
+
+// minimalSequence extracts the operations of rapid's minimal failing case,
+// and the failed check, from the subprocess output.
+func minimalSequence(out string) string {
+	i := strings.Index(out, "Failed test output:")
+	if i < 0 {
+		return "(not found)"
+	}
+	var b strings.Builder
+	for _, m := range stepLine.FindAllStringSubmatch(out[i:], -1) {
+		b.WriteString("    " + m[1] + "\n")
+	}
+	return b.String()
+}
