@@ -4,7 +4,7 @@ PKGS     ?= ./...
 BENCHTIME ?= 1x
 COUNT    ?= 6
 
-.PHONY: all test race vet verify bench fmt linearizability conformance
+.PHONY: all test race vet verify bench fmt linearizability conformance fuzz
 
 # Modules of their own: the upstream kube-scheduler queues as conformance
 # targets (they keep Kubernetes out of the main module's dependencies).
@@ -51,6 +51,14 @@ conformance:
 	  done; \
 	  $(GO) run ./conformance/cmd/conformance-report -in $(RESULTS_DIR) -out conformance/RESULTS.md || status=1; \
 	  echo "wrote conformance/RESULTS.md"; exit $$status
+
+# Fuzz the queue for FUZZTIME: FuzzQueue decodes bytes into operation
+# sequences and compares impl with model after every step, as the rapid
+# state machine does. `make test` runs only its seed corpus
+# (properties/testdata/fuzz/FuzzQueue); new finds land there on failure.
+FUZZTIME ?= 60s
+fuzz:
+	$(GO) test -run '^$$' -fuzz '^FuzzQueue$$' -fuzztime $(FUZZTIME) ./properties/
 
 # Benchmarks of the implementation. Compare runs with benchstat:
 #   make bench > old.txt; ...; make bench > new.txt; benchstat old.txt new.txt
