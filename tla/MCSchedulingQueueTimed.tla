@@ -1,0 +1,3 @@
+---------------------- MODULE MCSchedulingQueueTimed ----------------------
+EXTENDS MCSchedulingQueue, SchedulingQueueTimed
+=============================================================================
