@@ -1,0 +1,495 @@
+package tla_test
+
+// The bridge between SchedulingQueue.tla and model/: for the bound of
+// Graph.cfg, explore every state the Go model can reach, breadth first, with
+// the action alphabet of the spec's Next; check the invariants of spec/ on
+// every state and step; and compare the graph (states and labelled steps,
+// in the canonical encoding of internal/stategraph) with the one TLC
+// produced from the spec, committed as testdata/graph.txt.gz. TLC is not
+// needed here; `make tla-graph` regenerates the committed graph, and the
+// test refuses a graph whose TLA+ sources have changed since.
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/schedq/schedq/model"
+	"github.com/schedq/schedq/spec"
+	"github.com/schedq/schedq/tla/internal/stategraph"
+)
+
+// The agreement configurations; each has its TLC graph in
+// testdata/<name>.txt.gz.
+var graphConfigs = []string{"Graph.cfg", "GraphPriority.cfg"}
+
+// One tick of the spec is one unit of the Go model's clock, from t0.
+const unit = time.Second
+
+var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// The action names of SchedulingQueue.tla's Next, which TLC uses as edge
+// labels.
+const (
+	actAdd          = "Add"
+	actPop          = "Pop"
+	actFail         = "AddUnschedulableIfNotPresent"
+	actDone         = "Done"
+	actDelete       = "Delete"
+	actActivate     = "Activate"
+	actMoveAll      = "MoveAllToActiveOrBackoffQueue"
+	actFlushBackoff = "FlushBackoffQCompleted"
+	actFlushUnsched = "FlushUnschedulablePodsLeftover"
+	actTick         = "Tick"
+)
+
+// bound is Graph.cfg in Go terms.
+type bound struct {
+	pods         []*spec.Pod
+	cfg          spec.Config
+	events       []spec.ClusterEvent // Events of the spec, then the wildcard
+	rejectorSets []spec.PluginSet
+	maxTime      int
+	maxCycle     int64
+}
+
+// The cluster events E1 and E2 of the spec. P1 registers E1 (MCSchedulingQueue's
+// Registration); no plugin registers E2.
+var clusterEvents = map[string]spec.ClusterEvent{
+	"E1": {Resource: spec.ResourceNode, ActionType: spec.Add, Label: "E1"},
+	"E2": {Resource: spec.ResourcePersistentVolume, ActionType: spec.Add, Label: "E2"},
+}
+
+// readBound reads the constants of Graph.cfg. The operators it substitutes
+// (Priority <- ..., Registered <- ..., RejectorSets <- ...) are those of
+// MCSchedulingQueue.tla, mirrored here by name.
+func readBound(t *testing.T, path string) bound {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	assign := regexp.MustCompile(`^\s*(\w+)\s*(=|<-)\s*(.+?)\s*$`)
+	vals := make(map[string]string)
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line, _, _ := strings.Cut(sc.Text(), `\*`)
+		if m := assign.FindStringSubmatch(line); m != nil {
+			vals[m[1]] = m[3]
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	need := func(name string) string {
+		v, ok := vals[name]
+		if !ok {
+			t.Fatalf("%s: no value for %s", path, name)
+		}
+		return v
+	}
+	num := func(name string) int {
+		n, err := strconv.Atoi(need(name))
+		if err != nil {
+			t.Fatalf("%s: %s = %s: %v", path, name, vals[name], err)
+		}
+		return n
+	}
+	strs := func(name string) []string {
+		v := strings.Trim(need(name), "{}")
+		var out []string
+		for _, s := range strings.Split(v, ",") {
+			if s = strings.Trim(strings.TrimSpace(s), `"`); s != "" {
+				out = append(out, s)
+			}
+		}
+		slices.Sort(out)
+		return out
+	}
+	b := bound{maxTime: num("MaxTime"), maxCycle: int64(num("MaxCycle"))}
+	if need("Shortcut") != "TRUE" || need("Wildcard") != `"*"` {
+		t.Fatalf("%s: the agreement bound needs Shortcut = TRUE and Wildcard = \"*\"", path)
+	}
+	names := strs("Pods")
+	for _, name := range names {
+		var prio int32
+		switch need("Priority") {
+		case "EqualPriority":
+		case "DistinctPriority":
+			prio = map[string]int32{"a": 2, "b": 1}[name] // as in MCSchedulingQueue.tla
+		default:
+			t.Fatalf("%s: Priority <- %s is not known to the Go side", path, vals["Priority"])
+		}
+		b.pods = append(b.pods, &spec.Pod{Namespace: "ns", Name: name, UID: spec.UID("uid-" + name), Priority: prio})
+	}
+	if need("Registered") != "Registration" {
+		t.Fatalf("%s: Registered <- %s is not known to the Go side", path, vals["Registered"])
+	}
+	plugins := strs("Plugins")
+	registry := spec.PluginEvents{}
+	for _, pl := range plugins {
+		registry[pl] = nil
+		if pl == "P1" {
+			registry[pl] = []spec.ClusterEvent{clusterEvents["E1"]}
+		}
+	}
+	for _, e := range strs("Events") {
+		ev, ok := clusterEvents[e]
+		if !ok {
+			t.Fatalf("%s: event %s is not known to the Go side", path, e)
+		}
+		b.events = append(b.events, ev)
+	}
+	b.events = append(b.events, spec.WildCardEvent)
+	switch need("RejectorSets") {
+	case "AllRejectorSets": // SUBSET Plugins
+		for mask := 0; mask < 1<<len(plugins); mask++ {
+			var set []string
+			for i, pl := range plugins {
+				if mask&(1<<i) != 0 {
+					set = append(set, pl)
+				}
+			}
+			b.rejectorSets = append(b.rejectorSets, spec.NewPluginSet(set...))
+		}
+	case "SingleRejectorSets": // {{}} \cup {{pl} : pl \in Plugins}
+		b.rejectorSets = append(b.rejectorSets, nil)
+		for _, pl := range plugins {
+			b.rejectorSets = append(b.rejectorSets, spec.NewPluginSet(pl))
+		}
+	default:
+		t.Fatalf("%s: RejectorSets <- %s is not known to the Go side", path, vals["RejectorSets"])
+	}
+	d := func(name string) time.Duration { return time.Duration(num(name)) * unit }
+	b.cfg = spec.Config{
+		PodInitialBackoffDuration:         d("InitialBackoff"),
+		PodMaxBackoffDuration:             d("MaxBackoff"),
+		PodMaxInUnschedulablePodsDuration: d("MaxInUnschedulable"),
+		// The model has no flush loops: both flushes are actions of the
+		// alphabet, as in Next. The periods only need to be valid.
+		BackoffQFlushPeriod:          unit,
+		UnschedulablePodsFlushPeriod: unit,
+		PluginEvents:                 registry,
+	}
+	if err := b.cfg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// node is a state of the exploration: the model, and what the scheduler
+// holds besides it, the cycle Pop returned for each pod in flight (indexed
+// like bound.pods).
+type node struct {
+	m      *model.Model
+	cycles []int64
+}
+
+func (n node) clone() node {
+	return node{m: n.m.Clone(), cycles: slices.Clone(n.cycles)}
+}
+
+// podIndex is the index of a pod of the bound, by key.
+func (b *bound) podIndex(k spec.PodKey) int {
+	for i, p := range b.pods {
+		if p.Key() == k {
+			return i
+		}
+	}
+	return -1
+}
+
+// encode appends the canonical encoding of a node to buf; it fails on
+// anything the spec cannot express (a time off the tick grid, a pod
+// outside the bound).
+func encode(buf []byte, b *bound, n node, s *spec.Snapshot) ([]byte, error) {
+	var err error
+	ticks := func(what string, at time.Time) int {
+		d := at.Sub(t0)
+		if (d < 0 || d%unit != 0) && err == nil {
+			err = fmt.Errorf("%s %v is not on the tick grid", what, at)
+		}
+		return int(d / unit)
+	}
+	pods := make([]stategraph.NamedPod, len(b.pods))
+	for i, p := range b.pods {
+		pods[i] = stategraph.NamedPod{Key: p.Name, Pod: stategraph.Pod{Loc: stategraph.None}}
+	}
+	for _, pl := range s.Places() {
+		for j := range pl.Pods {
+			info := &pl.Pods[j]
+			i := b.podIndex(info.Key())
+			if i < 0 {
+				return nil, fmt.Errorf("pod %s is not one of the bound", info.Key())
+			}
+			ps := stategraph.Pod{Loc: pl.Loc.String(), Attempts: info.Attempts, Plugins: []string(info.UnschedulablePlugins),
+				Timestamp: ticks("Timestamp", info.Timestamp), InitialAttempt: stategraph.NoTime}
+			if !info.InitialAttemptTimestamp.IsZero() {
+				ps.InitialAttempt = ticks("InitialAttemptTimestamp", info.InitialAttemptTimestamp)
+			}
+			if pl.Loc == spec.InFlight {
+				if n.cycles[i] == 0 {
+					return nil, fmt.Errorf("pod %s is in flight but the scheduler holds no cycle for it", info.Key())
+				}
+				ps.SchedulingCycle = int(n.cycles[i])
+			} else if n.cycles[i] != 0 {
+				return nil, fmt.Errorf("pod %s is in %s but the scheduler holds cycle %d for it", info.Key(), pl.Loc, n.cycles[i])
+			}
+			pods[i].Pod = ps
+		}
+	}
+	now := ticks("now", s.Now)
+	if err != nil {
+		return nil, err
+	}
+	return stategraph.AppendEncoding(buf, now, int(s.SchedulingCycle), int(s.MoveRequestCycle), pods), nil
+}
+
+// op is one operation of the alphabet, applied to a clone.
+type op struct {
+	action string
+	desc   string // with arguments, for traces
+	step   spec.Step
+	apply  func(n node) error
+}
+
+// ops lists every operation of the alphabet in state n, like the
+// disjuncts of Next instantiated with every argument.
+func ops(b *bound, n node, s *spec.Snapshot) []op {
+	var out []op
+	for _, p := range b.pods {
+		out = append(out, op{actAdd, "Add(" + p.Name + ")", spec.Step{Rule: spec.R1Add, Pod: p.Key()},
+			func(n node) error { return n.m.Add(p) }})
+	}
+	if n.m.SchedulingCycle() < b.maxCycle {
+		for _, k := range n.m.PopCandidates() {
+			out = append(out, op{actPop, "Pop(" + string(k) + ")", spec.Step{Rule: spec.R2Pop, Pod: k},
+				func(n node) error {
+					_, cycle, err := n.m.PopPod(k)
+					if err == nil {
+						n.cycles[b.podIndex(k)] = cycle
+					}
+					return err
+				}})
+		}
+	}
+	for i := range s.InFlight {
+		info := s.InFlight[i]
+		k := info.Key()
+		idx := b.podIndex(k)
+		cycle := n.cycles[idx]
+		for _, rej := range b.rejectorSets {
+			out = append(out, op{actFail, fmt.Sprintf("AddUnschedulableIfNotPresent(%s, cycle %d, rejectors %v)", k, cycle, []string(rej)),
+				spec.Step{Rule: spec.R3AddUnschedulable, Pod: k, PodSchedulingCycle: cycle},
+				func(n node) error {
+					pi := info // the QueuedPodInfo Pop returned, as the scheduler hands it back
+					pi.UnschedulablePlugins = rej
+					err := n.m.AddUnschedulableIfNotPresent(&pi, cycle)
+					if err == nil {
+						n.cycles[idx] = 0
+					}
+					return err
+				}})
+		}
+		uid := info.Pod.UID
+		out = append(out, op{actDone, "Done(" + string(k) + ")", spec.Step{Rule: spec.R12Done, Pod: k},
+			func(n node) error {
+				err := n.m.Done(uid)
+				if err == nil {
+					n.cycles[idx] = 0
+				}
+				return err
+			}})
+	}
+	for i, p := range b.pods {
+		out = append(out, op{actDelete, "Delete(" + p.Name + ")", spec.Step{Rule: spec.R10Delete, Pod: p.Key()},
+			func(n node) error {
+				err := n.m.Delete(p)
+				if err == nil {
+					n.cycles[i] = 0
+				}
+				return err
+			}})
+		out = append(out, op{actActivate, "Activate(" + p.Name + ")", spec.Step{Rule: spec.R8Activate, Pod: p.Key()},
+			func(n node) error { return n.m.Activate([]*spec.Pod{p}) }})
+	}
+	for _, e := range b.events {
+		out = append(out, op{actMoveAll, "MoveAllToActiveOrBackoffQueue(" + e.EventLabel() + ")", spec.Step{Rule: spec.R4MoveAll},
+			func(n node) error { n.m.MoveAllToActiveOrBackoffQueue(e, nil); return nil }})
+	}
+	out = append(out,
+		op{actFlushBackoff, actFlushBackoff, spec.Step{Rule: spec.R5FlushBackoffQ},
+			func(n node) error { n.m.FlushBackoffQCompleted(); return nil }},
+		op{actFlushUnsched, actFlushUnsched, spec.Step{Rule: spec.R6FlushUnschedulable},
+			func(n node) error { n.m.FlushUnschedulablePodsLeftover(); return nil }})
+	if n.m.Now().Before(t0.Add(time.Duration(b.maxTime) * unit)) {
+		out = append(out, op{actTick, actTick, spec.Step{Rule: spec.RTick},
+			func(n node) error { return n.m.Step(unit) }})
+	}
+	return out
+}
+
+// exploration is the Go model's reachable graph with a way back to the
+// initial state from every state, for traces.
+type exploration struct {
+	builder *stategraph.Builder
+	graph   *stategraph.Graph
+	parent  []int    // provisional index -> predecessor on a shortest path, -1 for the initial state
+	via     []string // provisional index -> the operation from its parent
+	tried   int      // operations applied, refused ones included
+}
+
+// explore runs the breadth-first exploration and checks I1..I6 of spec/ on
+// every state and on every step, refused operations included (which must
+// change nothing).
+func explore(t *testing.T, b *bound) *exploration {
+	t.Helper()
+	m, err := model.New(b.cfg, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := node{m: m, cycles: make([]int64, len(b.pods))}
+	s0 := m.Snapshot()
+	if err := spec.CheckState(&s0); err != nil {
+		t.Fatalf("initial state: %v", err)
+	}
+	enc0, err := encode(nil, b, start, &s0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := &exploration{builder: stategraph.NewBuilder(), parent: []int{-1}, via: []string{""}}
+	x.builder.SetInitial(string(enc0))
+	type item struct {
+		n  node
+		id int
+	}
+	queue := []item{{start, 0}}
+	var failures []string
+	var buf []byte
+	for len(queue) > 0 && len(failures) < 5 {
+		cur := queue[0]
+		queue[0] = item{}
+		queue = queue[1:]
+		before := cur.n.m.Snapshot()
+		for _, o := range ops(b, cur.n, &before) {
+			next := cur.n.clone()
+			err := o.apply(next)
+			x.tried++
+			after := next.m.Snapshot()
+			step := o.step
+			step.Err = err
+			if cerr := spec.CheckStep(b.cfg, &before, &after, step); cerr != nil {
+				failures = append(failures, fmt.Sprintf("%s breaks an invariant: %v\ntrace:\n%s", o.desc, cerr, x.trace(cur.id)))
+				continue
+			}
+			if err != nil {
+				// Refused, and (as I4 checked) nothing changed: the
+				// spec's action is not enabled here.
+				continue
+			}
+			if buf, err = encode(buf[:0], b, next, &after); err != nil {
+				failures = append(failures, fmt.Sprintf("%s: %v\ntrace:\n%s", o.desc, err, x.trace(cur.id)))
+				continue
+			}
+			id, isNew := x.builder.StateBytes(buf)
+			x.builder.Edge(cur.id, o.action, id)
+			if isNew {
+				x.parent = append(x.parent, cur.id)
+				x.via = append(x.via, o.desc)
+				queue = append(queue, item{next, id})
+			}
+		}
+	}
+	if len(failures) > 0 {
+		t.Fatalf("the Go model breaks the invariants of spec/:\n%s", strings.Join(failures, "\n\n"))
+	}
+	x.graph = x.builder.Graph()
+	return x
+}
+
+// trace renders the operations from the initial state to the state with
+// this provisional index.
+func (x *exploration) trace(id int) string {
+	var lines []string
+	for ; id >= 0; id = x.parent[id] {
+		lines = append(lines, "    "+x.builder.Encoding(id))
+		if x.parent[id] >= 0 {
+			lines = append(lines, "  "+x.via[id])
+		}
+	}
+	slices.Reverse(lines)
+	return strings.Join(lines, "\n")
+}
+
+func TestAgreementWithTLC(t *testing.T) {
+	for _, cfg := range graphConfigs {
+		t.Run(strings.TrimSuffix(cfg, ".cfg"), func(t *testing.T) { checkAgreement(t, cfg) })
+	}
+}
+
+func checkAgreement(t *testing.T, cfg string) {
+	start := time.Now()
+	b := readBound(t, cfg)
+	x := explore(t, &b)
+	g := x.graph
+	t.Logf("Go model: %d states, %d edges (%d operations tried) in %v; per action %v",
+		len(g.States), len(g.Edges), x.tried, time.Since(start).Round(time.Millisecond), g.ActionCounts())
+
+	graphFile := filepath.Join("testdata", strings.TrimSuffix(cfg, ".cfg")+".txt.gz")
+	want, err := stategraph.ReadFile(graphFile)
+	if errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("%s is missing: run `make tla-graph` (needs TLC) and commit it", graphFile)
+	}
+	if err != nil {
+		t.Fatalf("%s: %v", graphFile, err)
+	}
+	hash, err := stategraph.SourceHash(".", cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want.SourceHash != hash {
+		t.Fatalf("%s is stale: it came from TLA+ sources with sha256 %s, but %v now hash to %s; run `make tla-graph` and commit the result",
+			graphFile, want.SourceHash, stategraph.SourceFiles(cfg), hash)
+	}
+	t.Logf("TLC (%s): %d states, %d edges", graphFile, len(want.States), len(want.Edges))
+	if d := stategraph.Diff(g, want, "the Go model", "TLC", 5); d != "" {
+		t.Errorf("the Go model and SchedulingQueue.tla disagree for the bound of %s:\n%s", cfg, d)
+		x.explainDiff(t, want)
+	}
+}
+
+// explainDiff prints, for the first state or step only the Go model has, the
+// operations that lead to it.
+func (x *exploration) explainDiff(t *testing.T, tlc *stategraph.Graph) {
+	inTLC := make(map[string]bool, len(tlc.States))
+	for _, s := range tlc.States {
+		inTLC[s] = true
+	}
+	for id := 0; id < x.builder.Len(); id++ {
+		if !inTLC[x.builder.Encoding(id)] {
+			t.Errorf("a shortest Go trace to the first state TLC does not have:\n%s", x.trace(id))
+			return
+		}
+	}
+	tlcEdges := make(map[string]bool, len(tlc.Edges))
+	for _, e := range tlc.Edges {
+		tlcEdges[tlc.States[e.From]+" "+e.Action+" "+tlc.States[e.To]] = true
+	}
+	for _, e := range x.graph.Edges {
+		from, to := x.graph.States[e.From], x.graph.States[e.To]
+		if !tlcEdges[from+" "+e.Action+" "+to] {
+			id, _ := x.builder.State(from)
+			t.Errorf("a shortest Go trace to the first step TLC does not have:\n%s\n  %s\n    %s", x.trace(id), e.Action, to)
+			return
+		}
+	}
+}

@@ -1,0 +1,84 @@
+package stategraph
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+// A two-state dump in the form TLC writes with -dump dot,actionlabels
+// (newer TLC versions put the arguments into the label).
+const dot = `strict digraph DiskGraph {
+nodesep=0.35;
+subgraph cluster_graph {
+color="white";
+-1 [label="/\\ activeQ = {}\n/\\ backoffQ = {}\n/\\ unschedulablePods = {}\n/\\ inFlight = {}\n/\\ attempts = [a |-> 0]\n/\\ timestamp = [a |-> 0]\n/\\ initialAttemptTimestamp = [a |-> -1]\n/\\ unschedulablePlugins = [a |-> {}]\n/\\ podSchedulingCycle = [a |-> 0]\n/\\ now = 0\n/\\ schedulingCycle = 0\n/\\ moveRequestCycle = -1\n/\\ lostWakeUp = FALSE",style = filled]
+-1 -> 7 [label="Add(\"a\")",color="black",fontcolor="black"];
+7 [label="/\\ activeQ = {\"a\"}\n/\\ backoffQ = {}\n/\\ unschedulablePods = {}\n/\\ inFlight = {}\n/\\ attempts = [a |-> 0]\n/\\ timestamp = [a |-> 0]\n/\\ initialAttemptTimestamp = [a |-> 0]\n/\\ unschedulablePlugins = [a |-> {\"P2\", \"P1\"}]\n/\\ podSchedulingCycle = [a |-> 0]\n/\\ now = 0\n/\\ schedulingCycle = 0\n/\\ moveRequestCycle = -1\n/\\ lostWakeUp = FALSE",tooltip="..."];
+7 -> 7 [label="MoveAllToActiveOrBackoffQueue(\"E2\")",color="black",fontcolor="black"];
+7 -> 7 [label="MoveAllToActiveOrBackoffQueue(\"E1\")",color="black",fontcolor="black"];
+{rank = same; -1;}
+}
+}
+`
+
+func TestFromDot(t *testing.T) {
+	g, err := FromDot(strings.NewReader(dot))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"now=0 schedulingCycle=0 moveRequestCycle=-1 a=activeQ(attempts=0,timestamp=0,initial=0,plugins={P1,P2})",
+		"now=0 schedulingCycle=0 moveRequestCycle=-1 a=none",
+	}
+	if strings.Join(g.States, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("states:\n%s\nwant:\n%s", strings.Join(g.States, "\n"), strings.Join(want, "\n"))
+	}
+	if g.Initial != 1 {
+		t.Errorf("initial = %d, want 1", g.Initial)
+	}
+	wantEdges := []Edge{{0, 0, "MoveAllToActiveOrBackoffQueue"}, {1, 0, "Add"}}
+	if len(g.Edges) != len(wantEdges) || g.Edges[0] != wantEdges[0] || g.Edges[1] != wantEdges[1] {
+		t.Errorf("edges = %v, want %v", g.Edges, wantEdges)
+	}
+
+	var buf bytes.Buffer
+	g.SourceHash = "abc"
+	if err := g.Write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	back, err := Read(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := Diff(g, back, "written", "read", 3); d != "" || back.SourceHash != "abc" || back.Initial != g.Initial {
+		t.Errorf("round trip changed the graph:\n%s", d)
+	}
+}
+
+func TestFromDotRejectsBrokenI3(t *testing.T) {
+	broken := strings.Replace(dot, `lostWakeUp = FALSE",tooltip`, `lostWakeUp = TRUE",tooltip`, 1)
+	if _, err := FromDot(strings.NewReader(broken)); err == nil || !strings.Contains(err.Error(), "I3") {
+		t.Fatalf("FromDot of a state with lostWakeUp = TRUE: err = %v", err)
+	}
+}
+
+func TestParseValue(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		kind byte
+	}{
+		{"-1", 'i'}, {`"x"`, 's'}, {"TRUE", 'b'}, {"{}", '{'}, {`{"a", "b"}`, '{'},
+		{"[a |-> {}, b |-> {\"P1\"}]", '['}, {"[a |-> -1,\n b |-> 2]", '['},
+	} {
+		v, err := ParseValue(tc.in)
+		if err != nil || v.Kind != tc.kind {
+			t.Errorf("ParseValue(%q) = %+v, %v; want kind %c", tc.in, v, err, tc.kind)
+		}
+	}
+	for _, in := range []string{"", "{", "[a |-> 1", "<<1>>", "1 2", `"x`} {
+		if _, err := ParseValue(in); err == nil {
+			t.Errorf("ParseValue(%q) succeeded", in)
+		}
+	}
+}
