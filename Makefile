@@ -55,6 +55,16 @@ conformance:
 	  $(GO) run ./conformance/cmd/conformance-report -in $(RESULTS_DIR) -out conformance/RESULTS.md || status=1; \
 	  echo "wrote conformance/RESULTS.md"; exit $$status
 
+# TLC on every configuration of tla/ (tla/README.md); the jar is
+# $TLA2TOOLS_JAR, else the official release is downloaded, else SKIP.
+# tla-graph regenerates tla/testdata/*.txt.gz, the TLC graphs the agreement
+# test (go test ./tla/) compares the Go model with.
+.PHONY: tlc tla-graph
+tlc:
+	@tla/run-tlc check
+tla-graph:
+	@tla/run-tlc graph
+
 # Fuzz the queue for FUZZTIME: FuzzQueue decodes bytes into operation
 # sequences and compares impl with model after every step, as the rapid
 # state machine does. `make test` runs only its seed corpus
