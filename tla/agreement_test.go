@@ -432,7 +432,10 @@ func (x *exploration) trace(id int) string {
 
 func TestAgreementWithTLC(t *testing.T) {
 	for _, cfg := range graphConfigs {
-		t.Run(strings.TrimSuffix(cfg, ".cfg"), func(t *testing.T) { checkAgreement(t, cfg) })
+		t.Run(strings.TrimSuffix(cfg, ".cfg"), func(t *testing.T) {
+			t.Parallel()
+			checkAgreement(t, cfg)
+		})
 	}
 }
 
