@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	testingclock "k8s.io/utils/clock/testing"
 
+	"github.com/schedq/schedq/conformance"
 	"github.com/schedq/schedq/impl"
 	"github.com/schedq/schedq/model"
 	"github.com/schedq/schedq/spec"
@@ -22,28 +23,15 @@ import (
 
 var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
-// registry used by most cases: NodeResourcesFit wakes on node adds and
-// assigned-pod deletes, InterPodAffinity on assigned-pod adds, and
-// PodTopologySpread on any pod event.
-var registry = spec.PluginEvents{
-	"NodeResourcesFit":  {{Resource: spec.ResourceNode, ActionType: spec.Add}, {Resource: spec.ResourcePod, ActionType: spec.Delete | spec.UpdatePodScaleDown}},
-	"InterPodAffinity":  {{Resource: spec.ResourcePod, ActionType: spec.Add | spec.UpdatePodLabel}},
-	"PodTopologySpread": {{Resource: spec.ResourcePod, ActionType: spec.All}},
-	"TaintToleration":   {{Resource: spec.ResourceNode, ActionType: spec.UpdateNodeTaint}},
-}
-
+// The rule tests use the conformance suite's registry, events and pods, so
+// that a scenario reads the same in both places.
 var (
-	nodeAdd   = spec.ClusterEvent{Resource: spec.ResourceNode, ActionType: spec.Add}
-	nodeTaint = spec.ClusterEvent{Resource: spec.ResourceNode, ActionType: spec.UpdateNodeTaint}
-	// pvAdd is an event no plugin registered for.
-	pvAdd = spec.ClusterEvent{Resource: spec.ResourcePersistentVolume, ActionType: spec.Add}
+	registry = conformance.Registry
+	nodeAdd  = conformance.NodeAdd
+	pvAdd    = conformance.PVAdd // an event no plugin registered for
+	pod      = conformance.Pod
+	key      = conformance.Key
 )
-
-func pod(name string, priority int32) *spec.Pod {
-	return &spec.Pod{Namespace: "ns", Name: name, UID: spec.UID("uid-" + name), Priority: priority}
-}
-
-func key(name string) spec.PodKey { return spec.PodKey("ns/" + name) }
 
 type subject struct {
 	name string
