@@ -72,16 +72,45 @@ func Pod(name string, priority int32) *spec.Pod {
 // Key is the key of Pod(name, ...).
 func Key(name string) spec.PodKey { return spec.PodKey("ns/" + name) }
 
+// checksInvariants reports whether the target observes everything the
+// invariants I1-I6 are stated over; then every operation is checked.
+func (h *H) checksInvariants() bool {
+	o := h.profile.Observes
+	return o.MoveRequestCycle && o.PodInfo && o.Closed
+}
+
+// do performs one operation and, for a target that observes everything,
+// checks the step invariants I1-I6 on it (spec.CheckStep).
+func (h *H) do(st spec.Step, op func() error) error {
+	if !h.checksInvariants() {
+		return op()
+	}
+	before := h.target.Snapshot()
+	st.Err = op()
+	after := h.target.Snapshot()
+	if err := spec.CheckStep(h.cfg, &before, &after, st); err != nil {
+		h.fatalf("%s broke an invariant: %v\n%s", st.Rule, err, h.describe())
+	}
+	return st.Err
+}
+
+func keyOf(p *spec.Pod) spec.PodKey {
+	if p == nil {
+		return ""
+	}
+	return p.Key()
+}
+
 // Step advances the target's clock.
 func (h *H) Step(d time.Duration) {
 	h.logf("Step(%v)", d)
-	h.target.Step(d)
+	h.do(spec.Step{Rule: spec.RTick}, func() error { h.target.Step(d); return nil })
 }
 
 // Add performs R1 and returns its error.
 func (h *H) Add(p *spec.Pod) error {
 	h.logf("Add(%v)", p)
-	return h.target.Add(p)
+	return h.do(spec.Step{Rule: spec.R1Add, Pod: keyOf(p)}, func() error { return h.target.Add(p) })
 }
 
 // MustAdd adds pods that must be accepted.
@@ -103,6 +132,12 @@ func (h *H) Pop() (*spec.QueuedPodInfo, int64) {
 		h.fatalf("Pop: %v", err)
 	}
 	h.logf("Pop() = %s, cycle %d", p.Key(), cycle)
+	if h.checksInvariants() {
+		after := h.target.Snapshot()
+		if err := spec.CheckStep(h.cfg, &before, &after, spec.Step{Rule: spec.R2Pop, Pod: p.Key()}); err != nil {
+			h.fatalf("Pop broke an invariant: %v\n%s", err, h.describe())
+		}
+	}
 	allowed := spec.MaximalPods(before.ActiveQ)
 	if !h.profile.Observes.PodInfo {
 		allowed = placesOf(before).ActiveQ
@@ -126,7 +161,8 @@ func (h *H) PopKey(name string) *spec.QueuedPodInfo {
 func (h *H) Fail(p *spec.QueuedPodInfo, cycle int64, plugins ...string) error {
 	p.UnschedulablePlugins = spec.NewPluginSet(plugins...)
 	h.logf("AddUnschedulableIfNotPresent(%s, cycle %d, plugins %v)", p.Key(), cycle, plugins)
-	return h.target.AddUnschedulableIfNotPresent(p, cycle)
+	return h.do(spec.Step{Rule: spec.R3AddUnschedulable, Pod: p.Key(), PodSchedulingCycle: cycle},
+		func() error { return h.target.AddUnschedulableIfNotPresent(p, cycle) })
 }
 
 // Park adds a pod, pops it and fails it with no move request since, so it
@@ -145,55 +181,61 @@ func (h *H) Park(p *spec.Pod, plugins ...string) *spec.QueuedPodInfo {
 // MoveAll performs R4.
 func (h *H) MoveAll(e spec.ClusterEvent, pre spec.PreEnqueueCheck) {
 	h.logf("MoveAllToActiveOrBackoffQueue(%v)", e)
-	h.target.MoveAllToActiveOrBackoffQueue(e, pre)
+	h.do(spec.Step{Rule: spec.R4MoveAll}, func() error { h.target.MoveAllToActiveOrBackoffQueue(e, pre); return nil })
 }
 
 // FlushBackoffQ performs R5.
 func (h *H) FlushBackoffQ() {
 	h.logf("FlushBackoffQCompleted()")
-	h.target.FlushBackoffQCompleted()
+	h.do(spec.Step{Rule: spec.R5FlushBackoffQ}, func() error { h.target.FlushBackoffQCompleted(); return nil })
 }
 
 // FlushLeftover performs R6.
 func (h *H) FlushLeftover() {
 	h.logf("FlushUnschedulablePodsLeftover()")
-	h.target.FlushUnschedulablePodsLeftover()
+	h.do(spec.Step{Rule: spec.R6FlushUnschedulable}, func() error { h.target.FlushUnschedulablePodsLeftover(); return nil })
 }
 
 // Activate performs R8.
 func (h *H) Activate(pods ...*spec.Pod) error {
 	h.logf("Activate(%v)", pods)
-	return h.target.Activate(pods)
+	return h.do(spec.Step{Rule: spec.R8Activate}, func() error { return h.target.Activate(pods) })
 }
 
 // Update performs R9.
 func (h *H) Update(old, new *spec.Pod) error {
 	h.logf("Update(%v -> %v)", old, new)
-	return h.target.Update(old, new)
+	return h.do(spec.Step{Rule: spec.R9Update, Pod: keyOf(new)}, func() error { return h.target.Update(old, new) })
 }
 
 // Delete performs R10.
 func (h *H) Delete(p *spec.Pod) error {
 	h.logf("Delete(%v)", p)
-	return h.target.Delete(p)
+	return h.do(spec.Step{Rule: spec.R10Delete, Pod: keyOf(p)}, func() error { return h.target.Delete(p) })
 }
 
 // AssignedPodAdded performs R11.
 func (h *H) AssignedPodAdded(p *spec.Pod) error {
 	h.logf("AssignedPodAdded(%v)", p)
-	return h.target.AssignedPodAdded(p)
+	return h.do(spec.Step{Rule: spec.R11AssignedPod}, func() error { return h.target.AssignedPodAdded(p) })
 }
 
 // AssignedPodUpdated performs R11 for an update.
 func (h *H) AssignedPodUpdated(old, new *spec.Pod, e spec.ClusterEvent) error {
 	h.logf("AssignedPodUpdated(%v, %v)", new, e)
-	return h.target.AssignedPodUpdated(old, new, e)
+	return h.do(spec.Step{Rule: spec.R11AssignedPod}, func() error { return h.target.AssignedPodUpdated(old, new, e) })
 }
 
 // Done performs R12.
 func (h *H) Done(uid spec.UID) error {
 	h.logf("Done(%s)", uid)
-	return h.target.Done(uid)
+	var k spec.PodKey // the pod Done may remove, for I4
+	for _, p := range h.target.Snapshot().InFlight {
+		if p.Pod.UID == uid {
+			k = p.Key()
+		}
+	}
+	return h.do(spec.Step{Rule: spec.R12Done, Pod: k}, func() error { return h.target.Done(uid) })
 }
 
 // NoError asserts that an operation succeeded.

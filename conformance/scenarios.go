@@ -226,6 +226,10 @@ func scenariosR1R3() []Scenario {
 			h.NoError(h.Fail(p, c))
 			h.Expect(nil, []string{"a"}, nil, nil)
 		}},
+		{Name: "failure/of-a-pod-never-popped-is-accepted", Rules: rules(spec.R3AddUnschedulable), Run: func(h *H) {
+			h.NoError(h.Fail(&spec.QueuedPodInfo{Pod: Pod("x", 0), Attempts: 1}, 0, "NodeResourcesFit"))
+			h.Expect(nil, nil, []string{"x"}, nil)
+		}},
 		{Name: "failure/of-a-pod-already-queued-is-rejected", Rules: rules(spec.R3AddUnschedulable, "I4"), Run: func(h *H) {
 			h.Park(Pod("u", 0), "TaintToleration")
 			h.MustAdd(Pod("b", 0))

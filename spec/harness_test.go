@@ -16,19 +16,18 @@ import (
 	"github.com/schedq/schedq/spec"
 )
 
-// The rule tests run every case against both queues through spec.Queue.
-// Each operation goes through subject, which checks the invariants I1-I6
-// on the step and reports a go-cmp diff of the snapshots when a case's
-// expectation fails.
+// The bad-input tests run every case against both queues through
+// spec.Queue. Each operation goes through subject, which checks the
+// invariants I1-I6 on the step and reports a go-cmp diff of the snapshots
+// when a case's expectation fails. (The rules themselves are tested by the
+// conformance scenarios, on the same two queues.)
 
 var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
-// The rule tests use the conformance suite's registry, events and pods, so
-// that a scenario reads the same in both places.
+// The conformance suite's registry and pods, so that cases read the same in
+// both places.
 var (
 	registry = conformance.Registry
-	nodeAdd  = conformance.NodeAdd
-	pvAdd    = conformance.PVAdd // an event no plugin registered for
 	pod      = conformance.Pod
 	key      = conformance.Key
 )
@@ -38,11 +37,6 @@ type subject struct {
 	t    *testing.T
 	q    spec.Queue
 	cfg  spec.Config
-	step func(time.Duration)
-	// canBlock is true for the concurrent implementation, whose Pop waits.
-	canBlock bool
-	// model is set for the model subject.
-	model *model.Model
 }
 
 func newModel(t *testing.T, cfg spec.Config) *subject {
@@ -50,12 +44,7 @@ func newModel(t *testing.T, cfg spec.Config) *subject {
 	if err != nil {
 		t.Fatalf("model.New: %v", err)
 	}
-	return &subject{name: "model", t: t, q: m, cfg: cfg, model: m,
-		step: func(d time.Duration) {
-			if err := m.Step(d); err != nil {
-				t.Fatal(err)
-			}
-		}}
+	return &subject{name: "model", t: t, q: m, cfg: cfg}
 }
 
 func newImpl(t *testing.T, cfg spec.Config) *subject {
@@ -65,38 +54,13 @@ func newImpl(t *testing.T, cfg spec.Config) *subject {
 		t.Fatalf("impl.New: %v", err)
 	}
 	t.Cleanup(q.Close)
-	return &subject{name: "impl", t: t, q: q, cfg: cfg, step: clk.Step, canBlock: true}
-}
-
-// ruleCase is one scenario; run drives it on a fresh queue.
-type ruleCase struct {
-	name string
-	cfg  func(*spec.Config)
-	run  func(s *subject)
+	return &subject{name: "impl", t: t, q: q, cfg: cfg}
 }
 
 var queues = []struct {
 	name string
 	new  func(*testing.T, spec.Config) *subject
 }{{"model", newModel}, {"impl", newImpl}}
-
-// runCases runs every case on the model and on the implementation.
-func runCases(t *testing.T, rule spec.Rule, cases []ruleCase) {
-	t.Helper()
-	for _, c := range cases {
-		for _, q := range queues {
-			cfg := spec.DefaultConfig(registry)
-			if c.cfg != nil {
-				c.cfg(&cfg)
-			}
-			t.Run(c.name+"/"+q.name, func(t *testing.T) {
-				s := q.new(t, cfg)
-				t.Logf("%s", rule)
-				c.run(s)
-			})
-		}
-	}
-}
 
 // do runs one operation and checks the step invariants on it.
 func (s *subject) do(st spec.Step, op func() error) error {
@@ -142,17 +106,6 @@ func (s *subject) pop() (*spec.QueuedPodInfo, int64) {
 	return p, cycle
 }
 
-// popKey pops and checks that the popped pod is the expected one. Where the
-// model allows several pods, the case must not use popKey.
-func (s *subject) popKey(want string) *spec.QueuedPodInfo {
-	s.t.Helper()
-	p, _ := s.pop()
-	if p.Key() != key(want) {
-		s.t.Fatalf("Pop returned %s, want %s", p.Key(), key(want))
-	}
-	return p
-}
-
 // fail hands a popped pod back as unschedulable, rejected by plugins.
 func (s *subject) fail(p *spec.QueuedPodInfo, cycle int64, plugins ...string) error {
 	s.t.Helper()
@@ -172,59 +125,6 @@ func (s *subject) park(p *spec.Pod, plugins ...string) {
 	}
 	s.must(s.fail(got, cycle, plugins...))
 	s.expectIn(spec.InUnschedulablePods, p.Key())
-}
-
-func (s *subject) moveAll(e spec.ClusterEvent, pre spec.PreEnqueueCheck) {
-	s.t.Helper()
-	s.do(spec.Step{Rule: spec.R4MoveAll}, func() error { s.q.MoveAllToActiveOrBackoffQueue(e, pre); return nil })
-}
-
-func (s *subject) flushBackoffQ() {
-	s.t.Helper()
-	s.do(spec.Step{Rule: spec.R5FlushBackoffQ}, func() error { s.q.FlushBackoffQCompleted(); return nil })
-}
-
-func (s *subject) flushLeftover() {
-	s.t.Helper()
-	s.do(spec.Step{Rule: spec.R6FlushUnschedulable}, func() error { s.q.FlushUnschedulablePodsLeftover(); return nil })
-}
-
-func (s *subject) activate(pods ...*spec.Pod) error {
-	s.t.Helper()
-	return s.do(spec.Step{Rule: spec.R8Activate}, func() error { return s.q.Activate(pods) })
-}
-
-func (s *subject) update(old, new *spec.Pod) error {
-	s.t.Helper()
-	k := spec.PodKey("")
-	if new != nil {
-		k = new.Key()
-	}
-	return s.do(spec.Step{Rule: spec.R9Update, Pod: k}, func() error { return s.q.Update(old, new) })
-}
-
-func (s *subject) delete(p *spec.Pod) error {
-	s.t.Helper()
-	k := spec.PodKey("")
-	if p != nil {
-		k = p.Key()
-	}
-	return s.do(spec.Step{Rule: spec.R10Delete, Pod: k}, func() error { return s.q.Delete(p) })
-}
-
-func (s *subject) assignedPodAdded(p *spec.Pod) error {
-	s.t.Helper()
-	return s.do(spec.Step{Rule: spec.R11AssignedPod}, func() error { return s.q.AssignedPodAdded(p) })
-}
-
-func (s *subject) done(uid spec.UID, k spec.PodKey) error {
-	s.t.Helper()
-	return s.do(spec.Step{Rule: spec.R12Done, Pod: k}, func() error { return s.q.Done(uid) })
-}
-
-func (s *subject) tick(d time.Duration) {
-	s.t.Helper()
-	s.do(spec.Step{Rule: spec.RTick}, func() error { s.step(d); return nil })
 }
 
 // places is the part of a snapshot most cases assert: which pod is where.
@@ -260,29 +160,6 @@ func (s *subject) expectIn(loc spec.Location, keys ...spec.PodKey) {
 		if got, _ := snap.Find(k); got != loc {
 			s.t.Fatalf("pod %s is in %s, want %s\n%s", k, got, loc, describe(snap))
 		}
-	}
-}
-
-// info returns the queued pod info of a held pod.
-func (s *subject) info(k spec.PodKey) spec.QueuedPodInfo {
-	s.t.Helper()
-	snap := s.q.Snapshot()
-	loc, p := snap.Find(k)
-	if loc == spec.Nowhere {
-		s.t.Fatalf("pod %s is not held", k)
-	}
-	return p
-}
-
-func (s *subject) cycles() (scheduling, moveRequest int64) {
-	snap := s.q.Snapshot()
-	return snap.SchedulingCycle, snap.MoveRequestCycle
-}
-
-func (s *subject) expectMoveRequestCycle(want int64) {
-	s.t.Helper()
-	if _, got := s.cycles(); got != want {
-		s.t.Fatalf("moveRequestCycle = %d, want %d", got, want)
 	}
 }
 
