@@ -106,7 +106,11 @@ func scenariosR1R3() []Scenario {
 			h.ExpectIn(spec.InBackoffQ, "a")
 			h.MustAdd(Pod("a", 0))
 			h.Expect([]string{"a"}, nil, nil, nil)
-		}},
+		}, KnownDifferences: []KnownDifference{{
+			Profiles: []string{ProfileUpstream137},
+			Reason:   "v1.37 Add no longer takes the pod out of backoffQ: moveToActiveQ now leaves that to its caller and Add assumes a new pod, so an Add of a pod in backoffQ leaves it in both activeQ and backoffQ (I1); v1.33's moveToActiveQ deleted it from backoffQ",
+			Source:   "v1.37.2 pkg/scheduler/backend/queue/scheduling_queue.go:894 (addPod -> moveToActiveQ, which deletes the entity from unschedulableEntities only, :834)",
+		}}},
 		{Name: "add/of-an-in-flight-pod-is-rejected", Rules: rules(spec.R1Add, "I1"), Run: func(h *H) {
 			h.MustAdd(Pod("a", 0))
 			h.Pop()
@@ -170,7 +174,11 @@ func scenariosR1R3() []Scenario {
 			h.FlushBackoffQ()
 			p, _ := h.Pop()
 			h.Check(p.Attempts == 2 && len(p.UnschedulablePlugins) == 0, "got %+v, want Attempts=2 and no plugins", p)
-		}},
+		}, KnownDifferences: []KnownDifference{{
+			Profiles: []string{ProfileUpstream137},
+			Reason:   "v1.37 Pop keeps the rejecting plugins of the previous attempt; the scheduler clears them only when the new attempt fails (handleSchedulingFailure: ClearRejectorPlugins, schedule_one.go:1187), so that a pod that then schedules can still be logged with them",
+			Source:   "v1.37.2 pkg/scheduler/backend/queue/active_queue.go:268 (unlockedMoveEntityToInFlight: increments Attempts, leaves UnschedulablePlugins as they were)",
+		}}},
 		{Name: "pop/ties-may-return-any-maximal-pod", Rules: rules(spec.R2Pop, "I5"), Run: func(h *H) {
 			h.MustAdd(Pod("a", 0), Pod("b", 0))
 			h.Pop() // Pop checks the result is maximal

@@ -129,7 +129,11 @@ func scenariosR11R13() []Scenario {
 			h.NoError(h.AssignedPodAdded(webPod))
 			h.Expect([]string{"wants-web"}, nil, []string{"wants-db"}, nil)
 			h.ExpectMoveRequestCycle(2)
-		}},
+		}, KnownDifferences: []KnownDifference{{
+			Profiles: []string{ProfileUpstream137},
+			Reason:   "v1.37 has no AssignedPodAdded and no affinity pre-filter (getUnschedulablePodsWithCrossTopologyTerm is gone): the scheduler raises AssignedPodAdd through MoveAllToActiveOrBackoffQueue and leaves the matching to InterPodAffinity's queueing hint, so with hints that say Queue (the default for a plugin without one) every pod InterPodAffinity rejected moves",
+			Source:   "v1.37.2 pkg/scheduler/backend/queue/scheduling_queue.go:1808 (moveAllToActiveOrBackoffQueue: no pre-filter; called for AssignedPodAdd by eventhandlers.go:411)",
+		}}},
 		{Name: "assigned/a-match-rejected-by-an-uninterested-plugin-stays", Rules: rules(spec.R11AssignedPod), Run: func(h *H) {
 			h.Park(affine("wants-web", map[string]string{"app": "web"}), "TaintToleration")
 			h.Step(2 * s1)
@@ -142,7 +146,11 @@ func scenariosR11R13() []Scenario {
 			h.Expect(nil, nil, []string{"spread"}, nil)
 			h.NoError(h.AssignedPodAdded(webPod))
 			h.Expect(nil, []string{"spread"}, nil, nil)
-		}},
+		}, KnownDifferences: []KnownDifference{{
+			Profiles: []string{ProfileUpstream137},
+			Reason:   "v1.37 has no AssignedPodAdded and no same-namespace pre-filter for PodTopologySpread rejections: an assigned pod in any namespace requeues them, unless the plugin's own queueing hint says QueueSkip (with hints that say Queue, the default for a plugin without one, it moves)",
+			Source:   "v1.37.2 pkg/scheduler/backend/queue/scheduling_queue.go:1808 (moveAllToActiveOrBackoffQueue: no pre-filter; called for AssignedPodAdd by eventhandlers.go:411)",
+		}}},
 		{Name: "assigned/an-update-that-scales-down-moves-every-interested-pod", Rules: rules(spec.R11AssignedPod, spec.R4MoveAll), Run: func(h *H) {
 			h.Park(Pod("fit", 0), "NodeResourcesFit")
 			h.Step(2 * s1)

@@ -1,0 +1,24 @@
+package v137
+
+import (
+	_ "unsafe" // for go:linkname
+
+	"k8s.io/klog/v2"
+	"k8s.io/kubernetes/pkg/scheduler/backend/queue"
+)
+
+// The queue runs its two flushes on timers started by Run. The conformance
+// suite decides when flushes happen, so the adapter calls upstream's own
+// unexported methods instead of re-implementing them: what runs is exactly
+// the upstream code. (flush.s lets these declarations have no body.)
+//
+// v1.37.2 kept flushBackoffQCompleted (scheduling_queue.go:1289) and renamed
+// flushUnschedulablePodsLeftover to flushUnschedulableEntitiesLeftover
+// (scheduling_queue.go:1306), since the unschedulable pool now holds pod
+// groups too.
+
+//go:linkname flushBackoffQCompleted k8s.io/kubernetes/pkg/scheduler/backend/queue.(*PriorityQueue).flushBackoffQCompleted
+func flushBackoffQCompleted(p *queue.PriorityQueue, logger klog.Logger)
+
+//go:linkname flushUnschedulableEntitiesLeftover k8s.io/kubernetes/pkg/scheduler/backend/queue.(*PriorityQueue).flushUnschedulableEntitiesLeftover
+func flushUnschedulableEntitiesLeftover(p *queue.PriorityQueue, logger klog.Logger)

@@ -1,0 +1,1 @@
+// Empty: lets flush.go declare functions without a body (go:linkname).
