@@ -26,7 +26,10 @@ vet:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$unformatted" ]; then echo "gofmt would change: $$unformatted"; exit 1; fi
 	$(GO) vet $(PKGS)
-	for m in $(UPSTREAM_MODULES); do (cd $$m && $(GO) vet ./...) || exit 1; done
+	@# Only the upstream module make test builds anyway: vetting v1.37 would
+	@# cost a cold CI run a full Kubernetes build. make conformance builds
+	@# (and go test vets) every upstream module.
+	cd conformance/upstream/v133 && $(GO) vet ./...
 
 race: test
 
