@@ -1,0 +1,499 @@
+// Package workload defines the benchmark workloads that compare schedq's
+// implementation with the upstream kube-scheduler queue. Each workload is
+// written once, generic over the queue's pod type and the handle its Pop
+// returns, so that both queues run exactly the same sequence of operations
+// through the same driver, in the same `go test -bench` invocation.
+//
+// Pods are built before the timed regions: neither side pays for building or
+// converting them. The upstream modules (conformance/upstream/v*) hold the
+// comparison benchmarks, because only they can import Kubernetes; they call
+// the functions of this package with Schedq() and their own Subject.
+//
+// Every workload reports ns/pod (the timed cost divided by the pods it
+// handled) next to the usual ns/op, and allocs/pod and B/pod from the
+// allocations of the timed regions. `make bench-compare` turns the output of
+// both modules into one table (cmd/benchtable).
+package workload
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Queue is what the workloads need of a scheduling queue, with pods of type
+// P and the handle of a popped pod of type I (what the scheduler gets from
+// Pop and hands back when the pod fails). Implementations panic on errors:
+// every workload is valid, so an error is a bug in the driver or the queue.
+type Queue[P, I any] interface {
+	// Add is R1.
+	Add(pod P)
+	// Pop is R2; it blocks while activeQ is empty.
+	Pop() (info I, cycle int64)
+	// Fail is R3: the popped pod comes back with
+	// AddUnschedulableIfNotPresent, rejected by Plugin if rejected is true,
+	// by no plugin otherwise.
+	Fail(info I, cycle int64, rejected bool)
+	// Done is R12.
+	Done(info I)
+	// MoveAll is R4 with the event NodeAdd, which Plugin registered for.
+	// preCheck may be nil.
+	MoveAll(preCheck func(P) bool)
+	// FlushBackoffQ is R5: upstream's own flushBackoffQCompleted.
+	FlushBackoffQ()
+	// Step advances the queue's fake clock.
+	Step(d time.Duration)
+	Close()
+}
+
+// Plugin is the plugin that rejects pods in every workload. It registered
+// interest in NodeAdd, the event of every move request.
+const Plugin = "NodeFit"
+
+// Start is where every queue's fake clock starts.
+var Start = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// MaxBackoff is the default maximum backoff (10 s), and PastMaxBackoff a
+// clock step after which every pod's backoff has completed.
+const (
+	MaxBackoff     = 10 * time.Second
+	PastMaxBackoff = MaxBackoff + time.Second
+)
+
+// Target describes one queue implementation to the workloads.
+type Target[P, I any] struct {
+	// New returns an empty queue with the default config (backoff 1 s to
+	// 10 s, Plugin registered for NodeAdd) on a fake clock at Start. It
+	// runs outside the timed regions.
+	New func(tb testing.TB) Queue[P, I]
+	// Pod builds pod i (namespace "bench", name "pod-<i>", UID "uid-<i>")
+	// with the given priority. It runs outside the timed regions.
+	Pod func(i int, priority int32) P
+	// Priority reads a pod's priority, for the preCheck of move requests.
+	Priority func(pod P) int32
+	// PodOf returns the pod of a popped handle.
+	PodOf func(info I) P
+}
+
+// Subject is a named Target with its type parameters erased, so that
+// targets with different pod types can be compared in one call.
+type Subject struct {
+	Name string
+
+	addPop           func(b *testing.B, n int)
+	moveAll          func(b *testing.B)
+	flushBackoffQ    func(b *testing.B)
+	schedulingLoop   func(b *testing.B)
+	producerConsumer func(b *testing.B)
+	retained         func(b *testing.B, unschedulable bool)
+}
+
+// Of names a Target as a Subject; the name is the last element of every
+// sub-benchmark it runs (BenchmarkAddPop/N=1000/<name>).
+func Of[P, I any](name string, t Target[P, I]) Subject {
+	return Subject{
+		Name:             name,
+		addPop:           func(b *testing.B, n int) { addPop(b, t, n) },
+		moveAll:          func(b *testing.B) { moveAll(b, t) },
+		flushBackoffQ:    func(b *testing.B) { flushBackoffQ(b, t) },
+		schedulingLoop:   func(b *testing.B) { schedulingLoop(b, t) },
+		producerConsumer: func(b *testing.B) { producerConsumer(b, t) },
+		retained:         func(b *testing.B, unschedulable bool) { retained(b, t, unschedulable) },
+	}
+}
+
+// Workload sizes.
+var AddPopSizes = []int{1_000, 10_000, 100_000}
+
+const (
+	// Pods is the size of every workload but AddPop.
+	Pods = 10_000
+	// Producers is the number of goroutines that Add in ProducerConsumer.
+	Producers = 4
+	// mixBatch is how many pods the scheduling loop has in flight at once.
+	mixBatch = 10
+)
+
+// AddPop adds N pods with random priorities to an empty activeQ, then pops
+// them all, each followed by Done, as the scheduler ends every cycle. One op
+// is the round of N pods; ns/pod is one Add, one Pop and one Done. The queue
+// lives across rounds and one untimed round warms it up, so this is a
+// long-running scheduler's steady state, not the growth of its maps.
+func AddPop(b *testing.B, subjects ...Subject) {
+	for _, n := range AddPopSizes {
+		for _, s := range subjects {
+			b.Run(fmt.Sprintf("N=%d/%s", n, s.Name), func(b *testing.B) { s.addPop(b, n) })
+		}
+	}
+}
+
+// MoveAll is a move request (R4, event NodeAdd) over 10k unschedulable pods
+// whose backoff has completed, of which preCheck lets exactly 10% through:
+// those move to activeQ. One op is one request; ns/pod is per unschedulable
+// pod examined.
+func MoveAll(b *testing.B, subjects ...Subject) {
+	for _, s := range subjects {
+		b.Run(s.Name, s.moveAll)
+	}
+}
+
+// FlushBackoffQ is flushBackoffQCompleted (R5) with 10k pods in backoffQ
+// whose backoff has completed, at distinct expiries. One op is one flush;
+// ns/pod is per pod moved to activeQ.
+func FlushBackoffQ(b *testing.B, subjects ...Subject) {
+	for _, s := range subjects {
+		b.Run(s.Name, s.flushBackoffQ)
+	}
+}
+
+// SchedulingLoop is the scheduler's loop under pressure over 10k pods: pop
+// ten pods (in flight together), every tenth batch a move request while
+// they are in flight (preCheck passes 10%), then nine of them fail (R3:
+// those in flight during the request take the moveRequestCycle shortcut to
+// backoffQ) and one is scheduled (Done) and replaced by a new pod (Add);
+// every tenth batch the clock advances 100 ms and backoffQ is flushed. After
+// 10k pops the clock passes every backoff and one move request and one flush
+// bring every pod back to activeQ. One op is that round; ns/pod is per Pop.
+func SchedulingLoop(b *testing.B, subjects ...Subject) {
+	for _, s := range subjects {
+		b.Run(s.Name, s.schedulingLoop)
+	}
+}
+
+// ProducerConsumer is Pop under contention: four goroutines Add 2.5k pods
+// each while one consumer Pops (and Dones) all 10k. One op is the round;
+// ns/pod is the wall time per pod through the queue, and p50-ns and p99-ns
+// are percentiles of the consumer's Pop call, waits included.
+func ProducerConsumer(b *testing.B, subjects ...Subject) {
+	for _, s := range subjects {
+		b.Run(s.Name, s.producerConsumer)
+	}
+}
+
+// Retained measures the heap a queue retains per queued pod, the pod
+// objects themselves not included (they are built before the baseline):
+// 10k pods in activeQ (state=active) and 10k pods in unschedulablePods
+// (state=unschedulable), as live heap after GC in a queue holding them
+// minus the same queue empty. Reported as retained-B/pod; ns/op is
+// meaningless here.
+func Retained(b *testing.B, subjects ...Subject) {
+	for _, state := range []string{"active", "unschedulable"} {
+		for _, s := range subjects {
+			b.Run(fmt.Sprintf("state=%s/%s", state, s.Name), func(b *testing.B) { s.retained(b, state == "unschedulable") })
+		}
+	}
+}
+
+// All runs every workload; a module's bench test can be one line per
+// workload or this.
+func All(b *testing.B, subjects ...Subject) {
+	b.Run("AddPop", func(b *testing.B) { AddPop(b, subjects...) })
+	b.Run("MoveAll", func(b *testing.B) { MoveAll(b, subjects...) })
+	b.Run("FlushBackoffQ", func(b *testing.B) { FlushBackoffQ(b, subjects...) })
+	b.Run("SchedulingLoop", func(b *testing.B) { SchedulingLoop(b, subjects...) })
+	b.Run("ProducerConsumer", func(b *testing.B) { ProducerConsumer(b, subjects...) })
+	b.Run("Retained", func(b *testing.B) { Retained(b, subjects...) })
+}
+
+// Priorities returns n random priorities in [0, 1000) (a fixed seed, so
+// every run and both queues see the same ones) of which exactly every tenth
+// (i%10 == 0) is a multiple of ten: Selected passes exactly those.
+func Priorities(n int) []int32 {
+	r := rand.New(rand.NewPCG(uint64(n), 42))
+	out := make([]int32, n)
+	for i := range out {
+		p := r.Int32N(100) * 10
+		if i%10 != 0 {
+			p += 1 + r.Int32N(9)
+		}
+		out[i] = p
+	}
+	return out
+}
+
+// Selected is the preCheck rule of the workloads: 10% of the pods of
+// Priorities pass.
+func Selected(priority int32) bool { return priority%10 == 0 }
+
+func pods[P, I any](t Target[P, I], n int) []P {
+	out := make([]P, n)
+	for i, pr := range Priorities(n) {
+		out[i] = t.Pod(i, pr)
+	}
+	return out
+}
+
+func preCheck[P, I any](t Target[P, I]) func(P) bool {
+	return func(p P) bool { return Selected(t.Priority(p)) }
+}
+
+// meter counts the allocations of the timed regions, per pod.
+type meter struct {
+	pods           float64
+	mallocs, bytes uint64
+	ms             runtime.MemStats
+}
+
+// start and stop bracket a timed region.
+func (m *meter) start(b *testing.B) {
+	runtime.ReadMemStats(&m.ms)
+	m.mallocs -= m.ms.Mallocs
+	m.bytes -= m.ms.TotalAlloc
+	b.StartTimer()
+}
+
+func (m *meter) stop(b *testing.B, pods int) {
+	b.StopTimer()
+	runtime.ReadMemStats(&m.ms)
+	m.mallocs += m.ms.Mallocs
+	m.bytes += m.ms.TotalAlloc
+	m.pods += float64(pods)
+}
+
+func (m *meter) report(b *testing.B) {
+	if m.pods == 0 {
+		return
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/m.pods, "ns/pod")
+	b.ReportMetric(float64(m.mallocs)/m.pods, "allocs/pod")
+	b.ReportMetric(float64(m.bytes)/m.pods, "B/pod")
+}
+
+func addPop[P, I any](b *testing.B, t Target[P, I], n int) {
+	ps := pods(t, n)
+	q := t.New(b)
+	defer q.Close()
+	round := func() {
+		for _, p := range ps {
+			q.Add(p)
+		}
+		for range ps {
+			info, _ := q.Pop()
+			q.Done(info)
+		}
+	}
+	round() // grow the queue's maps and slices once
+	var m meter
+	b.ReportAllocs()
+	b.StopTimer()
+	b.ResetTimer()
+	m.start(b)
+	for range b.N {
+		round()
+	}
+	m.stop(b, n*b.N)
+	m.report(b)
+}
+
+// failAll pops n pods and fails each, stepping the clock by step after
+// each failure.
+func failAll[P, I any](q Queue[P, I], n int, rejected bool, step time.Duration) {
+	for range n {
+		info, cycle := q.Pop()
+		q.Fail(info, cycle, rejected)
+		if step > 0 {
+			q.Step(step)
+		}
+	}
+}
+
+func moveAll[P, I any](b *testing.B, t Target[P, I]) {
+	ps := pods(t, Pods)
+	check := preCheck(t)
+	passing := 0
+	for _, p := range ps {
+		if check(p) {
+			passing++
+		}
+	}
+	q := t.New(b)
+	defer q.Close()
+	for _, p := range ps {
+		q.Add(p)
+	}
+	failAll(q, Pods, true, 0)
+	var m meter
+	b.ReportAllocs()
+	b.StopTimer()
+	b.ResetTimer()
+	for range b.N {
+		q.Step(PastMaxBackoff)
+		m.start(b)
+		q.MoveAll(check)
+		m.stop(b, Pods)
+		// The passing pods are now in activeQ, alone: send them back.
+		failAll(q, passing, true, 0)
+	}
+	m.report(b)
+}
+
+func flushBackoffQ[P, I any](b *testing.B, t Target[P, I]) {
+	ps := pods(t, Pods)
+	q := t.New(b)
+	defer q.Close()
+	for _, p := range ps {
+		q.Add(p)
+	}
+	var m meter
+	b.ReportAllocs()
+	b.StopTimer()
+	b.ResetTimer()
+	for range b.N {
+		// No rejecting plugin: every pod goes to backoffQ, and the clock
+		// moves while they fail so that their expiries differ.
+		failAll(q, Pods, false, time.Microsecond)
+		q.Step(PastMaxBackoff)
+		m.start(b)
+		q.FlushBackoffQ()
+		m.stop(b, Pods)
+	}
+	m.report(b)
+}
+
+func schedulingLoop[P, I any](b *testing.B, t Target[P, I]) {
+	ps := pods(t, Pods)
+	check := preCheck(t)
+	q := t.New(b)
+	defer q.Close()
+	for _, p := range ps {
+		q.Add(p)
+	}
+	type popped struct {
+		info  I
+		cycle int64
+	}
+	inFlight := make([]popped, 0, mixBatch)
+	round := func() {
+		// activeQ starts with all Pods and every Pop takes one, so it
+		// cannot run dry before the Pods-th Pop of the round.
+		for i := 0; i < Pods; i += mixBatch {
+			batch := i / mixBatch
+			for range mixBatch {
+				info, cycle := q.Pop()
+				inFlight = append(inFlight, popped{info, cycle})
+			}
+			if batch%10 == 0 {
+				q.MoveAll(check)
+			}
+			for j, f := range inFlight {
+				if j == mixBatch-1 {
+					q.Done(f.info)
+					q.Add(t.PodOf(f.info))
+					continue
+				}
+				q.Fail(f.info, f.cycle, true)
+			}
+			inFlight = inFlight[:0]
+			if batch%10 == 5 {
+				q.Step(100 * time.Millisecond)
+				q.FlushBackoffQ()
+			}
+		}
+		// Every backoff completes; every pod goes back to activeQ.
+		q.Step(PastMaxBackoff)
+		q.MoveAll(nil)
+		q.FlushBackoffQ()
+	}
+	round() // the first round is the only one whose pods start at 0 attempts
+	var m meter
+	b.ReportAllocs()
+	b.StopTimer()
+	b.ResetTimer()
+	for range b.N {
+		m.start(b)
+		round()
+		m.stop(b, Pods)
+	}
+	m.report(b)
+}
+
+func producerConsumer[P, I any](b *testing.B, t Target[P, I]) {
+	ps := pods(t, Pods)
+	q := t.New(b)
+	defer q.Close()
+	lat := make([]time.Duration, 0, Pods)
+	var all []time.Duration
+	round := func() {
+		var wg sync.WaitGroup
+		per := Pods / Producers
+		for w := range Producers {
+			wg.Add(1)
+			go func(mine []P) {
+				defer wg.Done()
+				for _, p := range mine {
+					q.Add(p)
+				}
+			}(ps[w*per : (w+1)*per])
+		}
+		lat = lat[:0]
+		for range per * Producers {
+			t0 := time.Now()
+			info, _ := q.Pop()
+			lat = append(lat, time.Since(t0))
+			q.Done(info)
+		}
+		wg.Wait()
+	}
+	round()
+	var m meter
+	b.ReportAllocs()
+	b.StopTimer()
+	b.ResetTimer()
+	for range b.N {
+		m.start(b)
+		round()
+		m.stop(b, Pods)
+		all = append(all, lat...)
+	}
+	m.report(b)
+	slices.Sort(all)
+	if len(all) > 0 {
+		b.ReportMetric(float64(all[len(all)/2].Nanoseconds()), "p50-ns")
+		b.ReportMetric(float64(all[len(all)*99/100].Nanoseconds()), "p99-ns")
+	}
+}
+
+// liveHeap returns the live heap after a full collection; twice, so that
+// sync.Pools (emptied over two cycles) hold nothing either.
+func liveHeap() uint64 {
+	var ms runtime.MemStats
+	runtime.GC()
+	runtime.GC()
+	runtime.ReadMemStats(&ms)
+	return ms.HeapAlloc
+}
+
+func retained[P, I any](b *testing.B, t Target[P, I], unschedulable bool) {
+	ps := pods(t, Pods)
+	var total float64
+	// The timer runs throughout, only so that b.N stays small.
+	b.ResetTimer()
+	for range b.N {
+		q := t.New(b)
+		// An empty queue that has done one of everything once, so that
+		// lazily made structures are in the baseline.
+		q.Add(ps[0])
+		info, cycle := q.Pop()
+		q.Fail(info, cycle, true)
+		q.Step(PastMaxBackoff)
+		q.MoveAll(nil)
+		info, _ = q.Pop()
+		q.Done(info)
+		before := liveHeap()
+		for _, p := range ps {
+			q.Add(p)
+		}
+		if unschedulable {
+			failAll(q, Pods, true, 0)
+		}
+		after := liveHeap()
+		total += float64(int64(after) - int64(before))
+		runtime.KeepAlive(ps)
+		q.Close()
+	}
+	b.ReportMetric(total/float64(b.N)/Pods, "retained-B/pod")
+}
