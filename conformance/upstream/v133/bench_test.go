@@ -1,0 +1,115 @@
+package v133
+
+// The comparison benchmarks: every workload of internal/workload against
+// schedq's implementation and the kube-scheduler v1.33.13 queue in classic
+// mode, side by side in one invocation. `make bench-compare` runs them and
+// prints the table; see internal/workload for what each workload does.
+//
+// The upstream queue is driven directly with *v1.Pod and the
+// *framework.QueuedPodInfo its Pop returns, not through the conformance
+// adapter (which converts pods): neither side pays for conversions.
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/klog/v2"
+	"k8s.io/kubernetes/pkg/features"
+	"k8s.io/kubernetes/pkg/scheduler/backend/queue"
+	"k8s.io/kubernetes/pkg/scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler/metrics"
+	testingclock "k8s.io/utils/clock/testing"
+
+	"github.com/schedq/schedq/internal/workload"
+)
+
+func subjects() []workload.Subject {
+	return []workload.Subject{workload.Schedq(), workload.Of("upstream", upstreamTarget)}
+}
+
+func BenchmarkAddPop(b *testing.B)           { workload.AddPop(b, subjects()...) }
+func BenchmarkMoveAll(b *testing.B)          { workload.MoveAll(b, subjects()...) }
+func BenchmarkFlushBackoffQ(b *testing.B)    { workload.FlushBackoffQ(b, subjects()...) }
+func BenchmarkSchedulingLoop(b *testing.B)   { workload.SchedulingLoop(b, subjects()...) }
+func BenchmarkProducerConsumer(b *testing.B) { workload.ProducerConsumer(b, subjects()...) }
+func BenchmarkRetained(b *testing.B)         { workload.Retained(b, subjects()...) }
+
+// upstreamTarget is kube-scheduler v1.33.13's PriorityQueue with the
+// classic gates, built as the conformance target builds it.
+var upstreamTarget = workload.Target[*v1.Pod, *framework.QueuedPodInfo]{
+	New: func(tb testing.TB) workload.Queue[*v1.Pod, *framework.QueuedPodInfo] {
+		if err := utilfeature.DefaultMutableFeatureGate.SetFromMap(map[string]bool{
+			string(features.SchedulerQueueingHints):   false,
+			string(features.SchedulerPopFromBackoffQ): false,
+		}); err != nil {
+			tb.Fatalf("setting feature gates: %v", err)
+		}
+		metrics.Register()
+		clk := testingclock.NewFakeClock(workload.Start)
+		rec := metrics.NewMetricsAsyncRecorder(1000, time.Second, wait.NeverStop)
+		cfg := workload.Config()
+		q := queue.NewPriorityQueue(less, informers.NewSharedInformerFactory(fake.NewSimpleClientset(), 0),
+			queue.WithClock(clk),
+			queue.WithMetricsRecorder(*rec),
+			queue.WithPodInitialBackoffDuration(cfg.PodInitialBackoffDuration),
+			queue.WithPodMaxBackoffDuration(cfg.PodMaxBackoffDuration),
+			queue.WithPodMaxInUnschedulablePodsDuration(cfg.PodMaxInUnschedulablePodsDuration),
+			queue.WithQueueingHintMapPerProfile(queue.QueueingHintMapPerProfile{SchedulerName: hintMap(cfg.PluginEvents)}),
+		)
+		return &upstream{q: q, clock: clk, logger: klog.Background(), nodeAdd: toEvent(workload.NodeAdd)}
+	},
+	Pod: func(i int, priority int32) *v1.Pod {
+		return &v1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Namespace: "bench", Name: fmt.Sprintf("pod-%d", i), UID: types.UID(fmt.Sprintf("uid-%d", i))},
+			Spec:       v1.PodSpec{SchedulerName: SchedulerName, Priority: &priority},
+		}
+	},
+	Priority: priority,
+	PodOf:    func(info *framework.QueuedPodInfo) *v1.Pod { return info.Pod },
+}
+
+type upstream struct {
+	q       *queue.PriorityQueue
+	clock   *testingclock.FakeClock
+	logger  klog.Logger
+	nodeAdd framework.ClusterEvent
+}
+
+func (u *upstream) Add(p *v1.Pod) { u.q.Add(u.logger, p) }
+
+func (u *upstream) Pop() (*framework.QueuedPodInfo, int64) {
+	info, err := u.q.Pop(u.logger)
+	if err != nil || info == nil {
+		panic(fmt.Sprintf("Pop: %v, %v", info, err))
+	}
+	return info, u.q.SchedulingCycle()
+}
+
+func (u *upstream) Fail(info *framework.QueuedPodInfo, cycle int64, rejected bool) {
+	if rejected {
+		// Pop cleared the set; refilling it allocates nothing, the
+		// cheapest way the scheduler could name the plugin.
+		info.UnschedulablePlugins.Insert(workload.Plugin)
+	}
+	if err := u.q.AddUnschedulableIfNotPresent(u.logger, info, cycle); err != nil {
+		panic(err)
+	}
+}
+
+func (u *upstream) Done(info *framework.QueuedPodInfo) { u.q.Done(info.Pod.UID) }
+
+func (u *upstream) MoveAll(preCheck func(*v1.Pod) bool) {
+	u.q.MoveAllToActiveOrBackoffQueue(u.logger, u.nodeAdd, nil, nil, preCheck)
+}
+
+func (u *upstream) FlushBackoffQ()       { flushBackoffQCompleted(u.q, u.logger) }
+func (u *upstream) Step(d time.Duration) { u.clock.Step(d) }
+func (u *upstream) Close()               { u.q.Close() }
