@@ -2,27 +2,55 @@ package impl
 
 import (
 	"math"
+	"math/bits"
+	"slices"
 	"time"
 )
 
-// slot is one element of a podHeap. The sort keys live in the slot itself,
-// not behind the entry pointer, so sifting compares neighbouring memory and
-// only dereferences an entry to record its new index.
+// slot is one element of a podHeap: 24 bytes. The sort key lives in the slot
+// itself, not behind the entry pointer, so sifting compares neighbouring
+// memory and never dereferences an entry.
 //
-// The same layout serves both heaps:
+// The key is (rank, at, seq), compared in that order:
 //
-//	activeQ:  rank = -priority,                   at = Timestamp - base
-//	backoffQ: rank = -1 if no backoff (Attempts 0), else 0;
+//	activeQ:  rank = ^priority (higher priority first, no overflow),
+//	          at = Timestamp - base
+//	backoffQ: rank = 0 if no backoff (Attempts 0), else 1;
 //	          at = backoff expiry - base
 //
-// and seq, the arrival sequence of the pod in that queue, breaks the ties
-// that spec.Less leaves open, so Pop is deterministic.
+// and seq, the order in which pods entered the heap, breaks the ties that
+// spec.Less leaves open, so Pop is deterministic. seq also tells whether the
+// slot is still live (see podHeap).
+//
+// The three fields are stored as one unsigned 128-bit number hi:lo (each
+// field's sign bit flipped, so unsigned order is signed order): rank in the
+// top 32 bits, at in the middle 64, seq in the low 32. Comparing two keys is
+// then one subtraction with borrow, without branches, which lets the 4-way
+// minimum of a sift compile to conditional moves: on random priorities the
+// branches of a field-by-field comparison are coin flips the CPU
+// mispredicts.
 type slot struct {
-	rank int64
-	at   int64 // nanoseconds since the queue's base time, saturating (see sinceBase)
-	seq  uint64
-	e    *entry
+	hi, lo uint64
+	e      *entry
 }
+
+func makeSlot(rank int32, at int64, seq uint32, e *entry) slot {
+	uat := uint64(at) ^ 1<<63
+	return slot{
+		hi: uint64(uint32(rank)^1<<31)<<32 | uat>>32,
+		lo: uat<<32 | uint64(seq),
+		e:  e,
+	}
+}
+
+func (s *slot) rank() int32 { return int32(uint32(s.hi>>32) ^ 1<<31) }
+
+// at is nanoseconds since the queue's base time, saturating (see sinceBase).
+func (s *slot) at() int64 { return int64((s.hi<<32 | s.lo>>32) ^ 1<<63) }
+
+func (s *slot) seq() uint32 { return uint32(s.lo) }
+
+func (s *slot) setSeq(seq uint32) { s.lo = s.lo&^math.MaxUint32 | uint64(seq) }
 
 // sinceBase turns a clock reading into a heap key. time.Time.Sub uses the
 // monotonic reading when both times carry one (the real clock) and the wall
@@ -32,95 +60,291 @@ type slot struct {
 // times themselves for saturated keys.
 func sinceBase(t, base time.Time) int64 { return int64(t.Sub(base)) }
 
-// less orders slots: rank, then time, then arrival.
-func (a *slot) less(b *slot) bool {
-	if a.rank != b.rank {
-		return a.rank < b.rank
-	}
-	if a.at != b.at {
-		return a.at < b.at
-	}
-	if a.at == math.MinInt64 || a.at == math.MaxInt64 {
-		// Both keys saturated: they may stand for different times.
-		if ta, tb := a.e.heapTime(), b.e.heapTime(); !ta.Equal(tb) {
-			return ta.Before(tb)
-		}
-	}
-	return a.seq < b.seq
-}
+func saturated(at int64) bool { return at == math.MinInt64 || at == math.MaxInt64 }
 
-// podHeap is an indexed 4-ary min-heap of slots: each entry knows its index
-// (entry.idx), so a pod can be removed or re-sorted in O(log n) when it is
-// deleted, updated or activated. Four children per node halve the depth of
-// a binary heap, and the four children sit in one or two cache lines, which
-// pays off on Pop, the operation that walks the whole depth.
+// podHeap is a 4-ary min-heap of slots with lazy deletion. A pod that
+// leaves the heap other than by popMin (Delete, Update, Activate, a fresh
+// Add of a parked pod) is not searched for: its entry moves on, and its
+// slot, which no longer matches the entry (entry.loc and entry.pos), is
+// stale and discarded when it reaches the top. So the heap never needs to
+// know where an entry's slot is, and sifting writes to the slot array only,
+// never to the entries: at 100k pods that halves the cache misses of Pop.
+// Stale slots are compacted away once they outnumber the live ones (and
+// at once while any key is saturated, see nSaturated).
+//
+// Four children per node halve the depth of a binary heap, and the four
+// children of a node share one or two cache lines, which pays off on Pop,
+// the operation that walks the whole depth.
 type podHeap struct {
-	s []slot
+	s    []slot
+	live int
+	// seq numbers the slots pushed; the last one pushed has seq. It never
+	// wraps: renumber starts again from the live slots before it would.
+	seq uint32
+	// where is the place this heap is: a slot is live iff its entry is in
+	// that place with pos equal to the slot's seq.
+	where place
+	// timeOf is the exact time behind a slot's at, for saturated keys.
+	timeOf func(*entry) time.Time
+	// nSaturated counts the slots with saturated keys (live or stale).
+	// While there is one, stale slots are removed at once: the exact time
+	// of a stale slot's entry is no longer its own once the entry moves on.
+	nSaturated int
 }
 
 const heapArity = 4
 
-func (h *podHeap) len() int { return len(h.s) }
+// compactAt: compact when there are more stale slots than this and than live
+// ones, so compaction costs O(1) amortised per stale slot.
+const compactAt = 64
 
-// min returns the smallest entry; the heap must not be empty.
-func (h *podHeap) min() *entry { return h.s[0].e }
+// len is the number of live slots: the pods in this place.
+func (h *podHeap) len() int { return h.live }
 
-// push adds a slot.
-func (h *podHeap) push(x slot) {
-	h.s = append(h.s, x)
-	h.up(len(h.s) - 1)
+func (h *podHeap) isLive(s *slot) bool { return s.e.loc == h.where && s.e.pos == s.seq() }
+
+// less orders slots: rank, then time, then arrival.
+func (h *podHeap) less(a, b *slot) bool {
+	if h.nSaturated == 0 {
+		return lessUnsaturated(a, b)
+	}
+	if ra, rb := a.rank(), b.rank(); ra != rb {
+		return ra < rb
+	}
+	if ta, tb := a.at(), b.at(); ta != tb {
+		return ta < tb
+	} else if saturated(ta) {
+		return h.saturatedLess(a, b)
+	}
+	return a.seq() < b.seq()
 }
 
-// popMin removes and returns the smallest entry; the heap must not be empty.
+// lessUnsaturated is less for slots whose keys are not saturated (or not
+// both equal and saturated), the only kind but ±292 years from base: the
+// key as a 128-bit number. Inlined, it is what the sifts compare with.
+func lessUnsaturated(a, b *slot) bool { return lessBit(a, b) != 0 }
+
+// lessBit is lessUnsaturated as 1 or 0, the borrow of a-b.
+func lessBit(a, b *slot) uint64 {
+	_, borrow := bits.Sub64(a.lo, b.lo, 0)
+	_, borrow = bits.Sub64(a.hi, b.hi, borrow)
+	return borrow
+}
+
+// minChild returns the index of the smallest of the children of a node,
+// which start at c and end before end, for unsaturated keys. The index is
+// selected arithmetically, not by branching (see slot).
+func minChild(s []slot, c, end int) int {
+	m := c
+	for j := c + 1; j < end; j++ {
+		m += (j - m) & -int(lessBit(&s[j], &s[m]))
+	}
+	return m
+}
+
+// saturatedLess is less for two slots whose keys both saturated: they may
+// stand for different times.
+func (h *podHeap) saturatedLess(a, b *slot) bool {
+	if ta, tb := h.timeOf(a.e), h.timeOf(b.e); !ta.Equal(tb) {
+		return ta.Before(tb)
+	}
+	return a.seq() < b.seq()
+}
+
+// push puts entry e, which is nowhere, into this heap with the given keys.
+func (h *podHeap) push(e *entry, rank int32, at int64) {
+	if h.seq == math.MaxUint32 {
+		h.renumber()
+	}
+	h.seq++
+	e.loc, e.pos = h.where, h.seq
+	if saturated(at) {
+		h.nSaturated++
+	}
+	h.s = append(h.s, makeSlot(rank, at, h.seq, e))
+	h.up(len(h.s) - 1)
+	h.live++
+}
+
+// min returns the smallest live entry; the heap must have one.
+func (h *podHeap) min() *entry {
+	for !h.isLive(&h.s[0]) {
+		h.removeTop()
+	}
+	return h.s[0].e
+}
+
+// popMin removes and returns the smallest live entry, which the caller
+// then moves elsewhere; the heap must have one.
 func (h *podHeap) popMin() *entry {
-	e := h.s[0].e
-	h.remove(0)
+	e := h.min()
+	h.removeTop()
+	h.live--
+	e.loc = nowhere
+	if stale := len(h.s) - h.live; stale > compactAt && stale > h.live {
+		h.compact()
+	}
 	return e
 }
 
-// remove deletes the slot at index i.
-func (h *podHeap) remove(i int) {
-	last := len(h.s) - 1
-	if i != last {
-		h.s[i] = h.s[last]
-		h.s[i].e.idx = i
-	}
-	h.s[last] = slot{} // drop the pointer so a removed pod can be collected
-	h.s = h.s[:last]
-	if i != last {
-		h.fix(i)
+// drop takes e, which is in this heap, out of it: its slot turns stale.
+func (h *podHeap) drop(e *entry) {
+	e.loc = nowhere
+	h.live--
+	if stale := len(h.s) - h.live; h.nSaturated > 0 || stale > compactAt && stale > h.live {
+		h.compact()
 	}
 }
 
-// fix restores the heap after the keys of slot i changed.
-func (h *podHeap) fix(i int) {
-	if !h.up(i) {
+// removeTop deletes the slot at the root.
+func (h *podHeap) removeTop() {
+	last := len(h.s) - 1
+	if saturated(h.s[0].at()) {
+		h.nSaturated--
+	}
+	x := h.s[last]
+	h.s[last] = slot{} // drop the pointer so a removed pod can be collected
+	h.s = h.s[:last]
+	if last == 0 {
+		return
+	}
+	if h.nSaturated > 0 {
+		h.s[0] = x
+		h.downAny(0)
+		return
+	}
+	// The last slot, which replaces the root, is usually among the
+	// largest and sinks back near the leaves. So move the hole at the root
+	// down to a leaf along the smaller children first, comparing children
+	// only, then sift x up from there: one comparison fewer per level
+	// than sifting x down (Floyd).
+	s := h.s
+	n := len(s)
+	i := 0
+	for {
+		c := heapArity*i + 1
+		if c >= n {
+			break
+		}
+		m := minChild(s, c, min(c+heapArity, n))
+		s[i] = s[m]
+		i = m
+	}
+	for i > 0 {
+		p := (i - 1) / heapArity
+		if !lessUnsaturated(&x, &s[p]) {
+			break
+		}
+		s[i] = s[p]
+		i = p
+	}
+	s[i] = x
+}
+
+// compact removes every stale slot and restores the heap in O(n).
+func (h *podHeap) compact() {
+	live := h.s[:0]
+	h.nSaturated = 0
+	for _, s := range h.s {
+		if h.isLive(&s) {
+			live = append(live, s)
+			if saturated(s.at()) {
+				h.nSaturated++
+			}
+		}
+	}
+	clear(h.s[len(live):])
+	h.s = live
+	if len(h.s) < 2 {
+		return
+	}
+	for i := (len(h.s) - 2) / heapArity; i >= 0; i-- {
 		h.down(i)
 	}
 }
 
-// up sifts slot i towards the root and reports whether it moved. It moves
-// a hole rather than swapping, so each level costs one copy.
-func (h *podHeap) up(i int) bool {
+// renumber gives the live slots the seqs 1..live in their heap order, so
+// that seq can go on growing without wrapping and ties keep their order. A
+// sorted array is a heap. It runs once per 2^32 pushes.
+func (h *podHeap) renumber() {
+	h.compact()
+	slices.SortFunc(h.s, func(a, b slot) int {
+		if h.less(&a, &b) {
+			return -1
+		}
+		if h.less(&b, &a) {
+			return 1
+		}
+		return 0
+	})
+	for i := range h.s {
+		h.s[i].setSeq(uint32(i + 1))
+		h.s[i].e.pos = uint32(i + 1)
+	}
+	h.seq = uint32(len(h.s))
+}
+
+// up sifts slot i towards the root. It moves a hole rather than swapping,
+// so each level costs one copy.
+func (h *podHeap) up(i int) {
+	if h.nSaturated > 0 {
+		h.upAny(i)
+		return
+	}
 	s := h.s
 	x := s[i]
-	start := i
 	for i > 0 {
 		p := (i - 1) / heapArity
-		if !x.less(&s[p]) {
+		if !lessUnsaturated(&x, &s[p]) {
 			break
 		}
 		s[i] = s[p]
-		s[i].e.idx = i
 		i = p
 	}
 	s[i] = x
-	x.e.idx = i
-	return i != start
 }
 
 // down sifts slot i towards the leaves.
 func (h *podHeap) down(i int) {
+	if h.nSaturated > 0 {
+		h.downAny(i)
+		return
+	}
+	s := h.s
+	n := len(s)
+	x := s[i]
+	for {
+		c := heapArity*i + 1
+		if c >= n {
+			break
+		}
+		m := minChild(s, c, min(c+heapArity, n))
+		if !lessUnsaturated(&s[m], &x) {
+			break
+		}
+		s[i] = s[m]
+		i = m
+	}
+	s[i] = x
+}
+
+// upAny and downAny are up and down with less, for heaps with saturated
+// keys.
+func (h *podHeap) upAny(i int) {
+	s := h.s
+	x := s[i]
+	for i > 0 {
+		p := (i - 1) / heapArity
+		if !h.less(&x, &s[p]) {
+			break
+		}
+		s[i] = s[p]
+		i = p
+	}
+	s[i] = x
+}
+
+func (h *podHeap) downAny(i int) {
 	s := h.s
 	n := len(s)
 	x := s[i]
@@ -132,17 +356,15 @@ func (h *podHeap) down(i int) {
 		m := c
 		end := min(c+heapArity, n)
 		for j := c + 1; j < end; j++ {
-			if s[j].less(&s[m]) {
+			if h.less(&s[j], &s[m]) {
 				m = j
 			}
 		}
-		if !s[m].less(&x) {
+		if !h.less(&s[m], &x) {
 			break
 		}
 		s[i] = s[m]
-		s[i].e.idx = i
 		i = m
 	}
 	s[i] = x
-	x.e.idx = i
 }

@@ -7,15 +7,17 @@
 // flushes run periodically after Run, and pods that spec.Less leaves tied
 // are popped in the order they entered activeQ.
 //
-// Layout: every pod the queue holds has one entry, found by key (Add,
-// Update, Delete, Activate) and by UID (Done) in two maps. The entry records
-// where the pod is and its index there: activeQ and backoffQ are indexed
-// 4-ary heaps whose slots carry the sort keys inline, unschedulablePods is a
-// slice (so a move request costs time proportional to the unschedulable
-// pods only), and in flight is just a mark on the entry. One mutex guards
-// everything; one condition variable on it wakes blocked Pops. Pop
-// allocates only the copy it returns; Add allocates nothing once the queue
-// has recycled entries of pods that are Done.
+// Layout: every pod the queue holds has one entry of 96 bytes, found by key
+// (Add, Update, Delete, Activate) and by UID (Done) in two compact hash
+// indexes (index.go). The entry records where the pod is: activeQ and
+// backoffQ are 4-ary heaps of 24-byte slots that carry the sort keys inline
+// and delete lazily (heap.go), unschedulablePods is a slice (so a move
+// request costs time proportional to the unschedulable pods only), and in
+// flight is just a mark on the entry. The plugin sets of failed pods are
+// interned (plugins.go). One mutex guards everything; one condition
+// variable on it wakes blocked Pops. Pop allocates only the copy it
+// returns; Add, AddUnschedulableIfNotPresent, Done and the moves allocate
+// nothing once the queue has recycled the entries of pods that are Done.
 package impl
 
 import (
@@ -29,52 +31,63 @@ import (
 	"github.com/schedq/schedq/spec"
 )
 
-// entry is one pod held by the queue.
+// entry is one pod held by the queue. Its key is its pod's: the queue
+// key of an entry never changes (Update keeps it).
 type entry struct {
 	info spec.QueuedPodInfo
-	key  podKey
-	loc  spec.Location
-	// idx is the pod's index in the structure loc names: a heap slot for
-	// activeQ and backoffQ, a position in unschedulablePods. Unused in
-	// flight: an in-flight pod is reached by UID.
-	idx int
-	// expiry is the backoff expiry, computed when the pod enters backoffQ.
-	// Timestamp and Attempts cannot change while the pod waits there, so
-	// neither can the expiry (I2).
-	expiry time.Time
+	// pos is the entry's place in the structure loc names: the seq of its
+	// live slot in activeQ or backoffQ (podHeap), its index in
+	// unschedulablePods. Unused in flight: an in-flight pod is reached by
+	// UID.
+	pos uint32
+	loc place
+	// keySlot is the entry's slot in the key index (podIndex.keySlots),
+	// so that Done removes it there without hashing its key again.
+	keySlot slotRef
 }
 
-// podKey is a spec.PodKey ("namespace/name") kept as its two halves, which
-// reuse the pod's own strings: Add finds its key without allocating.
-// spec.Pod.Validate forbids "/" in either half, so the split is one-to-one.
-type podKey struct{ ns, name string }
+// place is a spec.Location in one byte, which keeps an entry at 96 bytes.
+type place uint8
 
-func keyOf(p *spec.Pod) podKey { return podKey{p.Namespace, p.Name} }
+const (
+	nowhere             = place(spec.Nowhere)
+	inActiveQ           = place(spec.InActiveQ)
+	inBackoffQ          = place(spec.InBackoffQ)
+	inUnschedulablePods = place(spec.InUnschedulablePods)
+	inFlight            = place(spec.InFlight)
+)
 
-// entryPool recycles the entries of pods that left the queue (Done,
-// Delete), so that a queue in steady state allocates no entry per Add.
+func (p place) String() string { return spec.Location(p).String() }
+
+// Entries of pods that left the queue (Done, Delete) are recycled, so that
+// a queue in steady state allocates no entry per Add: first through the
+// queue's own free list, a slice push and pop under the lock the queue holds
+// anyway, and past maxFree entries through entryPool, which the garbage
+// collector empties when they stay unused.
 var entryPool = sync.Pool{New: func() any { return new(entry) }}
 
-func newEntry(key podKey) *entry {
-	e := entryPool.Get().(*entry)
-	e.key = key
-	return e
+const maxFree = 4096
+
+// newEntry returns a zero entry.
+func (q *PriorityQueue) newEntry() *entry {
+	if n := len(q.free); n > 0 {
+		e := q.free[n-1]
+		q.free[n-1] = nil
+		q.free = q.free[:n-1]
+		return e
+	}
+	return entryPool.Get().(*entry)
 }
 
 // freeEntry recycles an entry nothing refers to any more: detached,
 // untracked, or never tracked.
-func freeEntry(e *entry) {
+func (q *PriorityQueue) freeEntry(e *entry) {
 	*e = entry{}
-	entryPool.Put(e)
-}
-
-// heapTime is the time the pod's heap orders it by; used only when heap
-// keys saturate.
-func (e *entry) heapTime() time.Time {
-	if e.loc == spec.InBackoffQ {
-		return e.expiry
+	if len(q.free) < maxFree {
+		q.free = append(q.free, e)
+		return
 	}
-	return e.info.Timestamp
+	entryPool.Put(e)
 }
 
 // PriorityQueue is the concurrent scheduling queue. Create it with New; it
@@ -92,17 +105,17 @@ type PriorityQueue struct {
 
 	// pods and byUID index every pod the queue holds, wherever it is. The
 	// UID index is kept from Add on, not only in flight, because Add has
-	// the pod in cache and Pop would not: Pop then touches no map at all.
-	pods              map[podKey]*entry
-	byUID             map[spec.UID]*entry
+	// the pod in cache and Pop would not: Pop then touches no index at all.
+	pods              podIndex
+	byUID             podIndex
 	activeQ           podHeap
 	backoffQ          podHeap
 	unschedulablePods []*entry
+	plugins           pluginSets
+	free              []*entry // recycled entries, see newEntry
 
 	schedulingCycle  int64
 	moveRequestCycle int64
-	// seq numbers arrivals in activeQ and backoffQ to break ties.
-	seq uint64
 
 	closed  bool
 	running bool
@@ -143,11 +156,13 @@ func New(cfg spec.Config, opts ...Option) (*PriorityQueue, error) {
 	q := &PriorityQueue{
 		cfg:              cfg,
 		clock:            clock.RealClock{},
-		pods:             make(map[podKey]*entry),
-		byUID:            make(map[spec.UID]*entry),
+		pods:             podIndex{keySlots: true},
+		byUID:            podIndex{byUID: true},
 		moveRequestCycle: -1,
 		stop:             make(chan struct{}),
 	}
+	q.activeQ = podHeap{where: inActiveQ, timeOf: func(e *entry) time.Time { return e.info.Timestamp }}
+	q.backoffQ = podHeap{where: inBackoffQ, timeOf: func(e *entry) time.Time { return q.cfg.BackoffExpiry(&e.info) }}
 	for _, o := range opts {
 		o(q)
 	}
@@ -247,38 +262,40 @@ func (q *PriorityQueue) Add(pod *spec.Pod) error {
 	if err := pod.Validate(); err != nil {
 		return err
 	}
-	// Take the entry before locking: a new pod is the common case, and the
-	// critical section stays short.
-	fresh := newEntry(keyOf(pod))
+	// Hash before locking: the critical section stays short.
+	h := hashesOf(pod)
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if err := q.addLocked(pod, fresh, activeUnschedulablePodAdd); err != nil {
-		freeEntry(fresh)
+	if err := q.addLocked(pod, h, activeUnschedulablePodAdd); err != nil {
 		return err
 	}
 	q.cond.Signal()
 	return nil
 }
 
-// addLocked is R1 under mu. fresh is a new entry with the pod's key; it is
-// used if the pod is new and the caller frees it otherwise. Callers wake
-// Pop.
-func (q *PriorityQueue) addLocked(pod *spec.Pod, fresh *entry, counter hotCounter) error {
-	e, ok := q.pods[fresh.key]
-	if ok && (e.loc == spec.InActiveQ || e.loc == spec.InFlight) {
+// hashes are a pod's hashes in the two indexes.
+type hashes struct{ key, uid uint64 }
+
+func hashesOf(p *spec.Pod) hashes {
+	return hashes{keyHash(p.Namespace, p.Name), uidHash(p.UID)}
+}
+
+// addLocked is R1 under mu; h are the pod's hashes. Callers wake Pop.
+func (q *PriorityQueue) addLocked(pod *spec.Pod, h hashes, counter hotCounter) error {
+	e := q.pods.findKey(h.key, pod.Namespace, pod.Name)
+	if e != nil && (e.loc == inActiveQ || e.loc == inFlight) {
 		return fmt.Errorf("%w: Add of %s, which is in %s", spec.ErrAlreadyQueued, pod.Key(), e.loc)
 	}
-	if err := q.uidHeldElsewhere(pod, fresh.key); err != nil {
+	if err := q.uidHeldElsewhere(pod, h, e); err != nil {
 		return err
 	}
-	if ok {
-		freeEntry(fresh)
+	if e != nil {
 		q.detach(e)
-		q.setPod(e, pod)
+		q.setPod(e, pod, h)
 	} else {
-		e = fresh
+		e = q.newEntry()
 		e.info.Pod = pod
-		q.track(e)
+		q.track(e, h)
 	}
 	now := q.clock.Now()
 	e.info = spec.QueuedPodInfo{Pod: pod, Timestamp: now}
@@ -307,7 +324,7 @@ func (q *PriorityQueue) Pop() (*spec.QueuedPodInfo, int64, error) {
 	e := q.activeQ.popMin()
 	e.info.Attempts++
 	e.info.UnschedulablePlugins = nil
-	e.loc = spec.InFlight
+	e.loc = inFlight
 	q.schedulingCycle++
 	out := new(spec.QueuedPodInfo)
 	*out = e.info
@@ -325,26 +342,25 @@ func (q *PriorityQueue) AddUnschedulableIfNotPresent(pInfo *spec.QueuedPodInfo, 
 	if err := pInfo.Validate(); err != nil {
 		return err
 	}
-	key := keyOf(pInfo.Pod)
-	plugins := spec.NewPluginSet(pInfo.UnschedulablePlugins...)
+	pod := pInfo.Pod
+	h := hashesOf(pod)
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	e, ok := q.pods[key]
-	if ok {
-		if e.loc != spec.InFlight {
-			return fmt.Errorf("%w: pod %s is already present in %s", spec.ErrAlreadyQueued, pInfo.Key(), e.loc)
-		}
+	e := q.pods.findKey(h.key, pod.Namespace, pod.Name)
+	if e != nil && e.loc != inFlight {
+		return fmt.Errorf("%w: pod %s is already present in %s", spec.ErrAlreadyQueued, pInfo.Key(), e.loc)
 	}
-	if err := q.uidHeldElsewhere(pInfo.Pod, key); err != nil {
+	if err := q.uidHeldElsewhere(pod, h, e); err != nil {
 		return err
 	}
-	if ok {
+	plugins := q.plugins.intern(pInfo.UnschedulablePlugins)
+	if e != nil {
 		q.detach(e)
-		q.setPod(e, pInfo.Pod)
+		q.setPod(e, pod, h)
 	} else {
-		e = newEntry(key)
-		e.info.Pod = pInfo.Pod
-		q.track(e)
+		e = q.newEntry()
+		e.info.Pod = pod
+		q.track(e, h)
 	}
 	e.info = *pInfo
 	e.info.UnschedulablePlugins = plugins
@@ -379,11 +395,12 @@ func (q *PriorityQueue) movePods(event spec.ClusterEvent, now time.Time, keep fu
 		return
 	}
 	var toActive, toBackoff int
+	worth := worthCache{events: q.cfg.PluginEvents, event: event}
 	// Backwards, because removing swaps the last pod into the hole, and the
 	// last pod has then already been visited.
 	for i := len(q.unschedulablePods) - 1; i >= 0; i-- {
 		e := q.unschedulablePods[i]
-		if !keep(e) || !q.cfg.PluginEvents.IsPodWorthRequeuing(e.info.UnschedulablePlugins, event) {
+		if !keep(e) || !worth.isPodWorthRequeuing(e.info.UnschedulablePlugins) {
 			continue
 		}
 		q.removeUnschedulable(e)
@@ -465,8 +482,8 @@ func (q *PriorityQueue) Activate(pods []*spec.Pod) error {
 	now := q.clock.Now()
 	moved := 0
 	for _, p := range pods {
-		e, ok := q.pods[keyOf(p)]
-		if ok && (e.loc == spec.InUnschedulablePods || e.loc == spec.InBackoffQ) {
+		e := q.pods.findKey(keyHash(p.Namespace, p.Name), p.Namespace, p.Name)
+		if e != nil && (e.loc == inUnschedulablePods || e.loc == inBackoffQ) {
 			q.detach(e)
 			q.moveToActiveQ(e, now)
 			moved++
@@ -497,28 +514,30 @@ func (q *PriorityQueue) Update(oldPod, newPod *spec.Pod) error {
 	if err := newPod.Validate(); err != nil {
 		return err
 	}
-	key := keyOf(newPod)
-	if keyOf(oldPod) != key {
+	if oldPod.Namespace != newPod.Namespace || oldPod.Name != newPod.Name {
 		return fmt.Errorf("%w: Update from %s to %s changes the key", spec.ErrInvalidPod, oldPod.Key(), newPod.Key())
 	}
+	h := hashesOf(newPod)
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if err := q.uidHeldElsewhere(newPod, key); err != nil {
+	e := q.pods.findKey(h.key, newPod.Namespace, newPod.Name)
+	if err := q.uidHeldElsewhere(newPod, h, e); err != nil {
 		return err
 	}
-	e, ok := q.pods[key]
-	if !ok {
+	if e == nil {
 		// Cannot fail: the pod is unknown and its UID is free.
-		_ = q.addLocked(newPod, newEntry(key), activeUnschedulablePodUpdate)
+		_ = q.addLocked(newPod, h, activeUnschedulablePodUpdate)
 		q.cond.Signal()
 		return nil
 	}
-	q.setPod(e, newPod)
+	oldPriority := e.info.Pod.Priority
+	q.setPod(e, newPod, h)
 	switch e.loc {
-	case spec.InActiveQ:
-		q.activeQ.s[e.idx].rank = -int64(newPod.Priority)
-		q.activeQ.fix(e.idx)
-	case spec.InUnschedulablePods:
+	case inActiveQ:
+		if newPod.Priority != oldPriority {
+			q.resortActiveQ(e)
+		}
+	case inUnschedulablePods:
 		if spec.IsPodUpdated(oldPod, newPod) {
 			q.removeUnschedulable(e)
 			if q.requeue(e, q.clock.Now()) {
@@ -540,13 +559,13 @@ func (q *PriorityQueue) Delete(pod *spec.Pod) error {
 	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	e, ok := q.pods[keyOf(pod)]
-	if !ok {
+	e := q.pods.findKey(keyHash(pod.Namespace, pod.Name), pod.Namespace, pod.Name)
+	if e == nil {
 		return fmt.Errorf("%w: Delete of %s", spec.ErrPodNotFound, pod.Key())
 	}
 	q.detach(e)
 	q.untrack(e)
-	freeEntry(e)
+	q.freeEntry(e)
 	return nil
 }
 
@@ -603,12 +622,14 @@ func crossTopology(assigned *spec.Pod) func(*entry) bool {
 // Done is R12: the pod in flight with this UID leaves the queue.
 // spec.ErrNotInFlight if no pod in flight has it.
 func (q *PriorityQueue) Done(uid spec.UID) error {
+	h := uidHash(uid)
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if e := q.byUID[uid]; e != nil && e.loc == spec.InFlight {
+	if i, e := q.byUID.findUIDSlot(h, uid); e != nil && e.loc == inFlight {
 		q.detach(e)
-		q.untrack(e)
-		freeEntry(e)
+		q.pods.remove(e)
+		q.byUID.removeAt(i)
+		q.freeEntry(e)
 		return nil
 	}
 	return fmt.Errorf("%w: Done of UID %q", spec.ErrNotInFlight, uid)
@@ -626,20 +647,20 @@ func (q *PriorityQueue) Snapshot() spec.Snapshot {
 		MoveRequestCycle: q.moveRequestCycle,
 		Closed:           q.closed,
 	}
-	for _, e := range q.pods {
+	q.pods.all(func(e *entry) {
 		info := e.info
 		info.UnschedulablePlugins = slices.Clone(info.UnschedulablePlugins)
 		switch e.loc {
-		case spec.InActiveQ:
+		case inActiveQ:
 			s.ActiveQ = append(s.ActiveQ, info)
-		case spec.InBackoffQ:
+		case inBackoffQ:
 			s.BackoffQ = append(s.BackoffQ, info)
-		case spec.InUnschedulablePods:
+		case inUnschedulablePods:
 			s.UnschedulablePods = append(s.UnschedulablePods, info)
-		case spec.InFlight:
+		case inFlight:
 			s.InFlight = append(s.InFlight, info)
 		}
-	}
+	})
 	spec.SortPods(s.ActiveQ)
 	spec.SortPods(s.BackoffQ)
 	spec.SortPods(s.UnschedulablePods)
@@ -652,7 +673,7 @@ func (q *PriorityQueue) String() string {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	return fmt.Sprintf("activeQ=%d backoffQ=%d unschedulablePods=%d inFlight=%d schedulingCycle=%d moveRequestCycle=%d closed=%v",
-		q.activeQ.len(), q.backoffQ.len(), len(q.unschedulablePods), len(q.pods)-q.activeQ.len()-q.backoffQ.len()-len(q.unschedulablePods),
+		q.activeQ.len(), q.backoffQ.len(), len(q.unschedulablePods), q.pods.n-q.activeQ.len()-q.backoffQ.len()-len(q.unschedulablePods),
 		q.schedulingCycle, q.moveRequestCycle, q.closed)
 }
 
@@ -665,28 +686,39 @@ func (q *PriorityQueue) moveToActiveQ(e *entry, now time.Time) {
 	if e.info.InitialAttemptTimestamp.IsZero() {
 		e.info.InitialAttemptTimestamp = now
 	}
-	e.loc = spec.InActiveQ
-	q.seq++
-	q.activeQ.push(slot{rank: -int64(e.info.Pod.Priority), at: sinceBase(e.info.Timestamp, q.base), seq: q.seq, e: e})
+	q.pushActiveQ(e)
 }
 
-// pushBackoffQ puts a detached entry in backoffQ, keyed by its expiry. A pod
-// never attempted has no backoff (the zero expiry); rank -1 keeps it ahead
-// of every pod that has one, whatever the clock reads.
+// pushActiveQ puts a detached entry in activeQ, ordered by spec.Less.
+// ^priority orders higher priorities first, as -priority would without
+// overflowing.
+func (q *PriorityQueue) pushActiveQ(e *entry) {
+	q.activeQ.push(e, ^e.info.Pod.Priority, sinceBase(e.info.Timestamp, q.base))
+}
+
+// resortActiveQ re-sorts a pod in activeQ whose priority changed.
+func (q *PriorityQueue) resortActiveQ(e *entry) {
+	q.activeQ.drop(e)
+	q.pushActiveQ(e)
+}
+
+// pushBackoffQ puts a detached entry in backoffQ, keyed by its expiry
+// (Timestamp and Attempts cannot change while the pod waits there, so
+// neither can the expiry, I2). A pod never attempted has no backoff (the
+// zero expiry); rank 0 keeps it ahead of every pod that has one, whatever
+// the clock reads.
 func (q *PriorityQueue) pushBackoffQ(e *entry) {
-	e.loc = spec.InBackoffQ
-	e.expiry = q.cfg.BackoffExpiry(&e.info)
-	q.seq++
-	sl := slot{rank: -1, seq: q.seq, e: e}
-	if e.info.Attempts > 0 {
-		sl.rank, sl.at = 0, sinceBase(e.expiry, q.base)
+	if e.info.Attempts <= 0 {
+		q.backoffQ.push(e, 0, 0)
+		return
 	}
-	q.backoffQ.push(sl)
+	expiry := q.cfg.BackoffExpiry(&e.info)
+	q.backoffQ.push(e, 1, sinceBase(expiry, q.base))
 }
 
 func (q *PriorityQueue) addUnschedulable(e *entry) {
-	e.loc = spec.InUnschedulablePods
-	e.idx = len(q.unschedulablePods)
+	e.loc = inUnschedulablePods
+	e.pos = uint32(len(q.unschedulablePods))
 	q.unschedulablePods = append(q.unschedulablePods, e)
 }
 
@@ -694,50 +726,43 @@ func (q *PriorityQueue) addUnschedulable(e *entry) {
 func (q *PriorityQueue) removeUnschedulable(e *entry) {
 	u := q.unschedulablePods
 	last := len(u) - 1
-	u[e.idx] = u[last]
-	u[e.idx].idx = e.idx
+	u[e.pos] = u[last]
+	u[e.pos].pos = e.pos
 	u[last] = nil
 	q.unschedulablePods = u[:last]
-	e.loc = spec.Nowhere
+	e.loc = nowhere
 }
 
 // track adds a new entry, whose pod is set, to both indexes.
-func (q *PriorityQueue) track(e *entry) {
-	q.pods[e.key] = e
-	q.indexUID(e)
+func (q *PriorityQueue) track(e *entry, h hashes) {
+	q.pods.insert(h.key, e)
+	q.byUID.insert(h.uid, e)
 }
 
 // untrack removes a detached entry from both indexes.
 func (q *PriorityQueue) untrack(e *entry) {
-	delete(q.pods, e.key)
-	q.unindexUID(e)
+	q.pods.remove(e)
+	q.byUID.remove(e)
 }
 
-// setPod replaces a tracked entry's pod object; the UID may change with it.
-func (q *PriorityQueue) setPod(e *entry, pod *spec.Pod) {
+// setPod replaces a tracked entry's pod object, of the same key, whose
+// hashes are h; the UID may change with it.
+func (q *PriorityQueue) setPod(e *entry, pod *spec.Pod, h hashes) {
 	if e.info.Pod.UID == pod.UID {
 		e.info.Pod = pod
 		return
 	}
-	q.unindexUID(e)
+	q.byUID.remove(e)
 	e.info.Pod = pod
-	q.indexUID(e)
+	q.byUID.insert(h.uid, e)
 }
 
-func (q *PriorityQueue) indexUID(e *entry) { q.byUID[e.info.Pod.UID] = e }
-
-func (q *PriorityQueue) unindexUID(e *entry) {
-	if q.byUID[e.info.Pod.UID] == e {
-		delete(q.byUID, e.info.Pod.UID)
-	}
-}
-
-// uidHeldElsewhere reports an error if a pod under another key holds the
-// UID: a UID names one pod object, and Done (R12) must know which pod it
-// ends.
-func (q *PriorityQueue) uidHeldElsewhere(pod *spec.Pod, key podKey) error {
-	if h, ok := q.byUID[pod.UID]; ok && h.key != key {
-		return fmt.Errorf("%w: UID %q of %s is held by %s", spec.ErrAlreadyQueued, pod.UID, pod.Key(), h.info.Key())
+// uidHeldElsewhere reports an error if a pod other than e, the entry of
+// the pod's key (nil if none), holds the pod's UID: a UID names one pod
+// object, and Done (R12) must know which pod it ends.
+func (q *PriorityQueue) uidHeldElsewhere(pod *spec.Pod, h hashes, e *entry) error {
+	if u := q.byUID.findUID(h.uid, pod.UID); u != nil && u != e {
+		return fmt.Errorf("%w: UID %q of %s is held by %s", spec.ErrAlreadyQueued, pod.UID, pod.Key(), u.info.Key())
 	}
 	return nil
 }
@@ -746,14 +771,14 @@ func (q *PriorityQueue) uidHeldElsewhere(pod *spec.Pod, key podKey) error {
 // In flight there is nothing to take it out of: that place is only loc.
 func (q *PriorityQueue) detach(e *entry) {
 	switch e.loc {
-	case spec.InActiveQ:
-		q.activeQ.remove(e.idx)
-	case spec.InBackoffQ:
-		q.backoffQ.remove(e.idx)
-	case spec.InUnschedulablePods:
+	case inActiveQ:
+		q.activeQ.drop(e)
+	case inBackoffQ:
+		q.backoffQ.drop(e)
+	case inUnschedulablePods:
 		q.removeUnschedulable(e)
 	}
-	e.loc = spec.Nowhere
+	e.loc = nowhere
 }
 
 // wake tells blocked Pops that n pods reached activeQ: one Pop per pod, so

@@ -69,15 +69,15 @@ var mutants = []mutant{
 	{
 		name: "backoff-expiry-by-plain-shift",
 		file: "impl/queue.go",
-		old:  "e.expiry = q.cfg.BackoffExpiry(&e.info)",
-		new:  "e.expiry = e.info.Timestamp.Add(min(q.cfg.PodInitialBackoffDuration<<uint(max(e.info.Attempts-1, 0)), q.cfg.PodMaxBackoffDuration))",
+		old:  "expiry := q.cfg.BackoffExpiry(&e.info)",
+		new:  "expiry := e.info.Timestamp.Add(min(q.cfg.PodInitialBackoffDuration<<uint(max(e.info.Attempts-1, 0)), q.cfg.PodMaxBackoffDuration))",
 		desc: "R7: the backoffQ key is initial<<(attempts-1), which overflows for large attempts and misorders backoffQ",
 	},
 	{
 		name: "add-leaves-unschedulable-pod",
 		file: "impl/queue.go",
-		old:  "\t\tfreeEntry(fresh)\n\t\tq.detach(e)\n",
-		new:  "\t\tfreeEntry(fresh)\n\t\tif e.loc == spec.InUnschedulablePods {\n\t\t\treturn nil\n\t\t}\n\t\tq.detach(e)\n",
+		old:  "\tif e != nil {\n\t\tq.detach(e)\n\t\tq.setPod(e, pod, h)\n\t} else {\n\t\te = q.newEntry()\n\t\te.info.Pod = pod\n\t\tq.track(e, h)\n\t}\n\tnow := q.clock.Now()\n",
+		new:  "\tif e != nil {\n\t\tif e.loc == inUnschedulablePods {\n\t\t\treturn nil\n\t\t}\n\t\tq.detach(e)\n\t\tq.setPod(e, pod, h)\n\t} else {\n\t\te = q.newEntry()\n\t\te.info.Pod = pod\n\t\tq.track(e, h)\n\t}\n\tnow := q.clock.Now()\n",
 		desc: "R1: Add of a pod parked in unschedulablePods leaves it there",
 	},
 	{
@@ -90,8 +90,8 @@ var mutants = []mutant{
 	{
 		name: "pop-does-not-advance-schedulingCycle",
 		file: "impl/queue.go",
-		old:  "\te.loc = spec.InFlight\n\tq.schedulingCycle++\n",
-		new:  "\te.loc = spec.InFlight\n",
+		old:  "\te.loc = inFlight\n\tq.schedulingCycle++\n",
+		new:  "\te.loc = inFlight\n",
 		desc: "R2: Pop leaves schedulingCycle alone",
 	},
 	{
@@ -105,14 +105,14 @@ var mutants = []mutant{
 		name: "delete-ignores-backoffQ-pod",
 		file: "impl/queue.go",
 		old:  "\t\treturn fmt.Errorf(\"%w: Delete of %s\", spec.ErrPodNotFound, pod.Key())\n\t}\n",
-		new:  "\t\treturn fmt.Errorf(\"%w: Delete of %s\", spec.ErrPodNotFound, pod.Key())\n\t}\n\tif e.loc == spec.InBackoffQ {\n\t\treturn nil\n\t}\n",
+		new:  "\t\treturn fmt.Errorf(\"%w: Delete of %s\", spec.ErrPodNotFound, pod.Key())\n\t}\n\tif e.loc == inBackoffQ {\n\t\treturn nil\n\t}\n",
 		desc: "R10: Delete of a pod in backoffQ succeeds but leaves it there",
 	},
 	{
 		name: "delete-leaves-ghost-in-backoffQ-heap",
 		file: "impl/queue.go",
-		old:  "\tq.detach(e)\n\tq.untrack(e)\n\tfreeEntry(e)\n\treturn nil\n}\n\n// AssignedPodAdded",
-		new:  "\tif e.loc != spec.InBackoffQ {\n\t\tq.detach(e)\n\t}\n\tq.untrack(e)\n\treturn nil\n}\n\n// AssignedPodAdded",
+		old:  "\tq.detach(e)\n\tq.untrack(e)\n\tq.freeEntry(e)\n\treturn nil\n}\n\n// AssignedPodAdded",
+		new:  "\tif e.loc != inBackoffQ {\n\t\tq.detach(e)\n\t}\n\tq.untrack(e)\n\treturn nil\n}\n\n// AssignedPodAdded",
 		desc: "R10: Delete forgets a backoffQ pod's index entry but leaves it in the heap, to resurface on a flush",
 	},
 	{
@@ -126,7 +126,7 @@ var mutants = []mutant{
 		name: "activate-ignores-in-flight-pod",
 		file: "impl/queue.go",
 		old:  "\t\tq.moveRequestCycle = q.schedulingCycle\n\t}\n\tq.metrics.hot[activeForceActivate]",
-		new:  "\t\tif !ok || e.loc != spec.InFlight {\n\t\t\tq.moveRequestCycle = q.schedulingCycle\n\t\t}\n\t}\n\tq.metrics.hot[activeForceActivate]",
+		new:  "\t\tif e == nil || e.loc != inFlight {\n\t\t\tq.moveRequestCycle = q.schedulingCycle\n\t\t}\n\t}\n\tq.metrics.hot[activeForceActivate]",
 		desc: "R8: activating a pod in flight does not set moveRequestCycle, so its failure parks it",
 	},
 	{
@@ -146,7 +146,7 @@ var mutants = []mutant{
 	{
 		name: "update-does-not-resort-activeQ",
 		file: "impl/queue.go",
-		old:  "\t\tq.activeQ.fix(e.idx)\n",
+		old:  "\t\t\tq.resortActiveQ(e)\n",
 		new:  "",
 		desc: "R9/I5: a priority update of a pod in activeQ does not re-sort the heap",
 	},

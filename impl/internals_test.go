@@ -1,0 +1,187 @@
+package impl
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/schedq/schedq/spec"
+)
+
+// The heap and the indexes are internal, but their failure modes (a stale
+// slot taken for live, a wrapped seq, a sweep that loses an entry) need
+// sequences the queue-level suites reach rarely: these tests drive them
+// directly against plain reference structures.
+
+var heapBase = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// refItem is the reference's view of a live pod in the heap.
+type refItem struct {
+	e     *entry
+	rank  int32
+	t     time.Time // the exact time behind at
+	order int       // push order: ties keep it, across renumbering too
+}
+
+func refCmp(a, b refItem) int {
+	return cmp.Or(cmp.Compare(a.rank, b.rank), a.t.Compare(b.t), cmp.Compare(a.order, b.order))
+}
+
+// TestHeapAgainstReference pushes, pops and drops at random, with entries
+// recycled as the queue recycles them, keys that tie and keys that
+// saturate, and seq starting just below its wrap, and checks every popMin
+// and len against a sorted reference.
+func TestHeapAgainstReference(t *testing.T) {
+	for seed := range uint64(40) {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			r := rand.New(rand.NewPCG(seed, 7))
+			h := &podHeap{where: inActiveQ, timeOf: func(e *entry) time.Time { return e.info.Timestamp }}
+			// Wrap seq within the run: renumber must keep the order.
+			h.seq = math.MaxUint32 - uint32(r.IntN(300))
+			saturating := seed%4 == 0
+			var free []*entry
+			var ref []refItem
+			order := 0
+			for step := range 3000 {
+				switch op := r.IntN(10); {
+				case op < 5 || len(ref) == 0: // push
+					var e *entry
+					if n := len(free); n > 0 && r.IntN(2) == 0 {
+						e, free = free[n-1], free[:n-1]
+					} else {
+						e = new(entry)
+					}
+					rank := int32(r.IntN(4)) - 2
+					d := time.Duration(r.IntN(20))
+					at := int64(d)
+					ts := heapBase.Add(d)
+					if saturating && r.IntN(3) == 0 {
+						// ~300 years on: the key saturates, the time does not.
+						ts = heapBase.Add(math.MaxInt64).Add(time.Duration(r.IntN(5)) * time.Hour)
+						at = math.MaxInt64
+					}
+					e.info.Timestamp = ts
+					h.push(e, rank, at)
+					order++
+					ref = append(ref, refItem{e, rank, ts, order})
+				case op < 8: // popMin
+					slices.SortFunc(ref, refCmp)
+					want := ref[0]
+					ref = ref[1:]
+					if got := h.popMin(); got != want.e {
+						t.Fatalf("step %d: popMin = %p (%v), want %p (rank %d, %v, #%d)",
+							step, got, got.info.Timestamp, want.e, want.rank, want.t, want.order)
+					}
+					if want.e.loc != nowhere {
+						t.Fatalf("step %d: a popped entry is still in %v", step, want.e.loc)
+					}
+					*want.e = entry{}
+					free = append(free, want.e)
+				default: // drop a random live entry
+					i := r.IntN(len(ref))
+					it := ref[i]
+					ref = slices.Delete(ref, i, i+1)
+					h.drop(it.e)
+					*it.e = entry{}
+					free = append(free, it.e)
+				}
+				if h.len() != len(ref) {
+					t.Fatalf("step %d: len = %d, want %d", step, h.len(), len(ref))
+				}
+				if stale := len(h.s) - h.live; h.nSaturated == 0 && stale > compactAt && stale > h.live {
+					t.Fatalf("step %d: %d stale slots for %d live were not compacted", step, stale, h.live)
+				}
+			}
+			if h.seq > math.MaxUint32-300 {
+				t.Fatalf("seq %d never wrapped: renumber was not exercised", h.seq)
+			}
+		})
+	}
+}
+
+// TestIndexAgainstMap inserts, finds and removes at random, through several
+// rehashes, and checks both indexes against Go maps, and that every entry's
+// keySlot names its slot.
+func TestIndexAgainstMap(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	keys := podIndex{keySlots: true}
+	uids := podIndex{byUID: true}
+	byKey := map[string]*entry{}
+	byUID := map[spec.UID]*entry{}
+	for step := range 20000 {
+		// Few names over many namespaces, and the reverse: probes collide.
+		ns := fmt.Sprintf("ns-%d", r.IntN(40))
+		name := fmt.Sprintf("p-%d", r.IntN(60))
+		k := ns + "/" + name
+		e := keys.findKey(keyHash(ns, name), ns, name)
+		if e != byKey[k] {
+			t.Fatalf("step %d: findKey(%s) = %p, want %p", step, k, e, byKey[k])
+		}
+		if e == nil {
+			p := &spec.Pod{Namespace: ns, Name: name, UID: spec.UID(fmt.Sprintf("u-%d", step))}
+			e = &entry{info: spec.QueuedPodInfo{Pod: p}}
+			h := hashesOf(p)
+			keys.insert(h.key, e)
+			uids.insert(h.uid, e)
+			byKey[k], byUID[p.UID] = e, e
+		} else if r.IntN(3) > 0 {
+			keys.remove(e)
+			if i, got := uids.findUIDSlot(uidHash(e.info.Pod.UID), e.info.Pod.UID); got != e {
+				t.Fatalf("step %d: findUID(%s) = %p, want %p", step, e.info.Pod.UID, got, e)
+			} else {
+				uids.removeAt(i)
+			}
+			delete(byKey, k)
+			delete(byUID, e.info.Pod.UID)
+		}
+		if keys.n != len(byKey) || uids.n != len(byUID) {
+			t.Fatalf("step %d: sizes %d, %d, want %d", step, keys.n, uids.n, len(byKey))
+		}
+		if step%500 == 0 {
+			for i, e := range keys.ents {
+				if e != nil && e.keySlot.get() != i {
+					t.Fatalf("step %d: entry in slot %d records slot %d", step, i, e.keySlot.get())
+				}
+			}
+			for uid, e := range byUID {
+				if got := uids.findUID(uidHash(uid), uid); got != e {
+					t.Fatalf("step %d: findUID(%s) = %p, want %p", step, uid, got, e)
+				}
+			}
+		}
+	}
+}
+
+// TestInternedPluginSets: equal sets share one copy whatever order and
+// duplicates the caller used, the caller's slice is never kept, and past
+// the bound sets are still returned, as private copies.
+func TestInternedPluginSets(t *testing.T) {
+	var ps pluginSets
+	in := []string{"b", "a", "b"}
+	a := ps.intern(in)
+	b := ps.intern(spec.NewPluginSet("a", "b"))
+	if !slices.Equal(a, spec.PluginSet{"a", "b"}) || &a[0] != &b[0] {
+		t.Fatalf("intern = %v and %v, want one shared [a b]", a, b)
+	}
+	in[0] = "z"
+	if !slices.Equal(a, spec.PluginSet{"a", "b"}) {
+		t.Fatalf("the caller's slice changed the interned set: %v", a)
+	}
+	if ps.intern(nil) != nil {
+		t.Fatal("intern(nil) is not nil")
+	}
+	for i := range maxInternedSets + 10 {
+		name := fmt.Sprint("p", i)
+		s := ps.intern(spec.PluginSet{name})
+		if !slices.Equal(s, spec.PluginSet{name}) {
+			t.Fatalf("intern(%s) = %v", name, s)
+		}
+	}
+	if ps.n != maxInternedSets {
+		t.Fatalf("%d sets interned, want the bound %d", ps.n, maxInternedSets)
+	}
+}
