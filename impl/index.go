@@ -1,33 +1,56 @@
 package impl
 
 import (
+	"encoding/binary"
 	"hash/maphash"
+	"math/bits"
 
 	"github.com/schedq/schedq/spec"
 )
 
 // podIndex finds entries by a string key of their pod: the queue key
-// (namespace and name) or the UID. It is an open-addressing hash table with
-// linear probing that stores only the entry pointers and one control byte
-// per slot, 9 bytes a slot where a Go map from the key would store the key
-// too (32 bytes for two strings): the key is read from the entry's pod,
-// which the queue holds anyway. The control byte keeps 7 bits of the hash,
-// so a probe dereferences an entry only when those match, about one slot in
-// 128 besides the one sought.
+// (namespace and name) or the UID. It is an open-addressing hash table that
+// stores only entry pointers and one control byte per slot: the key is read
+// from the entry's pod, which the queue holds anyway, where a Go map from
+// the key would store a copy of it (32 bytes for two strings).
 //
-// Deleted slots become tombstones (or empty when nothing probes past them)
-// and are swept by rehashing, which also grows the table. Load stays at or
-// below 7/8.
+// Slots come in blocks of seven pointers and eight control bytes, 64 bytes:
+// one cache line holds a block's control bytes and pointers, so a lookup in
+// a table too large for the cache misses it once, not once for the control
+// byte and once more for the pointer. A control byte keeps 7 bits of the
+// hash; the block's eight are matched at once as one word, and an entry is
+// dereferenced only when its 7 bits match, about one slot in 128 besides
+// the one sought. Probing goes block by block (linear probing on blocks)
+// and stops at a block with an empty slot.
+//
+// Deleted slots become tombstones (or empty when their block has an empty
+// slot, so no probe passes through it) and are swept by rehashing, which
+// also grows the table. At most 3/4 of the slots are in use: blocks of
+// seven fill up sooner than single slots, and a full block costs a probe
+// one more cache line.
 type podIndex struct {
-	ctrl  []uint8
-	ents  []*entry
-	n     int // live entries
-	used  int // live entries and tombstones
-	byUID bool
+	blocks []indexBlock
+	n      int // live entries
+	used   int // live entries and tombstones
+	byUID  bool
 	// keySlots: the table records each entry's slot in entry.keySlot.
 	// Slots never move but on rehash, which records them again.
 	keySlots bool
 }
+
+const slotsPerBlock = 7
+
+type indexBlock struct {
+	ctrl [slotsPerBlock + 1]uint8 // the last is always ctrlSentinel
+	ents [slotsPerBlock]*entry
+}
+
+const (
+	ctrlEmpty    = 0
+	ctrlDeleted  = 1
+	ctrlSentinel = 2    // pads a block's control word; neither empty nor a tag
+	ctrlFull     = 0x80 // | 7 bits of the hash
+)
 
 // slotRef is a slot index of up to 24 bits, to fit in the spare bytes of an
 // entry; tables of 2^24 slots and more (some 14 million pods) leave it
@@ -44,12 +67,6 @@ func (r *slotRef) set(i int) {
 }
 
 func (r slotRef) get() int { return int(r[0]) | int(r[1])<<8 | int(r[2])<<16 }
-
-const (
-	ctrlEmpty   = 0
-	ctrlDeleted = 1
-	ctrlFull    = 0x80 // | 7 bits of the hash
-)
 
 // hashSeed is random per process, so hashes cannot be predicted from pod
 // names.
@@ -70,22 +87,33 @@ func (x *podIndex) hashOf(e *entry) uint64 {
 	return keyHash(e.info.Pod.Namespace, e.info.Pod.Name)
 }
 
+// matchByte returns the high bit of every byte of w equal to c, exactly.
+func matchByte(w uint64, c uint8) uint64 {
+	const lo7 = 0x7f7f7f7f7f7f7f7f
+	x := w ^ 0x0101010101010101*uint64(c)
+	return ^((x&lo7 + lo7) | x | lo7)
+}
+
+func (b *indexBlock) word() uint64 { return binary.LittleEndian.Uint64(b.ctrl[:]) }
+
 // findKey returns the entry whose pod has this namespace and name (h is
 // their keyHash), or nil.
 func (x *podIndex) findKey(h uint64, namespace, name string) *entry {
 	if x.n == 0 {
 		return nil
 	}
-	mask := len(x.ctrl) - 1
+	mask := len(x.blocks) - 1
 	tag := tagOf(h)
-	for i := int(h) & mask; ; i = (i + 1) & mask {
-		switch c := x.ctrl[i]; c {
-		case ctrlEmpty:
-			return nil
-		case tag:
-			if e := x.ents[i]; e.info.Pod.Name == name && e.info.Pod.Namespace == namespace {
+	for bi := int(h) & mask; ; bi = (bi + 1) & mask {
+		b := &x.blocks[bi]
+		w := b.word()
+		for m := matchByte(w, tag); m != 0; m &= m - 1 {
+			if e := b.ents[bits.TrailingZeros64(m)>>3]; e.info.Pod.Name == name && e.info.Pod.Namespace == namespace {
 				return e
 			}
+		}
+		if matchByte(w, ctrlEmpty) != 0 {
+			return nil
 		}
 	}
 }
@@ -102,35 +130,42 @@ func (x *podIndex) findUIDSlot(h uint64, uid spec.UID) (int, *entry) {
 	if x.n == 0 {
 		return -1, nil
 	}
-	mask := len(x.ctrl) - 1
+	mask := len(x.blocks) - 1
 	tag := tagOf(h)
-	for i := int(h) & mask; ; i = (i + 1) & mask {
-		switch c := x.ctrl[i]; c {
-		case ctrlEmpty:
-			return -1, nil
-		case tag:
-			if e := x.ents[i]; e.info.Pod.UID == uid {
-				return i, e
+	for bi := int(h) & mask; ; bi = (bi + 1) & mask {
+		b := &x.blocks[bi]
+		w := b.word()
+		for m := matchByte(w, tag); m != 0; m &= m - 1 {
+			j := bits.TrailingZeros64(m) >> 3
+			if e := b.ents[j]; e.info.Pod.UID == uid {
+				return bi*slotsPerBlock + j, e
 			}
+		}
+		if matchByte(w, ctrlEmpty) != 0 {
+			return -1, nil
 		}
 	}
 }
 
 // insert adds e, whose key is not in the table; h is its hash.
 func (x *podIndex) insert(h uint64, e *entry) {
-	if (x.used+1)*8 > len(x.ctrl)*7 {
+	if (x.used+1)*4 > len(x.blocks)*slotsPerBlock*3 {
 		x.rehash()
 	}
-	mask := len(x.ctrl) - 1
-	for i := int(h) & mask; ; i = (i + 1) & mask {
-		if c := x.ctrl[i]; c < ctrlFull {
+	mask := len(x.blocks) - 1
+	for bi := int(h) & mask; ; bi = (bi + 1) & mask {
+		b := &x.blocks[bi]
+		for j, c := range b.ctrl[:slotsPerBlock] {
+			if c >= ctrlFull {
+				continue
+			}
 			if c == ctrlEmpty {
 				x.used++
 			}
-			x.ctrl[i], x.ents[i] = tagOf(h), e
+			b.ctrl[j], b.ents[j] = tagOf(h), e
 			x.n++
 			if x.keySlots {
-				e.keySlot.set(i)
+				e.keySlot.set(bi*slotsPerBlock + j)
 			}
 			return
 		}
@@ -140,30 +175,35 @@ func (x *podIndex) insert(h uint64, e *entry) {
 // remove deletes e, which is in the table.
 func (x *podIndex) remove(e *entry) {
 	if x.keySlots {
-		if i := e.keySlot.get(); i < len(x.ents) && x.ents[i] == e {
+		if i := e.keySlot.get(); i < len(x.blocks)*slotsPerBlock && x.blocks[i/slotsPerBlock].ents[i%slotsPerBlock] == e {
 			x.removeAt(i)
 			return
 		}
 	}
-	mask := len(x.ctrl) - 1
-	i := int(x.hashOf(e)) & mask
-	for x.ents[i] != e {
-		i = (i + 1) & mask
+	mask := len(x.blocks) - 1
+	for bi := int(x.hashOf(e)) & mask; ; bi = (bi + 1) & mask {
+		b := &x.blocks[bi]
+		for j, o := range b.ents {
+			if o == e {
+				x.removeAt(bi*slotsPerBlock + j)
+				return
+			}
+		}
 	}
-	x.removeAt(i)
 }
 
 // removeAt deletes the entry in slot i.
 func (x *podIndex) removeAt(i int) {
-	mask := len(x.ctrl) - 1
-	x.ents[i] = nil
+	b := &x.blocks[i/slotsPerBlock]
+	j := i % slotsPerBlock
+	b.ents[j] = nil
 	x.n--
-	if x.ctrl[(i+1)&mask] == ctrlEmpty {
-		// No probe sequence goes past i: it can be empty again.
-		x.ctrl[i] = ctrlEmpty
+	if matchByte(b.word(), ctrlEmpty) != 0 {
+		// Probes stop at this block anyway: the slot can be empty again.
+		b.ctrl[j] = ctrlEmpty
 		x.used--
 	} else {
-		x.ctrl[i] = ctrlDeleted
+		b.ctrl[j] = ctrlDeleted
 	}
 }
 
@@ -171,29 +211,35 @@ func (x *podIndex) removeAt(i int) {
 // entries would fill more than half of the allowed load, else sweeps the
 // tombstones at the same size.
 func (x *podIndex) rehash() {
-	size := len(x.ctrl)
+	nb := len(x.blocks)
 	switch {
-	case size == 0:
-		size = 16
-	case (x.n+1)*16 > size*7:
-		size *= 2
+	case nb == 0:
+		nb = 2
+	case (x.n+1)*8 > nb*slotsPerBlock*3:
+		nb *= 2
 	}
-	old := x.ents
-	x.ctrl = make([]uint8, size)
-	x.ents = make([]*entry, size)
+	old := x.blocks
+	x.blocks = make([]indexBlock, nb)
+	for i := range x.blocks {
+		x.blocks[i].ctrl[slotsPerBlock] = ctrlSentinel
+	}
 	x.n, x.used = 0, 0
-	for _, e := range old {
-		if e != nil {
-			x.insert(x.hashOf(e), e)
+	for i := range old {
+		for _, e := range old[i].ents {
+			if e != nil {
+				x.insert(x.hashOf(e), e)
+			}
 		}
 	}
 }
 
 // all calls f for every entry, in table order.
 func (x *podIndex) all(f func(*entry)) {
-	for _, e := range x.ents {
-		if e != nil {
-			f(e)
+	for i := range x.blocks {
+		for _, e := range x.blocks[i].ents {
+			if e != nil {
+				f(e)
+			}
 		}
 	}
 }

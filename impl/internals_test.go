@@ -142,9 +142,11 @@ func TestIndexAgainstMap(t *testing.T) {
 			t.Fatalf("step %d: sizes %d, %d, want %d", step, keys.n, uids.n, len(byKey))
 		}
 		if step%500 == 0 {
-			for i, e := range keys.ents {
-				if e != nil && e.keySlot.get() != i {
-					t.Fatalf("step %d: entry in slot %d records slot %d", step, i, e.keySlot.get())
+			for bi := range keys.blocks {
+				for j, e := range keys.blocks[bi].ents {
+					if i := bi*slotsPerBlock + j; e != nil && e.keySlot.get() != i {
+						t.Fatalf("step %d: entry in slot %d records slot %d", step, i, e.keySlot.get())
+					}
 				}
 			}
 			for uid, e := range byUID {
@@ -160,7 +162,7 @@ func TestIndexAgainstMap(t *testing.T) {
 // duplicates the caller used, the caller's slice is never kept, and past
 // the bound sets are still returned, as private copies.
 func TestInternedPluginSets(t *testing.T) {
-	var ps pluginSets
+	var ps unschedulablePods
 	in := []string{"b", "a", "b"}
 	a := ps.intern(in)
 	b := ps.intern(spec.NewPluginSet("a", "b"))
@@ -181,7 +183,94 @@ func TestInternedPluginSets(t *testing.T) {
 			t.Fatalf("intern(%s) = %v", name, s)
 		}
 	}
-	if ps.n != maxInternedSets {
+	if len(ps.groups) != maxInternedSets {
 		t.Fatalf("%d sets interned, want the bound %d", ps.n, maxInternedSets)
+	}
+}
+
+// TestMoveByPluginGroups: a move request moves exactly the unschedulable
+// pods whose rejecting plugins registered for its event, across interned
+// groups and the private group past maxInternedSets, and a second request
+// for another event finds the rest.
+func TestMoveByPluginGroups(t *testing.T) {
+	nodeAdd := spec.ClusterEvent{Resource: spec.ResourceNode, ActionType: spec.Add}
+	pvAdd := spec.ClusterEvent{Resource: spec.ResourcePersistentVolume, ActionType: spec.Add}
+	cfg := spec.DefaultConfig(spec.PluginEvents{"A": {nodeAdd}, "B": {pvAdd}})
+	q, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	const n = maxInternedSets + 200 // the last sets are private copies
+	wantA := map[string]bool{}
+	for i := range n {
+		p := &spec.Pod{Namespace: "ns", Name: fmt.Sprint("p", i), UID: spec.UID(fmt.Sprint("u", i))}
+		if err := q.Add(p); err != nil {
+			t.Fatal(err)
+		}
+		info, cycle, err := q.Pop()
+		if err != nil {
+			t.Fatal(err)
+		}
+		rejector := []string{"A", "B"}[i%2]
+		wantA[p.Name] = rejector == "A"
+		// A distinct unregistered plugin per pod: a new set each time.
+		info.UnschedulablePlugins = spec.PluginSet{rejector, fmt.Sprint("x", i)}
+		if err := q.AddUnschedulableIfNotPresent(info, cycle); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := len(q.unschedulablePods.private.pods); got == 0 {
+		t.Fatal("no pod in the private group: the test does not cover it")
+	}
+	moved := func(event spec.ClusterEvent, wantMoved func(name string) bool) {
+		t.Helper()
+		before := q.Snapshot()
+		q.MoveAllToActiveOrBackoffQueue(event, nil)
+		after := q.Snapshot()
+		stayed := map[string]bool{}
+		for _, p := range after.UnschedulablePods {
+			stayed[p.Pod.Name] = true
+		}
+		for _, p := range before.UnschedulablePods {
+			if m := !stayed[p.Pod.Name]; m != wantMoved(p.Pod.Name) {
+				t.Fatalf("%v: pod %s moved=%v, want %v", event, p.Pod.Name, m, !m)
+			}
+		}
+	}
+	moved(nodeAdd, func(name string) bool { return wantA[name] })
+	moved(pvAdd, func(string) bool { return true })
+	if l := q.unschedulablePods.len(); l != 0 {
+		t.Fatalf("%d pods still unschedulable", l)
+	}
+}
+
+// TestMoveExaminesOnlyHelpedGroups: a move request calls preCheck only for
+// the pods of the groups its event may help, not for every unschedulable
+// pod: its cost is proportional to the pods it examines.
+func TestMoveExaminesOnlyHelpedGroups(t *testing.T) {
+	nodeAdd := spec.ClusterEvent{Resource: spec.ResourceNode, ActionType: spec.Add}
+	pvAdd := spec.ClusterEvent{Resource: spec.ResourcePersistentVolume, ActionType: spec.Add}
+	q, err := New(spec.DefaultConfig(spec.PluginEvents{"A": {nodeAdd}, "B": {pvAdd}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	for i := range 1000 {
+		p := &spec.Pod{Namespace: "ns", Name: fmt.Sprint("p", i), UID: spec.UID(fmt.Sprint("u", i))}
+		_ = q.Add(p)
+		info, cycle, _ := q.Pop()
+		info.UnschedulablePlugins = spec.PluginSet{"B"}
+		if i%100 == 0 {
+			info.UnschedulablePlugins = spec.PluginSet{"A"}
+		}
+		if err := q.AddUnschedulableIfNotPresent(info, cycle); err != nil {
+			t.Fatal(err)
+		}
+	}
+	examined := 0
+	q.MoveAllToActiveOrBackoffQueue(nodeAdd, func(*spec.Pod) bool { examined++; return true })
+	if examined != 10 {
+		t.Fatalf("the NodeAdd request examined %d pods, want the 10 that A rejected", examined)
 	}
 }

@@ -98,7 +98,7 @@ func (q *PriorityQueue) Metrics() MetricsSnapshot {
 		PendingPods: map[string]int{
 			QueueActive:        q.activeQ.len(),
 			QueueBackoff:       q.backoffQ.len(),
-			QueueUnschedulable: len(q.unschedulablePods),
+			QueueUnschedulable: q.unschedulablePods.len(),
 			QueueGated:         0,
 		},
 		IncomingPods: make(map[IncomingKey]uint64, len(q.metrics.byEvent)+int(numHotCounters)),

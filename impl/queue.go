@@ -11,10 +11,10 @@
 // (Add, Update, Delete, Activate) and by UID (Done) in two compact hash
 // indexes (index.go). The entry records where the pod is: activeQ and
 // backoffQ are 4-ary heaps of 24-byte slots that carry the sort keys inline
-// and delete lazily (heap.go), unschedulablePods is a slice (so a move
-// request costs time proportional to the unschedulable pods only), and in
-// flight is just a mark on the entry. The plugin sets of failed pods are
-// interned (plugins.go). One mutex guards everything; one condition
+// and delete lazily (heap.go), unschedulablePods groups its pods by the
+// interned set of plugins that rejected them (so a move request examines
+// only the pods its event may help, unschedulable.go), and in flight is just
+// a mark on the entry. One mutex guards everything; one condition
 // variable on it wakes blocked Pops. Pop allocates only the copy it
 // returns; Add, AddUnschedulableIfNotPresent, Done and the moves allocate
 // nothing once the queue has recycled the entries of pods that are Done.
@@ -36,8 +36,8 @@ import (
 type entry struct {
 	info spec.QueuedPodInfo
 	// pos is the entry's place in the structure loc names: the seq of its
-	// live slot in activeQ or backoffQ (podHeap), its index in
-	// unschedulablePods. Unused in flight: an in-flight pod is reached by
+	// live slot in activeQ or backoffQ (podHeap), its index in its group of
+	// unschedulablePods (podGroup). Unused in flight: an in-flight pod is reached by
 	// UID.
 	pos uint32
 	loc place
@@ -110,9 +110,11 @@ type PriorityQueue struct {
 	byUID             podIndex
 	activeQ           podHeap
 	backoffQ          podHeap
-	unschedulablePods []*entry
-	plugins           pluginSets
+	unschedulablePods unschedulablePods
 	free              []*entry // recycled entries, see newEntry
+	// lastEvent and lastLabel cache eventLabel.
+	lastEvent spec.ClusterEvent
+	lastLabel string
 
 	schedulingCycle  int64
 	moveRequestCycle int64
@@ -353,7 +355,7 @@ func (q *PriorityQueue) AddUnschedulableIfNotPresent(pInfo *spec.QueuedPodInfo, 
 	if err := q.uidHeldElsewhere(pod, h, e); err != nil {
 		return err
 	}
-	plugins := q.plugins.intern(pInfo.UnschedulablePlugins)
+	plugins := q.unschedulablePods.intern(pInfo.UnschedulablePlugins)
 	if e != nil {
 		q.detach(e)
 		q.setPod(e, pod, h)
@@ -369,7 +371,7 @@ func (q *PriorityQueue) AddUnschedulableIfNotPresent(pInfo *spec.QueuedPodInfo, 
 		q.pushBackoffQ(e)
 		q.metrics.hot[backoffScheduleAttemptFailure]++
 	} else {
-		q.addUnschedulable(e)
+		q.unschedulablePods.add(e)
 		q.metrics.hot[unschedulableScheduleAttemptFailure]++
 	}
 	return nil
@@ -395,24 +397,32 @@ func (q *PriorityQueue) movePods(event spec.ClusterEvent, now time.Time, keep fu
 		return
 	}
 	var toActive, toBackoff int
-	worth := worthCache{events: q.cfg.PluginEvents, event: event}
-	// Backwards, because removing swaps the last pod into the hole, and the
-	// last pod has then already been visited.
-	for i := len(q.unschedulablePods) - 1; i >= 0; i-- {
-		e := q.unschedulablePods[i]
-		if !keep(e) || !worth.isPodWorthRequeuing(e.info.UnschedulablePlugins) {
-			continue
+	events := q.cfg.PluginEvents
+	q.unschedulablePods.all(func(g *podGroup) {
+		// A group shares its plugins: if the event cannot help them, none
+		// of its pods is examined.
+		perPod := g == &q.unschedulablePods.private
+		if !perPod && !events.IsPodWorthRequeuing(g.plugins, event) {
+			return
 		}
-		q.removeUnschedulable(e)
-		if q.requeue(e, now) {
-			toActive++
-		} else {
-			toBackoff++
+		// Backwards, because removing swaps the last pod into the hole,
+		// and the last pod has then already been visited.
+		for i := len(g.pods) - 1; i >= 0; i-- {
+			e := g.pods[i]
+			if !keep(e) || perPod && !events.IsPodWorthRequeuing(e.info.UnschedulablePlugins, event) {
+				continue
+			}
+			q.unschedulablePods.remove(g, e)
+			if q.requeue(e, now) {
+				toActive++
+			} else {
+				toBackoff++
+			}
 		}
-	}
+	})
 	q.moveRequestCycle = q.schedulingCycle
 	if toActive+toBackoff > 0 {
-		label := event.EventLabel()
+		label := q.eventLabel(event)
 		q.metrics.addEvent(QueueActive, label, toActive)
 		q.metrics.addEvent(QueueBackoff, label, toBackoff)
 	}
@@ -461,7 +471,7 @@ func (q *PriorityQueue) FlushUnschedulablePodsLeftover() {
 	leftover := func(e *entry) bool {
 		return now.Sub(e.info.Timestamp) > q.cfg.PodMaxInUnschedulablePodsDuration
 	}
-	if slices.ContainsFunc(q.unschedulablePods, leftover) {
+	if q.unschedulablePods.any(leftover) {
 		q.movePods(spec.EventUnschedulableTimeout, now, leftover)
 	}
 }
@@ -539,7 +549,7 @@ func (q *PriorityQueue) Update(oldPod, newPod *spec.Pod) error {
 		}
 	case inUnschedulablePods:
 		if spec.IsPodUpdated(oldPod, newPod) {
-			q.removeUnschedulable(e)
+			q.unschedulablePods.remove(q.unschedulablePods.groupOf(e.info.UnschedulablePlugins), e)
 			if q.requeue(e, q.clock.Now()) {
 				q.metrics.hot[activeUnschedulablePodUpdate]++
 				q.cond.Signal()
@@ -673,7 +683,7 @@ func (q *PriorityQueue) String() string {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	return fmt.Sprintf("activeQ=%d backoffQ=%d unschedulablePods=%d inFlight=%d schedulingCycle=%d moveRequestCycle=%d closed=%v",
-		q.activeQ.len(), q.backoffQ.len(), len(q.unschedulablePods), q.pods.n-q.activeQ.len()-q.backoffQ.len()-len(q.unschedulablePods),
+		q.activeQ.len(), q.backoffQ.len(), q.unschedulablePods.len(), q.pods.n-q.activeQ.len()-q.backoffQ.len()-q.unschedulablePods.len(),
 		q.schedulingCycle, q.moveRequestCycle, q.closed)
 }
 
@@ -716,21 +726,14 @@ func (q *PriorityQueue) pushBackoffQ(e *entry) {
 	q.backoffQ.push(e, 1, sinceBase(expiry, q.base))
 }
 
-func (q *PriorityQueue) addUnschedulable(e *entry) {
-	e.loc = inUnschedulablePods
-	e.pos = uint32(len(q.unschedulablePods))
-	q.unschedulablePods = append(q.unschedulablePods, e)
-}
-
-// removeUnschedulable swaps the last pod into e's place.
-func (q *PriorityQueue) removeUnschedulable(e *entry) {
-	u := q.unschedulablePods
-	last := len(u) - 1
-	u[e.pos] = u[last]
-	u[e.pos].pos = e.pos
-	u[last] = nil
-	q.unschedulablePods = u[:last]
-	e.loc = nowhere
+// eventLabel is event.EventLabel(), which formats a label unless the event
+// has one, remembered for the last event: move requests come in runs of the
+// same event.
+func (q *PriorityQueue) eventLabel(event spec.ClusterEvent) string {
+	if event != q.lastEvent || q.lastLabel == "" {
+		q.lastEvent, q.lastLabel = event, event.EventLabel()
+	}
+	return q.lastLabel
 }
 
 // track adds a new entry, whose pod is set, to both indexes.
@@ -776,7 +779,7 @@ func (q *PriorityQueue) detach(e *entry) {
 	case inBackoffQ:
 		q.backoffQ.drop(e)
 	case inUnschedulablePods:
-		q.removeUnschedulable(e)
+		q.unschedulablePods.remove(q.unschedulablePods.groupOf(e.info.UnschedulablePlugins), e)
 	}
 	e.loc = nowhere
 }
