@@ -4,7 +4,7 @@ PKGS     ?= ./...
 BENCHTIME ?= 1x
 COUNT    ?= 6
 
-.PHONY: all test race vet verify bench fmt linearizability conformance fuzz
+.PHONY: all test race vet verify bench bench-compare fmt linearizability conformance fuzz
 
 # Modules of their own: the upstream kube-scheduler queues as conformance
 # targets (they keep Kubernetes out of the main module's dependencies).
@@ -80,6 +80,23 @@ fuzz:
 #   make bench > old.txt; ...; make bench > new.txt; benchstat old.txt new.txt
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -count $(COUNT) ./impl/
+
+# schedq against each upstream queue on the same workloads
+# (internal/workload), side by side in one invocation per upstream module,
+# then one table: workload, schedq, upstream, ratio. BENCHCOUNT runs of each
+# benchmark; the raw outputs are kept in BENCH_DIR (a new temp dir unless
+# set) for benchstat.
+BENCHCOUNT ?= 6
+BENCH_DIR ?=
+bench-compare:
+	@dir=$${BENCH_DIR:-$$(mktemp -d)}; mkdir -p $$dir; args=; \
+	  for m in $(UPSTREAM_MODULES); do \
+	    v=$$(basename $$m); echo "$$m: go test -bench . -count $(BENCHCOUNT) > $$dir/$$v.txt" >&2; \
+	    (cd $$m && $(GO) test -run '^$$' -bench . -benchmem -count $(BENCHCOUNT) -timeout 0) > $$dir/$$v.txt || { cat $$dir/$$v.txt; exit 1; }; \
+	    args="$$args $$(echo $$v | sed 's/^v1/v1./')=$$dir/$$v.txt"; \
+	  done; \
+	  $(GO) run ./internal/workload/cmd/benchtable $$args; \
+	  echo "raw output: $$dir (machine: $$(nproc) CPUs, $$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'))"
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')

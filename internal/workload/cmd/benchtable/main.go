@@ -1,0 +1,268 @@
+// Command benchtable turns the output of the comparison benchmarks (one
+// `go test -bench` run per upstream module, see internal/workload) into one
+// Markdown table: each workload's median for schedq and for each upstream
+// queue, and the ratio upstream/schedq, higher is better for schedq. Every
+// ratio is taken within one file, that is between sub-benchmarks of the same
+// invocation, never across runs.
+//
+// Usage:
+//
+//	benchtable v1.33=v133.txt v1.37=v137.txt
+//
+// The first file's schedq medians fill the schedq column; the targets of
+// issue 7 are checked against the first file's upstream (v1.33 classic).
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// sample is every value seen for one (workload, subject, unit).
+type key struct{ workload, subject, unit string }
+
+type run struct {
+	label   string
+	values  map[key][]float64
+	order   []string // workloads in order of appearance
+	context []string // goos, goarch, cpu lines
+}
+
+func parse(label string, r io.Reader) (*run, error) {
+	out := &run{label: label, values: make(map[key][]float64)}
+	seen := map[string]bool{}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if strings.HasPrefix(line, "cpu:") || strings.HasPrefix(line, "goos:") || strings.HasPrefix(line, "goarch:") {
+			if !slices.Contains(out.context, line) {
+				out.context = append(out.context, line)
+			}
+			continue
+		}
+		if !strings.HasPrefix(line, "Benchmark") {
+			continue
+		}
+		f := strings.Fields(line)
+		if len(f) < 4 {
+			continue // a benchmark that printed its name, then failed
+		}
+		name := strings.TrimPrefix(f[0], "Benchmark")
+		if i := strings.LastIndexByte(name, '-'); i > 0 {
+			if _, err := strconv.Atoi(name[i+1:]); err == nil {
+				name = name[:i] // the GOMAXPROCS suffix
+			}
+		}
+		i := strings.LastIndexByte(name, '/')
+		if i < 0 {
+			continue
+		}
+		workload, subject := name[:i], name[i+1:]
+		if !seen[workload] {
+			seen[workload] = true
+			out.order = append(out.order, workload)
+		}
+		for j := 2; j+1 < len(f); j += 2 {
+			v, err := strconv.ParseFloat(f[j], 64)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %q: %v", label, line, err)
+			}
+			k := key{workload, subject, f[j+1]}
+			out.values[k] = append(out.values[k], v)
+		}
+	}
+	return out, sc.Err()
+}
+
+func median(v []float64) (float64, bool) {
+	if len(v) == 0 {
+		return 0, false
+	}
+	s := slices.Clone(v)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2], true
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2, true
+}
+
+// spread is the largest deviation from the median, in percent.
+func spread(v []float64) float64 {
+	m, ok := median(v)
+	if !ok || m == 0 {
+		return 0
+	}
+	d := 0.0
+	for _, x := range v {
+		d = max(d, abs(x-m)/m*100)
+	}
+	return d
+}
+
+func abs(x float64) float64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+func (r *run) get(workload, subject, unit string) ([]float64, float64, bool) {
+	v := r.values[key{workload, subject, unit}]
+	m, ok := median(v)
+	return v, m, ok
+}
+
+// row is one line of the table: a workload and the metric shown for it.
+type row struct{ workload, unit string }
+
+// rows picks what to show: the time per pod of every workload (and the Pop
+// latency percentiles where reported), the retained bytes, then the
+// allocations per pod.
+func rows(r *run) []row {
+	var out, allocs []row
+	for _, w := range r.order {
+		has := func(unit string) bool { _, _, ok := r.get(w, "schedq", unit); return ok }
+		for _, u := range []string{"ns/pod", "p50-ns", "p99-ns", "retained-B/pod"} {
+			if has(u) {
+				out = append(out, row{w, u})
+			}
+		}
+		if has("allocs/pod") {
+			allocs = append(allocs, row{w, "allocs/pod"})
+		}
+	}
+	return append(out, allocs...)
+}
+
+// target is issue 7's ratio for a row, vs upstream v1.33 classic.
+func target(rw row) float64 {
+	switch {
+	case rw.unit == "allocs/pod" || rw.unit == "p50-ns":
+		return 0 // reported, no target
+	case strings.HasPrefix(rw.workload, "AddPop/"):
+		return 10
+	default:
+		return 2
+	}
+}
+
+func format(v float64) string {
+	switch {
+	case v == 0:
+		return "0"
+	case v >= 100:
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	case v >= 10:
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	case v >= 0.01:
+		return strconv.FormatFloat(v, 'f', 2, 64)
+	default:
+		return strconv.FormatFloat(v, 'g', 2, 64)
+	}
+}
+
+func cell(v []float64, m float64, ok bool) string {
+	if !ok {
+		return "—"
+	}
+	s := format(m)
+	if sp := spread(v); sp >= 1 && len(v) > 1 {
+		s += fmt.Sprintf(" ±%.0f%%", sp)
+	}
+	return s
+}
+
+func ratio(schedq, upstream float64, ok bool) (string, float64) {
+	switch {
+	case !ok:
+		return "—", 0
+	case schedq == 0 && upstream == 0:
+		return "=", 1
+	case schedq == 0:
+		return "∞", 1e300
+	}
+	x := upstream / schedq
+	if x > 1000 {
+		return ">1000×", x
+	}
+	return format(x) + "×", x
+}
+
+func main() {
+	if len(os.Args) < 2 {
+		fmt.Fprintln(os.Stderr, "usage: benchtable label=file ...")
+		os.Exit(2)
+	}
+	var runs []*run
+	for _, a := range os.Args[1:] {
+		label, file, ok := strings.Cut(a, "=")
+		if !ok {
+			fmt.Fprintf(os.Stderr, "benchtable: %q is not label=file\n", a)
+			os.Exit(2)
+		}
+		f, err := os.Open(file)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "benchtable:", err)
+			os.Exit(1)
+		}
+		r, err := parse(label, f)
+		f.Close()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "benchtable:", err)
+			os.Exit(1)
+		}
+		runs = append(runs, r)
+	}
+
+	first := runs[0]
+	head := []string{"workload", "metric", "schedq"}
+	for _, r := range runs {
+		head = append(head, "upstream "+r.label, "×")
+	}
+	head = append(head, "target vs "+first.label)
+	fmt.Println("| " + strings.Join(head, " | ") + " |")
+	fmt.Println("|" + strings.Repeat("---|", len(head)))
+	missed := 0
+	n := 0
+	for _, rw := range rows(first) {
+		sv, sm, sok := first.get(rw.workload, "schedq", rw.unit)
+		n = max(n, len(sv))
+		line := []string{rw.workload, rw.unit, cell(sv, sm, sok)}
+		var firstRatio float64
+		for i, r := range runs {
+			uv, um, uok := r.get(rw.workload, "upstream", rw.unit)
+			_, rsm, rsok := r.get(rw.workload, "schedq", rw.unit)
+			s, x := ratio(rsm, um, uok && rsok)
+			if i == 0 {
+				firstRatio = x
+			}
+			line = append(line, cell(uv, um, uok), s)
+		}
+		t := target(rw)
+		switch {
+		case t == 0:
+			line = append(line, "")
+		case firstRatio >= t:
+			line = append(line, fmt.Sprintf("≥%g× met", t))
+		default:
+			line = append(line, fmt.Sprintf("≥%g× **missed**", t))
+			missed++
+		}
+		fmt.Println("| " + strings.Join(line, " | ") + " |")
+	}
+	fmt.Println()
+	fmt.Printf("Medians of %d run(s) (± the largest deviation from the median). × is upstream/schedq within one\n", n)
+	fmt.Println("invocation: the schedq column is from the first run; each × uses the schedq median of its own run.")
+	for _, c := range first.context {
+		fmt.Println(c)
+	}
+	if missed > 0 {
+		fmt.Printf("%d target(s) missed.\n", missed)
+	}
+}
