@@ -17,7 +17,8 @@
 // a mark on the entry. One mutex guards everything; one condition
 // variable on it wakes blocked Pops. Pop allocates only the copy it
 // returns; Add, AddUnschedulableIfNotPresent, Done and the moves allocate
-// nothing once the queue has recycled the entries of pods that are Done.
+// nothing once the queue has recycled the entries of pods that are Done and
+// interned the plugin sets it is given.
 package impl
 
 import (

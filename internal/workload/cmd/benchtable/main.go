@@ -172,7 +172,7 @@ func cell(v []float64, m float64, ok bool) string {
 		return "—"
 	}
 	s := format(m)
-	if sp := spread(v); sp >= 1 && len(v) > 1 {
+	if sp := spread(v); sp >= 1 && len(v) > 1 && m >= 0.01 {
 		s += fmt.Sprintf(" ±%.0f%%", sp)
 	}
 	return s
