@@ -17,15 +17,9 @@ import (
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/wait"
-	utilfeature "k8s.io/apiserver/pkg/util/feature"
-	"k8s.io/client-go/informers"
-	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/klog/v2"
-	"k8s.io/kubernetes/pkg/features"
 	"k8s.io/kubernetes/pkg/scheduler/backend/queue"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
-	"k8s.io/kubernetes/pkg/scheduler/metrics"
 	testingclock "k8s.io/utils/clock/testing"
 
 	"github.com/schedq/schedq/internal/workload"
@@ -46,24 +40,10 @@ func BenchmarkRetained(b *testing.B)         { workload.Retained(b, subjects()..
 // classic gates, built as the conformance target builds it.
 var upstreamTarget = workload.Target[*v1.Pod, *framework.QueuedPodInfo]{
 	New: func(tb testing.TB) workload.Queue[*v1.Pod, *framework.QueuedPodInfo] {
-		if err := utilfeature.DefaultMutableFeatureGate.SetFromMap(map[string]bool{
-			string(features.SchedulerQueueingHints):   false,
-			string(features.SchedulerPopFromBackoffQ): false,
-		}); err != nil {
-			tb.Fatalf("setting feature gates: %v", err)
+		q, clk, err := newQueue(workload.Config(), workload.Start, false)
+		if err != nil {
+			tb.Fatal(err)
 		}
-		metrics.Register()
-		clk := testingclock.NewFakeClock(workload.Start)
-		rec := metrics.NewMetricsAsyncRecorder(1000, time.Second, wait.NeverStop)
-		cfg := workload.Config()
-		q := queue.NewPriorityQueue(less, informers.NewSharedInformerFactory(fake.NewSimpleClientset(), 0),
-			queue.WithClock(clk),
-			queue.WithMetricsRecorder(*rec),
-			queue.WithPodInitialBackoffDuration(cfg.PodInitialBackoffDuration),
-			queue.WithPodMaxBackoffDuration(cfg.PodMaxBackoffDuration),
-			queue.WithPodMaxInUnschedulablePodsDuration(cfg.PodMaxInUnschedulablePodsDuration),
-			queue.WithQueueingHintMapPerProfile(queue.QueueingHintMapPerProfile{SchedulerName: hintMap(cfg.PluginEvents)}),
-		)
 		return &upstream{q: q, clock: clk, logger: klog.Background(), nodeAdd: toEvent(workload.NodeAdd)}
 	},
 	Pod: func(i int, priority int32) *v1.Pod {

@@ -80,25 +80,10 @@ func newTarget(hints bool, prof conformance.Profile) conformance.NewTarget {
 	prof.SilentNoOps = true
 	prof.Observes = conformance.Observes{MoveRequestCycle: true, PodInfo: true}
 	return func(t testing.TB, cfg spec.Config, start time.Time) conformance.Target {
-		// The gates are read once, in NewPriorityQueue, so each target
-		// gets the profile's gates whatever the previous one had.
-		if err := utilfeature.DefaultMutableFeatureGate.SetFromMap(map[string]bool{
-			string(features.SchedulerQueueingHints):   hints,
-			string(features.SchedulerPopFromBackoffQ): hints,
-		}); err != nil {
-			t.Fatalf("setting feature gates: %v", err)
+		q, clk, err := newQueue(cfg, start, hints)
+		if err != nil {
+			t.Fatal(err)
 		}
-		metrics.Register() // NewPriorityQueue needs the metric vectors
-		clk := testingclock.NewFakeClock(start)
-		rec := metrics.NewMetricsAsyncRecorder(1000, time.Second, wait.NeverStop)
-		q := queue.NewPriorityQueue(less, informers.NewSharedInformerFactory(fake.NewSimpleClientset(), 0),
-			queue.WithClock(clk),
-			queue.WithMetricsRecorder(*rec),
-			queue.WithPodInitialBackoffDuration(cfg.PodInitialBackoffDuration),
-			queue.WithPodMaxBackoffDuration(cfg.PodMaxBackoffDuration),
-			queue.WithPodMaxInUnschedulablePodsDuration(cfg.PodMaxInUnschedulablePodsDuration),
-			queue.WithQueueingHintMapPerProfile(queue.QueueingHintMapPerProfile{SchedulerName: hintMap(cfg.PluginEvents)}),
-		)
 		tg := &Target{q: q, clock: clk, logger: klog.Background(), profile: prof,
 			inFlight: make(map[spec.PodKey]*framework.QueuedPodInfo)}
 		t.Cleanup(func() {
@@ -108,6 +93,34 @@ func newTarget(hints bool, prof conformance.Profile) conformance.NewTarget {
 		})
 		return tg
 	}
+}
+
+// newQueue builds the upstream PriorityQueue with cfg, a fake clock reading
+// start, and the gates of the profile (queueing hints and pop-from-backoffQ
+// both on, or both off for classic mode). The conformance target and the
+// comparison benchmarks build their queues here, so both measure the same
+// queue.
+func newQueue(cfg spec.Config, start time.Time, hints bool) (*queue.PriorityQueue, *testingclock.FakeClock, error) {
+	// The gates are read once, in NewPriorityQueue, so each queue gets the
+	// profile's gates whatever the previous one had.
+	if err := utilfeature.DefaultMutableFeatureGate.SetFromMap(map[string]bool{
+		string(features.SchedulerQueueingHints):   hints,
+		string(features.SchedulerPopFromBackoffQ): hints,
+	}); err != nil {
+		return nil, nil, fmt.Errorf("setting feature gates: %w", err)
+	}
+	metrics.Register() // NewPriorityQueue needs the metric vectors
+	clk := testingclock.NewFakeClock(start)
+	rec := metrics.NewMetricsAsyncRecorder(1000, time.Second, wait.NeverStop)
+	q := queue.NewPriorityQueue(less, informers.NewSharedInformerFactory(fake.NewSimpleClientset(), 0),
+		queue.WithClock(clk),
+		queue.WithMetricsRecorder(*rec),
+		queue.WithPodInitialBackoffDuration(cfg.PodInitialBackoffDuration),
+		queue.WithPodMaxBackoffDuration(cfg.PodMaxBackoffDuration),
+		queue.WithPodMaxInUnschedulablePodsDuration(cfg.PodMaxInUnschedulablePodsDuration),
+		queue.WithQueueingHintMapPerProfile(queue.QueueingHintMapPerProfile{SchedulerName: hintMap(cfg.PluginEvents)}),
+	)
+	return q, clk, nil
 }
 
 // less is the default PrioritySort order: priority, then Timestamp.
