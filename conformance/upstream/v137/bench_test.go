@@ -22,16 +22,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
-	"k8s.io/apimachinery/pkg/util/wait"
-	utilfeature "k8s.io/apiserver/pkg/util/feature"
-	"k8s.io/client-go/informers"
-	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
-	"k8s.io/kubernetes/pkg/features"
 	"k8s.io/kubernetes/pkg/scheduler/backend/queue"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
-	"k8s.io/kubernetes/pkg/scheduler/metrics"
 	testingclock "k8s.io/utils/clock/testing"
 
 	"github.com/schedq/schedq/internal/workload"
@@ -52,25 +46,10 @@ func BenchmarkRetained(b *testing.B)         { workload.Retained(b, subjects()..
 // default gates, built as the conformance target builds it.
 var upstreamTarget = workload.Target[*v1.Pod, *framework.QueuedPodInfo]{
 	New: func(tb testing.TB) workload.Queue[*v1.Pod, *framework.QueuedPodInfo] {
-		if err := utilfeature.DefaultMutableFeatureGate.SetFromMap(map[string]bool{
-			string(features.SchedulerPopFromBackoffQ):  true,
-			string(features.GenericWorkload):           false,
-			string(features.SchedulerPreQueueingHints): false,
-		}); err != nil {
-			tb.Fatalf("setting feature gates: %v", err)
+		q, clk, err := newQueue(workload.Config(), workload.Start)
+		if err != nil {
+			tb.Fatal(err)
 		}
-		metrics.Register()
-		clk := testingclock.NewFakeClock(workload.Start)
-		rec := metrics.NewMetricsAsyncRecorder(1000, time.Second, wait.NeverStop)
-		cfg := workload.Config()
-		q := queue.NewPriorityQueue(less, informers.NewSharedInformerFactory(fake.NewClientset(), 0),
-			queue.WithClock(clk),
-			queue.WithMetricsRecorder(rec),
-			queue.WithPodInitialBackoffDuration(cfg.PodInitialBackoffDuration),
-			queue.WithPodMaxBackoffDuration(cfg.PodMaxBackoffDuration),
-			queue.WithPodMaxInUnschedulablePodsDuration(cfg.PodMaxInUnschedulablePodsDuration),
-			queue.WithQueueingHintMapPerProfile(queue.QueueingHintMapPerProfile{SchedulerName: hintMap(cfg.PluginEvents)}),
-		)
 		logger := klog.Background()
 		return &upstream{q: q, clock: clk, logger: logger, ctx: klog.NewContext(context.Background(), logger),
 			nodeAdd: toEvent(workload.NodeAdd)}

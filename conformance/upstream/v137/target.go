@@ -96,29 +96,41 @@ func Profile() conformance.Profile {
 	}
 }
 
+// newQueue builds the upstream PriorityQueue with cfg, a fake clock reading
+// start, and the release's default gates. The conformance target and the
+// comparison benchmarks build their queues here, so both measure the same
+// queue.
+func newQueue(cfg spec.Config, start time.Time) (*queue.PriorityQueue, *testingclock.FakeClock, error) {
+	// Pinned to their v1.37.2 defaults, whatever the process set: the
+	// gates are read once, in NewPriorityQueue.
+	if err := utilfeature.DefaultMutableFeatureGate.SetFromMap(map[string]bool{
+		string(features.SchedulerPopFromBackoffQ):  true,
+		string(features.GenericWorkload):           false,
+		string(features.SchedulerPreQueueingHints): false,
+	}); err != nil {
+		return nil, nil, fmt.Errorf("setting feature gates: %w", err)
+	}
+	metrics.Register() // NewPriorityQueue needs the metric vectors
+	clk := testingclock.NewFakeClock(start)
+	rec := metrics.NewMetricsAsyncRecorder(1000, time.Second, wait.NeverStop)
+	q := queue.NewPriorityQueue(less, informers.NewSharedInformerFactory(fake.NewClientset(), 0),
+		queue.WithClock(clk),
+		queue.WithMetricsRecorder(rec),
+		queue.WithPodInitialBackoffDuration(cfg.PodInitialBackoffDuration),
+		queue.WithPodMaxBackoffDuration(cfg.PodMaxBackoffDuration),
+		queue.WithPodMaxInUnschedulablePodsDuration(cfg.PodMaxInUnschedulablePodsDuration),
+		queue.WithQueueingHintMapPerProfile(queue.QueueingHintMapPerProfile{SchedulerName: hintMap(cfg.PluginEvents)}),
+	)
+	return q, clk, nil
+}
+
 // New returns a NewTarget for v1.37.2 with its default gates.
 func New() conformance.NewTarget {
 	return func(t testing.TB, cfg spec.Config, start time.Time) conformance.Target {
-		// Pinned to their v1.37.2 defaults, whatever the process set: the
-		// gates are read once, in NewPriorityQueue.
-		if err := utilfeature.DefaultMutableFeatureGate.SetFromMap(map[string]bool{
-			string(features.SchedulerPopFromBackoffQ):  true,
-			string(features.GenericWorkload):           false,
-			string(features.SchedulerPreQueueingHints): false,
-		}); err != nil {
-			t.Fatalf("setting feature gates: %v", err)
+		q, clk, err := newQueue(cfg, start)
+		if err != nil {
+			t.Fatal(err)
 		}
-		metrics.Register() // NewPriorityQueue needs the metric vectors
-		clk := testingclock.NewFakeClock(start)
-		rec := metrics.NewMetricsAsyncRecorder(1000, time.Second, wait.NeverStop)
-		q := queue.NewPriorityQueue(less, informers.NewSharedInformerFactory(fake.NewClientset(), 0),
-			queue.WithClock(clk),
-			queue.WithMetricsRecorder(rec),
-			queue.WithPodInitialBackoffDuration(cfg.PodInitialBackoffDuration),
-			queue.WithPodMaxBackoffDuration(cfg.PodMaxBackoffDuration),
-			queue.WithPodMaxInUnschedulablePodsDuration(cfg.PodMaxInUnschedulablePodsDuration),
-			queue.WithQueueingHintMapPerProfile(queue.QueueingHintMapPerProfile{SchedulerName: hintMap(cfg.PluginEvents)}),
-		)
 		logger := klog.Background()
 		tg := &Target{q: q, clock: clk, logger: logger, ctx: klog.NewContext(context.Background(), logger),
 			inFlight: make(map[spec.PodKey]*framework.QueuedPodInfo)}
