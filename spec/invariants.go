@@ -188,9 +188,9 @@ func I3MoveRequestShortcut(before, after *Snapshot, step Step) error {
 //     most the pod they name, remove none, and the pod is held afterwards.
 //   - Delete (R10) and Done (R12) add none and remove at most the pod they
 //     name.
-//   - Every other operation neither adds nor removes a pod.
 //   - Pop (R2) moves the pod it returned from activeQ to in flight and
 //     moves no other pod.
+//   - Every other operation neither adds nor removes a pod.
 func I4Conservation(before, after *Snapshot, step Step) error {
 	if step.Err != nil {
 		b := *before
