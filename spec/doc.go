@@ -46,7 +46,7 @@
 //	R3   AddUnschedulableIfNotPresent    failed pod → backoffQ (shortcut) or unschedulablePods
 //	R4   MoveAllToActiveOrBackoffQueue   an event moves the unschedulable pods it may help
 //	R5   FlushBackoffQCompleted          pods whose backoff completed → activeQ (every 1s)
-//	R6   FlushUnschedulablePodsLeftover  pods parked longer than 5 min move (every 30s)
+//	R6   FlushUnschedulablePodsLeftover  pods parked strictly longer than 5 min move (every 30s)
 //	R7   backoff                         1s·2^(Attempts-1) capped at 10s; expiry == now still backs off
 //	R8   Activate                        unschedulable/backoff pods → activeQ; else moveRequestCycle
 //	R9   Update                          in place; an unschedulable pod may move; unknown → R1
