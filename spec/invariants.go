@@ -5,9 +5,10 @@ import (
 	"fmt"
 )
 
-// Step describes one operation between two snapshots, for the invariants
-// that are about a step rather than a state.
-type Step struct {
+// StepRecord describes one operation between two snapshots, for the
+// invariants that are about a step rather than a state: which rule ran, on
+// which pod, and what it returned.
+type StepRecord struct {
 	Rule Rule
 	// Pod is the pod the operation named (R1, R3, R9, R10, R12) or, for
 	// R2, the pod Pop returned.
@@ -18,6 +19,11 @@ type Step struct {
 	// nothing.
 	Err error
 }
+
+// Step is the former name of StepRecord.
+//
+// Deprecated: use StepRecord; "step" also names a clock step.
+type Step = StepRecord
 
 // InvariantError names the invariant a check found broken.
 type InvariantError struct {
@@ -38,7 +44,7 @@ func CheckState(s *Snapshot) error {
 
 // CheckStep checks the step invariants I2..I6 for one operation, and the
 // state invariants of the state after it.
-func CheckStep(cfg Config, before, after *Snapshot, step Step) error {
+func CheckStep(cfg Config, before, after *Snapshot, step StepRecord) error {
 	return errors.Join(
 		CheckState(after),
 		I2BackoffMonotonicity(cfg, before, after, step),
@@ -101,7 +107,7 @@ func CheckBackoffMonotonic(cfg Config, maxAttempts int) error {
 // exactly the pods whose backoff completed, into activeQ; and an event
 // never moves a pod from unschedulablePods to activeQ while it is still
 // backing off.
-func I2BackoffMonotonicity(cfg Config, before, after *Snapshot, step Step) error {
+func I2BackoffMonotonicity(cfg Config, before, after *Snapshot, step StepRecord) error {
 	if step.Err != nil {
 		return nil
 	}
@@ -143,7 +149,7 @@ func I2BackoffMonotonicity(cfg Config, before, after *Snapshot, step Step) error
 // a move request happened (moveRequestCycle >= podSchedulingCycle), or that
 // no plugin rejected, never lands in unschedulablePods, where no event might
 // ever come to wake it.
-func I3MoveRequestShortcut(before, after *Snapshot, step Step) error {
+func I3MoveRequestShortcut(before, after *Snapshot, step StepRecord) error {
 	if step.Rule != R3AddUnschedulable || step.Err != nil {
 		return nil
 	}
@@ -165,7 +171,7 @@ func I3MoveRequestShortcut(before, after *Snapshot, step Step) error {
 // of keys changes only as the rule says (Add, AddUnschedulable and Update of
 // an unknown pod add one; Delete and Done remove one), Pop moves its pod
 // from activeQ to in flight, and a failed operation changes nothing.
-func I4Conservation(before, after *Snapshot, step Step) error {
+func I4Conservation(before, after *Snapshot, step StepRecord) error {
 	if step.Err != nil {
 		b := *before
 		b.Now = after.Now
@@ -218,7 +224,7 @@ func I4Conservation(before, after *Snapshot, step Step) error {
 }
 
 // I5Order: Pop returns a maximal pod of activeQ.
-func I5Order(before *Snapshot, step Step) error {
+func I5Order(before *Snapshot, step StepRecord) error {
 	if step.Rule != R2Pop || step.Err != nil {
 		return nil
 	}
@@ -241,7 +247,7 @@ func I6Cycles(s *Snapshot) error {
 
 // I6CyclesStep: schedulingCycle grows by exactly one per successful Pop and
 // by nothing otherwise; moveRequestCycle never decreases.
-func I6CyclesStep(before, after *Snapshot, step Step) error {
+func I6CyclesStep(before, after *Snapshot, step StepRecord) error {
 	want := before.SchedulingCycle
 	if step.Rule == R2Pop && step.Err == nil {
 		want++
