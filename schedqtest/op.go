@@ -140,6 +140,12 @@ type Op struct {
 	// Blocked: "pop blocked", a Pop that must block until a later
 	// operation fills activeQ or closes the queue.
 	Blocked bool
+	// Choose: "pop choose=b", which of the pods Pop may return (I5) the
+	// model returns; the model's own choice among equals is the smallest
+	// key. A target may return any of them: the runner's shadow model
+	// follows it. Printed scenarios use it to pin the choice the target
+	// made, so that the file replays the same way.
+	Choose string
 	// Plugins: fail, the rejecting plugins (nil: none).
 	Plugins []string
 	// Cycle: fail, the podSchedulingCycle handed back; nil means the one
@@ -199,6 +205,9 @@ func OpFromArgs(cmd string, args []datadriven.CmdArg) (Op, error) {
 		op.Pod = p.podRef(op.Kind == KindAdd, true)
 	case KindPop:
 		op.Blocked = p.flag("blocked")
+		if p.has("choose") {
+			op.Choose = p.str("choose")
+		}
 	case KindFail:
 		op.Pod = PodRef{Name: p.name()}
 		op.NeverPopped = p.flag("never-popped")
@@ -430,6 +439,9 @@ func (o Op) String() string {
 	case KindPop:
 		if o.Blocked {
 			w = append(w, "blocked")
+		}
+		if o.Choose != "" {
+			w = append(w, "choose="+o.Choose)
 		}
 	case KindFail:
 		w = append(w, nameWord(o.Pod.Name))

@@ -24,6 +24,7 @@ func TestParseOpRoundTrip(t *testing.T) {
 		"add a labels=()",
 		"pop",
 		"pop blocked",
+		"pop choose=b",
 		"fail a",
 		"fail a cycle=3 plugins=(NodeResourcesFit,TaintToleration)",
 		"fail x never-popped attempts=1",
@@ -205,6 +206,7 @@ func opGen() *rapid.Generator[schedqtest.Op] {
 			op.Pod = podRefGen(true, false, true).Draw(t, "pod")
 		case schedqtest.KindPop:
 			op.Blocked = rapid.Bool().Draw(t, "blocked")
+			op.Choose = rapid.SampledFrom(append(names, "")).Draw(t, "choose")
 		case schedqtest.KindFail:
 			op.Pod = schedqtest.PodRef{Name: rapid.SampledFrom(append(names, "")).Draw(t, "name")}
 			op.NeverPopped = rapid.Bool().Draw(t, "neverPopped")
