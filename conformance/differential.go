@@ -21,15 +21,19 @@ import (
 // directory of Options.Dirs.
 func RunDifferential(t *testing.T, newTarget NewTarget) bool {
 	t.Helper()
-	return t.Run("random", func(t *testing.T) {
-		rapid.Check(t, func(rt *rapid.T) {
-			g := newGenerator(t, newTarget)
-			if err := g.d.begin(); err != nil {
-				rt.Fatal(err)
-			}
-			defer g.d.target.Close()
-			rt.Repeat(g.actions())
-		})
+	return t.Run("random", func(t *testing.T) { checkDifferential(t, t, newTarget) })
+}
+
+// checkDifferential is the random runs reporting to rt; targets are made
+// with tb.
+func checkDifferential(rt rapid.TB, tb testing.TB, newTarget NewTarget) {
+	rapid.Check(rt, func(r *rapid.T) {
+		g := newGenerator(tb, newTarget)
+		if err := g.d.begin(); err != nil {
+			r.Fatal(err)
+		}
+		defer g.d.target.Close()
+		r.Repeat(g.actions())
 	})
 }
 

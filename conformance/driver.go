@@ -19,7 +19,7 @@ import (
 // wakeDeadline bounds how long the runner waits for a blocked Pop to park,
 // or to return once woken. It is a deadline for a failure message, never a
 // means of ordering.
-const wakeDeadline = 10 * time.Second
+var wakeDeadline = 10 * time.Second
 
 // driver plays one scenario on one target. Two model runs go along:
 // expect, the model alone, whose output is the scenario's expected text;
@@ -171,8 +171,14 @@ func (d *driver) failureReport() string {
 	if err != nil {
 		text = "# (the model rejects these operations: " + err.Error() + ")\n" + schedqtest.FormatOps(sc.Ops)
 	}
-	return fmt.Sprintf("%s--- scenario (save as testdata/scenarios/regressions/%s.txt) ---\n%s", d.failure, path.Base(d.name), text)
+	return fmt.Sprintf("%s%s%s.txt) ---\n%s%s\n", d.failure, scenarioMarker, path.Base(d.name), text, scenarioEnd)
 }
+
+// The lines around a scenario in a failure message.
+const (
+	scenarioMarker = "--- scenario (save as testdata/scenarios/regressions/"
+	scenarioEnd    = "--- end of scenario ---"
+)
 
 func firstLine(s string) string {
 	if i := strings.IndexByte(s, '\n'); i >= 0 {

@@ -205,8 +205,15 @@ func RunFile(t *testing.T, newTarget NewTarget, f ScenarioFile) (res Result, pro
 			res.Outcome = Pass
 		}
 	}
-	// finish runs even if datadriven ends the test with t.Fatal (a file
-	// whose expected output is not the model's).
+	playFile(tb, d, f)
+	finish()
+	return res, prof
+}
+
+// playFile plays the file through d. It returns when the file is done or
+// tb was failed fatally (a file whose expected output is not the model's,
+// or an invalid directive): the outcome is in d and tb.
+func playFile(tb *fileTB, d *driver, f ScenarioFile) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -224,8 +231,6 @@ func RunFile(t *testing.T, newTarget NewTarget, f ScenarioFile) (res Result, pro
 		}
 	}()
 	<-done
-	finish()
-	return res, prof
 }
 
 // fileTB runs a scenario file in a goroutine of the runner's: a fatal
