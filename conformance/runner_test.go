@@ -345,7 +345,7 @@ func TestOwnScenarioDir(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(dir, "regressions"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	sc := schedqtest.Scenario{Rules: []string{"R12"}, Ops: mustOps(t, "add a", "pop", "done a")}
+	sc := schedqtest.Scenario{Rules: []string{"R12"}, Ops: schedqtest.MustParseOps(t, "add a", "pop", "done a")}
 	text, err := schedqtest.FormatScenario(sc)
 	if err != nil {
 		t.Fatal(err)
@@ -363,17 +363,4 @@ func TestOwnScenarioDir(t *testing.T) {
 	if rec.Failed() || !d.failed {
 		t.Errorf("the regression file does not catch the broken target: %s%s", d.failure, rec)
 	}
-}
-
-func mustOps(t *testing.T, lines ...string) []schedqtest.Op {
-	t.Helper()
-	var ops []schedqtest.Op
-	for _, l := range lines {
-		op, err := schedqtest.ParseOp(l)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ops = append(ops, op)
-	}
-	return ops
 }
