@@ -45,7 +45,8 @@ func parseGoroutineID(b []byte) (int64, bool) {
 // parkedStates are the statuses of a goroutine asleep until something
 // wakes it. Waiting for a mutex is not parked: such a goroutine has not
 // yet looked at activeQ.
-var parkedStates = []string{"sync.Cond.Wait", "chan receive", "select", "semacquire", "sync.WaitGroup.Wait"}
+// ("semacquire" is left out too: older runtimes show a mutex wait so.)
+var parkedStates = []string{"sync.Cond.Wait", "chan receive", "select", "sync.WaitGroup.Wait"}
 
 // goroutineState returns the status and stack of goroutine id, or ok=false
 // if it no longer exists.

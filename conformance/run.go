@@ -187,6 +187,8 @@ func RunFile(t *testing.T, newTarget NewTarget, f ScenarioFile) (res Result, pro
 			res.Outcome, res.Detail = Fail, "the scenario file is invalid or its expected output is not the model's"
 			if d.invalid != nil {
 				res.Detail = d.invalid.Error()
+			} else {
+				t.Errorf("%s: the expected output in the file must be what the model prints; if the diff above is intended, regenerate it with -rewrite on the model (go test ./conformance/ -run TestModel -rewrite for the catalogue)", f.Name)
 			}
 		case d.na != "":
 			res.Outcome, res.Detail = NotApplicable, d.na

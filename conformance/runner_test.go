@@ -364,3 +364,26 @@ func TestOwnScenarioDir(t *testing.T) {
 		t.Errorf("the regression file does not catch the broken target: %s%s", d.failure, rec)
 	}
 }
+
+// Replay plays a file outside a test: the model's output per step, and the
+// target's failure.
+func TestReplay(t *testing.T) {
+	text := catalogueText(t, "done/ends-the-time-in-flight")
+	newT := func(cfg spec.Config, start time.Time) (Target, error) {
+		m, err := model.New(cfg, start)
+		return brokenDone{modelT{m, Profile{Name: "broken-done", Observes: everything}}}, err
+	}
+	r, err := Replay(newT, "done/ends-the-time-in-flight", text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Steps) != 3 || r.Steps[2].Op != "done a" || r.Steps[2].Output != r.Steps[2].Expected {
+		t.Errorf("steps = %+v", r.Steps)
+	}
+	if !strings.Contains(r.Failure, "step 3: done a") {
+		t.Errorf("Failure = %q", r.Failure)
+	}
+	if _, err := Replay(newT, "bad", "frobnicate\n----\n"); err == nil {
+		t.Error("Replay accepted an unknown operation")
+	}
+}
