@@ -292,7 +292,9 @@ func TestBlockedPopChecks(t *testing.T) {
 			}
 		})
 	}
-	// The real thing passes: the Pop parks, and the Add wakes it.
+	// The real thing passes: the Pop parks, and the Add wakes it (with the
+	// usual deadline: a loaded machine must not make this fail).
+	wakeDeadline = 10 * time.Second
 	d, rec := play(t, "add/wakes-a-blocked-pop", text, func(t testing.TB, cfg spec.Config, start time.Time) Target {
 		return newImplT(t, cfg, start)
 	})
