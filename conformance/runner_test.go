@@ -389,3 +389,52 @@ func TestReplay(t *testing.T) {
 		t.Error("Replay accepted an unknown operation")
 	}
 }
+
+// lastTie pops the largest key among the pods Pop may return (the model
+// takes the smallest), and forgets Done.
+type lastTie struct{ brokenDone }
+
+func (l lastTie) Pop() (*spec.QueuedPodInfo, int64, error) {
+	c := l.Model.PopCandidates()
+	if len(c) == 0 {
+		return l.Model.Pop()
+	}
+	return l.Model.PopPod(c[len(c)-1])
+}
+
+// A target's choice among equals is pinned in the printed scenario
+// ("pop choose="), so that the file replays what the target did and still
+// passes on the model.
+func TestPrintedScenarioPinsTies(t *testing.T) {
+	newLast := func(t testing.TB, cfg spec.Config, start time.Time) Target {
+		return lastTie{newBrokenDone(t, cfg, start).(brokenDone)}
+	}
+	sc := schedqtest.Scenario{Ops: schedqtest.MustParseOps(t, "add a", "add b", "pop", "done b")}
+	text, err := schedqtest.FormatScenario(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := schedqtest.FormatScenario(schedqtest.Scenario{Ops: schedqtest.MustParseOps(t, "add a", "add b", "pop", "fail b")}); err == nil {
+		t.Fatal("the model popped b, yet pops a among equals")
+	}
+	d, rec := play(t, "regressions/tie", text, newLast)
+	if rec.Failed() || !d.failed || !strings.Contains(d.failure, "step 4: done b") {
+		t.Fatalf("failed=%v file ok=%v: %s%s", d.failed, !rec.Failed(), d.failure, rec)
+	}
+	report := d.failureReport()
+	i := strings.Index(report, scenarioMarker)
+	printed := report[strings.IndexByte(report[i:], '\n')+i+1 : strings.Index(report, scenarioEnd)]
+	if !strings.Contains(printed, "\npop choose=b\n----\npopped b cycle=1") {
+		t.Fatalf("the printed scenario does not pin the target's choice:\n%s", printed)
+	}
+	d2, rec := play(t, "regressions/tie", printed, newLast)
+	if rec.Failed() || !d2.failed || d2.failure != d.failure {
+		t.Errorf("the replay fails differently:\n%s\nwant:\n%s%s", d2.failure, d.failure, rec)
+	}
+	d3, rec := play(t, "regressions/tie", printed, func(t testing.TB, cfg spec.Config, start time.Time) Target {
+		return newModelT(t, cfg, start)
+	})
+	if rec.Failed() || d3.failed {
+		t.Errorf("the printed scenario fails on the model: %s%s", d3.failure, rec)
+	}
+}
