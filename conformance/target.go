@@ -42,7 +42,10 @@ import (
 // its clock, and the profile it claims. Snapshot is the target's
 // observation of which place holds which pod and of the cycle counters; a
 // target that cannot observe a part says so in Profile.Observes, and the
-// suite then does not compare that part.
+// suite then does not compare that part. Snapshot must set Now to the
+// target's clock, sort each list by key (spec.SortPods) and build plugin
+// sets with spec.NewPluginSet: the suite reports a snapshot that does not
+// as an adapter mistake (AdapterMistake) before it looks at any rule.
 type Target interface {
 	spec.Queue
 	// Advance moves the target's clock forward by d (a fake clock: the
