@@ -1,0 +1,110 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/schedq/schedq/schedqtest"
+)
+
+// targets names what a trace replayed on.
+func (t *trace) targets() string {
+	if t.Impl {
+		return "model and impl"
+	}
+	return "model"
+}
+
+// writeText prints a replay: a header, each step (unless quiet) and a
+// summary line with every problem.
+func writeText(w io.Writer, t *trace, quiet bool) {
+	sc := &t.File.sc
+	if !quiet {
+		fmt.Fprintf(w, "scenario %s (%s), replayed on %s\n", sc.Name, t.File.path, t.targets())
+		for _, c := range sc.Comment {
+			fmt.Fprintf(w, "# %s\n", c)
+		}
+		if len(sc.Rules) > 0 {
+			fmt.Fprintf(w, "rules: %s\n", strings.Join(sc.Rules, " "))
+		}
+		fmt.Fprintf(w, "config: %s\n", configLine(t))
+		for _, k := range sc.KnownDifferences {
+			fmt.Fprintf(w, "known difference for %s: %s (%s)\n", strings.Join(k.Profiles, ", "), k.Reason, k.Source)
+		}
+	}
+	for i := range t.Steps {
+		s := &t.Steps[i]
+		if quiet {
+			continue
+		}
+		fmt.Fprintf(w, "\nstep %d (line %d): %s\n", s.N, s.Line, s.Op)
+		model := schedqtest.Render(s.Model, schedqtest.Start, t.Cfg)
+		if s.Impl == nil {
+			w.Write([]byte(indent(s.Result, "  ")))
+			w.Write([]byte(indent(model, "  ")))
+		} else {
+			w.Write([]byte(indent(s.Result, "  model: ")))
+			w.Write([]byte(indent(s.ImplResult, "  impl:  ")))
+			impl := schedqtest.Render(*s.Impl, schedqtest.Start, t.Cfg)
+			if impl == model {
+				w.Write([]byte(indent(model, "  ")))
+			} else {
+				fmt.Fprintln(w, "  model state:")
+				w.Write([]byte(indent(model, "    ")))
+				fmt.Fprintln(w, "  impl state:")
+				w.Write([]byte(indent(impl, "    ")))
+			}
+		}
+		for _, p := range s.Problems {
+			w.Write([]byte(indent(p.String(), "  !! ")))
+		}
+	}
+	if !quiet {
+		fmt.Fprintln(w)
+	}
+	for _, n := range t.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
+	writeSummary(w, t)
+}
+
+func configLine(t *trace) string {
+	c := t.Cfg
+	s := fmt.Sprintf("initial-backoff=%v max-backoff=%v leftover=%v", c.PodInitialBackoffDuration, c.PodMaxBackoffDuration, c.PodMaxInUnschedulablePodsDuration)
+	if t.File.sc.Config.IsZero() {
+		s += " (defaults)"
+	}
+	return s
+}
+
+func writeSummary(w io.Writer, t *trace) {
+	name := t.File.sc.Name
+	n := t.problemCount()
+	switch {
+	case t.Err != nil:
+		fmt.Fprintf(w, "%s: ERROR after %d steps: %v\n", name, len(t.Steps), t.Err)
+	case n == 0:
+		agree := ""
+		if t.Impl {
+			agree = ", model and impl agree"
+		}
+		fmt.Fprintf(w, "%s: ok: %d steps on %s, invariants I1-I6 held after every step%s\n", name, len(t.Steps), t.targets(), agree)
+		return
+	default:
+		fmt.Fprintf(w, "%s: FAIL: %d problem(s) in %d steps on %s\n", name, n, len(t.Steps), t.targets())
+	}
+	first := 0
+	for _, s := range t.Steps {
+		for _, p := range s.Problems {
+			if first == 0 {
+				first = s.N
+			}
+			w.Write([]byte(indent(fmt.Sprintf("step %d (line %d) %s: %s", s.N, s.Line, s.Op, p), "  ")))
+		}
+	}
+	if first > 0 {
+		fmt.Fprintf(w, "the operations up to the first problem (step %d), as a scenario:\n", first)
+		w.Write([]byte(indent(schedqtest.FormatOps(t.File.sc.Ops[:first]), "  ")))
+	}
+}
