@@ -155,12 +155,14 @@ type bar struct {
 }
 
 type expiryMark struct {
+	Step     int
 	X, Y, Y2 int
 	Title    string
 	Path     string
 }
 
 type moveMark struct {
+	Step  int
 	X     int
 	Title string
 }
@@ -337,7 +339,7 @@ func buildPage(t *trace) pageData {
 		}
 		if c.MoveRequestChange {
 			c.MoveRequest = true
-			p.Moves = append(p.Moves, moveMark{X: c.X, Title: fmt.Sprintf("step %d %s: move request, moveRequestCycle %d -> %d", s.N, s.Op, prevMRC, s.Model.MoveRequestCycle)})
+			p.Moves = append(p.Moves, moveMark{Step: s.N, X: c.X, Title: fmt.Sprintf("step %d %s: move request, moveRequestCycle %d -> %d", s.N, s.Op, prevMRC, s.Model.MoveRequestCycle)})
 		}
 		prevNow, prevMRC = s.Model.Now, s.Model.MoveRequestCycle
 		p.Columns = append(p.Columns, c)
@@ -402,7 +404,7 @@ func buildPage(t *trace) pageData {
 				run.HatchW = x + colW - run.HatchX
 				if prevInBackoff && prevBackingOff {
 					exp := relTime(t.Cfg.BackoffExpiry(&info))
-					rw.Marks = append(rw.Marks, expiryMark{X: x, Y: rw.BarY - 3, Y2: rw.BarY + barH + 3,
+					rw.Marks = append(rw.Marks, expiryMark{Step: s.N, X: x, Y: rw.BarY - 3, Y2: rw.BarY + barH + 3,
 						Title: fmt.Sprintf("%s: backoff expired at %s (R7: still backing off while now <= expiry); now %s, so the next backoffQ flush releases it",
 							schedqtest.NameOf(k), exp, relTime(s.Model.Now)),
 						Path: fmt.Sprintf("M%d %d l-5 -6 h10 z", x, rw.BarY-1)})

@@ -168,6 +168,12 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 
 func readAll(r io.Reader) ([]byte, error) { return io.ReadAll(r) }
 
+// hang prefixes the first line of s with first and the others with rest.
+func hang(s, first, rest string) string {
+	s = strings.TrimSuffix(s, "\n")
+	return first + strings.ReplaceAll(s, "\n", "\n"+rest) + "\n"
+}
+
 // indent prefixes every line of s with p.
 func indent(s, p string) string {
 	s = strings.TrimSuffix(s, "\n")

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -192,9 +193,14 @@ func replay(f *file, withImpl bool) *trace {
 			return t
 		}
 		d = newImplDriver(q)
-		defer d.close()
+		defer func() {
+			if d != nil {
+				d.close()
+			}
+		}()
 	}
 	compareExpected, followed := true, false
+	diverged := 0 // the step at which impl diverged from the model
 	for i, op := range f.sc.Ops {
 		s := step{N: i + 1, Line: f.lines[i], Op: op}
 		before := mr.Model.Snapshot()
@@ -206,9 +212,9 @@ func replay(f *file, withImpl bool) *trace {
 		if d == nil {
 			stepErr = replayModel(mr, cfg, before, &s)
 		} else {
-			var diverged bool
-			diverged, stepErr = replayBoth(mr, d, cfg, before, implBefore, &s)
-			if diverged && !followed {
+			var other bool
+			other, stepErr = replayBoth(mr, d, cfg, before, implBefore, &s)
+			if other && !followed {
 				followed = true
 				if compareExpected {
 					t.Notes = append(t.Notes, fmt.Sprintf("from step %d on, the model follows the implementation's choice among equal pods (I5), so the file's expected output is no longer compared", s.N))
@@ -219,6 +225,17 @@ func replay(f *file, withImpl bool) *trace {
 		if stepErr != nil {
 			t.Err = fmt.Errorf("step %d (line %d) %s: %w", s.N, s.Line, op, stepErr)
 			return t
+		}
+		if d == nil && diverged > 0 {
+			s.ImplResult = fmt.Sprintf("(not replayed: impl diverged from the model at step %d)", diverged)
+		}
+		if d != nil && slices.ContainsFunc(s.Problems, func(p problem) bool { return p.Kind == problemDisagree }) {
+			// Once the states differ, every later step would differ
+			// too: the first difference is the finding.
+			diverged = s.N
+			d.close()
+			d = nil
+			t.Notes = append(t.Notes, fmt.Sprintf("impl diverged from the model at step %d; the later steps replay the model only", s.N))
 		}
 		s.Model = mr.Model.Snapshot()
 		s.Waiting = mr.Blocked
@@ -310,24 +327,32 @@ func firstDifference(want, got string) string {
 	return "identical"
 }
 
-// stateDiff lists how the implementation's state differs from the model's,
-// one "model: X / impl: Y" line per differing rendered line, or the
-// snapshot difference where the rendering does not show it.
+// stateDiff lists how the implementation's state differs from the model's:
+// one "model: X / impl: Y" line for the clock, for each pod whose place or
+// entry differs, and for the cycle counters; the snapshot difference where
+// the rendering does not show it.
 func stateDiff(cfg spec.Config, m, i *spec.Snapshot) []string {
 	mr := strings.Split(strings.TrimSuffix(schedqtest.Render(*m, schedqtest.Start, cfg), "\n"), "\n")
 	ir := strings.Split(strings.TrimSuffix(schedqtest.Render(*i, schedqtest.Start, cfg), "\n"), "\n")
 	var out []string
-	for n := range max(len(mr), len(ir)) {
-		var a, b string
-		if n < len(mr) {
-			a = mr[n]
-		}
-		if n < len(ir) {
-			b = ir[n]
-		}
+	if mr[0] != ir[0] {
+		out = append(out, fmt.Sprintf("model: %s / impl: %s", mr[0], ir[0]))
+	}
+	keys := map[spec.PodKey]bool{}
+	for k := range m.Locations() {
+		keys[k] = true
+	}
+	for k := range i.Locations() {
+		keys[k] = true
+	}
+	for _, k := range slices.Sorted(maps.Keys(keys)) {
+		a, b := podText(cfg, m, k), podText(cfg, i, k)
 		if a != b {
-			out = append(out, fmt.Sprintf("model: %s / impl: %s", a, b))
+			out = append(out, fmt.Sprintf("pod %s: model: %s / impl: %s", schedqtest.NameOf(k), a, b))
 		}
+	}
+	if last := len(mr) - 1; mr[last] != ir[len(ir)-1] {
+		out = append(out, fmt.Sprintf("model: %s / impl: %s", mr[last], ir[len(ir)-1]))
 	}
 	if len(out) == 0 {
 		if d := m.Diff(i); d != "" {
@@ -337,6 +362,32 @@ func stateDiff(cfg spec.Config, m, i *spec.Snapshot) []string {
 		}
 	}
 	return out
+}
+
+// podText is one pod of a snapshot as the state prints it, with its place:
+// "backoffQ c(prio=5 ts=+0s attempts=1 expiry=+1s)", or "not queued".
+func podText(cfg spec.Config, s *spec.Snapshot, k spec.PodKey) string {
+	loc, info := s.Find(k)
+	if loc == spec.Nowhere {
+		return "not queued"
+	}
+	one := spec.Snapshot{Now: s.Now}
+	switch loc {
+	case spec.InActiveQ:
+		one.ActiveQ = []spec.QueuedPodInfo{info}
+	case spec.InBackoffQ:
+		one.BackoffQ = []spec.QueuedPodInfo{info}
+	case spec.InUnschedulablePods:
+		one.UnschedulablePods = []spec.QueuedPodInfo{info}
+	case spec.InFlight:
+		one.InFlight = []spec.QueuedPodInfo{info}
+	}
+	for _, l := range strings.Split(schedqtest.Render(one, schedqtest.Start, cfg), "\n") {
+		if p, ok := strings.CutPrefix(l, loc.String()+": "); ok && p != "-" {
+			return loc.String() + " " + p
+		}
+	}
+	return loc.String()
 }
 
 // placeOf returns where a snapshot holds the pod with key k.

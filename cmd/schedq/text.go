@@ -40,10 +40,15 @@ func writeText(w io.Writer, t *trace, quiet bool) {
 		}
 		fmt.Fprintf(w, "\nstep %d (line %d): %s\n", s.N, s.Line, s.Op)
 		model := schedqtest.Render(s.Model, schedqtest.Start, t.Cfg)
-		if s.Impl == nil {
+		switch {
+		case s.Impl == nil && s.ImplResult != "":
+			w.Write([]byte(indent(s.Result, "  model: ")))
+			w.Write([]byte(indent(s.ImplResult, "  impl:  ")))
+			w.Write([]byte(indent(model, "  ")))
+		case s.Impl == nil:
 			w.Write([]byte(indent(s.Result, "  ")))
 			w.Write([]byte(indent(model, "  ")))
-		} else {
+		default:
 			w.Write([]byte(indent(s.Result, "  model: ")))
 			w.Write([]byte(indent(s.ImplResult, "  impl:  ")))
 			impl := schedqtest.Render(*s.Impl, schedqtest.Start, t.Cfg)
@@ -57,7 +62,7 @@ func writeText(w io.Writer, t *trace, quiet bool) {
 			}
 		}
 		for _, p := range s.Problems {
-			w.Write([]byte(indent(p.String(), "  !! ")))
+			w.Write([]byte(hang(p.String(), "  !! ", "     ")))
 		}
 	}
 	if !quiet {
@@ -100,7 +105,7 @@ func writeSummary(w io.Writer, t *trace) {
 			if first == 0 {
 				first = s.N
 			}
-			w.Write([]byte(indent(fmt.Sprintf("step %d (line %d) %s: %s", s.N, s.Line, s.Op, p), "  ")))
+			w.Write([]byte(hang(fmt.Sprintf("step %d (line %d) %s: %s", s.N, s.Line, s.Op, p), "  ", "  ")))
 		}
 	}
 	if first > 0 {
