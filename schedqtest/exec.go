@@ -122,6 +122,9 @@ func (e *Executor) Apply(op Op) (Outcome, error) {
 		if op.Blocked {
 			return o, fmt.Errorf("pop blocked: the executor does not run blocking Pops")
 		}
+		if op.Choose != "" {
+			return o, fmt.Errorf("pop choose=%s: only a model run can choose", op.Choose)
+		}
 		return e.ApplyPop(q.Pop), nil
 	case KindFail:
 		info, cycle, err := e.FailInfo(op)

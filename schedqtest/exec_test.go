@@ -12,19 +12,6 @@ import (
 	"github.com/schedq/schedq/spec"
 )
 
-func mustOps(t *testing.T, lines ...string) []schedqtest.Op {
-	t.Helper()
-	var ops []schedqtest.Op
-	for _, l := range lines {
-		op, err := schedqtest.ParseOp(l)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ops = append(ops, op)
-	}
-	return ops
-}
-
 // The state shows nanosecond time and each backoffQ pod's expiry, so the
 // R7 boundary is visible.
 func TestRenderShowsTheBackoffBoundary(t *testing.T) {
@@ -33,7 +20,7 @@ func TestRenderShowsTheBackoffBoundary(t *testing.T) {
 		t.Fatal(err)
 	}
 	var outs []string
-	for _, op := range mustOps(t, "add a prio=10", "pop", "fail a", "tick 1s", "flush-backoff", "tick 1ns", "flush-backoff") {
+	for _, op := range schedqtest.MustParseOps(t, "add a prio=10", "pop", "fail a", "tick 1s", "flush-backoff", "tick 1ns", "flush-backoff") {
 		_, line, err := r.Apply(op)
 		if err != nil {
 			t.Fatal(err)
@@ -76,12 +63,12 @@ func TestExecutorFailHandsBackWhatPopReturned(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, op := range mustOps(t, "add a", "add b", "pop", "pop", "tick 1s") {
+	for _, op := range schedqtest.MustParseOps(t, "add a", "add b", "pop", "pop", "tick 1s") {
 		if _, _, err := r.Apply(op); err != nil {
 			t.Fatal(err)
 		}
 	}
-	op := mustOps(t, "fail b plugins=(TaintToleration,NodeResourcesFit)")[0]
+	op := schedqtest.MustParseOps(t, "fail b plugins=(TaintToleration,NodeResourcesFit)")[0]
 	info, cycle, err := r.Exec.FailInfo(op)
 	if err != nil {
 		t.Fatal(err)
@@ -96,7 +83,7 @@ func TestExecutorFailHandsBackWhatPopReturned(t *testing.T) {
 	if err != nil || o.Step != (spec.StepRecord{Rule: spec.R3AddUnschedulable, Pod: schedqtest.Key("b"), PodSchedulingCycle: 2}) || line != "ok" {
 		t.Errorf("fail b: %+v %q %v", o.Step, line, err)
 	}
-	if _, _, err := r.Apply(mustOps(t, "fail ghost")[0]); !errors.Is(err, schedqtest.ErrScenario) || !strings.Contains(err.Error(), "never-popped") {
+	if _, _, err := r.Apply(schedqtest.MustParseOps(t, "fail ghost")[0]); !errors.Is(err, schedqtest.ErrScenario) || !strings.Contains(err.Error(), "never-popped") {
 		t.Errorf("fail of a pod never popped: %v, want a scenario error naming never-popped", err)
 	}
 }
@@ -109,7 +96,7 @@ func TestModelRunBlockedPop(t *testing.T) {
 		t.Fatal(err)
 	}
 	var lines []string
-	for _, op := range mustOps(t, "pop blocked", "pop blocked", "tick 1s", "add a", "close") {
+	for _, op := range schedqtest.MustParseOps(t, "pop blocked", "pop blocked", "tick 1s", "add a", "close") {
 		_, line, err := r.Apply(op)
 		if err != nil {
 			t.Fatal(err)
@@ -120,7 +107,7 @@ func TestModelRunBlockedPop(t *testing.T) {
 	if !reflect.DeepEqual(lines, want) {
 		t.Errorf("lines = %q, want %q", lines, want)
 	}
-	if _, _, err := r.Apply(mustOps(t, "pop blocked")[0]); !errors.Is(err, schedqtest.ErrScenario) {
+	if _, _, err := r.Apply(schedqtest.MustParseOps(t, "pop blocked")[0]); !errors.Is(err, schedqtest.ErrScenario) {
 		t.Errorf("pop blocked on a closed queue: %v, want a scenario error", err)
 	}
 }
@@ -130,20 +117,20 @@ func TestUpdateAndAssignedVersions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, op := range mustOps(t, "add a prio=3 labels=(app=web)", "update a labels=(v=x) touch") {
+	for _, op := range schedqtest.MustParseOps(t, "add a prio=3 labels=(app=web)", "update a labels=(v=x) touch") {
 		if _, _, err := r.Apply(op); err != nil {
 			t.Fatal(err)
 		}
 	}
-	old, nw := r.Exec.UpdatePods(mustOps(t, "update a prio=7")[0])
+	old, nw := r.Exec.UpdatePods(schedqtest.MustParseOps(t, "update a prio=7")[0])
 	if old.Priority != 3 || old.Labels["v"] != "x" || old.ResourceVersion != "1" || nw.Priority != 7 || nw.Labels["v"] != "x" {
 		t.Errorf("update builds %+v -> %+v", old, nw)
 	}
-	old, nw = r.Exec.UpdatePods(mustOps(t, "update a rename=b")[0])
+	old, nw = r.Exec.UpdatePods(schedqtest.MustParseOps(t, "update a rename=b")[0])
 	if old.Key() == nw.Key() || nw.UID != "uid-b" {
 		t.Errorf("rename builds %+v -> %+v", old, nw)
 	}
-	ao, an := schedqtest.AssignedPods(mustOps(t, "assigned-update web-0 labels=(app=web) old-labels=() event=AssignedPodUpdate")[0])
+	ao, an := schedqtest.AssignedPods(schedqtest.MustParseOps(t, "assigned-update web-0 labels=(app=web) old-labels=() event=AssignedPodUpdate")[0])
 	if len(ao.Labels) != 0 || an.Labels["app"] != "web" || an.UID != "uid-web-0" {
 		t.Errorf("assigned-update builds %+v -> %+v", ao, an)
 	}
@@ -205,7 +192,7 @@ func TestFormatScenarioRoundTrip(t *testing.T) {
 			Source: "file.go:1 (f)"}},
 		Config:   schedqtest.ConfigChange{InitialBackoff: 2 * time.Second},
 		Requires: []string{schedqtest.RequirePodInfo},
-		Ops:      mustOps(t, "add a", "pop", "fail a plugins=(NodeResourcesFit)", "move NodeAdd", "tick 2.000000001s", "flush-backoff"),
+		Ops:      schedqtest.MustParseOps(t, "add a", "pop", "fail a plugins=(NodeResourcesFit)", "move NodeAdd", "tick 2.000000001s", "flush-backoff"),
 	}
 	text, err := schedqtest.FormatScenario(sc)
 	if err != nil {
@@ -225,7 +212,7 @@ func TestFormatScenarioRoundTrip(t *testing.T) {
 	if !reflect.DeepEqual(back, sc) {
 		t.Errorf("ParseScenario(FormatScenario(sc)) = %+v\nwant %+v", back, sc)
 	}
-	if _, err := schedqtest.FormatScenario(schedqtest.Scenario{Ops: mustOps(t, "fail a")}); err == nil {
+	if _, err := schedqtest.FormatScenario(schedqtest.Scenario{Ops: schedqtest.MustParseOps(t, "fail a")}); err == nil {
 		t.Error("FormatScenario accepted fail of a pod never popped")
 	}
 	if _, err := schedqtest.ParseScenario("x", "add a\n----\nok\n\nrules R1\n----\n"); err == nil {

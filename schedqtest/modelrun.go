@@ -3,6 +3,7 @@ package schedqtest
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/schedq/schedq/model"
@@ -66,6 +67,15 @@ func (r *ModelRun) ApplyOnly(op Op) (Outcome, string, error) {
 		}
 		r.Blocked++
 		return Outcome{Op: op, Step: spec.StepRecord{Rule: spec.R2Pop}}, "blocked", nil
+	}
+	if op.Kind == KindPop && op.Choose != "" {
+		k := Key(op.Choose)
+		if !slices.Contains(r.Model.PopCandidates(), k) && !r.Model.Closed() {
+			return Outcome{}, "", fmt.Errorf("%w: pop choose=%s: Pop may return only %v", ErrScenario, op.Choose, r.Model.PopCandidates())
+		}
+		o := r.Exec.ApplyPop(func() (*spec.QueuedPodInfo, int64, error) { return r.Model.PopPod(k) })
+		o.Op = op
+		return o, o.String(), nil
 	}
 	o, err := r.Exec.Apply(op)
 	if err != nil {

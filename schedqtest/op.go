@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"testing"
 	"time"
 
 	"github.com/cockroachdb/datadriven"
@@ -16,57 +17,34 @@ import (
 // Kind is the operation of an Op: the first word of its line.
 type Kind string
 
-// The operations of the language, with the rule each performs.
+// The operations of the language, grouped by the rules they perform:
+// R1-R3 (a pod enters, is handed out, comes back), R4-R6 (moves and the
+// two flushes), the clock, R8-R10 and R11-R13.
 const (
-	KindAdd            Kind = "add"             // R1 Add
-	KindPop            Kind = "pop"             // R2 Pop
-	KindFail           Kind = "fail"            // R3 AddUnschedulableIfNotPresent
-	KindMove           Kind = "move"            // R4 MoveAllToActiveOrBackoffQueue
-	KindFlushBackoff   Kind = "flush-backoff"   // R5 flushBackoffQCompleted
-	KindFlushLeftover  Kind = "flush-leftover"  // R6 flushUnschedulablePodsLeftover
-	KindTick           Kind = "tick"            // the clock moves
-	KindActivate       Kind = "activate"        // R8 Activate
-	KindUpdate         Kind = "update"          // R9 Update
-	KindDelete         Kind = "delete"          // R10 Delete
-	KindAssignedAdd    Kind = "assigned-add"    // R11 AssignedPodAdded
-	KindAssignedUpdate Kind = "assigned-update" // R11 AssignedPodUpdated
-	KindDone           Kind = "done"            // R12 Done
-	KindClose          Kind = "close"           // R13 Close
+	KindAdd, KindPop, KindFail                    Kind = "add", "pop", "fail"
+	KindMove, KindFlushBackoff, KindFlushLeftover Kind = "move", "flush-backoff", "flush-leftover"
+	KindTick                                      Kind = "tick"
+	KindActivate, KindUpdate, KindDelete          Kind = "activate", "update", "delete"
+	KindAssignedAdd, KindAssignedUpdate           Kind = "assigned-add", "assigned-update"
+	KindDone, KindClose                           Kind = "done", "close"
 )
 
 // Kinds lists every operation of the language, in rule order.
 var Kinds = []Kind{KindAdd, KindPop, KindFail, KindMove, KindFlushBackoff, KindFlushLeftover, KindTick,
 	KindActivate, KindUpdate, KindDelete, KindAssignedAdd, KindAssignedUpdate, KindDone, KindClose}
 
-// Rule is the rule the operation performs.
+var kindRules = map[Kind]spec.Rule{
+	KindAdd: spec.R1Add, KindPop: spec.R2Pop, KindFail: spec.R3AddUnschedulable,
+	KindMove: spec.R4MoveAll, KindFlushBackoff: spec.R5FlushBackoffQ, KindFlushLeftover: spec.R6FlushUnschedulable,
+	KindTick: spec.RTick, KindActivate: spec.R8Activate, KindUpdate: spec.R9Update, KindDelete: spec.R10Delete,
+	KindAssignedAdd: spec.R11AssignedPod, KindAssignedUpdate: spec.R11AssignedPod,
+	KindDone: spec.R12Done, KindClose: spec.R13Close,
+}
+
+// Rule is the rule the operation performs ("clock tick" for tick).
 func (k Kind) Rule() spec.Rule {
-	switch k {
-	case KindAdd:
-		return spec.R1Add
-	case KindPop:
-		return spec.R2Pop
-	case KindFail:
-		return spec.R3AddUnschedulable
-	case KindMove:
-		return spec.R4MoveAll
-	case KindFlushBackoff:
-		return spec.R5FlushBackoffQ
-	case KindFlushLeftover:
-		return spec.R6FlushUnschedulable
-	case KindTick:
-		return spec.RTick
-	case KindActivate:
-		return spec.R8Activate
-	case KindUpdate:
-		return spec.R9Update
-	case KindDelete:
-		return spec.R10Delete
-	case KindAssignedAdd, KindAssignedUpdate:
-		return spec.R11AssignedPod
-	case KindDone:
-		return spec.R12Done
-	case KindClose:
-		return spec.R13Close
+	if r, ok := kindRules[k]; ok {
+		return r
 	}
 	return spec.Rule(k)
 }
@@ -140,6 +118,12 @@ type Op struct {
 	// Blocked: "pop blocked", a Pop that must block until a later
 	// operation fills activeQ or closes the queue.
 	Blocked bool
+	// Choose: "pop choose=b", which of the pods Pop may return (I5) the
+	// model returns; the model's own choice among equals is the smallest
+	// key. A target may return any of them: the runner's shadow model
+	// follows it. Printed scenarios use it to pin the choice the target
+	// made, so that the file replays the same way.
+	Choose string
 	// Plugins: fail, the rejecting plugins (nil: none).
 	Plugins []string
 	// Cycle: fail, the podSchedulingCycle handed back; nil means the one
@@ -189,6 +173,30 @@ func ParseOp(line string) (Op, error) {
 	return op, nil
 }
 
+// ParseOps parses operation lines, one an argument; the error names the
+// first bad line.
+func ParseOps(lines ...string) ([]Op, error) {
+	ops := make([]Op, 0, len(lines))
+	for _, l := range lines {
+		op, err := ParseOp(l)
+		if err != nil {
+			return nil, err
+		}
+		ops = append(ops, op)
+	}
+	return ops, nil
+}
+
+// MustParseOps is ParseOps for tests: a bad line fails tb.
+func MustParseOps(tb testing.TB, lines ...string) []Op {
+	tb.Helper()
+	ops, err := ParseOps(lines...)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return ops
+}
+
 // OpFromArgs builds an operation from a parsed directive (a datadriven
 // command and its arguments).
 func OpFromArgs(cmd string, args []datadriven.CmdArg) (Op, error) {
@@ -199,6 +207,9 @@ func OpFromArgs(cmd string, args []datadriven.CmdArg) (Op, error) {
 		op.Pod = p.podRef(op.Kind == KindAdd, true)
 	case KindPop:
 		op.Blocked = p.flag("blocked")
+		if p.has("choose") {
+			op.Choose = p.str("choose")
+		}
 	case KindFail:
 		op.Pod = PodRef{Name: p.name()}
 		op.NeverPopped = p.flag("never-popped")
@@ -430,6 +441,9 @@ func (o Op) String() string {
 	case KindPop:
 		if o.Blocked {
 			w = append(w, "blocked")
+		}
+		if o.Choose != "" {
+			w = append(w, "choose="+o.Choose)
 		}
 	case KindFail:
 		w = append(w, nameWord(o.Pod.Name))

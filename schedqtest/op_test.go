@@ -24,6 +24,7 @@ func TestParseOpRoundTrip(t *testing.T) {
 		"add a labels=()",
 		"pop",
 		"pop blocked",
+		"pop choose=b",
 		"fail a",
 		"fail a cycle=3 plugins=(NodeResourcesFit,TaintToleration)",
 		"fail x never-popped attempts=1",
@@ -75,57 +76,65 @@ func TestParseOpRoundTrip(t *testing.T) {
 	}
 }
 
-// Other spellings parse to the canonical Op.
+// Other spellings parse to the canonical Op: "line => canonical line".
+const synonyms = `
+fail x never-popped                       => fail x never-popped attempts=1
+done uid=uid-a                            => done a
+add a labels=(app=web, v=1)               => add a labels=(app=web,v=1)
+fail a plugins=()                         => fail a
+add name=a                                => add a
+move Node/Add                             => move NodeAdd
+move Node/UpdateNodeTaint                 => move NodeTaint
+move AssignedPod/Delete                   => move AssignedPodDelete
+tick 1500ms                               => tick 1.5s
+  add   a   prio=2                        => add a prio=2
+update a touch labels=(v=x)               => update a labels=(v=x) touch
+assigned-update w event=AssignedPodUpdate => assigned-update w event=AssignedPodUpdate
+`
+
 func TestParseOpSynonyms(t *testing.T) {
-	for line, canon := range map[string]string{
-		"fail x never-popped":                       "fail x never-popped attempts=1",
-		"done uid=uid-a":                            "done a",
-		"add a labels=(app=web, v=1)":               "add a labels=(app=web,v=1)",
-		"fail a plugins=()":                         "fail a",
-		"add name=a":                                "add a",
-		"move Node/Add":                             "move NodeAdd",
-		"move Node/UpdateNodeTaint":                 "move NodeTaint",
-		"tick 1500ms":                               "tick 1.5s",
-		"  add   a   prio=2  ":                      "add a prio=2",
-		"move *" + "/All":                           "move */All",
-		"update a touch labels=(v=x)":               "update a labels=(v=x) touch",
-		"assigned-update w event=AssignedPodUpdate": "assigned-update w event=AssignedPodUpdate",
-	} {
+	for _, row := range strings.Split(strings.TrimSpace(synonyms), "\n") {
+		line, canon, _ := strings.Cut(row, "=>")
 		op, err := schedqtest.ParseOp(line)
 		if err != nil {
 			t.Errorf("ParseOp(%q): %v", line, err)
 			continue
 		}
-		if got := op.String(); got != canon {
-			t.Errorf("ParseOp(%q).String() = %q, want %q", line, got, canon)
+		if got, want := op.String(), strings.TrimSpace(canon); got != want {
+			t.Errorf("ParseOp(%q).String() = %q, want %q", line, got, want)
 		}
 	}
 }
 
-// Bad lines get an error that says what is wrong.
+// Bad lines get an error that says what is wrong: "line => part of the
+// error".
+const badLines = `
+                         => empty
+frobnicate a             => unknown operation
+add                      => missing pod name
+add a prio=x             => not an integer
+add a colour=red         => unexpected
+pop a                    => unexpected
+fail                     => missing pod name
+fail a cycle=            => not an integer
+move                     => missing event
+move NoSuchEvent         => unknown event
+move Node/Explode        => unknown action
+tick                     => missing duration
+tick soon                => Go duration
+tick -1s                 => non-negative
+update a prio=1 prio=2   => unexpected
+add a labels=(novalue)   => key=value
+assigned-update w        => missing event=
+add a labels=(a=b        => cannot parse
+done                     => missing pod name
+pop blocked=yes          => takes no value
+`
+
 func TestParseOpErrors(t *testing.T) {
-	for line, want := range map[string]string{
-		"":                       "empty",
-		"frobnicate a":           "unknown operation",
-		"add":                    "missing pod name",
-		"add a prio=x":           "not an integer",
-		"add a colour=red":       "unexpected",
-		"pop a":                  "unexpected",
-		"fail":                   "missing pod name",
-		"fail a cycle=":          "not an integer",
-		"move":                   "missing event",
-		"move NoSuchEvent":       "unknown event",
-		"move Node/Explode":      "unknown action",
-		"tick":                   "missing duration",
-		"tick soon":              "Go duration",
-		"tick -1s":               "non-negative",
-		"update a prio=1 prio=2": "unexpected",
-		"add a labels=(novalue)": "key=value",
-		"assigned-update w":      "missing event=",
-		"add a labels=(a=b":      "cannot parse",
-		"done":                   "missing pod name",
-		"pop blocked=yes":        "takes no value",
-	} {
+	for _, row := range strings.Split(strings.Trim(badLines, "\n"), "\n") {
+		line, want, _ := strings.Cut(row, "=>")
+		want = strings.TrimSpace(want)
 		_, err := schedqtest.ParseOp(line)
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("ParseOp(%q) = %v, want an error containing %q", line, err, want)
@@ -205,6 +214,7 @@ func opGen() *rapid.Generator[schedqtest.Op] {
 			op.Pod = podRefGen(true, false, true).Draw(t, "pod")
 		case schedqtest.KindPop:
 			op.Blocked = rapid.Bool().Draw(t, "blocked")
+			op.Choose = rapid.SampledFrom(append(names, "")).Draw(t, "choose")
 		case schedqtest.KindFail:
 			op.Pod = schedqtest.PodRef{Name: rapid.SampledFrom(append(names, "")).Draw(t, "name")}
 			op.NeverPopped = rapid.Bool().Draw(t, "neverPopped")

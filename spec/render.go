@@ -20,14 +20,17 @@ import (
 //
 // Times are relative to start and nanosecond exact (Go duration syntax), so
 // the R7 boundary, expiry versus expiry+1ns, shows; with a zero start they
-// are absolute (RFC 3339 with nanoseconds). Every backoffQ pod shows its
+// are absolute (RFC 3339 with nanoseconds); an unset time prints "-". Every backoffQ pod shows its
 // backoff expiry under cfg (R7). A pod of namespace "ns" is shown by name,
 // any other by key; fields at their zero value are left out, except ts and
 // attempts. An empty place prints "-"; a closed queue ends the last line
 // with "closed". The format is stable: scenario files store it.
 func (s *Snapshot) Format(start time.Time, cfg Config) string {
 	t := func(x time.Time) string {
-		if start.IsZero() {
+		switch {
+		case x.IsZero():
+			return "-"
+		case start.IsZero():
 			return x.Format(time.RFC3339Nano)
 		}
 		d := x.Sub(start)
