@@ -246,15 +246,15 @@ func buildPage(t *trace) pageData {
 	switch {
 	case t.Err != nil:
 		p.Err = t.Err.Error()
-		p.Verdict = fmt.Sprintf("error after %d steps", len(t.Steps))
+		p.Verdict = "error after " + steps(len(t.Steps))
 	case n == 0:
 		p.OK = true
-		p.Verdict = fmt.Sprintf("ok: %d steps on %s, invariants I1-I6 held after every step", len(t.Steps), t.targets())
+		p.Verdict = fmt.Sprintf("ok: %s on %s, invariants I1-I6 held after every step", steps(len(t.Steps)), t.targets())
 		if t.Impl {
 			p.Verdict += ", model and impl agree"
 		}
 	default:
-		p.Verdict = fmt.Sprintf("FAIL: %d problem(s) in %d steps on %s", n, len(t.Steps), t.targets())
+		p.Verdict = fmt.Sprintf("FAIL: %d problem(s) in %s on %s", n, steps(len(t.Steps)), t.targets())
 	}
 	for _, s := range t.Steps {
 		for _, pr := range s.Problems {

@@ -42,7 +42,7 @@ func TestRunPrintsEveryStepWithTheModelsState(t *testing.T) {
 		t.Errorf("printed %d steps, want 27 (one per operation)", n)
 	}
 	wantContains(t, out,
-		"scenario tour (testdata/scenarios/tour.txt), replayed on model\n",
+		"scenario tour, replayed on model\nfile: testdata/scenarios/tour.txt\n",
 		"rules: R1 R2 R3 R4 R5 R6 R7 R12 R13 I2 I3 I5\n",
 		// The move-request shortcut: c failed in the cycle of the move
 		// request, so it goes to backoffQ, expiry shown.
@@ -165,7 +165,7 @@ func TestRunWithoutExpectationsOnlyReplays(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d, want 0\n%s%s", code, out, errOut)
 	}
-	wantContains(t, out, "scenario bare ", "step 3 (line 7): fail a\n  model: ok\n  impl:  ok\n  now=+0s\n  activeQ: -\n  backoffQ: a(ts=+0s first=+0s attempts=1 expiry=+1s)\n")
+	wantContains(t, out, "scenario bare,", "step 3 (line 7): fail a\n  model: ok\n  impl:  ok\n  now=+0s\n  activeQ: -\n  backoffQ: a(ts=+0s first=+0s attempts=1 expiry=+1s)\n")
 }
 
 func TestRunBadInput(t *testing.T) {

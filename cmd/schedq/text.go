@@ -21,7 +21,7 @@ func (t *trace) targets() string {
 func writeText(w io.Writer, t *trace, quiet bool) {
 	sc := &t.File.sc
 	if !quiet {
-		fmt.Fprintf(w, "scenario %s (%s), replayed on %s\n", sc.Name, t.File.path, t.targets())
+		fmt.Fprintf(w, "scenario %s, replayed on %s\nfile: %s\n", sc.Name, t.targets(), t.File.path)
 		for _, c := range sc.Comment {
 			fmt.Fprintf(w, "# %s\n", c)
 		}
@@ -88,16 +88,16 @@ func writeSummary(w io.Writer, t *trace) {
 	n := t.problemCount()
 	switch {
 	case t.Err != nil:
-		fmt.Fprintf(w, "%s: ERROR after %d steps: %v\n", name, len(t.Steps), t.Err)
+		fmt.Fprintf(w, "%s: ERROR after %s: %v\n", name, steps(len(t.Steps)), t.Err)
 	case n == 0:
 		agree := ""
 		if t.Impl {
 			agree = ", model and impl agree"
 		}
-		fmt.Fprintf(w, "%s: ok: %d steps on %s, invariants I1-I6 held after every step%s\n", name, len(t.Steps), t.targets(), agree)
+		fmt.Fprintf(w, "%s: ok: %s on %s, invariants I1-I6 held after every step%s\n", name, steps(len(t.Steps)), t.targets(), agree)
 		return
 	default:
-		fmt.Fprintf(w, "%s: FAIL: %d problem(s) in %d steps on %s\n", name, n, len(t.Steps), t.targets())
+		fmt.Fprintf(w, "%s: FAIL: %d problem(s) in %s on %s\n", name, n, steps(len(t.Steps)), t.targets())
 	}
 	first := 0
 	for _, s := range t.Steps {
@@ -112,4 +112,11 @@ func writeSummary(w io.Writer, t *trace) {
 		fmt.Fprintf(w, "the operations up to the first problem (step %d), as a scenario:\n", first)
 		w.Write([]byte(indent(schedqtest.FormatOps(t.File.sc.Ops[:first]), "  ")))
 	}
+}
+
+func steps(n int) string {
+	if n == 1 {
+		return "1 step"
+	}
+	return fmt.Sprintf("%d steps", n)
 }
