@@ -56,8 +56,7 @@ func placeName(l spec.Location) string {
 const (
 	rowH     = 28
 	barH     = 20
-	headerH  = 165
-	footerH  = 90
+	opChars  = 34 // an operation's label is cut to this many characters
 	counterH = 20
 	labelPad = 12
 )
@@ -232,7 +231,7 @@ func buildPage(t *trace) pageData {
 		Title:   "schedq scenario " + sc.Name,
 		Name:    sc.Name,
 		Path:    t.File.path,
-		Comment: sc.Comment,
+		Comment: paragraphs(sc.Comment),
 		Rules:   strings.Join(sc.Rules, " "),
 		Config:  configLine(t),
 		Targets: t.targets(),
@@ -302,6 +301,15 @@ func buildPage(t *trace) pageData {
 	// Columns fit a 1400-pixel window while they can stay readable; a
 	// long scenario scrolls.
 	colW := min(64, max(40, 1120/max(1, len(t.Steps))))
+	// The labels are rotated by 40 degrees: a label of n characters
+	// rises about n*7*sin(40°) = 4.5n pixels.
+	longestOp, longestClock := 0, 0
+	for _, s := range t.Steps {
+		longestOp = max(longestOp, min(opChars, len([]rune(fmt.Sprintf("%d  %s", s.N, s.Op)))))
+		longestClock = max(longestClock, len(relTime(s.Model.Now)))
+	}
+	headerH := max(60, longestOp*9/2+30)
+	footerH := max(50, longestClock*4+40)
 	p.GridX, p.GridY = p.LabelW, headerH
 	p.GridW = colW * len(t.Steps)
 	p.GridH = rowH * max(1, len(keys))
@@ -320,7 +328,7 @@ func buildPage(t *trace) pageData {
 		s := &t.Steps[i]
 		c := column{
 			N: s.N, X: p.GridX + i*colW, W: colW,
-			OpLabel: truncate(fmt.Sprintf("%d  %s", s.N, s.Op), 34), OpTitle: fmt.Sprintf("step %d (line %d): %s\n%s", s.N, s.Line, s.Op, s.Result),
+			OpLabel: truncate(fmt.Sprintf("%d  %s", s.N, s.Op), opChars), OpTitle: fmt.Sprintf("step %d (line %d): %s\n%s", s.N, s.Line, s.Op, s.Result),
 			OpClass: opClass(s.Op.Kind),
 			Clock:   relTime(s.Model.Now), SchedulingCycle: s.Model.SchedulingCycle, MoveRequestCycle: s.Model.MoveRequestCycle,
 		}
@@ -388,7 +396,7 @@ func buildPage(t *trace) pageData {
 			if same {
 				run.W += colW
 			} else if place != placeNotYet {
-				rw.Bars = append(rw.Bars, bar{X: x, W: colW, Place: place, Label: barLabel(t, loc, &info)})
+				rw.Bars = append(rw.Bars, bar{X: x, W: colW, Place: place})
 				run, runEntry = &rw.Bars[len(rw.Bars)-1], cur
 			} else {
 				run = nil
@@ -413,9 +421,13 @@ func buildPage(t *trace) pageData {
 			prevInBackoff, prevBackingOff = inBackoff, backingOff
 		}
 		for i := range rw.Bars {
-			if b := &rw.Bars[i]; b.HatchW > 0 {
+			b := &rw.Bars[i]
+			if b.HatchW > 0 {
 				b.HatchRelX = b.HatchX - b.X
 			}
+			col := (b.X - p.GridX) / colW
+			loc, info := t.Steps[col].Model.Find(k)
+			b.Label = barLabel(t, loc, &info, b.W)
 		}
 		p.Rows = append(p.Rows, rw)
 	}
@@ -460,20 +472,28 @@ func buildPage(t *trace) pageData {
 	return p
 }
 
-// barLabel is the text of a bar: what matters about the pod in that place.
-func barLabel(t *trace, loc spec.Location, info *spec.QueuedPodInfo) string {
+// barLabel is the text of a bar: what matters about the pod in that
+// place, shortened when the bar is narrow (about 6.5 pixels a character).
+func barLabel(t *trace, loc spec.Location, info *spec.QueuedPodInfo, width int) string {
+	fit := func(long, short string) string {
+		if len(long)*13/2+10 <= width {
+			return long
+		}
+		return short
+	}
 	switch loc {
 	case spec.InActiveQ:
 		if info.Pod != nil && info.Pod.Priority != 0 {
-			return fmt.Sprintf("prio %d", info.Pod.Priority)
+			return fit(fmt.Sprintf("prio %d", info.Pod.Priority), fmt.Sprintf("p%d", info.Pod.Priority))
 		}
 		return ""
 	case spec.InBackoffQ:
-		return "until " + relTime(t.Cfg.BackoffExpiry(info))
+		exp := relTime(t.Cfg.BackoffExpiry(info))
+		return fit("until "+exp, exp)
 	case spec.InUnschedulablePods:
 		return strings.Join(info.UnschedulablePlugins, ",")
 	case spec.InFlight:
-		return fmt.Sprintf("attempt %d", info.Attempts)
+		return fit(fmt.Sprintf("attempt %d", info.Attempts), fmt.Sprintf("#%d", info.Attempts))
 	}
 	return ""
 }
@@ -532,4 +552,22 @@ func writeHTMLFile(path string, t *trace) error {
 		return err
 	}
 	return os.Rename(tmp.Name(), path)
+}
+
+// paragraphs joins the comment lines of a file into paragraphs; an empty
+// comment line ("#") separates them.
+func paragraphs(lines []string) []string {
+	var out []string
+	var cur []string
+	for _, l := range append(slices.Clone(lines), "") {
+		if l == "" {
+			if len(cur) > 0 {
+				out = append(out, strings.Join(cur, " "))
+			}
+			cur = nil
+			continue
+		}
+		cur = append(cur, l)
+	}
+	return out
 }
