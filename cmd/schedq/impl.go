@@ -66,6 +66,24 @@ func (d *implDriver) startPop() {
 	}()
 }
 
+// pop is a Pop that must not block: it returns what the implementation's
+// Pop returned, or false if it did not return within wakeWait (the Pop is
+// then counted as waiting and its result arrives on results).
+func (d *implDriver) pop() (popResult, bool) {
+	d.waiting++
+	go func() {
+		info, cycle, err := d.q.Pop()
+		d.results <- popResult{info, cycle, err}
+	}()
+	select {
+	case r := <-d.results:
+		d.waiting--
+		return r, true
+	case <-time.After(wakeWait):
+		return popResult{}, false
+	}
+}
+
 // record hands a returned Pop to the executor's bookkeeping, so that a
 // later "fail a" hands back what the implementation's Pop returned.
 func (d *implDriver) record(r popResult) schedqtest.Outcome {
@@ -116,7 +134,19 @@ func replayBoth(mr *schedqtest.ModelRun, d *implDriver, cfg spec.Config, before,
 		iLine, checkStep = `(not run: Pop would block on an empty activeQ; write "pop blocked" to wait)`, false
 	case op.Kind == schedqtest.KindPop:
 		cands := mr.Model.PopCandidates()
-		io = d.exec.ApplyPop(d.q.Pop)
+		r, ok := d.pop()
+		if !ok {
+			// The model would not block here: the implementation's Pop
+			// is stuck. It is counted as waiting; if it returns later,
+			// the replay says so.
+			disagree("impl's Pop did not return within %v though the model pops one of %v (closed=%v)", wakeWait, names(cands), mr.Model.Closed())
+			if mo, mLine, err = mr.ApplyOnly(op); err != nil {
+				return false, err
+			}
+			iLine = "(still waiting)"
+			break
+		}
+		io = d.exec.ApplyPop(func() (*spec.QueuedPodInfo, int64, error) { return r.info, r.cycle, r.err })
 		iLine = io.String()
 		switch {
 		case io.Err() != nil || io.Popped == nil:

@@ -240,3 +240,43 @@ func TestRunConformanceCatalogue(t *testing.T) {
 	}
 	t.Logf("%d scenarios replayed on model and impl", len(files))
 }
+
+// stuckPop is a deliberately broken queue whose Pop waits until Close even
+// when activeQ holds pods.
+type stuckPop struct {
+	implQueue
+	closed chan struct{}
+}
+
+func (q stuckPop) Pop() (*spec.QueuedPodInfo, int64, error) {
+	<-q.closed
+	return nil, 0, spec.ErrClosed
+}
+
+func (q stuckPop) Close() {
+	select {
+	case <-q.closed:
+	default:
+		close(q.closed)
+	}
+	q.implQueue.Close()
+}
+
+func TestRunAPopThatBlocksIsADisagreement(t *testing.T) {
+	saved, savedWait := newImpl, wakeWait
+	t.Cleanup(func() { newImpl, wakeWait = saved, savedWait })
+	wakeWait = 50 * time.Millisecond
+	newImpl = func(cfg spec.Config, start time.Time) (implQueue, error) {
+		q, err := saved(cfg, start)
+		return stuckPop{q, make(chan struct{})}, err
+	}
+	code, out, _ := schedq(t, "run", "--impl", tour)
+	if code != exitFailed {
+		t.Fatalf("exit %d, want %d\n%s", code, exitFailed, out)
+	}
+	wantContains(t, out,
+		"step 4 (line 40): pop\n  model: popped a cycle=1 attempts=1\n  impl:  (still waiting)\n",
+		"  !! R2 Pop: model and impl disagree: impl's Pop did not return within 50ms though the model pops one of [a] (closed=false)\n",
+		"note: impl diverged from the model at step 4; the later steps replay the model only\n",
+	)
+}
