@@ -246,14 +246,16 @@ func buildPage(t *trace) pageData {
 	case t.Err != nil:
 		p.Err = t.Err.Error()
 		p.Verdict = "error after " + steps(len(t.Steps))
+	case t.Stale != "":
+		p.Verdict = "FAIL: stale known difference: " + t.Stale
 	case n == 0:
 		p.OK = true
-		p.Verdict = fmt.Sprintf("ok: %s on %s, invariants I1-I6 held after every step", steps(len(t.Steps)), t.targets())
-		if t.Impl {
-			p.Verdict += ", model and impl agree"
-		}
+		p.Verdict = "ok: " + t.okLine()
 	default:
 		p.Verdict = fmt.Sprintf("FAIL: %d problem(s) in %s on %s", n, steps(len(t.Steps)), t.targets())
+	}
+	for _, k := range t.Known {
+		p.Notes = append(p.Notes, "known difference: "+k)
 	}
 	for _, s := range t.Steps {
 		for _, pr := range s.Problems {

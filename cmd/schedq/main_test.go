@@ -280,3 +280,32 @@ func TestRunAPopThatBlocksIsADisagreement(t *testing.T) {
 		"note: impl diverged from the model at step 4; the later steps replay the model only\n",
 	)
 }
+
+// A known difference the file declares for the implementation keeps its
+// conformance meaning: reported as known, and stale when it does not show.
+func TestRunKnownDifferenceForImpl(t *testing.T) {
+	b, err := os.ReadFile(tour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	declared := strings.Replace(string(b), "rules R1 ", "known-difference profiles=(schedq-impl)\nignores move requests on purpose\nsource: cmd/schedq/main_test.go (ignoresMoveRequests)\n----\n\nrules R1 ", 1)
+	path := filepath.Join(t.TempDir(), "declared.txt")
+	if err := os.WriteFile(path, []byte(declared), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	code, out, _ := schedq(t, "run", "-q", "--impl", path)
+	if code != exitFailed {
+		t.Fatalf("the real impl: exit %d, want %d\n%s", code, exitFailed, out)
+	}
+	wantContains(t, out, "declared: FAIL: stale known difference: the file declares a known difference for schedq-impl (ignores move requests on purpose), but impl behaved as the model")
+
+	withBrokenImpl(t)
+	code, out, _ = schedq(t, "run", "-q", "--impl", path)
+	if code != exitOK {
+		t.Fatalf("the broken impl: exit %d, want 0\n%s", code, out)
+	}
+	wantContains(t, out,
+		"declared: known difference for schedq-impl, as the file declares:\n  step 8 (line 85) fail c plugins=(TaintToleration): I3 broken on impl: ",
+		"declared: ok: 27 steps on model and impl, invariants I1-I6 held on the model after every step, impl differs from the model as the file declares (known difference)\n")
+}

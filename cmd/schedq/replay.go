@@ -141,6 +141,12 @@ type trace struct {
 	// Err is a mistake in the scenario that stopped the replay (e.g.
 	// "fail a" of a pod Pop never returned); Steps holds the steps before.
 	Err error
+	// Known are the implementation's problems that a known difference the
+	// file declares for it accounts for.
+	Known []string
+	// Stale says that a known difference declared for the implementation
+	// did not show.
+	Stale string
 	// Notes are remarks that are not failures (e.g. expectations no
 	// longer compared once the model followed the implementation's choice
 	// among equal pods).
@@ -149,7 +155,7 @@ type trace struct {
 
 // Failed reports whether the replay found an invariant broken, a
 // disagreement or a stale expectation.
-func (t *trace) Failed() bool { return t.problemCount() > 0 }
+func (t *trace) Failed() bool { return t.problemCount() > 0 || t.Stale != "" }
 
 func (t *trace) problemCount() int {
 	n := 0
@@ -248,7 +254,46 @@ func replay(f *file, withImpl bool) *trace {
 		}
 		t.Steps = append(t.Steps, s)
 	}
+	if withImpl {
+		t.applyKnownDifference()
+	}
 	return t
+}
+
+// profileImpl is the conformance profile name of package impl
+// (conformance.ProfileImpl): a scenario file may declare a known
+// difference for it.
+const profileImpl = "schedq-impl"
+
+// applyKnownDifference gives a known difference that the file declares for
+// the implementation its conformance meaning: the implementation's problems
+// are reported as known, not failures, and a declared difference that does
+// not show fails as stale.
+func (t *trace) applyKnownDifference() {
+	var kd *schedqtest.KnownDifference
+	for i, k := range t.File.sc.KnownDifferences {
+		if k.AppliesTo(profileImpl) {
+			kd = &t.File.sc.KnownDifferences[i]
+		}
+	}
+	if kd == nil {
+		return
+	}
+	shown := false
+	for i := range t.Steps {
+		s := &t.Steps[i]
+		s.Problems = slices.DeleteFunc(s.Problems, func(p problem) bool {
+			if p.Kind == problemDisagree || p.Side == "impl" {
+				t.Known = append(t.Known, fmt.Sprintf("step %d (line %d) %s: %s", s.N, s.Line, s.Op, p))
+				shown = true
+				return true
+			}
+			return false
+		})
+	}
+	if !shown {
+		t.Stale = fmt.Sprintf("the file declares a known difference for %s (%s), but impl behaved as the model: remove the declaration", profileImpl, kd.Reason)
+	}
 }
 
 // replayModel applies one operation to the model alone and checks it.

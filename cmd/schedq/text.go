@@ -86,15 +86,22 @@ func configLine(t *trace) string {
 func writeSummary(w io.Writer, t *trace) {
 	name := t.File.sc.Name
 	n := t.problemCount()
+	if t.Stale != "" {
+		fmt.Fprintf(w, "%s: FAIL: stale known difference: %s\n", name, t.Stale)
+	}
+	if len(t.Known) > 0 {
+		fmt.Fprintf(w, "%s: known difference for %s, as the file declares:\n", name, profileImpl)
+		for _, k := range t.Known {
+			w.Write([]byte(hang(k, "  ", "  ")))
+		}
+	}
 	switch {
+	case t.Stale != "" && n == 0:
+		return
 	case t.Err != nil:
 		fmt.Fprintf(w, "%s: ERROR after %s: %v\n", name, steps(len(t.Steps)), t.Err)
 	case n == 0:
-		agree := ""
-		if t.Impl {
-			agree = ", model and impl agree"
-		}
-		fmt.Fprintf(w, "%s: ok: %s on %s, invariants I1-I6 held after every step%s\n", name, steps(len(t.Steps)), t.targets(), agree)
+		fmt.Fprintf(w, "%s: ok: %s\n", name, t.okLine())
 		return
 	default:
 		fmt.Fprintf(w, "%s: FAIL: %d problem(s) in %s on %s\n", name, n, steps(len(t.Steps)), t.targets())
@@ -119,4 +126,18 @@ func steps(n int) string {
 		return "1 step"
 	}
 	return fmt.Sprintf("%d steps", n)
+}
+
+// okLine is the verdict of a replay without problems.
+func (t *trace) okLine() string {
+	if len(t.Known) > 0 {
+		return fmt.Sprintf("%s on %s, invariants I1-I6 held on the model after every step, impl differs from the model as the file declares (known difference)",
+			steps(len(t.Steps)), t.targets())
+	}
+	s := fmt.Sprintf("%s on %s, invariants I1-I6 held after every step", steps(len(t.Steps)), t.targets())
+	switch {
+	case t.Impl:
+		s += ", model and impl agree"
+	}
+	return s
 }
