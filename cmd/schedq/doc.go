@@ -20,7 +20,10 @@
 // replays the same operations against the implementation (package impl on a
 // fake clock) as well, step by step beside the model: results, states and
 // the implementation's own invariants are compared and every difference is
-// shown as "model: X / impl: Y".
+// shown as "model: X / impl: Y". Once the two differ, the later steps replay
+// the model only. A known difference the file declares for profile
+// schedq-impl is reported as known, and fails as stale when it does not
+// show, as in package conformance.
 //
 //	schedq run --html OUT FILE
 //

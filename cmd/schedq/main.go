@@ -45,7 +45,9 @@ executable specification). After every step it prints the step number, the
 file line, the operation, its result and the queues as the model renders
 them, and it checks the invariants I1-I6 (spec.CheckStep), naming any that
 broke. If the file states expected outputs, they must be what the model
-prints.
+prints. With --impl, a known difference the file declares for profile
+schedq-impl turns the implementation's problems into a report (exit 0), and
+fails as stale if the implementation behaves as the model.
 
 Flags:
 
@@ -125,6 +127,7 @@ func parseRunFlags(args []string, stderr io.Writer) (runFlags, error) {
 }
 
 func runCmd(args []string, stdout, stderr io.Writer) int {
+	stderr = controlEscaper{stderr}
 	f, err := parseRunFlags(args, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		fmt.Fprint(stdout, runUsage)

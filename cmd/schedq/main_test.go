@@ -309,3 +309,20 @@ func TestRunKnownDifferenceForImpl(t *testing.T) {
 		"declared: known difference for schedq-impl, as the file declares:\n  step 8 (line 85) fail c plugins=(TaintToleration): I3 broken on impl: ",
 		"declared: ok: 27 steps on model and impl, invariants I1-I6 held on the model after every step, impl differs from the model as the file declares (known difference)\n")
 }
+
+// Names come from files: the text output does not pass control characters
+// to the terminal.
+func TestRunEscapesControlCharacters(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "esc.txt")
+	if err := os.WriteFile(path, []byte("add a\x1b[2Jb\n----\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := schedq(t, "run", path)
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+	if strings.Contains(out, "\x1b") {
+		t.Errorf("the output holds an escape character:\n%q", out)
+	}
+	wantContains(t, out, `activeQ: a\x1b[2Jb(ts=+0s`)
+}

@@ -18,7 +18,8 @@ func (t *trace) targets() string {
 
 // writeText prints a replay: a header, each step (unless quiet) and a
 // summary line with every problem.
-func writeText(w io.Writer, t *trace, quiet bool) {
+func writeText(out io.Writer, t *trace, quiet bool) {
+	w := controlEscaper{out}
 	sc := &t.File.sc
 	if !quiet {
 		fmt.Fprintf(w, "scenario %s, replayed on %s\nfile: %s\n", sc.Name, t.targets(), t.File.path)
@@ -140,4 +141,33 @@ func (t *trace) okLine() string {
 		s += ", model and impl agree"
 	}
 	return s
+}
+
+// controlEscaper writes control characters other than newline and tab as
+// \xNN: names come from files and must not drive the terminal.
+type controlEscaper struct{ w io.Writer }
+
+func (c controlEscaper) Write(b []byte) (int, error) {
+	clean := true
+	for _, x := range b {
+		if (x < 0x20 && x != '\n' && x != '\t') || x == 0x7f {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return c.w.Write(b)
+	}
+	var e []byte
+	for _, x := range b {
+		if (x < 0x20 && x != '\n' && x != '\t') || x == 0x7f {
+			e = fmt.Appendf(e, "\\x%02x", x)
+		} else {
+			e = append(e, x)
+		}
+	}
+	if _, err := c.w.Write(e); err != nil {
+		return 0, err
+	}
+	return len(b), nil
 }
