@@ -232,8 +232,8 @@ func replay(f *file, withImpl bool) *trace {
 			t.Err = fmt.Errorf("step %d (line %d) %s: %w", s.N, s.Line, op, stepErr)
 			return t
 		}
-		if d == nil && diverged > 0 {
-			s.ImplResult = fmt.Sprintf("(not replayed: impl diverged from the model at step %d)", diverged)
+		if d == nil && diverged > 0 && diverged == s.N-1 {
+			s.ImplResult = fmt.Sprintf("(not replayed from here on: impl diverged from the model at step %d)", diverged)
 		}
 		if d != nil && slices.ContainsFunc(s.Problems, func(p problem) bool { return p.Kind == problemDisagree }) {
 			// Once the states differ, every later step would differ
