@@ -5,7 +5,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 )
 
@@ -29,7 +31,8 @@ Usage:
 
 A scenario FILE is written in the scenario language of package
 github.com/schedq/schedq/schedqtest (one operation a line, each followed by
-"----" and the state the model prints after it); "-" reads standard input.
+"----" and the state the model prints after it); "-" reads standard input,
+and a directory stands for every *.txt file below it.
 The conformance catalogue is in conformance/testdata/scenarios/.
 
 Exit status: 0 if every invariant held (and, with --impl, model and
@@ -40,7 +43,8 @@ read or played.
 
 const runUsage = `Usage: schedq run [--impl] [--html OUT] [--quiet] FILE...
 
-run replays each scenario FILE against the model (package model, the
+run replays each scenario FILE (a directory: every *.txt below it) against
+the model (package model, the
 executable specification). After every step it prints the step number, the
 file line, the operation, its result and the queues as the model renders
 them, and it checks the invariants I1-I6 (spec.CheckStep), naming any that
@@ -137,8 +141,16 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "schedq run: %v\n\n%s", err, runUsage)
 		return exitUsage
 	}
+	files, err := expandDirs(f.files)
+	if err == nil && f.html != "" && len(files) > 1 {
+		err = fmt.Errorf("--html draws one scenario; %s holds %d", strings.Join(f.files, " "), len(files))
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "schedq run: %v\n", err)
+		return exitUsage
+	}
 	status := exitOK
-	for i, path := range f.files {
+	for i, path := range files {
 		if i > 0 && !f.quiet {
 			fmt.Fprintln(stdout)
 		}
@@ -167,6 +179,40 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	return status
+}
+
+// expandDirs replaces each directory among paths by the scenario files
+// (*.txt) below it, in lexical order.
+func expandDirs(paths []string) ([]string, error) {
+	var out []string
+	for _, p := range paths {
+		if p == "-" {
+			out = append(out, p)
+			continue
+		}
+		st, err := os.Stat(p)
+		if err != nil {
+			return nil, err
+		}
+		if !st.IsDir() {
+			out = append(out, p)
+			continue
+		}
+		n := len(out)
+		err = filepath.WalkDir(p, func(q string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && strings.HasSuffix(q, ".txt") {
+				out = append(out, q)
+			}
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		if len(out) == n {
+			return nil, fmt.Errorf("%s: no scenario files (*.txt) below it", p)
+		}
+	}
+	return out, nil
 }
 
 func readAll(r io.Reader) ([]byte, error) { return io.ReadAll(r) }
