@@ -39,6 +39,9 @@ func CheckState(s *Snapshot) error {
 // CheckStep checks the step invariants I2..I6 for one operation, and the
 // state invariants of the state after it.
 func CheckStep(cfg Config, before, after *Snapshot, step Step) error {
+	if cfg.Profile == ProfileHints { // the profile's own invariants, see hints_invariants.go
+		return CheckHintsStep(cfg, before, after, step)
+	}
 	return errors.Join(
 		CheckState(after),
 		I2BackoffMonotonicity(cfg, before, after, step),

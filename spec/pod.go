@@ -154,6 +154,9 @@ type QueuedPodInfo struct {
 	// InitialAttemptTimestamp is when the pod first entered activeQ; zero
 	// until then.
 	InitialAttemptTimestamp time.Time
+	// HintFields are the hints profile's per-pod fields (hints.go); zero in
+	// the classic profile.
+	HintFields
 }
 
 // Key returns the queue key of the pod.
