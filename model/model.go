@@ -27,6 +27,7 @@ type Model struct {
 	moveRequestCycle int64
 	closed           bool
 	p                profile // the decisions of cfg.Profile (profile.go)
+	nom              nominator
 }
 
 // record is one pod and where it is. Records are values, so Clone is a map
@@ -47,7 +48,7 @@ func New(cfg spec.Config, now time.Time) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Model{cfg: cfg, now: now, pods: make(map[spec.PodKey]record), moveRequestCycle: -1, p: p}, nil
+	return &Model{cfg: cfg, now: now, pods: make(map[spec.PodKey]record), moveRequestCycle: -1, p: p, nom: newNominator()}, nil
 }
 
 // Config returns the model's config.
@@ -71,6 +72,7 @@ func (m *Model) Clone() *Model {
 	c := *m
 	c.pods = maps.Clone(m.pods)
 	c.p = m.p.clone()
+	c.nom = m.nom.clone()
 	return &c
 }
 
@@ -78,7 +80,7 @@ func (m *Model) Clone() *Model {
 func (m *Model) Equal(o *Model) bool {
 	if !m.now.Equal(o.now) || m.schedulingCycle != o.schedulingCycle ||
 		m.moveRequestCycle != o.moveRequestCycle || m.closed != o.closed || len(m.pods) != len(o.pods) ||
-		!m.p.equal(o.p) {
+		!m.p.equal(o.p) || !m.nom.equal(o.nom) {
 		return false
 	}
 	for k, r := range m.pods {
@@ -182,6 +184,7 @@ func (m *Model) Add(pod *spec.Pod) error {
 	if err := m.uidHeldElsewhere(pod); err != nil {
 		return err
 	}
+	m.nom.add(pod, spec.NominateNoop, "") // R18
 	m.p.admit(m, spec.QueuedPodInfo{Pod: pod, Timestamp: m.now}, spec.InActiveQ)
 	return nil
 }
@@ -358,6 +361,9 @@ func (m *Model) Update(oldPod, newPod *spec.Pod) error {
 	if !ok {
 		return m.Add(newPod)
 	}
+	if r.loc != spec.InFlight {
+		m.nom.update(oldPod, newPod) // R18
+	}
 	r.info.Pod = newPod
 	m.pods[newPod.Key()] = r
 	switch r.loc {
@@ -376,8 +382,12 @@ func (m *Model) Delete(pod *spec.Pod) error {
 	if err := pod.Validate(); err != nil {
 		return err
 	}
+	nominated := m.nom.remove(pod.UID) // R18
 	r, ok := m.pods[pod.Key()]
 	if !ok {
+		if nominated {
+			return nil
+		}
 		return fmt.Errorf("%w: Delete of %s", spec.ErrPodNotFound, pod.Key())
 	}
 	delete(m.pods, pod.Key())
