@@ -29,12 +29,11 @@ func hPod(name string, prio int32) *spec.Pod {
 // on NodeAdd with a hint that errs; Gate is a PreEnqueue plugin refusing
 // pods labelled gated=yes and registers Pod label updates.
 func hintsConfig() spec.Config {
-	cfg := spec.DefaultConfig(spec.PluginEvents{
+	cfg := spec.DefaultHintsConfig(spec.PluginEvents{
 		"Fit":   {hNodeAdd, hNodeLabel},
 		"Taint": {hNodeAdd},
 		"Gate":  {hPodLabel},
 	})
-	cfg.Profile = spec.ProfileHints
 	cfg.QueueingHints = spec.QueueingHints{
 		{Plugin: "Fit", Event: hNodeLabel}: func(p *spec.Pod, _ spec.Occurrence) (spec.QueueingHint, error) {
 			if p.Labels["fit"] == "label" {

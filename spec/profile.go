@@ -128,3 +128,13 @@ func (r PluginEvents) registers(plugin string, event ClusterEvent) bool {
 	}
 	return false
 }
+
+// DefaultHintsConfig returns the upstream defaults in the hints profile with
+// the given registry and no hints (every registered event answers Queue)
+// and no PreEnqueue plugins. The defaults are the same in v1.37.2 as in
+// v1.33.
+func DefaultHintsConfig(events PluginEvents) Config {
+	c := DefaultConfig(events)
+	c.Profile = ProfileHints
+	return c
+}
