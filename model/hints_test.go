@@ -514,3 +514,43 @@ func TestHintsRandomWalkKeepsInvariants(t *testing.T) {
 		}
 	}
 }
+
+// Bad input in the hints profile: a clear error and no change, in-flight
+// list and nominator included.
+func TestHintsBadInputChangesNothing(t *testing.T) {
+	h := newHints(t)
+	h.add(pod("a", 0))
+	h.add(pod("b", 0))
+	h.pop("a")
+	h.move(nodeAdd)
+	other := pod("x", 0)
+	other.UID = "uid-a" // a's UID under another key
+	cases := []struct {
+		name string
+		want error
+		op   func() error
+	}{
+		{"add nil", spec.ErrNilPod, func() error { return h.m.Add(nil) }},
+		{"add queued", spec.ErrAlreadyQueued, func() error { return h.m.Add(pod("b", 0)) }},
+		{"add in flight", spec.ErrAlreadyQueued, func() error { return h.m.Add(pod("a", 0)) }},
+		{"add a UID held elsewhere", spec.ErrAlreadyQueued, func() error { return h.m.Add(other) }},
+		{"fail a queued pod", spec.ErrAlreadyQueued, func() error {
+			return h.m.AddUnschedulableIfNotPresent(&spec.QueuedPodInfo{Pod: pod("b", 0), Attempts: 1}, 1)
+		}},
+		{"fail nil", spec.ErrNilPod, func() error { return h.m.AddUnschedulableIfNotPresent(nil, 1) }},
+		{"update changing the key", spec.ErrInvalidPod, func() error { return h.m.Update(pod("a", 0), pod("z", 0)) }},
+		{"delete unknown", spec.ErrPodNotFound, func() error { return h.m.Delete(pod("z", 0)) }},
+		{"done unknown", spec.ErrNotInFlight, func() error { return h.m.Done("uid-b") }},
+		{"activate nil", spec.ErrNilPod, func() error { return h.m.Activate([]*spec.Pod{pod("b", 0), nil}) }},
+		{"nominate nil", spec.ErrNilPod, func() error { return h.m.AddNominatedPod(nil, spec.NominateOverride, "n1") }},
+	}
+	for _, c := range cases {
+		before := h.m.Clone()
+		if err := c.op(); !errors.Is(err, c.want) {
+			t.Errorf("%s: err = %v, want %v", c.name, err, c.want)
+		}
+		if !before.Equal(h.m) {
+			t.Errorf("%s: the failed operation changed the model:\nbefore:\n%s\nafter:\n%s", c.name, before, h.m)
+		}
+	}
+}
