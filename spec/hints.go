@@ -160,8 +160,10 @@ type HintFields struct {
 // Gated reports whether a PreEnqueue plugin refuses the pod (R17).
 func (h *HintFields) Gated() bool { return h.GatingPlugin != "" }
 
-// Equal reports whether two sets of hint fields are the same.
-func (h *HintFields) Equal(o *HintFields) bool {
+// HintFieldsEqual reports whether two sets of hint fields are the same.
+// (A function, not a method: HintFields is embedded in QueuedPodInfo, and a
+// method would be promoted to it.)
+func HintFieldsEqual(h, o *HintFields) bool {
 	return h.UnschedulableCount == o.UnschedulableCount && h.ConsecutiveErrorsCount == o.ConsecutiveErrorsCount &&
 		slices.Equal(h.PendingPlugins, o.PendingPlugins) && h.GatingPlugin == o.GatingPlugin &&
 		h.FlushTimestamp.Equal(o.FlushTimestamp)
@@ -169,14 +171,17 @@ func (h *HintFields) Equal(o *HintFields) bool {
 
 // diffHintFields describes how the hint fields of a and b differ, or "".
 func diffHintFields(a, b *QueuedPodInfo) string {
-	if a.HintFields.Equal(&b.HintFields) {
+	if HintFieldsEqual(&a.HintFields, &b.HintFields) {
 		return ""
 	}
-	return fmt.Sprintf("pod %s: hint fields %s != %s", a.Key(), a.HintFields.String(), b.HintFields.String())
+	return fmt.Sprintf("pod %s: hint fields %s != %s", a.Key(), FormatHintFields(&a.HintFields), FormatHintFields(&b.HintFields))
 }
 
-// String renders the non-zero hint fields, for diffs and the model's String.
-func (h *HintFields) String() string {
+// FormatHintFields renders the non-zero hint fields, for diffs and the
+// model's String; "" when all are zero (always, in the classic profile). A
+// function, not a String method, which would make every *QueuedPodInfo
+// print as its hint fields.
+func FormatHintFields(h *HintFields) string {
 	var parts []string
 	if h.UnschedulableCount != 0 {
 		parts = append(parts, fmt.Sprintf("unschedulableCount=%d", h.UnschedulableCount))
