@@ -104,11 +104,19 @@ import (
 //
 // R13h Close: as R13. (Upstream v1.37.2 also ends every in-flight pod.)
 //
-// R14h Metrics: scheduler_pending_pods{queue} with queue active, backoff,
-// unschedulable (not gated) and gated; scheduler_queue_incoming_pods_total
-// {queue,event}, including event PopFromBackoffQ on R2h; and
-// scheduler_unschedulable_pods{plugin,profile}: for each plugin, the queued
-// (not in flight) pods it rejected.
+// R14h Metrics, as v1.37.2 names them: scheduler_pending_pods{queue} with
+// queue "active", "backoff", "unschedulable" (not gated) and "gated"; in
+// flight pods are in none. scheduler_queue_incoming_pods_total{queue,event}
+// counts every entry into activeQ (replacements included) and backoffQ,
+// and every entry of a key new to unschedulablePods, with event labels
+// "UnscheduledPodAdd" (R1h, and R9h of an unknown pod; v1.37.2 renamed the
+// resource, classic says "UnschedulablePodAdd"), "ScheduleAttemptFailure",
+// "BackoffComplete", "ForceActivate", "UnschedulableTimeout", a move
+// request's or an update's event label (e.g. "NodeAdd",
+// "TargetPodUpdatePodLabel"), and ("active", "PopFromBackoffQ") for R2h's
+// pop from backoffQ. scheduler_unschedulable_pods{plugin,profile}: for each
+// plugin, the queued (not in flight) pods that have it as a rejector (Pop
+// and Delete subtract, R3h and a new PreEnqueue refusal add).
 //
 // R15 In-flight list: see R2h, R4h, R8h, R9h, R12h. Only events of interest
 // are recorded, only while some pod is in flight.
