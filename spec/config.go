@@ -32,10 +32,12 @@ type Config struct {
 	Profile Profile
 	// QueueingHints are the hints profile's queueing hints (R16); a
 	// registered event without one always answers Queue. Classic: empty.
-	QueueingHints QueueingHints
+	// Functions do not serialize: a config saved as JSON (a recorded
+	// history) loses them, and whoever reads it must supply them again.
+	QueueingHints QueueingHints `json:"-"`
 	// PreEnqueuePlugins are the hints profile's PreEnqueue plugins (R17).
-	// Classic: empty.
-	PreEnqueuePlugins PreEnqueuePlugins
+	// Classic: empty. Not serialized, like QueueingHints.
+	PreEnqueuePlugins PreEnqueuePlugins `json:"-"`
 }
 
 // Upstream defaults (kube-scheduler v1.33).
