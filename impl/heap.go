@@ -181,19 +181,53 @@ func (h *podHeap) popMin() *entry {
 	h.removeTop()
 	h.live--
 	e.loc = nowhere
-	if stale := len(h.s) - h.live; stale > compactAt && stale > h.live {
+	h.afterRemove(false)
+	return e
+}
+
+// afterRemove runs after a live slot left: an empty heap drops its stale
+// slots at once (there are at most compactAt of them), so that a queue
+// holding nothing refers to no entry; otherwise stale slots are compacted
+// away once they outnumber the live ones, and after a drop (which leaves a
+// stale slot) at once while a key is saturated (see nSaturated).
+func (h *podHeap) afterRemove(dropped bool) {
+	if h.live == 0 {
+		clear(h.s)
+		h.s = h.s[:0]
+		h.nSaturated = 0
+		return
+	}
+	if stale := len(h.s) - h.live; dropped && h.nSaturated > 0 || stale > compactAt && stale > h.live {
 		h.compact()
 	}
-	return e
+}
+
+// minHeapCap is the capacity below which shrink leaves a heap's array
+// alone: 256 slots, 6 KiB.
+const minHeapCap = 256
+
+// shrink gives back the memory of a heap whose array is more than four
+// times larger than its slots (live and stale) and than minHeapCap: the
+// array is reallocated at twice its length. The slack left is bounded: at
+// most 4 slots of 24 bytes per slot in use, or minHeapCap slots.
+func (h *podHeap) shrink() {
+	if c := cap(h.s); c <= minHeapCap || c <= 4*len(h.s) {
+		return
+	}
+	if len(h.s) == 0 {
+		h.s = nil
+		return
+	}
+	s := make([]slot, len(h.s), 2*len(h.s))
+	copy(s, h.s)
+	h.s = s
 }
 
 // drop takes e, which is in this heap, out of it: its slot turns stale.
 func (h *podHeap) drop(e *entry) {
 	e.loc = nowhere
 	h.live--
-	if stale := len(h.s) - h.live; h.nSaturated > 0 || stale > compactAt && stale > h.live {
-		h.compact()
-	}
+	h.afterRemove(true)
 }
 
 // removeTop deletes the slot at the root.

@@ -214,10 +214,36 @@ func (x *podIndex) rehash() {
 	nb := len(x.blocks)
 	switch {
 	case nb == 0:
-		nb = 2
+		nb = minBlocks
 	case (x.n+1)*8 > nb*slotsPerBlock*3:
 		nb *= 2
 	}
+	x.resize(nb)
+}
+
+// minBlocks is the smallest table: two blocks, 128 bytes.
+const minBlocks = 2
+
+// shrink gives back the memory of a table that live entries fill to less
+// than 1/16: it rehashes to the smallest size they fill to at most 1/4 (at
+// least minBlocks). The slack left is bounded: after shrink a table takes at
+// most 16 slots (8 bytes each, 9 with the control byte) per live entry, or
+// minBlocks. From 1/4 the table grows again only past 3/8, so a shrink is
+// not undone by the next few inserts.
+func (x *podIndex) shrink() {
+	if len(x.blocks) <= minBlocks || x.n*16 >= len(x.blocks)*slotsPerBlock {
+		return
+	}
+	nb := minBlocks
+	for x.n*4 > nb*slotsPerBlock {
+		nb *= 2
+	}
+	x.resize(nb)
+}
+
+// resize rehashes every live entry into a new table of nb blocks, a power
+// of two large enough for them; tombstones are swept.
+func (x *podIndex) resize(nb int) {
 	old := x.blocks
 	x.blocks = make([]indexBlock, nb)
 	for i := range x.blocks {

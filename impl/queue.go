@@ -22,9 +22,14 @@
 package impl
 
 import (
+	"cmp"
+	"context"
 	"fmt"
+	"reflect"
 	"slices"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"k8s.io/utils/clock"
@@ -68,6 +73,9 @@ func (p place) String() string { return spec.Location(p).String() }
 var entryPool = sync.Pool{New: func() any { return new(entry) }}
 
 const maxFree = 4096
+
+// minFree is how many recycled entries shrink leaves an idle queue.
+const minFree = 64
 
 // newEntry returns a zero entry.
 func (q *PriorityQueue) newEntry() *entry {
@@ -113,6 +121,9 @@ type PriorityQueue struct {
 	backoffQ          podHeap
 	unschedulablePods unschedulablePods
 	free              []*entry // recycled entries, see newEntry
+	// moveScratch is movePods' list of the pods a move request moves,
+	// kept between requests so that moves allocate nothing.
+	moveScratch []moveCandidate
 	// lastEvent and lastLabel cache eventLabel.
 	lastEvent spec.ClusterEvent
 	lastLabel string
@@ -136,13 +147,15 @@ type Option func(*PriorityQueue)
 
 // WithClock makes the queue read time from c instead of the real clock:
 // Timestamps, backoff, the leftover age and the periodic flushes all follow
-// c. Tests pass a k8s.io/utils/clock/testing.FakeClock.
+// c. Tests pass a k8s.io/utils/clock/testing.FakeClock. A nil c (or a nil
+// pointer in the interface) makes New fail with spec.ErrInvalidConfig.
 func WithClock(c clock.WithTicker) Option {
 	return func(q *PriorityQueue) { q.clock = c }
 }
 
 // New returns an empty queue. It returns cfg.Validate()'s error, wrapping
-// spec.ErrInvalidConfig, as is. The flushes do not run until Run.
+// spec.ErrInvalidConfig, as is, and spec.ErrInvalidConfig for a nil clock.
+// The flushes do not run until Run.
 func New(cfg spec.Config, opts ...Option) (*PriorityQueue, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -169,9 +182,25 @@ func New(cfg spec.Config, opts ...Option) (*PriorityQueue, error) {
 	for _, o := range opts {
 		o(q)
 	}
+	if isNil(q.clock) {
+		return nil, fmt.Errorf("%w: WithClock(nil): the queue needs a clock", spec.ErrInvalidConfig)
+	}
 	q.cond.L = &q.mu
 	q.base = q.clock.Now()
 	return q, nil
+}
+
+// isNil reports whether c is nil or a nil pointer, map, func... in an
+// interface, any of which would panic on the first reading of the time.
+func isNil(c clock.WithTicker) bool {
+	if c == nil {
+		return true
+	}
+	switch v := reflect.ValueOf(c); v.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Func, reflect.Chan, reflect.Interface, reflect.Slice:
+		return v.IsNil()
+	}
+	return false
 }
 
 // Config returns a copy of the queue's config.
@@ -190,11 +219,18 @@ func (q *PriorityQueue) Config() spec.Config {
 // FlushBackoffQCompleted every BackoffQFlushPeriod (R5) and
 // FlushUnschedulablePodsLeftover every UnschedulablePodsFlushPeriod (R6).
 // The first of each runs one period after Run. Run on a running or closed
-// queue does nothing. Close stops them.
-func (q *PriorityQueue) Run() {
+// queue does nothing. Close stops them; RunContext can stop them earlier.
+func (q *PriorityQueue) Run() { q.RunContext(context.Background()) }
+
+// RunContext is Run with a context: when ctx is done the flushes stop
+// (the queue stays open, its operations keep working, and a later Run or
+// RunContext starts them again), as they do on Close. RunContext returns at
+// once; Close still waits for the flush goroutines to exit, whichever way
+// they were stopped. A ctx that is already done starts nothing.
+func (q *PriorityQueue) RunContext(ctx context.Context) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if q.running || q.closed {
+	if q.running || q.closed || ctx.Err() != nil {
 		return
 	}
 	q.running = true
@@ -202,23 +238,39 @@ func (q *PriorityQueue) Run() {
 	// are made here, not in the goroutines, so that when Run returns they
 	// are armed: a test may step a fake clock right away.
 	q.wg.Add(2)
-	go q.flushEvery(q.clock.NewTicker(q.cfg.BackoffQFlushPeriod), q.FlushBackoffQCompleted)
-	go q.flushEvery(q.clock.NewTicker(q.cfg.UnschedulablePodsFlushPeriod), q.FlushUnschedulablePodsLeftover)
+	left := new(atomic.Int32)
+	left.Store(2)
+	exit := func() {
+		// The last goroutine of this run to exit lets a later Run start
+		// new ones. Done comes after unlocking: Close waits without mu.
+		if left.Add(-1) == 0 {
+			q.mu.Lock()
+			q.running = false
+			q.mu.Unlock()
+		}
+		q.wg.Done()
+	}
+	go q.flushEvery(ctx, q.clock.NewTicker(q.cfg.BackoffQFlushPeriod), q.FlushBackoffQCompleted, exit)
+	go q.flushEvery(ctx, q.clock.NewTicker(q.cfg.UnschedulablePodsFlushPeriod), q.FlushUnschedulablePodsLeftover, exit)
 }
 
-func (q *PriorityQueue) flushEvery(t clock.Ticker, flush func()) {
-	defer q.wg.Done()
+func (q *PriorityQueue) flushEvery(ctx context.Context, t clock.Ticker, flush func(), exit func()) {
+	defer exit()
 	defer t.Stop()
 	for {
 		select {
 		case <-q.stop:
 			return
+		case <-ctx.Done():
+			return
 		case <-t.C():
 		}
-		// A tick and Close may be ready together; select picks at random,
-		// so look again rather than flush a closed queue's state.
+		// A tick and Close (or cancel) may be ready together; select picks
+		// at random, so look again rather than flush after being stopped.
 		select {
 		case <-q.stop:
+			return
+		case <-ctx.Done():
 			return
 		default:
 		}
@@ -321,6 +373,40 @@ func (q *PriorityQueue) Pop() (*spec.QueuedPodInfo, int64, error) {
 		q.cond.Wait()
 		q.waiting--
 	}
+	return q.popLocked()
+}
+
+// PopContext is Pop that gives up when ctx is done first: a Pop blocked on
+// an empty activeQ returns ctx.Err() (and changes nothing), so a scheduler
+// can stop its loop without closing the queue. A pod already in activeQ is
+// returned even if ctx is done.
+func (q *PriorityQueue) PopContext(ctx context.Context) (*spec.QueuedPodInfo, int64, error) {
+	if ctx.Done() == nil {
+		return q.Pop()
+	}
+	// Wake the waiters under mu when ctx ends: a Pop checks ctx and then
+	// waits without letting go of mu in between, so it cannot miss this.
+	stop := context.AfterFunc(ctx, func() {
+		q.mu.Lock()
+		q.cond.Broadcast()
+		q.mu.Unlock()
+	})
+	defer stop()
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for q.activeQ.len() == 0 && !q.closed {
+		if err := ctx.Err(); err != nil {
+			return nil, 0, err
+		}
+		q.waiting++
+		q.cond.Wait()
+		q.waiting--
+	}
+	return q.popLocked()
+}
+
+// popLocked is R2 under mu once activeQ has a pod or the queue is closed.
+func (q *PriorityQueue) popLocked() (*spec.QueuedPodInfo, int64, error) {
 	if q.closed {
 		return nil, 0, spec.ErrClosed
 	}
@@ -393,12 +479,20 @@ func (q *PriorityQueue) MoveAllToActiveOrBackoffQueue(event spec.ClusterEvent, p
 // movePods is the heart of R4, shared by R6 and R11: it moves the
 // unschedulable pods that keep selects and event may help, deciding
 // backoffQ or activeQ at now.
+//
+// It is all or nothing: keep, which may run the caller's preCheck, is
+// asked about every candidate before any pod moves, so a keep that panics
+// leaves the queue exactly as it was (no pod moved, moveRequestCycle and
+// the metrics unchanged) and the panic reaches the caller once the deferred
+// unlock has run. Nothing moved means no Pop has a pod to wake for; the
+// second phase, which moves and then wakes, runs no caller code.
 func (q *PriorityQueue) movePods(event spec.ClusterEvent, now time.Time, keep func(*entry) bool) {
 	if !q.cfg.PluginEvents.IsEventOfInterest(event) {
 		return
 	}
-	var toActive, toBackoff int
 	events := q.cfg.PluginEvents
+	chosen := q.moveScratch[:0]
+	q.moveScratch = nil // a panic below leaves no half-filled scratch behind
 	q.unschedulablePods.all(func(g *podGroup) {
 		// A group shares its plugins: if the event cannot help them, none
 		// of its pods is examined.
@@ -406,29 +500,48 @@ func (q *PriorityQueue) movePods(event spec.ClusterEvent, now time.Time, keep fu
 		if !perPod && !events.IsPodWorthRequeuing(g.plugins, event) {
 			return
 		}
-		// Backwards, because removing swaps the last pod into the hole,
-		// and the last pod has then already been visited.
+		// Backwards, so that removing (which swaps a group's last pod into
+		// the hole) finds every later chosen pod still in its place.
 		for i := len(g.pods) - 1; i >= 0; i-- {
 			e := g.pods[i]
-			if !keep(e) || perPod && !events.IsPodWorthRequeuing(e.info.UnschedulablePlugins, event) {
-				continue
-			}
-			q.unschedulablePods.remove(g, e)
-			if q.requeue(e, now) {
-				toActive++
-			} else {
-				toBackoff++
+			if keep(e) && (!perPod || events.IsPodWorthRequeuing(e.info.UnschedulablePlugins, event)) {
+				chosen = append(chosen, moveCandidate{g, e})
 			}
 		}
 	})
+	var toActive, toBackoff int
+	for _, c := range chosen {
+		q.unschedulablePods.remove(c.g, c.e)
+		if q.requeue(c.e, now) {
+			toActive++
+		} else {
+			toBackoff++
+		}
+	}
+	// Keep the scratch for the next request unless a large one grew it:
+	// its slack is bounded by maxMoveScratch pointers.
+	if cap(chosen) <= maxMoveScratch {
+		clear(chosen)
+		q.moveScratch = chosen[:0]
+	}
 	q.moveRequestCycle = q.schedulingCycle
 	if toActive+toBackoff > 0 {
-		label := q.eventLabel(event)
+		label := q.metrics.label(q.eventLabel(event))
 		q.metrics.addEvent(QueueActive, label, toActive)
 		q.metrics.addEvent(QueueBackoff, label, toBackoff)
 	}
 	q.wake(toActive)
 }
+
+// moveCandidate is a pod a move request moves, and its group.
+type moveCandidate struct {
+	g *podGroup
+	e *entry
+}
+
+// maxMoveScratch bounds the scratch slice movePods keeps between move
+// requests (16 bytes a candidate).
+const maxMoveScratch = 4096
 
 // requeue puts a pod that an event may help back: in backoffQ if it is
 // still backing off (R7), else in activeQ. It reports whether the pod went
@@ -458,6 +571,32 @@ func (q *PriorityQueue) FlushBackoffQCompleted() {
 	}
 	q.metrics.hot[activeBackoffComplete] += uint64(moved)
 	q.wake(moved)
+	q.shrink()
+}
+
+// shrink gives back what a burst left behind, so that memory follows the
+// pods held rather than the largest number ever held. It runs with every
+// backoffQ flush (every BackoffQFlushPeriod after Run), not on the hot
+// paths: a burst that drains between two flushes costs no rehash, and a
+// queue that drained shrinks within one period. Each structure keeps a
+// bounded slack, documented where it is: the two indexes at most 16 slots
+// per pod (podIndex.shrink), the heaps 4 slots per slot in use
+// (podHeap.shrink), the groups of unschedulablePods 4 pointers per pod
+// (unschedulablePods.shrink), each with a small floor; the free list at
+// most max(minFree, pods/4) entries and movePods' scratch at most
+// maxMoveScratch candidates.
+func (q *PriorityQueue) shrink() {
+	q.pods.shrink()
+	q.byUID.shrink()
+	q.activeQ.shrink()
+	q.backoffQ.shrink()
+	q.unschedulablePods.shrink()
+	if keep := max(minFree, q.pods.n/4); len(q.free) > keep {
+		for _, e := range q.free[keep:] {
+			entryPool.Put(e)
+		}
+		q.free = slices.Clone(q.free[:keep])
+	}
 }
 
 // FlushUnschedulablePodsLeftover is R6: pods that have been in
@@ -649,34 +788,77 @@ func (q *PriorityQueue) Done(uid spec.UID) error {
 // Snapshot returns a copy of everything the queue holds: the pods of each
 // place sorted by key, both cycles, Closed, and Now read from the clock.
 // The copies share the immutable Pod pointers and nothing else.
+//
+// Snapshot holds the queue's lock only to copy the entries (a few
+// milliseconds at 100k pods); cloning the plugin sets (immutable once the
+// queue holds them) and sorting happen after it lets go, so operations
+// issued meanwhile wait for the copy, not the sort.
 func (q *PriorityQueue) Snapshot() spec.Snapshot {
 	q.mu.Lock()
-	defer q.mu.Unlock()
 	s := spec.Snapshot{
 		Now:              q.clock.Now(),
 		SchedulingCycle:  q.schedulingCycle,
 		MoveRequestCycle: q.moveRequestCycle,
 		Closed:           q.closed,
 	}
+	nFlight := q.pods.n - q.activeQ.len() - q.backoffQ.len() - q.unschedulablePods.len()
+	s.ActiveQ = makeInfos(q.activeQ.len())
+	s.BackoffQ = makeInfos(q.backoffQ.len())
+	s.UnschedulablePods = makeInfos(q.unschedulablePods.len())
+	s.InFlight = makeInfos(nFlight)
 	q.pods.all(func(e *entry) {
-		info := e.info
-		info.UnschedulablePlugins = slices.Clone(info.UnschedulablePlugins)
 		switch e.loc {
 		case inActiveQ:
-			s.ActiveQ = append(s.ActiveQ, info)
+			s.ActiveQ = append(s.ActiveQ, e.info)
 		case inBackoffQ:
-			s.BackoffQ = append(s.BackoffQ, info)
+			s.BackoffQ = append(s.BackoffQ, e.info)
 		case inUnschedulablePods:
-			s.UnschedulablePods = append(s.UnschedulablePods, info)
+			s.UnschedulablePods = append(s.UnschedulablePods, e.info)
 		case inFlight:
-			s.InFlight = append(s.InFlight, info)
+			s.InFlight = append(s.InFlight, e.info)
 		}
 	})
-	spec.SortPods(s.ActiveQ)
-	spec.SortPods(s.BackoffQ)
-	spec.SortPods(s.UnschedulablePods)
-	spec.SortPods(s.InFlight)
+	q.mu.Unlock()
+	for _, pl := range [][]spec.QueuedPodInfo{s.ActiveQ, s.BackoffQ, s.UnschedulablePods, s.InFlight} {
+		for i := range pl {
+			pl[i].UnschedulablePlugins = slices.Clone(pl[i].UnschedulablePlugins)
+		}
+		sortByKey(pl)
+	}
 	return s
+}
+
+// makeInfos returns room for n pods, nil for none (as the model's
+// snapshots have it).
+func makeInfos(n int) []spec.QueuedPodInfo {
+	if n == 0 {
+		return nil
+	}
+	return make([]spec.QueuedPodInfo, 0, n)
+}
+
+// sortByKey is spec.SortPods without building a key string per
+// comparison.
+func sortByKey(pods []spec.QueuedPodInfo) {
+	slices.SortFunc(pods, func(a, b spec.QueuedPodInfo) int { return compareKeys(a.Pod, b.Pod) })
+}
+
+// compareKeys orders two pods as strings.Compare orders their keys,
+// namespace + "/" + name, without concatenating: valid pods have no "/" in
+// either part, so when one namespace is a proper prefix of the other, the
+// "/" that follows the shorter decides against the other's next byte.
+func compareKeys(a, b *spec.Pod) int {
+	if a.Namespace == b.Namespace {
+		return strings.Compare(a.Name, b.Name)
+	}
+	n := min(len(a.Namespace), len(b.Namespace))
+	if c := strings.Compare(a.Namespace[:n], b.Namespace[:n]); c != 0 {
+		return c
+	}
+	if len(a.Namespace) == n {
+		return cmp.Compare('/', b.Namespace[n])
+	}
+	return cmp.Compare(a.Namespace[n], '/')
 }
 
 // String renders the queue's size in queue terms, for logs.

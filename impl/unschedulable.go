@@ -130,6 +130,33 @@ func (u *unschedulablePods) remove(g *podGroup, e *entry) {
 	e.loc = nowhere
 }
 
+// minGroupCap is the capacity below which shrink leaves a group's array
+// alone.
+const minGroupCap = 64
+
+// shrink gives back the memory of every group whose array is more than
+// four times larger than its pods and than minGroupCap, reallocating it at
+// twice its length (nil if empty): at most 4 pointers per pod per group, or
+// minGroupCap. The interned plugin sets and their empty groups stay: there
+// are at most maxInternedSets of them.
+func (u *unschedulablePods) shrink() {
+	shrinkGroup(&u.private)
+	for _, g := range u.groups {
+		shrinkGroup(g)
+	}
+}
+
+func shrinkGroup(g *podGroup) {
+	if c := cap(g.pods); c <= minGroupCap || c <= 4*len(g.pods) {
+		return
+	}
+	if len(g.pods) == 0 {
+		g.pods = nil
+		return
+	}
+	g.pods = append([]*entry(nil), g.pods...)
+}
+
 // all calls f for each group that has pods, the private one last.
 func (u *unschedulablePods) all(f func(*podGroup)) {
 	for _, g := range u.groups {
