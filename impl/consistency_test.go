@@ -96,13 +96,13 @@ func TestCheckConsistencyCatchesUIDLeak(t *testing.T) {
 }
 
 // TestShrinkAfterDrain: 57 MiB stayed allocated after a 1M-pod burst had
-// drained. Now every structure is back within its documented slack after
-// the next backoffQ flush, and a queue holding nothing refers to no
-// entry: a burst through activeQ and one parked in unschedulablePods and
-// backoffQ, then drained.
+// drained. Now a drained queue refers to no entry at once, and every
+// structure is back within its documented slack once it has idled for
+// shrinkAfter with its flushes running: a burst through activeQ, one parked
+// in unschedulablePods and backoffQ, then drained.
 func TestShrinkAfterDrain(t *testing.T) {
 	q, fc := newTestQueue(t)
-	const n = 20_000
+	const n = 6000
 	pods := make([]*spec.Pod, n)
 	for i := range pods {
 		pods[i] = &spec.Pod{Namespace: "ns", Name: fmt.Sprint("p", i), UID: spec.UID(fmt.Sprint("u", i)), Priority: int32(i % 100)}
@@ -144,9 +144,22 @@ func TestShrinkAfterDrain(t *testing.T) {
 	if err := q.CheckConsistency(); err != nil {
 		t.Fatal(err)
 	}
-	q.FlushBackoffQCompleted()
+	// Idle and running: a flush a second. Nothing shrinks before
+	// shrinkAfter, everything after it.
+	blocks := len(q.pods.blocks)
+	for range shrinkAfter / time.Second {
+		fc.Step(time.Second)
+		q.FlushBackoffQCompleted()
+	}
+	if len(q.pods.blocks) != blocks {
+		t.Fatalf("the key index shrank before shrinkAfter: %d blocks, had %d", len(q.pods.blocks), blocks)
+	}
+	for range 2 {
+		fc.Step(time.Second)
+		q.FlushBackoffQCompleted()
+	}
 	if err := q.checkSlack(); err != nil {
-		t.Fatalf("after a drain and a flush, structures exceed their slack:\n%v", err)
+		t.Fatalf("after a drain and shrinkAfter idle, structures exceed their slack:\n%v", err)
 	}
 	if err := q.CheckConsistency(); err != nil {
 		t.Fatal(err)
@@ -161,6 +174,45 @@ func TestShrinkAfterDrain(t *testing.T) {
 	for _, p := range pods[:1000] {
 		if err := q.Add(p); err != nil {
 			t.Fatal(err)
+		}
+	}
+	if err := q.CheckConsistency(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestNoShrinkUnderSteadyLoad: a queue that fills and drains between every
+// two flushes, for longer than shrinkAfter, is never oversized at a flush
+// and keeps its room: a steady load pays no rehash or reallocation.
+func TestNoShrinkUnderSteadyLoad(t *testing.T) {
+	q, fc := newTestQueue(t)
+	const n = 400
+	pods := make([]*spec.Pod, n)
+	for i := range pods {
+		pods[i] = &spec.Pod{Namespace: "ns", Name: fmt.Sprint("p", i), UID: spec.UID(fmt.Sprint("u", i))}
+	}
+	var blocks, slots int
+	for round := range int(shrinkAfter/time.Second) + 10 {
+		for _, p := range pods {
+			if err := q.Add(p); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for range n {
+			p, _, _ := q.Pop()
+			if err := q.Done(p.Pod.UID); err != nil {
+				t.Fatal(err)
+			}
+		}
+		fc.Step(time.Second)
+		q.FlushBackoffQCompleted()
+		if round == 0 {
+			blocks, slots = len(q.pods.blocks), cap(q.activeQ.s)
+			continue
+		}
+		if len(q.pods.blocks) != blocks || cap(q.activeQ.s) != slots {
+			t.Fatalf("round %d: the structures of a steadily loaded queue shrank: %d blocks (had %d), activeQ room %d (had %d)",
+				round, len(q.pods.blocks), blocks, cap(q.activeQ.s), slots)
 		}
 	}
 	if err := q.CheckConsistency(); err != nil {

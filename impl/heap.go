@@ -90,6 +90,10 @@ type podHeap struct {
 	// While there is one, stale slots are removed at once: the exact time
 	// of a stale slot's entry is no longer its own once the entry moves on.
 	nSaturated int
+	// peak is the most slots held since the last flush, low how long the
+	// array has been oversized (see shrink).
+	peak int
+	low  slackTimer
 }
 
 const heapArity = 4
@@ -162,6 +166,7 @@ func (h *podHeap) push(e *entry, rank int32, at int64) {
 		h.nSaturated++
 	}
 	h.s = append(h.s, makeSlot(rank, at, h.seq, e))
+	h.peak = max(h.peak, len(h.s))
 	h.up(len(h.s) - 1)
 	h.live++
 }
@@ -206,14 +211,19 @@ func (h *podHeap) afterRemove(dropped bool) {
 // alone: 256 slots, 6 KiB.
 const minHeapCap = 256
 
-// shrink gives back the memory of a heap whose array is more than four
-// times larger than its slots (live and stale) and than minHeapCap: the
-// array is reallocated at twice its length. The slack left is bounded: at
-// most 4 slots of 24 bytes per slot in use, or minHeapCap slots.
-func (h *podHeap) shrink() {
-	if c := cap(h.s); c <= minHeapCap || c <= 4*len(h.s) {
+// shrink is the heap's part of shrinking (see slack.go), at a flush at
+// now: an array of more than minHeapCap slots whose peak use since the
+// previous flush has stayed under a quarter of it for shrinkAfter is
+// reallocated at twice its length (nil if empty). So a heap keeps at most
+// 4 slots (24 bytes each) per slot in use, or minHeapCap, once it has been
+// this small for shrinkAfter.
+func (h *podHeap) shrink(now time.Time) {
+	used := h.peak
+	h.peak = len(h.s)
+	if c := cap(h.s); !h.low.due(now, c > minHeapCap && c > 4*used) {
 		return
 	}
+	h.low = slackTimer{}
 	if len(h.s) == 0 {
 		h.s = nil
 		return

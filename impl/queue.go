@@ -94,6 +94,7 @@ func (q *PriorityQueue) freeEntry(e *entry) {
 	*e = entry{}
 	if len(q.free) < maxFree {
 		q.free = append(q.free, e)
+		q.freePeak = max(q.freePeak, len(q.free))
 		return
 	}
 	entryPool.Put(e)
@@ -120,7 +121,9 @@ type PriorityQueue struct {
 	activeQ           podHeap
 	backoffQ          podHeap
 	unschedulablePods unschedulablePods
-	free              []*entry // recycled entries, see newEntry
+	free              []*entry   // recycled entries, see newEntry
+	freePeak          int        // the longest free list since the last flush
+	freeLow           slackTimer // how long the free list has been too long
 	// moveScratch is movePods' list of the pods a move request moves,
 	// kept between requests so that moves allocate nothing.
 	moveScratch []moveCandidate
@@ -571,32 +574,30 @@ func (q *PriorityQueue) FlushBackoffQCompleted() {
 	}
 	q.metrics.hot[activeBackoffComplete] += uint64(moved)
 	q.wake(moved)
-	q.shrink()
+	q.shrink(now)
 }
 
-// shrink gives back what a burst left behind, so that memory follows the
-// pods held rather than the largest number ever held. It runs with every
-// backoffQ flush (every BackoffQFlushPeriod after Run), not on the hot
-// paths: a burst that drains between two flushes costs no rehash, and a
-// queue that drained shrinks within one period. Each structure keeps a
-// bounded slack, documented where it is: the two indexes at most 16 slots
-// per pod (podIndex.shrink), the heaps 4 slots per slot in use
-// (podHeap.shrink), the groups of unschedulablePods 4 pointers per pod
-// (unschedulablePods.shrink), each with a small floor; the free list at
-// most max(minFree, pods/4) entries and movePods' scratch at most
-// maxMoveScratch candidates.
-func (q *PriorityQueue) shrink() {
-	q.pods.shrink()
-	q.byUID.shrink()
-	q.activeQ.shrink()
-	q.backoffQ.shrink()
-	q.unschedulablePods.shrink()
-	if keep := max(minFree, q.pods.n/4); len(q.free) > keep {
-		for _, e := range q.free[keep:] {
-			entryPool.Put(e)
-		}
-		q.free = slices.Clone(q.free[:keep])
+// shrink gives back the room a burst left behind (see slack.go), at the
+// backoffQ flush at now. The free list keeps at most max(minFree, pods/4)
+// entries once its peak has stayed above that for shrinkAfter; the
+// entries past it go to entryPool.
+func (q *PriorityQueue) shrink(now time.Time) {
+	q.pods.shrink(now)
+	q.byUID.shrink(now)
+	q.activeQ.shrink(now)
+	q.backoffQ.shrink(now)
+	q.unschedulablePods.shrink(now)
+	keep := max(minFree, q.pods.n/4)
+	used := q.freePeak
+	q.freePeak = len(q.free)
+	if !q.freeLow.due(now, used > keep && cap(q.free) > keep) {
+		return
 	}
+	q.freeLow = slackTimer{}
+	for _, e := range q.free[min(keep, len(q.free)):] {
+		entryPool.Put(e)
+	}
+	q.free = slices.Clone(q.free[:min(keep, len(q.free))])
 }
 
 // FlushUnschedulablePodsLeftover is R6: pods that have been in

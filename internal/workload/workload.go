@@ -195,6 +195,9 @@ func Retained(b *testing.B, subjects ...Subject) {
 const (
 	BurstActive        = 1_000_000
 	BurstUnschedulable = 500_000
+	// IdleAfterDrain is how long the drained queue idles before
+	// retained-B is measured.
+	IdleAfterDrain = 2 * time.Minute
 )
 
 // RetainedAfterDrain measures what a queue keeps after a burst has come and
@@ -203,9 +206,10 @@ const (
 // unschedulablePods, moved back by one move request and drained
 // (state=unschedulable). Reported as drained-B, the live heap after GC of
 // the drained queue minus the same queue before the burst (pods excluded,
-// they are built before), retained-B, the same after one more backoffQ
-// flush (which a running queue does every second), and peak-B, the same
-// difference at the burst's peak. A queue whose structures never shrink keeps their peak size for the
+// they are built before), retained-B, the same once the drained queue has
+// idled for IdleAfterDrain with its backoffQ flush every second (as a
+// running queue does), and peak-B, the same difference at the burst's
+// peak. A queue whose structures never shrink keeps their peak size for the
 // rest of its life. It is not part of All: a million pods through the
 // upstream queue costs minutes per run.
 func RetainedAfterDrain(b *testing.B, subjects ...Subject) {
@@ -559,8 +563,11 @@ func retainedAfterDrain[P, I any](b *testing.B, t Target[P, I], n int, unschedul
 			q.Done(info)
 		}
 		drained := liveHeap()
-		// One backoffQ flush, which a running queue does every second.
-		q.FlushBackoffQ()
+		// The queue then idles, running: a backoffQ flush every second.
+		for range IdleAfterDrain / time.Second {
+			q.Step(time.Second)
+			q.FlushBackoffQ()
+		}
 		after := liveHeap()
 		drainedSum += float64(int64(drained) - int64(before))
 		retainedSum += float64(int64(after) - int64(before))
