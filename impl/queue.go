@@ -473,6 +473,13 @@ func (q *PriorityQueue) AddUnschedulableIfNotPresent(pInfo *spec.QueuedPodInfo, 
 // off, else to activeQ, and moveRequestCycle becomes schedulingCycle even
 // if no pod moved. An event of no interest changes nothing. preCheck runs
 // under the queue's lock and must not call the queue.
+//
+// The request is all or nothing: preCheck is asked about every candidate
+// before any pod moves. If it panics, the panic propagates to the caller
+// with the lock released and the queue unchanged: no pod moved,
+// moveRequestCycle and the metrics as before. No wake-up is lost either:
+// no pod reached activeQ, and whatever next puts one there (an Add, a
+// retried request, a flush) wakes the blocked Pops as usual.
 func (q *PriorityQueue) MoveAllToActiveOrBackoffQueue(event spec.ClusterEvent, preCheck spec.PreEnqueueCheck) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
