@@ -85,15 +85,6 @@ func (q *PriorityQueue) CheckConsistency() error {
 	if len(q.free) > maxFree {
 		bad("free list holds %d entries, more than maxFree %d", len(q.free), maxFree)
 	}
-	for i, c := range q.moveScratch[:cap(q.moveScratch)] {
-		if c != (moveCandidate{}) {
-			bad("move scratch slot %d still refers to %s", i, describe(c.e))
-		}
-	}
-	if cap(q.moveScratch) > maxMoveScratch {
-		bad("move scratch keeps %d candidates, more than %d", cap(q.moveScratch), maxMoveScratch)
-	}
-
 	if q.moveRequestCycle < -1 || q.moveRequestCycle > q.schedulingCycle {
 		bad("I6: moveRequestCycle %d outside [-1, schedulingCycle %d]", q.moveRequestCycle, q.schedulingCycle)
 	}

@@ -124,9 +124,6 @@ type PriorityQueue struct {
 	free              []*entry   // recycled entries, see newEntry
 	freePeak          int        // the longest free list since the last flush
 	freeLow           slackTimer // how long the free list has been too long
-	// moveScratch is movePods' list of the pods a move request moves,
-	// kept between requests so that moves allocate nothing.
-	moveScratch []moveCandidate
 	// lastEvent and lastLabel cache eventLabel.
 	lastEvent spec.ClusterEvent
 	lastLabel string
@@ -492,48 +489,50 @@ func (q *PriorityQueue) MoveAllToActiveOrBackoffQueue(event spec.ClusterEvent, p
 //
 // It is all or nothing: keep, which may run the caller's preCheck, is
 // asked about every candidate before any pod moves, so a keep that panics
-// leaves the queue exactly as it was (no pod moved, moveRequestCycle and
-// the metrics unchanged) and the panic reaches the caller once the deferred
+// leaves the queue as it was (no pod moved, moveRequestCycle and the
+// metrics unchanged) and the panic reaches the caller once the deferred
 // unlock has run. Nothing moved means no Pop has a pod to wake for; the
 // second phase, which moves and then wakes, runs no caller code.
+//
+// The first phase remembers its choice without memory of its own: it
+// partitions each group so that the chosen pods end it, from g.split on
+// (the order of pods within a group means nothing, and each swap keeps
+// every pos right, so a panic between two swaps leaves a valid group); the
+// second phase moves each group's tail.
 func (q *PriorityQueue) movePods(event spec.ClusterEvent, now time.Time, keep func(*entry) bool) {
 	if !q.cfg.PluginEvents.IsEventOfInterest(event) {
 		return
 	}
 	events := q.cfg.PluginEvents
-	chosen := q.moveScratch[:0]
-	q.moveScratch = nil // a panic below leaves no half-filled scratch behind
 	q.unschedulablePods.all(func(g *podGroup) {
+		g.split = len(g.pods)
 		// A group shares its plugins: if the event cannot help them, none
 		// of its pods is examined.
 		perPod := g == &q.unschedulablePods.private
 		if !perPod && !events.IsPodWorthRequeuing(g.plugins, event) {
 			return
 		}
-		// Backwards, so that removing (which swaps a group's last pod into
-		// the hole) finds every later chosen pod still in its place.
 		for i := len(g.pods) - 1; i >= 0; i-- {
 			e := g.pods[i]
 			if keep(e) && (!perPod || events.IsPodWorthRequeuing(e.info.UnschedulablePlugins, event)) {
-				chosen = append(chosen, moveCandidate{g, e})
+				g.split--
+				g.swap(i, g.split)
 			}
 		}
 	})
 	var toActive, toBackoff int
-	for _, c := range chosen {
-		q.unschedulablePods.remove(c.g, c.e)
-		if q.requeue(c.e, now) {
-			toActive++
-		} else {
-			toBackoff++
+	q.unschedulablePods.all(func(g *podGroup) {
+		// Last first: removing a group's last pod moves no other.
+		for len(g.pods) > g.split {
+			e := g.pods[len(g.pods)-1]
+			q.unschedulablePods.remove(g, e)
+			if q.requeue(e, now) {
+				toActive++
+			} else {
+				toBackoff++
+			}
 		}
-	}
-	// Keep the scratch for the next request unless a large one grew it:
-	// its slack is bounded by maxMoveScratch pointers.
-	if cap(chosen) <= maxMoveScratch {
-		clear(chosen)
-		q.moveScratch = chosen[:0]
-	}
+	})
 	q.moveRequestCycle = q.schedulingCycle
 	if toActive+toBackoff > 0 {
 		label := q.metrics.label(q.eventLabel(event))
@@ -542,16 +541,6 @@ func (q *PriorityQueue) movePods(event spec.ClusterEvent, now time.Time, keep fu
 	}
 	q.wake(toActive)
 }
-
-// moveCandidate is a pod a move request moves, and its group.
-type moveCandidate struct {
-	g *podGroup
-	e *entry
-}
-
-// maxMoveScratch bounds the scratch slice movePods keeps between move
-// requests (16 bytes a candidate).
-const maxMoveScratch = 4096
 
 // requeue puts a pod that an event may help back: in backoffQ if it is
 // still backing off (R7), else in activeQ. It reports whether the pod went

@@ -41,6 +41,9 @@ type podGroup struct {
 	// has been oversized (see shrink).
 	peak int
 	low  slackTimer
+	// split is where the pods a move request chose begin (movePods);
+	// meaningful only within one request.
+	split int
 }
 
 const maxInternedSets = 1024
@@ -122,6 +125,12 @@ func (u *unschedulablePods) add(e *entry) {
 	g.pods = append(g.pods, e)
 	g.peak = max(g.peak, len(g.pods))
 	u.n++
+}
+
+// swap exchanges the pods at i and j of the group.
+func (g *podGroup) swap(i, j int) {
+	g.pods[i], g.pods[j] = g.pods[j], g.pods[i]
+	g.pods[i].pos, g.pods[j].pos = uint32(i), uint32(j)
 }
 
 // remove takes e out of g, its group, swapping the group's last pod into
