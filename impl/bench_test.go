@@ -1,6 +1,7 @@
 package impl_test
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -60,9 +61,9 @@ func BenchmarkSnapshotLockHold(b *testing.B) {
 		started, done := make(chan struct{}), make(chan struct{})
 		go func() {
 			close(started)
-			s := q.Snapshot()
-			if len(s.ActiveQ) != snapshotPods {
-				panic("the snapshot lost pods")
+			// The probe may be in activeQ at the instant of the copy.
+			if s := q.Snapshot(); len(s.ActiveQ) < snapshotPods {
+				panic(fmt.Sprintf("the snapshot has %d pods in activeQ, want %d or the probe too", len(s.ActiveQ), snapshotPods))
 			}
 			close(done)
 		}()
