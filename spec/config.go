@@ -49,6 +49,11 @@ const (
 	DefaultUnschedulablePodsFlushPeriod      = 30 * time.Second
 )
 
+// MinFlushPeriod is the shortest flush period Validate accepts: below it a
+// running queue's flushes are a busy loop in all but name (a 1ns period
+// kept an idle queue at a third of a core).
+const MinFlushPeriod = time.Millisecond
+
 // DefaultConfig returns the upstream defaults with the given registry.
 func DefaultConfig(events PluginEvents) Config {
 	return Config{
@@ -76,8 +81,13 @@ func (c Config) Validate() error {
 		positive("PodMaxBackoffDuration", c.PodMaxBackoffDuration)
 	}
 	positive("PodMaxInUnschedulablePodsDuration", c.PodMaxInUnschedulablePodsDuration)
-	positive("BackoffQFlushPeriod", c.BackoffQFlushPeriod)
-	positive("UnschedulablePodsFlushPeriod", c.UnschedulablePodsFlushPeriod)
+	period := func(name string, d time.Duration) {
+		if d < MinFlushPeriod {
+			errs = append(errs, fmt.Errorf("%s must be at least %v, got %v", name, MinFlushPeriod, d))
+		}
+	}
+	period("BackoffQFlushPeriod", c.BackoffQFlushPeriod)
+	period("UnschedulablePodsFlushPeriod", c.UnschedulablePodsFlushPeriod)
 	if c.PodMaxBackoffDuration < c.PodInitialBackoffDuration && !backoffOff {
 		errs = append(errs, fmt.Errorf("PodMaxBackoffDuration %v is below PodInitialBackoffDuration %v",
 			c.PodMaxBackoffDuration, c.PodInitialBackoffDuration))
