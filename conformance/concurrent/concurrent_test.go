@@ -1,0 +1,89 @@
+package concurrent_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	testingclock "k8s.io/utils/clock/testing"
+
+	"github.com/schedq/schedq/conformance"
+	"github.com/schedq/schedq/conformance/concurrent"
+	"github.com/schedq/schedq/impl"
+	"github.com/schedq/schedq/internal/lockedq"
+	"github.com/schedq/schedq/spec"
+)
+
+type implTarget struct {
+	*impl.PriorityQueue
+	clock *testingclock.FakeClock
+}
+
+func (t implTarget) Step(d time.Duration) { t.clock.Step(d) }
+
+func (t implTarget) Profile() conformance.Profile {
+	return conformance.Profile{Name: conformance.ProfileImpl, Description: "schedq impl", Blocking: true,
+		Observes: conformance.Observes{MoveRequestCycle: true, PodInfo: true, Closed: true}}
+}
+
+func newImplTarget(t testing.TB, cfg spec.Config, start time.Time) conformance.Target {
+	clk := testingclock.NewFakeClock(start)
+	q, err := impl.New(cfg, impl.WithClock(clk))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(q.Close)
+	return implTarget{q, clk}
+}
+
+// lockedTarget is internal/lockedq as a target: the model behind a mutex,
+// with or without a flaw.
+type lockedTarget struct {
+	*lockedq.Queue
+	clock *testingclock.FakeClock
+	flaw  lockedq.Flaw
+}
+
+func (t lockedTarget) Step(d time.Duration) { t.clock.Step(d) }
+
+func (t lockedTarget) Profile() conformance.Profile {
+	return conformance.Profile{Name: "lockedq-" + t.flaw.String(), Description: "the model behind a mutex, flaw " + t.flaw.String(),
+		Blocking: true, Observes: conformance.Observes{MoveRequestCycle: true, PodInfo: true, Closed: true}}
+}
+
+func newLocked(f lockedq.Flaw) conformance.NewTarget {
+	return func(t testing.TB, cfg spec.Config, start time.Time) conformance.Target {
+		clk := testingclock.NewFakeClock(start)
+		q, err := lockedq.New(cfg, clk, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(q.Close)
+		return lockedTarget{q, clk, f}
+	}
+}
+
+func TestImpl(t *testing.T) {
+	concurrent.Run(t, newImplTarget, concurrent.Options{})
+}
+
+func TestLockedModel(t *testing.T) {
+	concurrent.Run(t, newLocked(0), concurrent.Options{})
+}
+
+// A queue whose Add does not wake a parked Pop is caught, every time: the
+// Pop is parked before the Add, by the runtime's account.
+func TestAddThatDoesNotWakeIsCaught(t *testing.T) {
+	for i := range 20 {
+		res, err := concurrent.Wakeup(t, newLocked(lockedq.AddNoWake), "Add", concurrent.Options{WakeTimeout: 100 * time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Outcome != conformance.Fail || !strings.Contains(res.Detail, "lost wake-up") {
+			t.Fatalf("run %d: the Add that does not wake passed: %+v", i, res)
+		}
+		if i == 0 {
+			t.Logf("what a lost wake-up looks like:\n%s", res.Detail)
+		}
+	}
+}
