@@ -18,6 +18,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"k8s.io/utils/clock"
@@ -44,12 +45,12 @@ const (
 	// AddNoWake is a lost wake-up: Add puts the pod in activeQ and does
 	// not wake a blocked Pop (every other operation still does).
 	AddNoWake
-	// RequeueRace hands a failed pod back (AddUnschedulableIfNotPresent)
-	// in one critical section and clears its in-flight bookkeeping in the
-	// next, after recording metrics for it outside the lock: the pod is
-	// back in the queue, where it can be moved and popped again, a moment
-	// before the queue forgets it was in flight, and the late clearing
-	// then drops the new attempt's bookkeeping.
+	// RequeueRace forgets a failed pod's attempt lazily: its in-flight
+	// bookkeeping is cleared when a flush or a move request requeues it
+	// to activeQ, in a second critical section after recording metrics
+	// outside the lock. The pod is poppable (and Pops are woken) a moment
+	// before the clearing, which then drops the bookkeeping of the new
+	// attempt if a Pop took it in between: Done of that attempt fails.
 	RequeueRace
 	// Yield adds a runtime.Gosched between the two critical sections of
 	// the flaws above: the artificial widening of a race.
@@ -84,8 +85,8 @@ type Queue struct {
 
 	moveRequestCycle int64
 	inFlight         map[spec.UID]bool
-	// Metrics is what RequeueRace records between its two critical
-	// sections: the count of pods handed back per rejecting plugin set.
+	// metrics is what RequeueRace records between its two critical
+	// sections: how many times each pod was requeued.
 	metrics sync.Map
 }
 
@@ -194,34 +195,61 @@ func (q *Queue) AddUnschedulableIfNotPresent(pInfo *spec.QueuedPodInfo, podSched
 		forced = math.MinInt64 // always holds: backoffQ
 	}
 	err := q.m.AddUnschedulableIfNotPresent(pInfo, forced)
-	if err != nil || q.flaw&RequeueRace == 0 {
-		if err == nil {
-			delete(q.inFlight, pInfo.Pod.UID)
+	// RequeueRace forgets the attempt lazily, when the pod is requeued
+	// to activeQ (requeued).
+	if err == nil && q.flaw&RequeueRace == 0 {
+		delete(q.inFlight, pInfo.Pod.UID)
+	}
+	q.unlockWake()
+	return err
+}
+
+// requeued runs op, a move towards activeQ, under the lock, and with
+// RequeueRace clears the stale in-flight bookkeeping of the pods it moved
+// to activeQ in a second critical section, after recording metrics for
+// them outside the lock: they are poppable, and Pops are woken, a moment
+// before the queue forgets their previous attempt.
+func (q *Queue) requeued(op func()) {
+	if q.flaw&RequeueRace == 0 {
+		op()
+		return
+	}
+	s := q.m.Snapshot()
+	before := s.Locations()
+	op()
+	after := q.m.Snapshot()
+	var moved []*spec.Pod
+	for _, p := range after.ActiveQ {
+		if l := before[p.Key()]; l != spec.InActiveQ && q.inFlight[p.Pod.UID] {
+			moved = append(moved, p.Pod)
 		}
-		q.unlockWake()
-		return err
+	}
+	if len(moved) == 0 {
+		return
 	}
 	q.cond.Broadcast()
 	q.mu.Unlock()
 	// Record metrics outside the lock, as real queues do to keep the
-	// critical section short; the pod is already back in the queue.
-	label := fmt.Sprintf("%s/%v", pInfo.Key(), pInfo.UnschedulablePlugins)
-	n, _ := q.metrics.LoadOrStore(label, new(int))
-	_ = n
+	// critical section short.
+	for _, p := range moved {
+		label := fmt.Sprintf("requeued/%s/%s", p.Namespace, p.Name)
+		n, _ := q.metrics.LoadOrStore(label, new(atomic.Int64))
+		n.(*atomic.Int64).Add(1)
+	}
 	if q.flaw&Yield != 0 {
 		runtime.Gosched()
 	}
 	q.lock()
-	delete(q.inFlight, pInfo.Pod.UID)
-	q.mu.Unlock()
-	return nil
+	for _, p := range moved {
+		delete(q.inFlight, p.UID)
+	}
 }
 
 // MoveAllToActiveOrBackoffQueue is R4.
 func (q *Queue) MoveAllToActiveOrBackoffQueue(event spec.ClusterEvent, preCheck spec.PreEnqueueCheck) {
 	q.lock()
 	defer q.unlockWake()
-	q.m.MoveAllToActiveOrBackoffQueue(event, preCheck)
+	q.requeued(func() { q.m.MoveAllToActiveOrBackoffQueue(event, preCheck) })
 	if q.flaw&LateMoveRequestCycle == 0 {
 		q.publish()
 		return
@@ -237,7 +265,7 @@ func (q *Queue) FlushBackoffQCompleted() {
 	q.lock()
 	defer q.unlockWake()
 	if q.flaw&StaleBackoffFlush == 0 {
-		q.m.FlushBackoffQCompleted()
+		q.requeued(q.m.FlushBackoffQCompleted)
 		return
 	}
 	s := q.m.Snapshot()
@@ -265,7 +293,7 @@ func (q *Queue) FlushBackoffQCompleted() {
 func (q *Queue) FlushUnschedulablePodsLeftover() {
 	q.lock()
 	defer q.unlockWake()
-	q.m.FlushUnschedulablePodsLeftover()
+	q.requeued(q.m.FlushUnschedulablePodsLeftover)
 	q.publish()
 }
 
