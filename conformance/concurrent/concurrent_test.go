@@ -101,3 +101,32 @@ func TestConservationCatchesBrokenQueues(t *testing.T) {
 		})
 	}
 }
+
+// hangingTarget's FlushBackoffQCompleted never returns once release is
+// open... until the test ends: a hang, which the round must diagnose
+// within its own deadline instead of waiting for go test's.
+type hangingTarget struct {
+	lockedTarget
+	release chan struct{}
+}
+
+func (t hangingTarget) FlushBackoffQCompleted() { <-t.release }
+
+func TestAHangIsDiagnosed(t *testing.T) {
+	release := make(chan struct{})
+	defer close(release)
+	newTarget := func(tb testing.TB, cfg spec.Config, start time.Time) conformance.Target {
+		return hangingTarget{newLocked(0)(tb, cfg, start).(lockedTarget), release}
+	}
+	res := concurrent.Conservation(t, newTarget, concurrent.Options{Rounds: 1, Deadline: 2 * time.Second})
+	if len(res.Violations) == 0 {
+		t.Fatal("a hanging flush passed")
+	}
+	v := res.Violations[0]
+	for _, want := range []string{"did not finish within its deadline", "in FlushBackoffQCompleted", "queue: activeQ:"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("the diagnosis does not say %q:\n%s", want, v)
+		}
+	}
+	t.Logf("what a hang looks like:\n%s", v)
+}
