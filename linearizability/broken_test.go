@@ -1,19 +1,19 @@
 package linearizability_test
 
 import (
+	"flag"
 	"fmt"
-	"math"
 	"runtime"
 	"slices"
-	"sync"
+	"strings"
 	"testing"
 
 	"github.com/anishathalye/porcupine"
 	testingclock "k8s.io/utils/clock/testing"
 
 	"github.com/schedq/schedq/impl"
+	"github.com/schedq/schedq/internal/lockedq"
 	lin "github.com/schedq/schedq/linearizability"
-	"github.com/schedq/schedq/model"
 	"github.com/schedq/schedq/spec"
 )
 
@@ -22,244 +22,21 @@ import (
 // the way real queues go wrong. Each must be caught within -lin.brokenruns
 // histories.
 //
-// Most are built on lockedModel, the executable model behind one mutex: a
-// queue that is linearizable by construction (one critical section per
-// operation), where a bug is a deliberately added lock release. One wraps
-// the real implementation and misuses its public API in two steps.
+// Most are built on internal/lockedq, the executable model behind one
+// mutex: a queue that is linearizable by construction (one critical
+// section per operation), where a bug is a deliberately added lock
+// release or a missing wake-up. One wraps the real implementation and
+// misuses its public API in two steps. The queues marked "yield" have a
+// runtime.Gosched inside the queue between the two critical sections, the
+// others none: the harness must find those races by its own scheduling
+// (bursts, yields at operation boundaries, GOMAXPROCS varied per history).
 
-// flaw selects the critical section lockedModel splits.
-type flaw int
-
-const (
-	noFlaw flaw = iota
-	// peekThenPop decides which pod to pop in one critical section and
-	// takes it in another, returning what it saw.
-	peekThenPop
-	// lateMoveRequestCycle moves the pods of a move request in one
-	// critical section and publishes moveRequestCycle in the next.
-	lateMoveRequestCycle
-	// staleBackoffFlush reads which backoffQ pods have completed their
-	// backoff in one critical section and moves them in another without
-	// looking again.
-	staleBackoffFlush
-)
-
-// lockedModel is model.Model behind a mutex, with a condition variable for
-// the blocking Pop and the fake clock for time. It keeps its own published
-// moveRequestCycle, which AddUnschedulableIfNotPresent and Snapshot use, so
-// that a flaw can publish it late; without a flaw it always equals the
-// model's.
-type lockedModel struct {
-	mu   sync.Mutex
-	cond sync.Cond
-	m    *model.Model
-	clk  *testingclock.FakeClock
-	flaw flaw
-
-	moveRequestCycle int64
-}
-
-func newLockedModel(f flaw) lin.NewQueue {
+// newLockedModel is internal/lockedq, the model behind one mutex, as a
+// queue under test: linearizable by construction without a flaw.
+func newLockedModel(f lockedq.Flaw) lin.NewQueue {
 	return func(cfg spec.Config, clk *testingclock.FakeClock) (spec.Queue, error) {
-		m, err := model.New(cfg, clk.Now())
-		if err != nil {
-			return nil, err
-		}
-		q := &lockedModel{m: m, clk: clk, flaw: f, moveRequestCycle: m.MoveRequestCycle()}
-		q.cond.L = &q.mu
-		return q, nil
+		return lockedq.New(cfg, clk, f)
 	}
-}
-
-// lock takes the mutex and brings the model's clock to the fake clock's:
-// the one clock read of the operation.
-func (q *lockedModel) lock() {
-	q.mu.Lock()
-	q.syncClock()
-}
-
-func (q *lockedModel) syncClock() {
-	if d := q.clk.Now().Sub(q.m.Now()); d > 0 {
-		if err := q.m.Step(d); err != nil {
-			panic(err)
-		}
-	}
-}
-
-// relock is the deliberate bug: the lock is dropped between two halves of
-// one operation, and other goroutines are invited to run.
-func (q *lockedModel) relock() {
-	q.mu.Unlock()
-	runtime.Gosched()
-	q.lock()
-}
-
-// publish copies the model's moveRequestCycle after an operation that may
-// have set it.
-func (q *lockedModel) publish() { q.moveRequestCycle = q.m.MoveRequestCycle() }
-
-func (q *lockedModel) unlockWake() {
-	q.cond.Broadcast()
-	q.mu.Unlock()
-}
-
-func (q *lockedModel) Add(p *spec.Pod) error {
-	q.lock()
-	defer q.unlockWake()
-	return q.m.Add(p)
-}
-
-func (q *lockedModel) Pop() (*spec.QueuedPodInfo, int64, error) {
-	q.lock()
-	defer q.mu.Unlock()
-	var c []spec.PodKey
-	for {
-		if q.m.Closed() {
-			return nil, 0, spec.ErrClosed
-		}
-		if c = q.m.PopCandidates(); len(c) > 0 {
-			break
-		}
-		q.cond.Wait()
-		q.syncClock()
-	}
-	if q.flaw != peekThenPop {
-		return q.m.PopPod(c[0])
-	}
-	s := q.m.Snapshot()
-	_, seen := s.Find(c[0])
-	seen.Attempts++
-	seen.UnschedulablePlugins = nil
-	cycle := q.m.SchedulingCycle() + 1
-	q.relock()
-	// Take the pod decided on if it is still there to take; report what
-	// was seen either way.
-	if !q.m.Closed() && slices.Contains(q.m.PopCandidates(), c[0]) {
-		if _, _, err := q.m.PopPod(c[0]); err != nil {
-			panic(err)
-		}
-	}
-	return &seen, cycle, nil
-}
-
-func (q *lockedModel) AddUnschedulableIfNotPresent(pInfo *spec.QueuedPodInfo, podSchedulingCycle int64) error {
-	q.lock()
-	defer q.unlockWake()
-	// The shortcut decision is made on the published moveRequestCycle; the
-	// model is told the outcome through the cycle it is given.
-	forced := int64(math.MaxInt64) // moveRequestCycle >= it never holds: unschedulablePods
-	if q.moveRequestCycle >= podSchedulingCycle {
-		forced = math.MinInt64 // always holds: backoffQ
-	}
-	return q.m.AddUnschedulableIfNotPresent(pInfo, forced)
-}
-
-func (q *lockedModel) MoveAllToActiveOrBackoffQueue(event spec.ClusterEvent, preCheck spec.PreEnqueueCheck) {
-	q.lock()
-	defer q.unlockWake()
-	q.m.MoveAllToActiveOrBackoffQueue(event, preCheck)
-	if q.flaw != lateMoveRequestCycle {
-		q.publish()
-		return
-	}
-	q.relock()
-	if q.m.Config().PluginEvents.IsEventOfInterest(event) {
-		q.moveRequestCycle = q.m.SchedulingCycle()
-	}
-}
-
-func (q *lockedModel) FlushBackoffQCompleted() {
-	q.lock()
-	defer q.unlockWake()
-	if q.flaw != staleBackoffFlush {
-		q.m.FlushBackoffQCompleted()
-		return
-	}
-	s := q.m.Snapshot()
-	cfg := q.m.Config()
-	var completed []*spec.Pod
-	for i := range s.BackoffQ {
-		if !cfg.IsBackingOff(&s.BackoffQ[i], s.Now) {
-			completed = append(completed, s.BackoffQ[i].Pod)
-		}
-	}
-	if len(completed) == 0 {
-		return
-	}
-	q.relock()
-	// Activate moves each pod from backoffQ (or unschedulablePods) to
-	// activeQ keeping its Timestamp and Attempts, as the flush does; it
-	// is the flush exactly when nothing moved in between.
-	if err := q.m.Activate(completed); err != nil {
-		panic(err)
-	}
-	q.publish()
-}
-
-func (q *lockedModel) FlushUnschedulablePodsLeftover() {
-	q.lock()
-	defer q.unlockWake()
-	q.m.FlushUnschedulablePodsLeftover()
-	q.publish()
-}
-
-func (q *lockedModel) Activate(pods []*spec.Pod) error {
-	q.lock()
-	defer q.unlockWake()
-	defer q.publish()
-	return q.m.Activate(pods)
-}
-
-func (q *lockedModel) Update(oldPod, newPod *spec.Pod) error {
-	q.lock()
-	defer q.unlockWake()
-	return q.m.Update(oldPod, newPod)
-}
-
-func (q *lockedModel) Delete(p *spec.Pod) error {
-	q.lock()
-	defer q.mu.Unlock()
-	return q.m.Delete(p)
-}
-
-func (q *lockedModel) AssignedPodAdded(p *spec.Pod) error {
-	q.lock()
-	defer q.unlockWake()
-	defer q.publish()
-	return q.m.AssignedPodAdded(p)
-}
-
-func (q *lockedModel) AssignedPodUpdated(oldPod, newPod *spec.Pod, event spec.ClusterEvent) error {
-	q.lock()
-	defer q.unlockWake()
-	defer q.publish()
-	return q.m.AssignedPodUpdated(oldPod, newPod, event)
-}
-
-func (q *lockedModel) Done(uid spec.UID) error {
-	q.lock()
-	defer q.mu.Unlock()
-	return q.m.Done(uid)
-}
-
-func (q *lockedModel) Close() {
-	q.lock()
-	defer q.unlockWake()
-	q.m.Close()
-}
-
-func (q *lockedModel) SchedulingCycle() int64 {
-	q.lock()
-	defer q.mu.Unlock()
-	return q.m.SchedulingCycle()
-}
-
-func (q *lockedModel) Snapshot() spec.Snapshot {
-	q.lock()
-	defer q.mu.Unlock()
-	s := q.m.Snapshot()
-	s.MoveRequestCycle = q.moveRequestCycle
-	return s
 }
 
 // peekingImpl wraps the real implementation with a Pop that looks before it
@@ -303,20 +80,25 @@ func (q peekingImpl) Pop() (*spec.QueuedPodInfo, int64, error) {
 func TestReferenceQueueIsLinearizable(t *testing.T) {
 	for _, n := range clientCounts(t) {
 		t.Run(fmt.Sprintf("clients=%d", n), func(t *testing.T) {
-			checkHistories(t, "lockedModel", newLockedModel(noFlaw), n, max(1, *runs/2))
+			checkHistories(t, "lockedModel", newLockedModel(0), n, max(1, *runs/2))
 		})
 	}
 }
 
-// brokenQueues are the deliberately non-linearizable queues.
+// brokenQueues are the deliberately broken queues: each is caught by a
+// history that is not linearizable or, for the lost wake-up, by every
+// client sleeping in Pop while activeQ holds a pod.
 var brokenQueues = []struct {
 	name     string
 	newQueue lin.NewQueue
 }{
-	{"impl with a peek-then-Pop wrapper", newPeekingImpl},
-	{"lockedModel, Pop decides and takes in two critical sections", newLockedModel(peekThenPop)},
-	{"lockedModel, MoveAll publishes moveRequestCycle late", newLockedModel(lateMoveRequestCycle)},
-	{"lockedModel, backoffQ flush moves what it saw before releasing the lock", newLockedModel(staleBackoffFlush)},
+	{"impl with a peek-then-Pop wrapper (yield)", newPeekingImpl},
+	{"Pop decides and takes in two critical sections (yield)", newLockedModel(lockedq.PeekThenPop | lockedq.Yield)},
+	{"Pop decides and takes in two critical sections", newLockedModel(lockedq.PeekThenPop)},
+	{"MoveAll publishes moveRequestCycle late (yield)", newLockedModel(lockedq.LateMoveRequestCycle | lockedq.Yield)},
+	{"backoffQ flush moves what it saw before releasing the lock (yield)", newLockedModel(lockedq.StaleBackoffFlush | lockedq.Yield)},
+	{"Add does not wake a blocked Pop", newLockedModel(lockedq.AddNoWake)},
+	{"requeued pod poppable before its in-flight bookkeeping is cleared", newLockedModel(lockedq.RequeueRace)},
 }
 
 // catch records and checks histories of newQueue until one is not
@@ -326,9 +108,13 @@ func catch(t *testing.T, newQueue lin.NewQueue, limit int, base uint64, st *stat
 	counts := clientCounts(t)
 	for i := range limit {
 		n := counts[i%len(counts)]
-		h, err := lin.Record(workload(n, i, base), newQueue)
+		h, err := record(workload(n, i, base), i, newQueue)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if len(h.LostWakeups) > 0 {
+			st.add(h, lin.Result{})
+			return i + 1, undecided, h, lin.Result{Outcome: porcupine.Ok}
 		}
 		res := lin.Check(h, *timeout)
 		st.add(h, res)
@@ -353,6 +139,10 @@ func TestBrokenQueueIsNotLinearizable(t *testing.T) {
 			}
 			t.Logf("caught after %d run(s) (%d clients, %d operations; %d undecided before); %v",
 				caught, h.Workload.Clients, len(h.Operations), undecided, &st)
+			if len(h.LostWakeups) > 0 {
+				t.Logf("lost wake-up: %s", h.LostWakeups[0])
+				return
+			}
 			if testing.Verbose() {
 				// The picture of a caught bug, to see what one looks like.
 				htmlPath, textPath, err := lin.WriteEvidence(h, res, "broken")
@@ -363,4 +153,39 @@ func TestBrokenQueueIsNotLinearizable(t *testing.T) {
 			}
 		})
 	}
+}
+
+var detection = flag.Int("lin.detection", 0, "TestDetectionRate: CI-size runs of the broken-queue search per broken queue (0 skips it)")
+
+// TestDetectionRate measures how often a CI-size run catches each broken
+// queue: -lin.detection=N repeats the search of TestBrokenQueueIsNotLinearizable
+// (at most -lin.brokenruns histories, the CI default) N times per queue,
+// each from a fresh seed, and prints the table README.md publishes.
+func TestDetectionRate(t *testing.T) {
+	if *detection <= 0 {
+		t.Skip("-lin.detection=N not given")
+	}
+	base := baseSeed(t)
+	var b strings.Builder
+	fmt.Fprintf(&b, "| broken queue | runs | caught | median histories to detection | max |\n|---|---|---|---|---|\n")
+	for vi, v := range brokenQueues {
+		caught := 0
+		var hs []int
+		for trial := range *detection {
+			var st stats
+			n, _, _, _ := catch(t, v.newQueue, *brokenRuns, base+uint64(vi)<<40+uint64(trial)<<20, &st)
+			if n > 0 {
+				caught++
+				hs = append(hs, n)
+			}
+		}
+		slices.Sort(hs)
+		med, mx := "-", "-"
+		if len(hs) > 0 {
+			med, mx = fmt.Sprint(hs[len(hs)/2]), fmt.Sprint(hs[len(hs)-1])
+		}
+		fmt.Fprintf(&b, "| %s | %d | %d (%d%%) | %s | %s |\n", v.name, *detection, caught, 100*caught / *detection, med, mx)
+		t.Logf("%s: %d/%d caught, histories %v", v.name, caught, *detection, hs)
+	}
+	t.Logf("detection rate (-lin.brokenruns=%d, -lin.ops=%d, -lin.clients=%s):\n%s", *brokenRuns, *ops, *clients, b.String())
 }

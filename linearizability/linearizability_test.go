@@ -3,6 +3,7 @@ package linearizability_test
 import (
 	"flag"
 	"fmt"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -56,6 +57,17 @@ func baseSeed(t *testing.T) uint64 {
 	return s
 }
 
+// procs are the GOMAXPROCS settings histories cycle through: one
+// processor (interleavings only at yields and preemption), as many as the
+// machine has, and more than it has (goroutines preempted mid-operation).
+var procs = []int{1, 2, 4, 8}
+
+// record records history i with GOMAXPROCS procs[i%len(procs)].
+func record(w lin.Workload, i int, newQueue lin.NewQueue) (*lin.History, error) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs[i%len(procs)]))
+	return lin.Record(w, newQueue)
+}
+
 func workload(clients, i int, base uint64) lin.Workload {
 	per := *ops / clients
 	if per < 4 {
@@ -106,9 +118,12 @@ func checkHistories(t *testing.T, name string, newQueue lin.NewQueue, clients, n
 	base := baseSeed(t)
 	var st stats
 	for i := range n {
-		h, err := lin.Record(workload(clients, i, base), newQueue)
+		h, err := record(workload(clients, i, base), i, newQueue)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
+		}
+		for _, lost := range h.LostWakeups {
+			t.Errorf("%s: history %d (%d clients, seed %d): lost wake-up: %s", name, i, clients, h.Workload.Seed, lost)
 		}
 		res := lin.Check(h, *timeout)
 		st.add(h, res)

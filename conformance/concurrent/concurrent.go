@@ -23,7 +23,8 @@
 // test binary is killed.
 //
 // Linearizability against the model, for profiles that have it, is
-// package linearizability's (RecordTarget); Run calls it when asked.
+// package linearizability's (RecordTarget); Run calls it when asked
+// (Options.Linearizability).
 package concurrent
 
 import (
@@ -53,10 +54,9 @@ type Options struct {
 	Seed uint64
 	// Wakeups selects wake-up checks by name (all if empty).
 	Wakeups []string
-	// Linearizability, if set, runs against the target too (the caller
-	// passes a function from package linearizability, which this package
-	// does not import, so that the suites stay independent).
-	Linearizability func(t *testing.T, newTarget conformance.NewTarget) *LinearizabilityResult
+	// Linearizability, if set, also checks concurrent histories of the
+	// target against the model: for profiles with the model's semantics.
+	Linearizability *LinOptions
 	// ResultsDir, if set (or if $SCHEDQ_CONFORMANCE_RESULTS is), receives
 	// concurrent/<profile>.json for RESULTS.md.
 	ResultsDir string
@@ -118,7 +118,7 @@ func Run(t *testing.T, newTarget conformance.NewTarget, opts Options) Report {
 	})
 	if opts.Linearizability != nil {
 		t.Run("linearizability", func(t *testing.T) {
-			rep.Linearizability = opts.Linearizability(t, newTarget)
+			rep.Linearizability = RunLinearizability(t, newTarget, *opts.Linearizability, opts.Seed)
 		})
 	}
 	// The profile, from a throwaway target.

@@ -64,7 +64,7 @@ func newLocked(f lockedq.Flaw) conformance.NewTarget {
 }
 
 func TestImpl(t *testing.T) {
-	concurrent.Run(t, newImplTarget, concurrent.Options{})
+	concurrent.Run(t, newImplTarget, concurrent.Options{Linearizability: &concurrent.LinOptions{Histories: 4}})
 }
 
 func TestLockedModel(t *testing.T) {
