@@ -3,6 +3,7 @@ package linearizability_test
 import (
 	"flag"
 	"fmt"
+	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -155,7 +156,10 @@ func TestBrokenQueueIsNotLinearizable(t *testing.T) {
 	}
 }
 
-var detection = flag.Int("lin.detection", 0, "TestDetectionRate: CI-size runs of the broken-queue search per broken queue (0 skips it)")
+var (
+	detection     = flag.Int("lin.detection", 0, "TestDetectionRate: CI-size runs of the broken-queue search per broken queue (0 skips it)")
+	detectionOnly = flag.String("lin.detection.only", "", "TestDetectionRate: only the broken queues whose name matches this regexp")
+)
 
 // TestDetectionRate measures how often a CI-size run catches each broken
 // queue: -lin.detection=N repeats the search of TestBrokenQueueIsNotLinearizable
@@ -168,7 +172,14 @@ func TestDetectionRate(t *testing.T) {
 	base := baseSeed(t)
 	var b strings.Builder
 	fmt.Fprintf(&b, "| broken queue | runs | caught | median histories to detection | max |\n|---|---|---|---|---|\n")
+	var only *regexp.Regexp
+	if *detectionOnly != "" {
+		only = regexp.MustCompile(*detectionOnly)
+	}
 	for vi, v := range brokenQueues {
+		if only != nil && !only.MatchString(v.name) {
+			continue
+		}
 		caught := 0
 		var hs []int
 		for trial := range *detection {

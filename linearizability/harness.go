@@ -143,6 +143,10 @@ type Workload struct {
 	// adds (or updates, as an add) only a pod no one holds, updates no
 	// held pod, and only the client that popped a pod deletes it.
 	OnlyFreeAdds bool
+	// NoSnapshots leaves Snapshot out of the operations: for an adapter
+	// whose snapshot cannot be taken atomically with a Pop (upstream's
+	// adapter records the pods in flight after upstream's Pop returns).
+	NoSnapshots bool
 	// SilentNoOps makes the model accept a nil error where it returns
 	// one for an operation that changes nothing (a target whose Delete,
 	// Done and Activate report nothing: conformance.Profile.SilentNoOps).
@@ -573,7 +577,7 @@ var weights = []struct {
 	w    int
 }{
 	{Add, 22}, {Pop, 20}, {FlushBackoffQ, 8}, {Step, 8}, {MoveAll, 6}, {Activate, 5},
-	{Delete, 5}, {Update, 5}, {Snapshot, 5}, {FlushLeftover, 3}, {AssignedPodAdded, 2},
+	{Delete, 5}, {Update, 5}, {Snapshot, 7}, {FlushLeftover, 3}, {AssignedPodAdded, 2},
 	{AssignedPodUpdated, 1}, {Done, 2}, {SchedulingCycle, 2},
 }
 
@@ -586,14 +590,18 @@ var totalWeight = func() int {
 }()
 
 func (c *client) pick() Kind {
-	n := c.rng.IntN(totalWeight)
-	for _, w := range weights {
-		if n < w.w {
-			return w.kind
+	for {
+		n := c.rng.IntN(totalWeight)
+		for _, w := range weights {
+			if n < w.w {
+				if w.kind == Snapshot && c.w.NoSnapshots {
+					break
+				}
+				return w.kind
+			}
+			n -= w.w
 		}
-		n -= w.w
 	}
-	panic("unreachable")
 }
 
 func (c *client) loop() {
@@ -643,13 +651,13 @@ func (c *client) finish() {
 	i := c.rng.IntN(len(c.held))
 	h := c.held[i]
 	c.held = removeHeld(c.held, i)
-	if n := c.rng.IntN(10); n < 7 {
+	if n := c.rng.IntN(20); n < 11 {
 		info := h.info
 		info.UnschedulablePlugins = c.rejectors()
 		in := Input{Kind: AddUnschedulable, Info: &info, Cycle: h.cycle}
 		c.rec.do(c.log, in, func() Output { return Output{Err: c.q.AddUnschedulableIfNotPresent(in.Info, in.Cycle)} })
 		return
-	} else if n < 8 && c.w.OnlyFreeAdds {
+	} else if n < 13 && c.w.OnlyFreeAdds {
 		// Under OnlyFreeAdds only the client holding a pod deletes it.
 		p := h.info.Pod
 		c.rec.do(c.log, Input{Kind: Delete, Pod: p}, func() Output { return Output{Err: c.q.Delete(p)} })

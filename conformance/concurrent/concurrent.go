@@ -60,6 +60,30 @@ type Options struct {
 	// ResultsDir, if set (or if $SCHEDQ_CONFORMANCE_RESULTS is), receives
 	// concurrent/<profile>.json for RESULTS.md.
 	ResultsDir string
+	// Known are violations of the target's that have been diagnosed and
+	// reported (Findings), each with its reproduction: a conservation
+	// violation that matches one is reported as known instead of failing.
+	// A race shows only in some runs, so one that does not show is not
+	// stale; its reproduction test is what keeps it honest.
+	Known []Finding
+}
+
+// Finding is a concurrency violation of a target, diagnosed: what goes
+// wrong, the reproduction (operations, goroutines, interleaving), the
+// upstream source lines, and how often the reproduction shows it.
+type Finding struct {
+	Title string `json:"title"`
+	// Match is a substring of the violations it explains.
+	Match        string `json:"match"`
+	Reproduction string `json:"reproduction"`
+	Source       string `json:"source"`
+	// Rate is what the reproduction test measured: "k of n trials".
+	Rate string `json:"rate,omitempty"`
+	// Evidence, if set, must confirm a violation that Match matches
+	// (say, the target logged the error that is the finding's signature
+	// for the pod the violation names); without it a known finding
+	// could hide another bug with the same symptom.
+	Evidence func(violation string) bool `json:"-"`
 }
 
 func (o Options) withDefaults() Options {
@@ -90,6 +114,9 @@ type Report struct {
 	Wakeups         []WakeResult           `json:"wakeups"`
 	Conservation    ConservationResult     `json:"conservation"`
 	Linearizability *LinearizabilityResult `json:"linearizability,omitempty"`
+	// Findings are the known violations of this target (Options.Known),
+	// with the rate their reproduction measured.
+	Findings []Finding `json:"findings,omitempty"`
 }
 
 // LinearizabilityResult is what the linearizability runs checked.
@@ -123,6 +150,7 @@ func Run(t *testing.T, newTarget conformance.NewTarget, opts Options) Report {
 	}
 	// The profile, from a throwaway target.
 	rep.Profile = newTarget(t, wakeConfig(), start).Profile()
+	rep.Findings = opts.Known
 	dir := opts.ResultsDir
 	if dir == "" {
 		dir = os.Getenv("SCHEDQ_CONFORMANCE_RESULTS")

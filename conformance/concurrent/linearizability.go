@@ -27,6 +27,9 @@ type LinOptions struct {
 	// once per operation needs the second at 0.
 	OnlyFreeAdds    bool
 	ConcurrentSteps float64
+	// NoSnapshots is lin.Workload's: for an adapter whose Snapshot is not
+	// atomic with its Pop's bookkeeping.
+	NoSnapshots bool
 	// Timeout is porcupine's per history (default 30s); Unknown fails.
 	Timeout time.Duration
 }
@@ -64,7 +67,7 @@ func RunLinearizability(t *testing.T, newTarget conformance.NewTarget, o LinOpti
 	for _, clients := range o.Clients {
 		for range o.Histories {
 			w := lin.Workload{Clients: clients, OpsPerClient: max(4, o.Ops/clients), Seed: seed + uint64(i),
-				ConcurrentSteps: o.ConcurrentSteps, OnlyFreeAdds: o.OnlyFreeAdds, SilentNoOps: silent}
+				ConcurrentSteps: o.ConcurrentSteps, OnlyFreeAdds: o.OnlyFreeAdds, NoSnapshots: o.NoSnapshots, SilentNoOps: silent}
 			prev := runtime.GOMAXPROCS(procs[i%len(procs)])
 			h, err := lin.RecordTarget(w, nt)
 			runtime.GOMAXPROCS(prev)
