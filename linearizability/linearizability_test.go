@@ -26,7 +26,7 @@ var (
 	clients         = flag.String("lin.clients", "2,4,8", "client counts to run")
 	pods            = flag.Int("lin.pods", 3, "pods each client owns")
 	timeout         = flag.Duration("lin.timeout", 30*time.Second, "porcupine timeout per history; running out fails the test")
-	brokenRuns      = flag.Int("lin.brokenruns", 200, "histories each broken queue gets to be caught in")
+	brokenRuns      = flag.Int("lin.brokenruns", 400, "histories each broken queue gets to be caught in")
 	concurrentSteps = flag.Float64("lin.concurrentsteps", 0.25, "fraction of clock steps that may overlap operations reading the clock")
 	replay          = flag.String("lin.replay", "", "a history saved as JSON next to a visualisation, for TestReplay to check again")
 	seed            = flag.Uint64("lin.seed", 0, "seed of the clients' choices (0: from the time)")

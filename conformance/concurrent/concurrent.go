@@ -58,8 +58,10 @@ type Options struct {
 	// target against the model: for profiles with the model's semantics.
 	Linearizability *LinOptions
 	// ResultsDir, if set (or if $SCHEDQ_CONFORMANCE_RESULTS is), receives
-	// concurrent/<profile>.json for RESULTS.md.
+	// concurrent/<profile>.json for RESULTS.md; NoReport writes none (a
+	// test queue that is no target of the report).
 	ResultsDir string
+	NoReport   bool
 	// Known are violations of the target's that have been diagnosed and
 	// reported (Findings), each with its reproduction: a conservation
 	// violation that matches one is reported as known instead of failing.
@@ -155,7 +157,7 @@ func Run(t *testing.T, newTarget conformance.NewTarget, opts Options) Report {
 	if dir == "" {
 		dir = os.Getenv("SCHEDQ_CONFORMANCE_RESULTS")
 	}
-	if dir != "" {
+	if dir != "" && !opts.NoReport {
 		if err := WriteReport(dir, rep); err != nil {
 			t.Errorf("writing results: %v", err)
 		}

@@ -68,7 +68,7 @@ func TestImpl(t *testing.T) {
 }
 
 func TestLockedModel(t *testing.T) {
-	concurrent.Run(t, newLocked(0), concurrent.Options{})
+	concurrent.Run(t, newLocked(0), concurrent.Options{NoReport: true})
 }
 
 // A queue whose Add does not wake a parked Pop is caught, every time: the
