@@ -200,3 +200,38 @@ func TestDetectionRate(t *testing.T) {
 	}
 	t.Logf("detection rate (-lin.brokenruns=%d, -lin.ops=%d, -lin.clients=%s):\n%s", *brokenRuns, *ops, *clients, b.String())
 }
+
+// A caught broken queue's history comes out as a scenario whose operations,
+// replayed one at a time on the model, reproduce the failure: the prefix
+// is accepted and the last operation, with the queue's output, rejected.
+func TestFailingHistoryPrintsAScenarioThatReplays(t *testing.T) {
+	var st stats
+	caught, _, h, res := catch(t, newLockedModel(lockedq.PeekThenPop|lockedq.Yield), *brokenRuns, baseSeed(t), &st)
+	if caught == 0 {
+		t.Fatal("the broken queue was not caught")
+	}
+	w, ok := h.Witness(res)
+	if !ok {
+		t.Fatalf("no witness in a history that is not linearizable:\n%s", h.Text(res))
+	}
+	m := h.Model().Init().(*lin.State).Model
+	for i, op := range w.Prefix {
+		if !lin.Apply(m, op.Input.(lin.Input), op.Output.(lin.Output)) {
+			t.Fatalf("the model rejects operation %d of the witness's prefix", i)
+		}
+	}
+	if why := lin.Explain(m, w.Next.Input.(lin.Input), w.Next.Output.(lin.Output)); why == "" {
+		t.Fatalf("the model accepts the witness's last operation (the witness says: %s)", w.Why)
+	}
+	sc := w.Scenario("regressions/peek-then-pop", h.Config)
+	// One directive per operation (Snapshot and SchedulingCycle become
+	// comments: the state printed after every line shows them).
+	directives := strings.Count(sc, "\n----\n") - 1 // the config
+	if want := len(w.Prefix) + 1; directives != want {
+		t.Errorf("%d directives for %d operations:\n%s", directives, want, sc)
+	}
+	if !strings.Contains(sc, "the model rejects it here") {
+		t.Errorf("the scenario does not say which operation fails:\n%s", sc)
+	}
+	t.Logf("scenario:\n%s", sc)
+}

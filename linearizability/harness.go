@@ -56,26 +56,27 @@ const (
 	pluginFit      = "NodeResourcesFit"
 	pluginTaint    = "TaintToleration"
 	pluginAffinity = "InterPodAffinity"
-	pluginVolume   = "VolumeBinding"
 )
 
-var plugins = []string{pluginFit, pluginTaint, pluginAffinity, spec.PluginPodTopologySpread, pluginVolume}
+var plugins = []string{pluginFit, pluginTaint, pluginAffinity, spec.PluginPodTopologySpread}
 
-// Registry is the plugin -> events registry of the workload's config.
+// Registry is the plugin -> events registry of the workload's config: the
+// one every suite uses (conformance.Registry, a test keeps them equal), so
+// that a failing history printed as a scenario replays with the same
+// registry.
 var Registry = spec.PluginEvents{
 	pluginFit:                    {{Resource: spec.ResourceNode, ActionType: spec.Add}, {Resource: spec.ResourcePod, ActionType: spec.Delete | spec.UpdatePodScaleDown}},
-	pluginTaint:                  {{Resource: spec.ResourceNode, ActionType: spec.Add | spec.UpdateNodeTaint}},
 	pluginAffinity:               {{Resource: spec.ResourcePod, ActionType: spec.Add | spec.UpdatePodLabel}},
-	spec.PluginPodTopologySpread: {{Resource: spec.ResourcePod, ActionType: spec.All}, {Resource: spec.ResourceNode, ActionType: spec.Add | spec.Delete}},
-	pluginVolume:                 {{Resource: spec.ResourcePersistentVolume, ActionType: spec.Add}},
+	spec.PluginPodTopologySpread: {{Resource: spec.ResourcePod, ActionType: spec.All}},
+	pluginTaint:                  {{Resource: spec.ResourceNode, ActionType: spec.UpdateNodeTaint}},
 }
 
 var events = []spec.ClusterEvent{
 	{Resource: spec.ResourceNode, ActionType: spec.Add},
 	{Resource: spec.ResourceNode, ActionType: spec.UpdateNodeTaint},
 	{Resource: spec.ResourceAssignedPod, ActionType: spec.Delete},
+	// No plugin registered for these: move requests that are no-ops.
 	{Resource: spec.ResourcePersistentVolume, ActionType: spec.Add},
-	// No plugin registered for StorageClass: a move request that is a no-op.
 	{Resource: spec.ResourceStorageClass, ActionType: spec.Add},
 	spec.WildCardEvent,
 }

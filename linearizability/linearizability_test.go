@@ -138,8 +138,12 @@ func checkHistories(t *testing.T, name string, newQueue lin.NewQueue, clients, n
 		if res.Outcome == porcupine.Unknown {
 			verdict = fmt.Sprintf("is UNDECIDED: the checker gave up after %v (a failure, not a pass; raise -lin.timeout or shrink -lin.ops)", *timeout)
 		}
-		t.Errorf("%s: history %d (%d clients, %d operations, seed %d) %s\n  visualisation: %s\n  listing:       %s",
-			name, i, clients, len(h.Operations), h.Workload.Seed, verdict, htmlPath, textPath)
+		scenario := ""
+		if wit, ok := h.Witness(res); ok {
+			scenario = "\n--- scenario (save as linearizability/testdata/scenarios/regressions/<name>.txt) ---\n" + wit.Scenario(name, h.Config)
+		}
+		t.Errorf("%s: history %d (%d clients, %d operations, seed %d) %s\n  visualisation: %s\n  listing:       %s%s",
+			name, i, clients, len(h.Operations), h.Workload.Seed, verdict, htmlPath, textPath, scenario)
 	}
 	t.Logf("%s, %d clients: %v", name, clients, &st)
 }

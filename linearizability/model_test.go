@@ -2,11 +2,13 @@ package linearizability_test
 
 import (
 	"fmt"
+	"reflect"
 	"testing"
 	"time"
 
 	"github.com/anishathalye/porcupine"
 
+	"github.com/schedq/schedq/conformance"
 	lin "github.com/schedq/schedq/linearizability"
 	"github.com/schedq/schedq/spec"
 )
@@ -159,5 +161,13 @@ func TestModelStepLeavesItsInputAlone(t *testing.T) {
 		if !s0.Model.Equal(before) {
 			t.Fatalf("%v mutated its input state:\n%s\nwant\n%s", in.Kind, s0.Model, before)
 		}
+	}
+}
+
+// The workload registers what every other suite does, so that its
+// scenarios replay under the one registry.
+func TestRegistryIsTheSuitesOne(t *testing.T) {
+	if !reflect.DeepEqual(lin.Registry, conformance.Registry) {
+		t.Errorf("lin.Registry = %v\nwant conformance.Registry = %v", lin.Registry, conformance.Registry)
 	}
 }
