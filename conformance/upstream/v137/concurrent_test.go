@@ -143,8 +143,8 @@ var requeueRace = concurrent.Finding{
   only in a deferred call as it returns. Pop takes only activeQueue.lock: if G2 runs between the two, it pops a
   from backoffQ (pop-from-backoffQ), finds a's UID still in inFlightPods (unlockedMoveEntityToInFlight fails:
   "the same pod is tracked in multiple places in the scheduler"), logs "Discarding the popped entity" and pops
-  again. G1's deferred Done then clears the
-  record. a is in no queue and not in flight: it is never scheduled until an update event re-adds it.
+  again. G1's deferred Done then clears the record. a is in no queue and not in flight: it is never
+  scheduled until an update event re-adds it.
   (In the scheduler G1 is a binding goroutine failing a pod, G2 the scheduling loop.)`,
 	Source: "v1.37.2 pkg/scheduler/backend/queue/scheduling_queue.go:1079-1083 (deferred p.Done), :1136 (requeue to backoffQ), :1140 (broadcast); active_queue.go:327 (Pop breaks to pop from backoffQ), :274-286 and :351-357 (discards a pod whose UID is in flight); the pod-group path calls Done first (:1116-1120) for exactly this race",
 }
