@@ -100,6 +100,8 @@ var brokenQueues = []struct {
 	{"backoffQ flush moves what it saw before releasing the lock (yield)", newLockedModel(lockedq.StaleBackoffFlush | lockedq.Yield)},
 	{"Add does not wake a blocked Pop", newLockedModel(lockedq.AddNoWake)},
 	{"requeued pod poppable before its in-flight bookkeeping is cleared", newLockedModel(lockedq.RequeueRace)},
+	{"backoffQ flush releases a pod whose expiry is exactly now (R7 boundary)", newLockedModel(lockedq.BackoffBoundary)},
+	{"leftover flush moves a pod exactly at the limit (R6 boundary)", newLockedModel(lockedq.LeftoverBoundary)},
 }
 
 // catch records and checks histories of newQueue until one is not

@@ -30,6 +30,7 @@ var (
 	concurrentSteps = flag.Float64("lin.concurrentsteps", 0.25, "fraction of clock steps that may overlap operations reading the clock")
 	replay          = flag.String("lin.replay", "", "a history saved as JSON next to a visualisation, for TestReplay to check again")
 	seed            = flag.Uint64("lin.seed", 0, "seed of the clients' choices (0: from the time)")
+	boundarySteps   = flag.Float64("lin.boundarysteps", 0.5, "fraction of clock steps steered onto a backoff expiry or the leftover limit (+/- 1ns); negative: none")
 )
 
 func newImpl(cfg spec.Config, clk *testingclock.FakeClock) (spec.Queue, error) {
@@ -74,7 +75,7 @@ func workload(clients, i int, base uint64) lin.Workload {
 		per = 4
 	}
 	return lin.Workload{Clients: clients, OpsPerClient: per, PodsPerClient: *pods, Seed: base + uint64(i),
-		ConcurrentSteps: *concurrentSteps}
+		ConcurrentSteps: *concurrentSteps, BoundarySteps: *boundarySteps}
 }
 
 // stats summarises the checks of several histories.

@@ -55,9 +55,17 @@ const (
 	// Yield adds a runtime.Gosched between the two critical sections of
 	// the flaws above: the artificial widening of a race.
 	Yield
+	// BackoffBoundary is R7 off by one: the backoffQ flush also releases
+	// a pod whose expiry is exactly now (expiry <= now instead of <).
+	BackoffBoundary
+	// LeftoverBoundary is R6 off by one: the leftover flush also moves a
+	// pod that has been unschedulable for exactly the limit (>= instead
+	// of >).
+	LeftoverBoundary
 )
 
-var flawNames = []string{"PeekThenPop", "LateMoveRequestCycle", "StaleBackoffFlush", "AddNoWake", "RequeueRace", "Yield"}
+var flawNames = []string{"PeekThenPop", "LateMoveRequestCycle", "StaleBackoffFlush", "AddNoWake", "RequeueRace", "Yield",
+	"BackoffBoundary", "LeftoverBoundary"}
 
 func (f Flaw) String() string {
 	if f == 0 {
@@ -264,6 +272,22 @@ func (q *Queue) MoveAllToActiveOrBackoffQueue(event spec.ClusterEvent, preCheck 
 func (q *Queue) FlushBackoffQCompleted() {
 	q.lock()
 	defer q.unlockWake()
+	if q.flaw&BackoffBoundary != 0 {
+		// Activate moves a backoffQ pod to activeQ as the flush does.
+		s := q.m.Snapshot()
+		cfg := q.m.Config()
+		var due []*spec.Pod
+		for i := range s.BackoffQ {
+			if cfg.BackoffExpiry(&s.BackoffQ[i]).Equal(s.Now) {
+				due = append(due, s.BackoffQ[i].Pod)
+			}
+		}
+		if len(due) > 0 {
+			if err := q.m.Activate(due); err != nil {
+				panic(err)
+			}
+		}
+	}
 	if q.flaw&StaleBackoffFlush == 0 {
 		q.requeued(q.m.FlushBackoffQCompleted)
 		return
@@ -293,6 +317,21 @@ func (q *Queue) FlushBackoffQCompleted() {
 func (q *Queue) FlushUnschedulablePodsLeftover() {
 	q.lock()
 	defer q.unlockWake()
+	if q.flaw&LeftoverBoundary != 0 {
+		// The leftover move (the wildcard UnschedulableTimeout) of the
+		// pods exactly at the limit too.
+		s := q.m.Snapshot()
+		limit := q.m.Config().PodMaxInUnschedulablePodsDuration
+		at := map[spec.PodKey]bool{}
+		for _, p := range s.UnschedulablePods {
+			if s.Now.Sub(p.Timestamp) == limit {
+				at[p.Key()] = true
+			}
+		}
+		if len(at) > 0 {
+			q.m.MoveAllToActiveOrBackoffQueue(spec.EventUnschedulableTimeout, func(p *spec.Pod) bool { return at[p.Key()] })
+		}
+	}
 	q.requeued(q.m.FlushUnschedulablePodsLeftover)
 	q.publish()
 }
