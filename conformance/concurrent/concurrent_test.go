@@ -130,3 +130,28 @@ func TestAHangIsDiagnosed(t *testing.T) {
 	}
 	t.Logf("what a hang looks like:\n%s", v)
 }
+
+// Every wake-up check can fail: against a queue where nothing but Close
+// wakes a blocked Pop, each check fails with a lost wake-up, except Close
+// (which still wakes) and the one that does not apply to a queue with the
+// model's semantics.
+func TestEveryWakeupCheckCanFail(t *testing.T) {
+	for _, name := range concurrent.WakeupChecks() {
+		res, err := concurrent.Wakeup(t, newLocked(lockedq.NoWake), name, concurrent.Options{WakeTimeout: 50 * time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case name == "Close":
+			if res.Outcome != conformance.Pass {
+				t.Errorf("%s: %s: %s", name, res.Outcome, res.Detail)
+			}
+		case name == "AddUnschedulableIfNotPresent into activeQ":
+			if res.Outcome != conformance.NotApplicable {
+				t.Errorf("%s: %s, want n/a (R3 never puts a pod in activeQ): %s", name, res.Outcome, res.Detail)
+			}
+		case res.Outcome != conformance.Fail || !strings.Contains(res.Detail, "lost wake-up"):
+			t.Errorf("%s passed against a queue that wakes no Pop: %s: %s", name, res.Outcome, res.Detail)
+		}
+	}
+}

@@ -62,10 +62,12 @@ const (
 	// pod that has been unschedulable for exactly the limit (>= instead
 	// of >).
 	LeftoverBoundary
+	// NoWake: no operation but Close wakes a blocked Pop.
+	NoWake
 )
 
 var flawNames = []string{"PeekThenPop", "LateMoveRequestCycle", "StaleBackoffFlush", "AddNoWake", "RequeueRace", "Yield",
-	"BackoffBoundary", "LeftoverBoundary"}
+	"BackoffBoundary", "LeftoverBoundary", "NoWake"}
 
 func (f Flaw) String() string {
 	if f == 0 {
@@ -139,7 +141,9 @@ func (q *Queue) relock() {
 func (q *Queue) publish() { q.moveRequestCycle = q.m.MoveRequestCycle() }
 
 func (q *Queue) unlockWake() {
-	q.cond.Broadcast()
+	if q.flaw&NoWake == 0 {
+		q.cond.Broadcast()
+	}
 	q.mu.Unlock()
 }
 
@@ -235,7 +239,9 @@ func (q *Queue) requeued(op func()) {
 	if len(moved) == 0 {
 		return
 	}
-	q.cond.Broadcast()
+	if q.flaw&NoWake == 0 {
+		q.cond.Broadcast()
+	}
 	q.mu.Unlock()
 	// Record metrics outside the lock, as real queues do to keep the
 	// critical section short.
@@ -389,11 +395,12 @@ func (q *Queue) Done(uid spec.UID) error {
 	return q.m.Done(uid)
 }
 
-// Close is R13.
+// Close is R13. It always wakes the blocked Pops.
 func (q *Queue) Close() {
 	q.lock()
-	defer q.unlockWake()
+	defer q.mu.Unlock()
 	q.m.Close()
+	q.cond.Broadcast()
 }
 
 // SchedulingCycle is the number of Pops so far.
