@@ -20,7 +20,7 @@ import (
 )
 
 // Namespace is the namespace of every pod a workload creates.
-const Namespace = "default"
+const Namespace = "ns"
 
 // Start is the time the fake clock of every recorded history starts at.
 var Start = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)

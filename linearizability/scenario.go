@@ -77,7 +77,7 @@ func (h *History) Witness(res Result) (Witness, bool) {
 // language (conformance/testdata/scenarios): a config line, the prefix one
 // operation per line as the model accepts it, and the rejected operation
 // last, with what the queue returned in a comment. Pods are those of the
-// workload (namespace "default").
+// workload (namespace "ns", the language's default).
 //
 // TODO(schedqtest): build it with schedqtest.FormatScenario once that
 // package is on main, so that it carries the model's expected output and
