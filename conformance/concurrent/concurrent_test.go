@@ -93,11 +93,11 @@ func TestAddThatDoesNotWakeIsCaught(t *testing.T) {
 func TestConservationCatchesBrokenQueues(t *testing.T) {
 	for _, f := range []lockedq.Flaw{lockedq.PeekThenPop, lockedq.RequeueRace} {
 		t.Run(f.String(), func(t *testing.T) {
-			res := concurrent.Conservation(t, newLocked(f), concurrent.Options{Rounds: 40})
+			res := concurrent.Conservation(t, newLocked(f), concurrent.Options{Rounds: 150})
 			if len(res.Violations) == 0 {
 				t.Fatalf("not caught in %d rounds (%d operations, %d Pops)", res.Rounds, res.Operations, res.Pops)
 			}
-			t.Logf("caught in round %d of %d:\n%s", res.Rounds, 40, res.Violations[0])
+			t.Logf("caught in round %d of %d:\n%s", res.Rounds, 150, res.Violations[0])
 		})
 	}
 }
