@@ -9,3 +9,8 @@ require (
 	k8s.io/utils v0.0.0-20241104100929-3ea5e8cea738
 	pgregory.net/rapid v1.3.0
 )
+
+require (
+	github.com/cockroachdb/datadriven v1.0.3 // indirect
+	github.com/pmezard/go-difflib v1.0.0 // indirect
+)

@@ -2,30 +2,18 @@ package conformance
 
 import (
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
-	"time"
+
+	"github.com/cockroachdb/datadriven"
 
 	"github.com/schedq/schedq/spec"
 )
-
-// Scenario is one named case of the catalogue.
-type Scenario struct {
-	Name string
-	// Rules are the rule ids the scenario checks.
-	Rules []spec.Rule
-	// Config adjusts the default config (spec.DefaultConfig(Registry)).
-	Config func(*spec.Config)
-	// Run drives the target.
-	Run func(h *H)
-	// KnownDifferences are the profiles that behave differently here.
-	KnownDifferences []KnownDifference
-}
 
 // Outcome of a scenario on a target.
 type Outcome string
@@ -61,8 +49,20 @@ type Report struct {
 // Options tune Run.
 type Options struct {
 	// Scenarios, if set, is a regular expression selecting scenarios by
-	// name.
+	// name; the differential runs then do not run.
 	Scenarios string
+	// Dirs are directories of your own scenario files, run after the
+	// catalogue in the same way: every *.txt below a directory is a
+	// scenario named by its path under it, without ".txt" (e.g.
+	// testdata/scenarios with regressions/pop-after-close.txt). Run with
+	// -rewrite to write the model's expected output into them.
+	Dirs []string
+	// CatalogueDir, if set, reads the catalogue from this directory
+	// instead of the copy embedded in the package, so that -rewrite
+	// updates the files (schedq's own tests set testdata/scenarios).
+	CatalogueDir string
+	// SkipCatalogue runs only Dirs (and the differential runs).
+	SkipCatalogue bool
 	// SkipDifferential, if not empty, is why the model-differential random
 	// runs do not apply to this target (a profile whose semantics differ
 	// from the classic queue by design); the report shows it. Their number
@@ -73,23 +73,42 @@ type Options struct {
 	ResultsDir string
 }
 
-// Run runs the scenario catalogue and the model-differential random runs
-// against targets made by newTarget. Each scenario is a subtest; a failure
-// shows the operations performed and the target's state.
+// Run runs the scenario catalogue, the scenarios of opts.Dirs and the
+// model-differential random runs against targets made by newTarget. Each
+// scenario is a subtest; a failure names the step, the rule or invariant,
+// what the model and the target did, and the operations as a scenario.
 func Run(t *testing.T, newTarget NewTarget, opts Options) {
 	t.Helper()
 	var sel *regexp.Regexp
 	if opts.Scenarios != "" {
-		sel = regexp.MustCompile(opts.Scenarios)
+		var err error
+		if sel, err = regexp.Compile(opts.Scenarios); err != nil {
+			t.Fatalf("conformance: Options.Scenarios: %v", err)
+		}
+	}
+	var files []ScenarioFile
+	if !opts.SkipCatalogue {
+		cat, err := catalogue(opts.CatalogueDir)
+		if err != nil {
+			t.Fatalf("conformance: reading the catalogue: %v", err)
+		}
+		files = cat
+	}
+	for _, dir := range opts.Dirs {
+		own, err := ReadScenarioDir(dir)
+		if err != nil {
+			t.Fatalf("conformance: %v", err)
+		}
+		files = append(files, own...)
 	}
 	var mu sync.Mutex
 	var report Report
-	for _, sc := range Scenarios() {
-		if sel != nil && !sel.MatchString(sc.Name) {
+	for _, f := range files {
+		if sel != nil && !sel.MatchString(f.Name) {
 			continue
 		}
-		t.Run(sc.Name, func(t *testing.T) {
-			res, prof := RunScenario(t, newTarget, sc)
+		t.Run(f.Name, func(t *testing.T) {
+			res, prof := RunFile(t, newTarget, f)
 			mu.Lock()
 			defer mu.Unlock()
 			report.Profile = prof
@@ -124,64 +143,108 @@ func Run(t *testing.T, newTarget NewTarget, opts Options) {
 	}
 }
 
-// RunScenario runs one scenario on a fresh target and reports its outcome
-// on t: a failure fails t unless a known difference of the target's profile
-// explains it; a known difference that does not show fails t as stale.
-func RunScenario(t *testing.T, newTarget NewTarget, sc Scenario) (Result, Profile) {
+// RunScenario runs the catalogue scenario with this name (e.g.
+// "add/new-pod-enters-activeQ") on a fresh target; see RunFile.
+func RunScenario(t *testing.T, newTarget NewTarget, name string) (Result, Profile) {
 	t.Helper()
-	cfg := spec.DefaultConfig(Registry)
-	if sc.Config != nil {
-		sc.Config(&cfg)
+	cat, err := catalogue("")
+	if err != nil {
+		t.Fatalf("conformance: reading the catalogue: %v", err)
 	}
-	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	target := newTarget(t, cfg, start)
-	prof := target.Profile()
-	h := &H{target: target, profile: prof, cfg: cfg, start: start}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		defer func() {
-			if r := recover(); r != nil {
-				h.failure = fmt.Sprintf("panic: %v", r)
-			}
-		}()
-		sc.Run(h)
-	}()
-	<-done
-
-	res := Result{Scenario: sc.Name, Rules: sc.Rules}
-	var known *KnownDifference
-	for i := range sc.KnownDifferences {
-		if sc.KnownDifferences[i].appliesTo(prof.Name) {
-			known = &sc.KnownDifferences[i]
+	for _, f := range cat {
+		if f.Name == name {
+			return RunFile(t, newTarget, f)
 		}
 	}
-	trace := "  operations:\n    " + strings.Join(h.log, "\n    ")
-	switch {
-	case h.na != "":
-		res.Outcome, res.Detail = NotApplicable, h.na
-		t.Logf("not applicable to %s: %s", prof.Name, h.na)
-	case h.failure != "" && known != nil:
-		res.Outcome, res.Detail = Known, known.Reason+" ("+known.Source+")"
-		t.Logf("known difference of %s: %s\n  source: %s\n  observed: %s\n%s", prof.Name, known.Reason, known.Source, h.failure, trace)
-	case h.failure != "":
-		res.Outcome, res.Detail = Fail, firstLine(h.failure)
-		t.Errorf("%s %v on %s: %s\n%s", sc.Name, sc.Rules, prof.Name, h.failure, trace)
-	case known != nil:
-		res.Outcome, res.Detail = Stale, known.Reason
-		t.Errorf("%s declares a known difference for %s (%s) but the target behaved as the reference: remove the declaration or check the target", sc.Name, prof.Name, known.Reason)
-	default:
-		res.Outcome = Pass
+	t.Fatalf("conformance: no scenario %q in the catalogue", name)
+	return Result{}, Profile{}
+}
+
+// RunFile runs one scenario file on a fresh target and reports its outcome
+// on t: a failure fails t unless a known difference of the target's
+// profile explains it; a known difference that does not show fails t as
+// stale. The file's expected output must be what the model prints (run
+// with -rewrite to regenerate it); a file that disagrees with the model
+// fails whatever the target.
+func RunFile(t *testing.T, newTarget NewTarget, f ScenarioFile) (res Result, prof Profile) {
+	t.Helper()
+	tb := &fileTB{TB: t}
+	d := newDriver(tb, f.Name, newTarget)
+	res = Result{Scenario: f.Name}
+	finish := func() {
+		prof = d.prof
+		for _, r := range d.sc.Rules {
+			res.Rules = append(res.Rules, spec.Rule(r))
+		}
+		var known *KnownDifference
+		for i := range d.sc.KnownDifferences {
+			if d.sc.KnownDifferences[i].AppliesTo(prof.Name) {
+				known = &d.sc.KnownDifferences[i]
+			}
+		}
+		switch {
+		case d.invalid != nil || t.Failed():
+			res.Outcome, res.Detail = Fail, "the scenario file is invalid or its expected output is not the model's"
+			if d.invalid != nil {
+				res.Detail = d.invalid.Error()
+			} else {
+				t.Errorf("%s: the expected output in the file must be what the model prints; if the diff above is intended, regenerate it with -rewrite on the model (go test ./conformance/ -run TestModel -rewrite for the catalogue)", f.Name)
+			}
+		case d.na != "":
+			res.Outcome, res.Detail = NotApplicable, d.na
+			t.Logf("not applicable to %s: %s", prof.Name, d.na)
+		case d.failed && known != nil:
+			res.Outcome, res.Detail = Known, known.Reason+" ("+known.Source+")"
+			t.Logf("known difference of %s: %s\n  source: %s\n  observed: %s", prof.Name, known.Reason, known.Source, d.failureReport())
+		case d.failed:
+			res.Outcome, res.Detail = Fail, firstLine(strings.SplitN(d.failure, "\n", 2)[1])
+			t.Errorf("scenario %s (rules %s) fails on %s (model = the reference, target = %s):\n%s",
+				f.Name, strings.Join(d.sc.Rules, " "), prof.Name, prof.Name, d.failureReport())
+		case known != nil:
+			res.Outcome, res.Detail = Stale, known.Reason
+			t.Errorf("%s declares a known difference for %s (%s) but the target behaved as the reference: remove the declaration or check the target", f.Name, prof.Name, known.Reason)
+		default:
+			res.Outcome = Pass
+		}
 	}
+	playFile(tb, d, f)
+	finish()
 	return res, prof
 }
 
-func firstLine(s string) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i]
-	}
-	return s
+// playFile plays the file through d. It returns when the file is done or
+// tb was failed fatally (a file whose expected output is not the model's,
+// or an invalid directive): the outcome is in d and tb.
+func playFile(tb *fileTB, d *driver, f ScenarioFile) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		run := func(_ testing.TB, td *datadriven.TestData) string {
+			out, err := d.directive(td.Cmd, td.CmdArgs, td.Input)
+			if err != nil {
+				tb.Fatalf("%s: %s: %v", td.Pos, td.FullCmd(), err)
+			}
+			return out
+		}
+		if f.Path != "" {
+			datadriven.RunTestAny(tb, f.Path, run)
+		} else {
+			datadriven.RunTestFromStringAny(tb, f.Text, run)
+		}
+	}()
+	<-done
 }
+
+// fileTB runs a scenario file in a goroutine of the runner's: a fatal
+// error fails the test and ends that goroutine (not the test's), so that
+// the outcome is still recorded.
+type fileTB struct{ testing.TB }
+
+func (f *fileTB) FailNow() { f.TB.Fail(); runtime.Goexit() }
+
+func (f *fileTB) Fatal(args ...any) { f.TB.Error(args...); runtime.Goexit() }
+
+func (f *fileTB) Fatalf(format string, args ...any) { f.TB.Errorf(format, args...); runtime.Goexit() }
 
 func writeReport(dir string, r Report) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {

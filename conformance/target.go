@@ -1,6 +1,6 @@
 // Package conformance is a reusable suite that tells how a scheduling queue
 // departs from the reference semantics of schedq (the classic kube-scheduler
-// queue, rules R1..R13 of DESIGN.md).
+// queue, rules R1..R13 as stated on spec.Queue).
 //
 // Wrap your queue in a Target and call Run from a test:
 //
@@ -8,19 +8,33 @@
 //		conformance.Run(t, newMyTarget, conformance.Options{})
 //	}
 //
-// Run plays a catalogue of named scenarios, each citing the rule ids it
-// checks, and then model-differential random runs that compare every
-// observation of the target with package model. A scenario may declare that
-// a given profile (an upstream version or mode) behaves differently on
-// purpose; such a scenario still runs, and its failure is reported as a
-// known difference with the reason and the upstream source line, never
-// skipped silently. See example_test.go for a complete adapter.
+// Run plays the scenario catalogue and then model-differential random runs.
+// A scenario is a text file (testdata/scenarios/<group>/<name>.txt, embedded
+// in the package) in the language of package schedqtest: one operation a
+// line, each followed by the state the model prints after it. Each scenario
+// cites the rule ids it checks. The target and a shadow model perform the
+// same operations; after each one their errors (schedqtest.SameError), the
+// pod each Pop returned (one the model allows, I5) and the observed
+// snapshots must agree, and on a target that observes everything the
+// invariants I1..I6 (spec.CheckStep) must hold. A failure names the
+// scenario, the step and its operation line, the rule or invariant, each
+// differing field as "model: X / target: Y", and the operations as a
+// scenario.
+//
+// A scenario may declare that a given profile (an upstream version or mode)
+// behaves differently on purpose ("known-difference" in the file); such a
+// scenario still runs, and its failure is reported as a known difference
+// with the reason and the upstream source line, never skipped silently; a
+// declared difference that does not show fails as stale. Options.Dirs runs
+// your own scenario files the same way, e.g. regressions saved from a
+// failing random run. See example_test.go for a complete adapter.
 package conformance
 
 import (
 	"testing"
 	"time"
 
+	"github.com/schedq/schedq/schedqtest"
 	"github.com/schedq/schedq/spec"
 )
 
@@ -28,12 +42,15 @@ import (
 // its clock, and the profile it claims. Snapshot is the target's
 // observation of which place holds which pod and of the cycle counters; a
 // target that cannot observe a part says so in Profile.Observes, and the
-// suite then does not compare that part.
+// suite then does not compare that part. Snapshot must set Now to the
+// target's clock, sort each list by key (spec.SortPods) and build plugin
+// sets with spec.NewPluginSet: the suite reports a snapshot that does not
+// as an adapter mistake (AdapterMistake) before it looks at any rule.
 type Target interface {
 	spec.Queue
-	// Step advances the target's clock by d (a fake clock: the suite never
-	// sleeps).
-	Step(d time.Duration)
+	// Advance moves the target's clock forward by d (a fake clock: the
+	// suite never sleeps).
+	Advance(d time.Duration)
 	// Profile says what the target claims to behave like.
 	Profile() Profile
 }
@@ -76,22 +93,15 @@ type Observes struct {
 }
 
 // KnownDifference declares that targets of some profiles behave differently
-// in a scenario on purpose or by their design.
-type KnownDifference struct {
-	// Profiles are the profile names the difference applies to.
-	Profiles []string
-	// Reason says what differs and why, in one or two sentences.
-	Reason string
-	// Source points at the code that explains it, e.g.
-	// "pkg/scheduler/backend/queue/active_queue.go:259 (unlockedPop)".
-	Source string
-}
+// in a scenario on purpose or by their design (the "known-difference"
+// directive of a scenario file).
+type KnownDifference = schedqtest.KnownDifference
 
-func (k KnownDifference) appliesTo(profile string) bool {
-	for _, p := range k.Profiles {
-		if p == profile {
-			return true
-		}
-	}
-	return false
-}
+// Profile names of the targets this repository runs.
+const (
+	ProfileModel              = "schedq-model"
+	ProfileImpl               = "schedq-impl"
+	ProfileUpstream133Classic = "upstream-v1.33.13-classic"
+	ProfileUpstream133Hints   = "upstream-v1.33.13-queueinghints"
+	ProfileUpstream137        = "upstream-v1.37.2"
+)

@@ -2,7 +2,8 @@ package impl
 
 import "github.com/schedq/schedq/spec"
 
-// Metric names, as upstream kube-scheduler exports them (R14).
+// Metric names, as upstream kube-scheduler exports them (R14 of
+// spec.Queue).
 const (
 	// MetricPendingPods is the gauge of pods waiting in each queue, by
 	// label "queue" (QueueActive, QueueBackoff, QueueUnschedulable,
@@ -13,7 +14,7 @@ const (
 	MetricQueueIncomingPods = "scheduler_queue_incoming_pods_total"
 )
 
-// Values of the "queue" label (R14).
+// Values of the "queue" label (R14 of spec.Queue).
 const (
 	QueueActive        = "active"
 	QueueBackoff       = "backoff"
@@ -84,13 +85,9 @@ func (c *counters) addEvent(queue, event string, n int) {
 	c.byEvent[IncomingKey{queue, event}] += uint64(n)
 }
 
-// Metrics returns the queue's metrics (R14): the pending pods of each queue
-// and the incoming pods counted per (queue, event) since New, with upstream
-// labels: Add counts ("active", "UnschedulablePodAdd"), a failed pod
-// ("backoff" or "unschedulable", "ScheduleAttemptFailure"), the backoffQ
-// flush ("active", "BackoffComplete"), a move by a cluster event (target,
-// event label), Activate ("active", "ForceActivate") and Update (target,
-// "UnschedulablePodUpdate").
+// Metrics returns the queue's metrics, R14 of spec.Queue, which says what
+// each operation counts: the pending pods of each queue now, and the
+// incoming pods counted per (queue, event) since New.
 func (q *PriorityQueue) Metrics() MetricsSnapshot {
 	q.mu.Lock()
 	defer q.mu.Unlock()

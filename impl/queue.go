@@ -1,8 +1,8 @@
-// Package impl is the production scheduling queue: the classic kube-scheduler
-// queue (v1.33, queueing hints and pop-from-backoffQ off) built for speed and
-// safe for concurrent use. It behaves exactly like package model, the
-// executable specification, for every operation; the differences are the
-// ones a real queue needs: Pop blocks on an empty activeQ instead of
+// Package impl is the production scheduling queue: a queue that satisfies
+// the contract of spec.Queue (the classic kube-scheduler queue), built for
+// speed and safe for concurrent use. It behaves exactly like package model,
+// the contract's executable form, for every operation; the differences are
+// the ones a real queue needs: Pop blocks on an empty activeQ instead of
 // returning spec.ErrWouldBlock, time comes from an injected clock, the two
 // flushes run periodically after Run, and pods that spec.Less leaves tied
 // are popped in the order they entered activeQ.
@@ -226,10 +226,8 @@ func (q *PriorityQueue) flushEvery(t clock.Ticker, flush func()) {
 	}
 }
 
-// Close is R13: blocked and later Pops return spec.ErrClosed, and the
-// periodic flushes stop; Close returns once their goroutines have exited.
-// Other operations keep working on the state, as in the model. Close is
-// idempotent.
+// Close is R13 of spec.Queue. It stops the periodic flushes of Run and
+// returns once their goroutines have exited.
 func (q *PriorityQueue) Close() {
 	q.mu.Lock()
 	if !q.closed {
@@ -242,25 +240,22 @@ func (q *PriorityQueue) Close() {
 	q.wg.Wait()
 }
 
-// SchedulingCycle returns the number of Pops so far (I6).
+// SchedulingCycle implements spec.Queue.SchedulingCycle.
 func (q *PriorityQueue) SchedulingCycle() int64 {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	return q.schedulingCycle
 }
 
-// MoveRequestCycle returns the schedulingCycle of the last move request,
-// -1 before any (R3, R4).
+// MoveRequestCycle returns moveRequestCycle, the schedulingCycle of the
+// last move request, -1 before any (see spec.Queue).
 func (q *PriorityQueue) MoveRequestCycle() int64 {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	return q.moveRequestCycle
 }
 
-// Add is R1: the pod enters activeQ with Timestamp=now and Attempts=0 and
-// wakes a blocked Pop. A pod parked in backoffQ or unschedulablePods is
-// replaced by the fresh entry. spec.ErrAlreadyQueued if the pod is in
-// activeQ or in flight; spec.ErrNilPod or spec.ErrInvalidPod for a bad pod.
+// Add is R1 of spec.Queue. A pod it replaces keeps its entry, reset.
 func (q *PriorityQueue) Add(pod *spec.Pod) error {
 	if err := pod.Validate(); err != nil {
 		return err
@@ -307,12 +302,9 @@ func (q *PriorityQueue) addLocked(pod *spec.Pod, h hashes, counter hotCounter) e
 	return nil
 }
 
-// Pop is R2: it blocks while activeQ is empty, then removes the maximal pod
-// that entered activeQ first (I5), increments its Attempts and
-// schedulingCycle, clears its UnschedulablePlugins and puts it in flight.
-// It returns a copy the caller owns (and typically hands back to
-// AddUnschedulableIfNotPresent) and podSchedulingCycle. Once the queue is
-// closed it returns spec.ErrClosed, even if activeQ is not empty (R13).
+// Pop is R2 of spec.Queue. Among the maximal pods of activeQ it returns
+// the one that entered activeQ first. The copy it returns is its one
+// allocation.
 func (q *PriorityQueue) Pop() (*spec.QueuedPodInfo, int64, error) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
@@ -334,13 +326,9 @@ func (q *PriorityQueue) Pop() (*spec.QueuedPodInfo, int64, error) {
 	return out, q.schedulingCycle, nil
 }
 
-// AddUnschedulableIfNotPresent is R3: a pod whose scheduling attempt failed
-// comes back. spec.ErrAlreadyQueued if it is in activeQ, backoffQ or
-// unschedulablePods. Otherwise the queue keeps a copy of pInfo with
-// Timestamp=now and its UnschedulablePlugins normalised, ends its time in
-// flight, and puts it in backoffQ if a move request happened during or
-// after its cycle (moveRequestCycle >= podSchedulingCycle, I3) or no plugin
-// rejected it, else in unschedulablePods.
+// AddUnschedulableIfNotPresent is R3 of spec.Queue. The plugin set is
+// interned: pods rejected by the same plugins share one PluginSet and one
+// group of unschedulablePods.
 func (q *PriorityQueue) AddUnschedulableIfNotPresent(pInfo *spec.QueuedPodInfo, podSchedulingCycle int64) error {
 	if err := pInfo.Validate(); err != nil {
 		return err
@@ -378,21 +366,17 @@ func (q *PriorityQueue) AddUnschedulableIfNotPresent(pInfo *spec.QueuedPodInfo, 
 	return nil
 }
 
-// MoveAllToActiveOrBackoffQueue is R4: if some plugin registered interest
-// in event (or it is a wildcard), every unschedulable pod that passes
-// preCheck and that the event may help moves to backoffQ if still backing
-// off, else to activeQ, and moveRequestCycle becomes schedulingCycle even
-// if no pod moved. An event of no interest changes nothing. preCheck runs
-// under the queue's lock and must not call the queue.
+// MoveAllToActiveOrBackoffQueue is R4 of spec.Queue. preCheck runs under
+// the queue's lock and must not call the queue.
 func (q *PriorityQueue) MoveAllToActiveOrBackoffQueue(event spec.ClusterEvent, preCheck spec.PreEnqueueCheck) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.movePods(event, q.clock.Now(), func(e *entry) bool { return preCheck == nil || preCheck(e.info.Pod) })
 }
 
-// movePods is the heart of R4, shared by R6 and R11: it moves the
-// unschedulable pods that keep selects and event may help, deciding
-// backoffQ or activeQ at now.
+// movePods is "a move request" of spec.Queue (R4, R6, R11) over the
+// unschedulable pods that keep selects, judged at now. It examines a
+// group of unschedulablePods only if the event may help its plugin set.
 func (q *PriorityQueue) movePods(event spec.ClusterEvent, now time.Time, keep func(*entry) bool) {
 	if !q.cfg.PluginEvents.IsEventOfInterest(event) {
 		return
@@ -430,9 +414,8 @@ func (q *PriorityQueue) movePods(event spec.ClusterEvent, now time.Time, keep fu
 	q.wake(toActive)
 }
 
-// requeue puts a pod that an event may help back: in backoffQ if it is
-// still backing off (R7), else in activeQ. It reports whether the pod went
-// to activeQ.
+// requeue is "requeueing a pod" of spec.Queue for a detached entry. It
+// reports whether the pod went to activeQ; the caller wakes Pop.
 func (q *PriorityQueue) requeue(e *entry, now time.Time) bool {
 	if q.cfg.IsBackingOff(&e.info, now) {
 		q.pushBackoffQ(e)
@@ -442,9 +425,9 @@ func (q *PriorityQueue) requeue(e *entry, now time.Time) bool {
 	return true
 }
 
-// FlushBackoffQCompleted is R5: every pod in backoffQ whose backoff has
-// completed (its expiry is strictly before now, R7) moves to activeQ, in
-// expiry order. Run calls it every BackoffQFlushPeriod.
+// FlushBackoffQCompleted is R5 of spec.Queue. The pods enter activeQ in
+// expiry order, which decides how they tie there. Run calls it every
+// BackoffQFlushPeriod.
 func (q *PriorityQueue) FlushBackoffQCompleted() {
 	q.mu.Lock()
 	defer q.mu.Unlock()
@@ -460,11 +443,8 @@ func (q *PriorityQueue) FlushBackoffQCompleted() {
 	q.wake(moved)
 }
 
-// FlushUnschedulablePodsLeftover is R6: pods that have been in
-// unschedulablePods for strictly longer than
-// PodMaxInUnschedulablePodsDuration move as in R4 with the wildcard event
-// UnschedulableTimeout. With no such pod nothing happens, moveRequestCycle
-// included. Run calls it every UnschedulablePodsFlushPeriod.
+// FlushUnschedulablePodsLeftover is R6 of spec.Queue. Run calls it every
+// UnschedulablePodsFlushPeriod.
 func (q *PriorityQueue) FlushUnschedulablePodsLeftover() {
 	q.mu.Lock()
 	defer q.mu.Unlock()
@@ -477,11 +457,7 @@ func (q *PriorityQueue) FlushUnschedulablePodsLeftover() {
 	}
 }
 
-// Activate is R8: each listed pod in unschedulablePods or backoffQ moves to
-// activeQ. For any other listed pod (in activeQ, in flight or unknown)
-// moveRequestCycle becomes schedulingCycle, as upstream v1.33 does
-// unconditionally; an unknown pod is not added. A nil or invalid pod in the
-// list is an error and nothing changes.
+// Activate is R8 of spec.Queue.
 func (q *PriorityQueue) Activate(pods []*spec.Pod) error {
 	for _, p := range pods {
 		if err := p.Validate(); err != nil {
@@ -507,17 +483,9 @@ func (q *PriorityQueue) Activate(pods []*spec.Pod) error {
 	return nil
 }
 
-// Update is R9; oldPod and newPod must have the same key
-// (spec.ErrInvalidPod otherwise).
-//   - In activeQ or backoffQ the pod is replaced in place, keeping its
-//     Timestamp, Attempts and backoff; activeQ re-sorts it by its new
-//     priority.
-//   - In unschedulablePods it is replaced, and if the update may make it
-//     schedulable (spec.IsPodUpdated) it moves to backoffQ if still backing
-//     off, else to activeQ. This is not a move request: moveRequestCycle
-//     stays.
-//   - In flight it is replaced in place (I1: no second copy is queued).
-//   - Unknown, it is added as in R1.
+// Update is R9 of spec.Queue. A pod in activeQ whose priority changed is
+// re-sorted there; in backoffQ the heap key, its expiry, does not depend on
+// the pod object.
 func (q *PriorityQueue) Update(oldPod, newPod *spec.Pod) error {
 	if err := oldPod.Validate(); err != nil {
 		return err
@@ -562,8 +530,7 @@ func (q *PriorityQueue) Update(oldPod, newPod *spec.Pod) error {
 	return nil
 }
 
-// Delete is R10: the pod leaves whichever place holds it, in flight
-// included. spec.ErrPodNotFound if the queue does not hold its key.
+// Delete is R10 of spec.Queue. The entry is recycled.
 func (q *PriorityQueue) Delete(pod *spec.Pod) error {
 	if err := pod.Validate(); err != nil {
 		return err
@@ -580,9 +547,7 @@ func (q *PriorityQueue) Delete(pod *spec.Pod) error {
 	return nil
 }
 
-// AssignedPodAdded is R11: the unschedulable pods a newly assigned pod may
-// help (a required affinity term matches it, or PodTopologySpread rejected
-// them in its namespace) move as in R4 with spec.EventAssignedPodAdd.
+// AssignedPodAdded is R11 of spec.Queue.
 func (q *PriorityQueue) AssignedPodAdded(pod *spec.Pod) error {
 	if err := pod.Validate(); err != nil {
 		return err
@@ -593,10 +558,8 @@ func (q *PriorityQueue) AssignedPodAdded(pod *spec.Pod) error {
 	return nil
 }
 
-// AssignedPodUpdated is R11 for an update of an assigned pod raised as
-// event. A scale-down may free resources for any pod, so it moves every
-// unschedulable pod as in R4; any other update is prefiltered like
-// AssignedPodAdded. oldPod may be nil.
+// AssignedPodUpdated is R11 of spec.Queue for an update of an assigned
+// pod.
 func (q *PriorityQueue) AssignedPodUpdated(oldPod, newPod *spec.Pod, event spec.ClusterEvent) error {
 	if err := newPod.Validate(); err != nil {
 		return err
@@ -617,7 +580,7 @@ func (q *PriorityQueue) AssignedPodUpdated(oldPod, newPod *spec.Pod, event spec.
 }
 
 // crossTopology selects the unschedulable pods an assigned pod may help,
-// as upstream's getUnschedulablePodsWithCrossTopologyTerm.
+// as spec.Queue.AssignedPodAdded defines them (R11).
 func crossTopology(assigned *spec.Pod) func(*entry) bool {
 	return func(e *entry) bool {
 		p := e.info.Pod
@@ -630,8 +593,8 @@ func crossTopology(assigned *spec.Pod) func(*entry) bool {
 	}
 }
 
-// Done is R12: the pod in flight with this UID leaves the queue.
-// spec.ErrNotInFlight if no pod in flight has it.
+// Done is R12 of spec.Queue. The pod is found by UID in its own index,
+// and its entry is recycled.
 func (q *PriorityQueue) Done(uid spec.UID) error {
 	h := uidHash(uid)
 	q.mu.Lock()
@@ -646,9 +609,8 @@ func (q *PriorityQueue) Done(uid spec.UID) error {
 	return fmt.Errorf("%w: Done of UID %q", spec.ErrNotInFlight, uid)
 }
 
-// Snapshot returns a copy of everything the queue holds: the pods of each
-// place sorted by key, both cycles, Closed, and Now read from the clock.
-// The copies share the immutable Pod pointers and nothing else.
+// Snapshot implements spec.Queue.Snapshot; Now is read from the queue's
+// clock.
 func (q *PriorityQueue) Snapshot() spec.Snapshot {
 	q.mu.Lock()
 	defer q.mu.Unlock()
@@ -690,9 +652,8 @@ func (q *PriorityQueue) String() string {
 
 // --- moving entries between places; all under mu ---
 
-// moveToActiveQ puts a detached entry in activeQ. The first time a pod gets
-// there its InitialAttemptTimestamp is set, as upstream's moveToActiveQ.
-// Callers wake Pop.
+// moveToActiveQ puts a detached entry in activeQ: "entering activeQ" of
+// spec.Queue, but the callers wake Pop, once per operation.
 func (q *PriorityQueue) moveToActiveQ(e *entry, now time.Time) {
 	if e.info.InitialAttemptTimestamp.IsZero() {
 		e.info.InitialAttemptTimestamp = now
@@ -761,9 +722,9 @@ func (q *PriorityQueue) setPod(e *entry, pod *spec.Pod, h hashes) {
 	q.byUID.insert(h.uid, e)
 }
 
-// uidHeldElsewhere reports an error if a pod other than e, the entry of
-// the pod's key (nil if none), holds the pod's UID: a UID names one pod
-// object, and Done (R12) must know which pod it ends.
+// uidHeldElsewhere reports spec.ErrAlreadyQueued if a pod other than e,
+// the entry of the pod's key (nil if none), holds the pod's UID (I1 of
+// spec.Queue).
 func (q *PriorityQueue) uidHeldElsewhere(pod *spec.Pod, h hashes, e *entry) error {
 	if u := q.byUID.findUID(h.uid, pod.UID); u != nil && u != e {
 		return fmt.Errorf("%w: UID %q of %s is held by %s", spec.ErrAlreadyQueued, pod.UID, pod.Key(), u.info.Key())

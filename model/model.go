@@ -1,7 +1,8 @@
-// Package model is the executable specification of the scheduling queue: a
-// sequential state machine over spec types, written to be read. Time is an
-// input (Step), both flushes are explicit operations, and where upstream is
-// nondeterministic the model says which outcomes are allowed instead of
+// Package model is the executable form of the contract of spec.Queue: a
+// sequential state machine over spec types, written to be read, whose
+// methods carry out the rules R1-R13 as spec.Queue states them. Time is an
+// input (Step), both flushes are explicit operations, and where the
+// contract allows more than one outcome the model says which instead of
 // picking one: PopCandidates lists every pod Pop may return.
 //
 // The model is the oracle of every other suite. It knows nothing of
@@ -12,7 +13,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/schedq/schedq/spec"
@@ -90,7 +90,7 @@ func infoEqual(a, b *spec.QueuedPodInfo) bool {
 		a.InitialAttemptTimestamp.Equal(b.InitialAttemptTimestamp)
 }
 
-// Snapshot implements spec.Queue.
+// Snapshot implements spec.Queue.Snapshot.
 func (m *Model) Snapshot() spec.Snapshot {
 	s := spec.Snapshot{Now: m.now, SchedulingCycle: m.schedulingCycle, MoveRequestCycle: m.moveRequestCycle, Closed: m.closed}
 	for _, r := range m.pods {
@@ -113,7 +113,7 @@ func (m *Model) Snapshot() spec.Snapshot {
 	return s
 }
 
-// SchedulingCycle implements spec.Queue.
+// SchedulingCycle implements spec.Queue.SchedulingCycle.
 func (m *Model) SchedulingCycle() int64 { return m.schedulingCycle }
 
 // MoveRequestCycle is the cycle of the last move request, -1 before any.
@@ -125,8 +125,8 @@ func (m *Model) Closed() bool { return m.closed }
 // Where returns where the pod with this key is.
 func (m *Model) Where(key spec.PodKey) spec.Location { return m.pods[key].loc }
 
-// uidHeldElsewhere reports an error if another key holds the pod's UID: a
-// UID names one pod object, and Done (R12) must know which pod it ends.
+// uidHeldElsewhere reports ErrAlreadyQueued if another key holds the pod's
+// UID (I1 of spec.Queue).
 func (m *Model) uidHeldElsewhere(pod *spec.Pod) error {
 	for k, r := range m.pods {
 		if r.info.Pod.UID == pod.UID && k != pod.Key() {
@@ -136,8 +136,8 @@ func (m *Model) uidHeldElsewhere(pod *spec.Pod) error {
 	return nil
 }
 
-// moveToActiveQ puts a pod in activeQ. The first time a pod gets there its
-// InitialAttemptTimestamp is set, as upstream's moveToActiveQ does.
+// moveToActiveQ puts a pod in activeQ: "entering activeQ" in the Moves of
+// spec.Queue. The model has no blocked Pop to wake.
 func (m *Model) moveToActiveQ(info spec.QueuedPodInfo) {
 	if info.InitialAttemptTimestamp.IsZero() {
 		info.InitialAttemptTimestamp = m.now
@@ -145,8 +145,8 @@ func (m *Model) moveToActiveQ(info spec.QueuedPodInfo) {
 	m.pods[info.Key()] = record{info: info, loc: spec.InActiveQ}
 }
 
-// requeue is where a pod goes when an event makes it worth retrying: back to
-// backoffQ if it is still backing off, else straight to activeQ (R4).
+// requeue is "requeueing a pod" in the Moves of spec.Queue (R4, R6, R9,
+// R11).
 func (m *Model) requeue(info spec.QueuedPodInfo) {
 	if m.cfg.IsBackingOff(&info, m.now) {
 		m.pods[info.Key()] = record{info: info, loc: spec.InBackoffQ}
@@ -155,13 +155,7 @@ func (m *Model) requeue(info spec.QueuedPodInfo) {
 	m.moveToActiveQ(info)
 }
 
-// Add is R1.
-//
-// A pod already in activeQ or in flight is rejected with ErrAlreadyQueued
-// and nothing changes: taking it again could only duplicate it (I1) or
-// silently reset its attempts. A pod parked in backoffQ or unschedulablePods
-// is replaced by a fresh entry in activeQ (Attempts 0, Timestamp now), as
-// upstream's moveToActiveQ does when the informer delivers the pod again.
+// Add is R1 of spec.Queue.
 func (m *Model) Add(pod *spec.Pod) error {
 	if err := pod.Validate(); err != nil {
 		return err
@@ -184,10 +178,10 @@ func (m *Model) PopCandidates() []spec.PodKey {
 	return c
 }
 
-// Pop is R2 with the model's own choice among PopCandidates: the smallest
-// key. Callers that must accept any allowed outcome use PopCandidates and
-// PopPod. On an empty activeQ the model cannot wait, so it returns
-// ErrWouldBlock.
+// Pop is R2 of spec.Queue with the model's own choice among PopCandidates:
+// the smallest key. Callers that must accept any allowed outcome use
+// PopCandidates and PopPod. On an empty activeQ the model cannot wait, so
+// it returns spec.ErrWouldBlock.
 func (m *Model) Pop() (*spec.QueuedPodInfo, int64, error) {
 	if m.closed {
 		return nil, 0, spec.ErrClosed
@@ -199,8 +193,8 @@ func (m *Model) Pop() (*spec.QueuedPodInfo, int64, error) {
 	return m.PopPod(c[0])
 }
 
-// PopPod is R2 returning the given pod, which must be one of PopCandidates.
-// R13: once closed, Pop returns ErrClosed even if activeQ is not empty.
+// PopPod is R2 of spec.Queue returning the given pod, which must be one of
+// PopCandidates; any other pod is an error and changes nothing.
 func (m *Model) PopPod(key spec.PodKey) (*spec.QueuedPodInfo, int64, error) {
 	if m.closed {
 		return nil, 0, spec.ErrClosed
@@ -218,15 +212,7 @@ func (m *Model) PopPod(key spec.PodKey) (*spec.QueuedPodInfo, int64, error) {
 	return &out, m.schedulingCycle, nil
 }
 
-// AddUnschedulableIfNotPresent is R3.
-//
-// A pod in activeQ, backoffQ or unschedulablePods is rejected with
-// ErrAlreadyQueued. Otherwise the pod (normally in flight, but upstream
-// accepts any pod) gets Timestamp=now and goes to backoffQ if a move request
-// happened during or after its cycle (moveRequestCycle >=
-// podSchedulingCycle) or no plugin rejected it, else to unschedulablePods.
-// Attempts, UnschedulablePlugins and InitialAttemptTimestamp are taken from
-// pInfo, as upstream takes the pInfo the scheduler hands back.
+// AddUnschedulableIfNotPresent is R3 of spec.Queue.
 func (m *Model) AddUnschedulableIfNotPresent(pInfo *spec.QueuedPodInfo, podSchedulingCycle int64) error {
 	if err := pInfo.Validate(); err != nil {
 		return err
@@ -248,8 +234,7 @@ func (m *Model) AddUnschedulableIfNotPresent(pInfo *spec.QueuedPodInfo, podSched
 	return nil
 }
 
-// MoveAllToActiveOrBackoffQueue is R4 over every unschedulable pod that
-// passes preCheck.
+// MoveAllToActiveOrBackoffQueue is R4 of spec.Queue.
 func (m *Model) MoveAllToActiveOrBackoffQueue(event spec.ClusterEvent, preCheck spec.PreEnqueueCheck) {
 	m.movePods(m.unschedulable(func(r record) bool { return preCheck == nil || preCheck(r.info.Pod) }), event)
 }
@@ -264,13 +249,9 @@ func (m *Model) unschedulable(keep func(record) bool) []spec.PodKey {
 	return ks
 }
 
-// movePods is the heart of R4, shared by R6 and R11. An event no plugin
-// registered for (and not a wildcard) is a complete no-op: upstream returns
-// before touching anything, moveRequestCycle included. Otherwise each listed
-// pod that the event may help is requeued, and moveRequestCycle becomes the
-// current schedulingCycle even if no pod moved, so that pods in flight now
-// take the shortcut when they fail (I3). Moves commute, so the order of the
-// list (map order upstream) does not matter.
+// movePods is "a move request" in the Moves of spec.Queue, over the listed
+// unschedulable pods (R4, R6, R11). Moves commute, so the order of the list
+// (map order here and upstream) does not matter.
 func (m *Model) movePods(keys []spec.PodKey, event spec.ClusterEvent) {
 	if !m.cfg.PluginEvents.IsEventOfInterest(event) {
 		return
@@ -284,9 +265,7 @@ func (m *Model) movePods(keys []spec.PodKey, event spec.ClusterEvent) {
 	m.moveRequestCycle = m.schedulingCycle
 }
 
-// FlushBackoffQCompleted is R5: every pod in backoffQ whose backoff has
-// completed (strictly before now, see spec.Config.IsBackingOff) moves to
-// activeQ.
+// FlushBackoffQCompleted is R5 of spec.Queue.
 func (m *Model) FlushBackoffQCompleted() {
 	for _, r := range m.pods {
 		if r.loc == spec.InBackoffQ && !m.cfg.IsBackingOff(&r.info, m.now) {
@@ -295,12 +274,7 @@ func (m *Model) FlushBackoffQCompleted() {
 	}
 }
 
-// FlushUnschedulablePodsLeftover is R6: pods that have been in
-// unschedulablePods for strictly longer than
-// PodMaxInUnschedulablePodsDuration move as in R4 with the wildcard
-// UnschedulableTimeout. When there is no such pod nothing happens, not even
-// the moveRequestCycle update, as upstream only calls the move when it has
-// pods to move.
+// FlushUnschedulablePodsLeftover is R6 of spec.Queue.
 func (m *Model) FlushUnschedulablePodsLeftover() {
 	leftover := m.unschedulable(func(r record) bool {
 		return m.now.Sub(r.info.Timestamp) > m.cfg.PodMaxInUnschedulablePodsDuration
@@ -310,14 +284,8 @@ func (m *Model) FlushUnschedulablePodsLeftover() {
 	}
 }
 
-// Activate is R8: pods in unschedulablePods or backoffQ move to activeQ.
-//
-// For every other pod (in activeQ, in flight, or unknown) upstream v1.33
-// sets moveRequestCycle = schedulingCycle, unconditionally: that is how an
-// in-flight pod activated while it is being scheduled gets the shortcut
-// when it fails. DESIGN.md says this for in-flight pods only; the source
-// wins, so an unknown pod is not added but does advance moveRequestCycle.
-// A nil pod in the list is an error and nothing changes.
+// Activate is R8 of spec.Queue, including its case of a pod the queue does
+// not hold: the pod is not added, but moveRequestCycle advances.
 func (m *Model) Activate(pods []*spec.Pod) error {
 	for _, p := range pods {
 		if err := p.Validate(); err != nil {
@@ -335,19 +303,7 @@ func (m *Model) Activate(pods []*spec.Pod) error {
 	return nil
 }
 
-// Update is R9. The old and new pod must have the same key.
-//
-//   - In activeQ or backoffQ the pod is replaced in place; its Timestamp,
-//     attempts and backoff are kept.
-//   - In unschedulablePods it is replaced, and if the update may make it
-//     schedulable (spec.IsPodUpdated) it moves to backoffQ when still backing
-//     off, else to activeQ. This move is not an event: moveRequestCycle is
-//     left alone, as upstream.
-//   - In flight it is replaced in place. Upstream classic mode does not
-//     track in-flight pods and would add a second copy to activeQ; schedq
-//     keeps I1 instead (with queueing hints upstream also records the update
-//     instead of queueing the pod).
-//   - Unknown, it is added as in R1.
+// Update is R9 of spec.Queue.
 func (m *Model) Update(oldPod, newPod *spec.Pod) error {
 	if err := oldPod.Validate(); err != nil {
 		return err
@@ -373,9 +329,7 @@ func (m *Model) Update(oldPod, newPod *spec.Pod) error {
 	return nil
 }
 
-// Delete is R10: the pod leaves whichever place holds it, in flight
-// included (a deleted pod must not be retried). ErrPodNotFound if the queue
-// does not hold it.
+// Delete is R10 of spec.Queue.
 func (m *Model) Delete(pod *spec.Pod) error {
 	if err := pod.Validate(); err != nil {
 		return err
@@ -387,8 +341,7 @@ func (m *Model) Delete(pod *spec.Pod) error {
 	return nil
 }
 
-// AssignedPodAdded is R11: unschedulable pods that a newly assigned pod may
-// help are moved as in R4 with EventAssignedPodAdd.
+// AssignedPodAdded is R11 of spec.Queue.
 func (m *Model) AssignedPodAdded(pod *spec.Pod) error {
 	if err := pod.Validate(); err != nil {
 		return err
@@ -397,9 +350,7 @@ func (m *Model) AssignedPodAdded(pod *spec.Pod) error {
 	return nil
 }
 
-// AssignedPodUpdated is R11 for an update. A scale-down may free resources
-// for any pod, so it is a move request over all unschedulable pods; any
-// other update is prefiltered like AssignedPodAdded.
+// AssignedPodUpdated is R11 of spec.Queue for an update of an assigned pod.
 func (m *Model) AssignedPodUpdated(oldPod, newPod *spec.Pod, event spec.ClusterEvent) error {
 	if err := newPod.Validate(); err != nil {
 		return err
@@ -417,10 +368,8 @@ func (m *Model) AssignedPodUpdated(oldPod, newPod *spec.Pod, event spec.ClusterE
 	return nil
 }
 
-// crossTopology lists the unschedulable pods an assigned pod may help: those
-// with a required affinity term it matches, and those PodTopologySpread
-// rejected in the same namespace (upstream's
-// getUnschedulablePodsWithCrossTopologyTerm).
+// crossTopology lists the unschedulable pods an assigned pod may help, as
+// spec.Queue.AssignedPodAdded selects them (R11).
 func (m *Model) crossTopology(assigned *spec.Pod) []spec.PodKey {
 	return m.unschedulable(func(r record) bool {
 		p := r.info.Pod
@@ -433,10 +382,8 @@ func (m *Model) crossTopology(assigned *spec.Pod) []spec.PodKey {
 	})
 }
 
-// Done is R12: the pod in flight with this UID leaves the queue (it was
-// bound, or given up). UIDs are unique among held pods, so at most one
-// matches. ErrNotInFlight otherwise, changing nothing: after a
-// failure AddUnschedulableIfNotPresent has already ended its time in flight.
+// Done is R12 of spec.Queue. UIDs are unique among held pods (I1), so at
+// most one pod matches.
 func (m *Model) Done(uid spec.UID) error {
 	for k, r := range m.pods {
 		if r.loc == spec.InFlight && r.info.Pod.UID == uid {
@@ -447,26 +394,14 @@ func (m *Model) Done(uid spec.UID) error {
 	return fmt.Errorf("%w: Done of UID %q", spec.ErrNotInFlight, uid)
 }
 
-// Close is R13: every later Pop returns ErrClosed. Other operations keep
-// working on the state, as upstream.
+// Close is R13 of spec.Queue. The model has no blocked Pop and no flush
+// loop: it only records that it is closed.
 func (m *Model) Close() { m.closed = true }
 
-// String renders the state in queue terms, one place a line.
+// String renders the state in queue terms, one place a line, in the format
+// of spec.Snapshot.Format with absolute times (the model does not know
+// when a scenario started).
 func (m *Model) String() string {
 	s := m.Snapshot()
-	var b strings.Builder
-	fmt.Fprintf(&b, "now=%s schedulingCycle=%d moveRequestCycle=%d closed=%v\n",
-		s.Now.Format(time.TimeOnly+".000"), s.SchedulingCycle, s.MoveRequestCycle, s.Closed)
-	for _, pl := range s.Places() {
-		fmt.Fprintf(&b, "%s:", pl.Loc)
-		for _, p := range pl.Pods {
-			fmt.Fprintf(&b, " %s(prio=%d,attempts=%d", p.Key(), p.Pod.Priority, p.Attempts)
-			if len(p.UnschedulablePlugins) > 0 {
-				fmt.Fprintf(&b, ",rejectedBy=%v", []string(p.UnschedulablePlugins))
-			}
-			b.WriteString(")")
-		}
-		b.WriteString("\n")
-	}
-	return b.String()
+	return s.Format(time.Time{}, m.cfg)
 }

@@ -10,7 +10,7 @@
 // Everything lives in _test.go files; this file only names the package.
 //
 //	go test ./properties/                                      # all, default sizes
-//	go test -run TestStateMachine ./properties/ -rapid.checks=2000
+//	go test -run TestStateMachine ./properties/ -rapid.checks=20000
 //	go test -run TestMutantsAreCaught -v ./properties/         # the catch table
 //	go test -run '^$' -fuzz FuzzQueue -fuzztime 60s ./properties/
 //

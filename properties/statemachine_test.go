@@ -13,7 +13,7 @@ import (
 // "#n operation" line each, and the CHECK that failed.
 //
 // make test runs rapid's default 100 checks; make verify runs
-// -rapid.checks=2000.
+// -rapid.checks=20000.
 func TestStateMachine(t *testing.T) {
 	var checks, steps int
 	rapid.Check(t, func(rt *rapid.T) {

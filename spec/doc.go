@@ -1,15 +1,72 @@
 // Package spec is the contract of the kube-scheduler scheduling queue: the
 // types every other package speaks (pods, queued pods, cluster events, the
-// plugin registry, Config), the Queue interface that both the executable
-// model and the concurrent implementation satisfy, the error values, the
+// plugin registry, Config), the Queue interface, the error values, the
 // backoff formula, and the invariants as pure functions over snapshots.
+//
+// The doc comment of Queue and of its methods is the normative text of the
+// contract (go doc ./spec Queue). This overview only maps it; where the two
+// differ, Queue is right and this overview is wrong.
 //
 // The semantics are those of the classic upstream queue: kube-scheduler
 // v1.33.13, pkg/scheduler/backend/queue, with the feature gates
-// SchedulerQueueingHints and SchedulerPopFromBackoffQ turned off. Each
-// operation cites its rule id (R1..R14) and each invariant its id (I1..I6)
-// from DESIGN.md, so tests, the TLA+ spec and prose can point at the same
-// thing.
+// SchedulerQueueingHints and SchedulerPopFromBackoffQ off.
+//
+// # Places
+//
+// Every pod a queue holds is in exactly one of four places (Location):
+// activeQ (ready, popped by priority then Timestamp), backoffQ (failed,
+// waiting for its backoff to expire), unschedulablePods (failed, waiting
+// for an event that may help it) and in flight (popped, being scheduled).
+// Two counters go with them: schedulingCycle counts the Pops, and
+// moveRequestCycle is the schedulingCycle of the last move request.
+//
+// # Lifecycle of a pod
+//
+//	from               to                  by
+//	not held           activeQ             Add (R1); Update of a pod not held (R9)
+//	activeQ            in flight           Pop (R2)
+//	in flight          backoffQ            AddUnschedulableIfNotPresent (R3) if a move request
+//	                                       happened in or after its cycle, or no plugin rejected it
+//	in flight          unschedulablePods   AddUnschedulableIfNotPresent (R3) otherwise
+//	in flight          not held            Done (R12)
+//	backoffQ           activeQ             the backoffQ flush once its backoff (R7) completed (R5);
+//	                                       Activate (R8); Add, as a fresh entry (R1)
+//	unschedulablePods  backoffQ/activeQ    a move request: an event (R4), the leftover flush (R6),
+//	                                       an assigned pod (R11); Update (R9). To backoffQ while
+//	                                       it is backing off (R7), else to activeQ
+//	unschedulablePods  activeQ             Activate (R8); Add, as a fresh entry (R1)
+//	any place          not held            Delete (R10)
+//
+// Close (R13) ends Pop; the other operations keep working.
+//
+// # Rules
+//
+//	R1   Add                             new pod → activeQ; replaces a pod in backoffQ/unschedulablePods
+//	R2   Pop                             a maximal pod of activeQ → in flight; Attempts++, schedulingCycle++
+//	R3   AddUnschedulableIfNotPresent    failed pod → backoffQ (shortcut) or unschedulablePods
+//	R4   MoveAllToActiveOrBackoffQueue   an event moves the unschedulable pods it may help
+//	R5   FlushBackoffQCompleted          pods whose backoff completed → activeQ (every 1s)
+//	R6   FlushUnschedulablePodsLeftover  pods parked strictly longer than 5 min move (every 30s)
+//	R7   backoff                         1s·2^(Attempts-1) capped at 10s; expiry == now still backs off
+//	R8   Activate                        unschedulable/backoff pods → activeQ; else moveRequestCycle
+//	R9   Update                          in place; an unschedulable pod may move; unknown → R1
+//	R10  Delete                          the pod leaves the queue from any place
+//	R11  AssignedPodAdded/Updated        the pods an assigned pod may help move as R4
+//	R12  Done                            a pod in flight leaves the queue
+//	R13  Close                           Pop returns ErrClosed; flushes stop
+//	R14  metrics                         scheduler_pending_pods, scheduler_queue_incoming_pods_total
+//
+// # Invariants
+//
+//	I1  single-queue membership  every pod in exactly one place; one key per UID
+//	I2  backoff monotonicity     backoff monotone and capped; no early release
+//	I3  no lost wake-up          a failure after a move request never parks in unschedulablePods
+//	I4  conservation             no pod lost, duplicated or invented; errors change nothing
+//	I5  order                    Pop returns a maximal pod of activeQ
+//	I6  cycles                   schedulingCycle +1 per Pop; -1 <= moveRequestCycle <= schedulingCycle
+//
+// CheckState and CheckStep check them; their doc comments state them
+// exactly.
 //
 // The package holds no goroutines, no locks and no wall time: time is always
 // an argument.

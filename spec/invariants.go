@@ -5,9 +5,10 @@ import (
 	"fmt"
 )
 
-// Step describes one operation between two snapshots, for the invariants
-// that are about a step rather than a state.
-type Step struct {
+// StepRecord describes one operation between two snapshots, for the
+// invariants that are about a step rather than a state: which rule ran, on
+// which pod, and what it returned.
+type StepRecord struct {
 	Rule Rule
 	// Pod is the pod the operation named (R1, R3, R9, R10, R12) or, for
 	// R2, the pod Pop returned.
@@ -18,6 +19,11 @@ type Step struct {
 	// nothing.
 	Err error
 }
+
+// Step is the former name of StepRecord.
+//
+// Deprecated: use StepRecord; "step" also names a clock step.
+type Step = StepRecord
 
 // InvariantError names the invariant a check found broken.
 type InvariantError struct {
@@ -31,14 +37,18 @@ func broken(inv, format string, args ...any) error {
 	return &InvariantError{Invariant: inv, Detail: fmt.Sprintf(format, args...)}
 }
 
-// CheckState checks the invariants that hold in every state: I1 and I6.
+// CheckState checks the invariants that are about one state: I1 and the
+// state half of I6. A queue satisfies them after every operation.
 func CheckState(s *Snapshot) error {
 	return errors.Join(I1SingleQueueMembership(s), I6Cycles(s))
 }
 
-// CheckStep checks the step invariants I2..I6 for one operation, and the
-// state invariants of the state after it.
-func CheckStep(cfg Config, before, after *Snapshot, step Step) error {
+// CheckStep checks the invariants that are about one operation, I2 to I6,
+// given the snapshots before and after it and what it was (step), together
+// with CheckState of the state after it. A queue satisfies them for every
+// operation, failed ones included. It returns every broken invariant, each
+// an *InvariantError, joined.
+func CheckStep(cfg Config, before, after *Snapshot, step StepRecord) error {
 	return errors.Join(
 		CheckState(after),
 		I2BackoffMonotonicity(cfg, before, after, step),
@@ -49,9 +59,12 @@ func CheckStep(cfg Config, before, after *Snapshot, step Step) error {
 	)
 }
 
-// I1SingleQueueMembership: every pod the queue holds is in exactly one of
-// activeQ, backoffQ, unschedulablePods and in flight, once, and every list is
-// sorted by key.
+// I1SingleQueueMembership checks I1, single-queue membership, on one
+// state: every pod the queue holds is in exactly one of activeQ, backoffQ,
+// unschedulablePods and in flight, and only once there; no UID is held under
+// two keys (a UID names one pod object, and Done names pods by UID); no
+// entry has a nil Pod. It also checks what Queue.Snapshot promises: every
+// list is sorted by key, without repeats.
 func I1SingleQueueMembership(s *Snapshot) error {
 	seen := make(map[PodKey]Location)
 	uids := make(map[UID]PodKey)
@@ -78,9 +91,10 @@ func I1SingleQueueMembership(s *Snapshot) error {
 	return nil
 }
 
-// CheckBackoffMonotonic is the pure half of I2: over attempts 0..maxAttempts
-// the backoff never decreases, never exceeds the maximum, and is 0 only for
-// a pod never attempted.
+// CheckBackoffMonotonic checks the half of I2 that is about the backoff
+// formula (R7) alone: BackoffDuration of 0 attempts is 0, and for attempts 1
+// to maxAttempts the backoff is positive, never below that of one attempt
+// fewer, and never above PodMaxBackoffDuration.
 func CheckBackoffMonotonic(cfg Config, maxAttempts int) error {
 	prev := BackoffDuration(0, cfg.PodInitialBackoffDuration, cfg.PodMaxBackoffDuration)
 	if prev != 0 {
@@ -96,12 +110,19 @@ func CheckBackoffMonotonic(cfg Config, maxAttempts int) error {
 	return nil
 }
 
-// I2BackoffMonotonicity, the step half: a pod's backoff expiry never moves
-// earlier while it waits in backoffQ; the backoffQ flush (R5) releases
-// exactly the pods whose backoff completed, into activeQ; and an event
-// never moves a pod from unschedulablePods to activeQ while it is still
-// backing off.
-func I2BackoffMonotonicity(cfg Config, before, after *Snapshot, step Step) error {
+// I2BackoffMonotonicity checks the half of I2, backoff monotonicity, that
+// is about one successful operation (a failed one changes nothing, I4):
+//   - a pod in backoffQ both before and after keeps an expiry
+//     (Config.BackoffExpiry) no earlier than it had;
+//   - after the backoffQ flush (R5) every pod still in backoffQ is backing
+//     off at the new now, and every pod that left it went to activeQ and
+//     was no longer backing off (R7: its expiry strictly before now);
+//   - a move request (R4, R6, R11) or an Update (R9) moves no pod from
+//     unschedulablePods to activeQ while it is backing off at the new now.
+//
+// Activate (R8) may move a pod that is backing off to activeQ: that is
+// what it is for.
+func I2BackoffMonotonicity(cfg Config, before, after *Snapshot, step StepRecord) error {
 	if step.Err != nil {
 		return nil
 	}
@@ -139,11 +160,15 @@ func I2BackoffMonotonicity(cfg Config, before, after *Snapshot, step Step) error
 	return nil
 }
 
-// I3MoveRequestShortcut: a pod that failed in a cycle during or after which
-// a move request happened (moveRequestCycle >= podSchedulingCycle), or that
-// no plugin rejected, never lands in unschedulablePods, where no event might
-// ever come to wake it.
-func I3MoveRequestShortcut(before, after *Snapshot, step Step) error {
+// I3MoveRequestShortcut checks I3, no lost wake-up, on a successful
+// AddUnschedulableIfNotPresent (R3): if the pod landed in
+// unschedulablePods, then before the step moveRequestCycle was below
+// step.PodSchedulingCycle (no move request happened during or after the
+// pod's cycle) and the pod's UnschedulablePlugins are not empty. A pod
+// that missed the event meant for it, or that no plugin's event can help,
+// must not wait in unschedulablePods, where no event might ever come to
+// wake it.
+func I3MoveRequestShortcut(before, after *Snapshot, step StepRecord) error {
 	if step.Rule != R3AddUnschedulable || step.Err != nil {
 		return nil
 	}
@@ -161,11 +186,18 @@ func I3MoveRequestShortcut(before, after *Snapshot, step Step) error {
 	return nil
 }
 
-// I4Conservation: no operation loses, duplicates or invents a pod. The set
-// of keys changes only as the rule says (Add, AddUnschedulable and Update of
-// an unknown pod add one; Delete and Done remove one), Pop moves its pod
-// from activeQ to in flight, and a failed operation changes nothing.
-func I4Conservation(before, after *Snapshot, step Step) error {
+// I4Conservation checks I4, conservation: no operation loses, duplicates
+// or invents a pod.
+//   - A failed operation (step.Err != nil) leaves the snapshot unchanged,
+//     Now aside.
+//   - Add (R1), AddUnschedulableIfNotPresent (R3) and Update (R9) add at
+//     most the pod they name, remove none, and the pod is held afterwards.
+//   - Delete (R10) and Done (R12) add none and remove at most the pod they
+//     name.
+//   - Pop (R2) moves the pod it returned from activeQ to in flight and
+//     moves no other pod.
+//   - Every other operation neither adds nor removes a pod.
+func I4Conservation(before, after *Snapshot, step StepRecord) error {
 	if step.Err != nil {
 		b := *before
 		b.Now = after.Now
@@ -217,8 +249,10 @@ func I4Conservation(before, after *Snapshot, step Step) error {
 	return nil
 }
 
-// I5Order: Pop returns a maximal pod of activeQ.
-func I5Order(before *Snapshot, step Step) error {
+// I5Order checks I5, order, on a successful Pop (R2): the pod it returned
+// is one of MaximalPods of activeQ before the Pop, that is no pod then in
+// activeQ precedes it under Less.
+func I5Order(before *Snapshot, step StepRecord) error {
 	if step.Rule != R2Pop || step.Err != nil {
 		return nil
 	}
@@ -230,8 +264,8 @@ func I5Order(before *Snapshot, step Step) error {
 	return broken("I5", "Pop returned %s; the maximal pods of activeQ were %v", step.Pod, MaximalPods(before.ActiveQ))
 }
 
-// I6Cycles, state half: 0 <= schedulingCycle and
-// -1 <= moveRequestCycle <= schedulingCycle.
+// I6Cycles checks the half of I6, cycles, that is about one state:
+// 0 <= schedulingCycle and -1 <= moveRequestCycle <= schedulingCycle.
 func I6Cycles(s *Snapshot) error {
 	if s.SchedulingCycle < 0 || s.MoveRequestCycle < -1 || s.MoveRequestCycle > s.SchedulingCycle {
 		return broken("I6", "schedulingCycle=%d moveRequestCycle=%d", s.SchedulingCycle, s.MoveRequestCycle)
@@ -239,9 +273,11 @@ func I6Cycles(s *Snapshot) error {
 	return nil
 }
 
-// I6CyclesStep: schedulingCycle grows by exactly one per successful Pop and
-// by nothing otherwise; moveRequestCycle never decreases.
-func I6CyclesStep(before, after *Snapshot, step Step) error {
+// I6CyclesStep checks the half of I6 that is about one operation:
+// schedulingCycle grows by exactly one on a successful Pop and does not
+// change on any other operation, failed Pops included; moveRequestCycle
+// never decreases.
+func I6CyclesStep(before, after *Snapshot, step StepRecord) error {
 	want := before.SchedulingCycle
 	if step.Rule == R2Pop && step.Err == nil {
 		want++

@@ -141,18 +141,24 @@ func (s PluginSet) Has(name string) bool {
 type QueuedPodInfo struct {
 	Pod *Pod
 	// Timestamp is when the pod was last (re)queued: set by Add (R1) and by
-	// AddUnschedulableIfNotPresent (R3), left alone by every move. It is the
-	// activeQ tie-breaker and the origin of the backoff expiry (R7).
+	// AddUnschedulableIfNotPresent (R3), left alone by every other rule. It
+	// is the activeQ tie-breaker and the origin of the backoff expiry (R7).
 	Timestamp time.Time
-	// Attempts counts the Pops of this pod (R2).
+	// Attempts counts the Pops of this pod: Pop adds one (R2), Add sets it
+	// to 0 (R1), AddUnschedulableIfNotPresent takes it from the pInfo it is
+	// given (R3), and nothing else changes it. The backoff follows it (R7).
 	Attempts int
 	// UnschedulablePlugins are the plugins that rejected the pod in its last
 	// scheduling attempt. The scheduler sets them on the QueuedPodInfo that
-	// Pop returned before handing it to AddUnschedulableIfNotPresent; Pop
-	// clears them. A pod with none is retried after backoff on any event.
+	// Pop returned before handing it to AddUnschedulableIfNotPresent, which
+	// keeps them as a PluginSet (R3); Add and Pop clear them (R1, R2). A pod
+	// with none fails straight to backoffQ (R3), and every move request may
+	// help it (R4).
 	UnschedulablePlugins PluginSet
-	// InitialAttemptTimestamp is when the pod first entered activeQ; zero
-	// until then.
+	// InitialAttemptTimestamp is when the pod first entered activeQ: a pod
+	// that enters activeQ with a zero one gets now (a fresh entry from Add
+	// always does, R1), and no rule changes it otherwise, except that
+	// AddUnschedulableIfNotPresent takes it from the pInfo it is given (R3).
 	InitialAttemptTimestamp time.Time
 }
 

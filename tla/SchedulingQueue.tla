@@ -2,11 +2,14 @@
 (***************************************************************************)
 (* The kube-scheduler scheduling queue, classic mode: upstream v1.33.13,   *)
 (* pkg/scheduler/backend/queue, with SchedulerQueueingHints and            *)
-(* SchedulerPopFromBackoffQ off.  Rule ids R1..R13 and invariant ids       *)
-(* I1..I6 are those of DESIGN.md; names are those of the Go code           *)
-(* (spec/, model/).  model/model.go is the executable twin of this module: *)
-(* tla/agreement_test.go checks that both have the same reachable state    *)
-(* graph for a small bound.                                                *)
+(* SchedulerPopFromBackoffQ off.  The contract is the doc comment of       *)
+(* spec.Queue in the Go package spec (go doc ./spec Queue): rule ids       *)
+(* R1..R13 and invariant ids I1..I6 are its ids, "R4" below means R4 of    *)
+(* spec.Queue, and names are those of the Go code (spec/, model/).  The    *)
+(* comments here add only what is this module's own: bounds, ticks, when   *)
+(* an action is enabled, the ghost of I3.  model/model.go is the           *)
+(* executable twin of this module: tla/agreement_test.go checks that both  *)
+(* have the same reachable state graph for a small bound.                  *)
 (*                                                                         *)
 (* Time is a natural number of ticks, bounded by MaxTime so that the state *)
 (* space is finite; both flushes are actions that may happen at any time   *)
@@ -66,10 +69,8 @@ Held == activeQ \cup backoffQ \cup unschedulablePods \cup inFlight
 NoTime == -1
 
 (***************************************************************************)
-(* R7: backoff.  0 for a pod never attempted, else                         *)
-(* InitialBackoff * 2^(attempts-1) capped at MaxBackoff.  A pod whose      *)
-(* expiry equals now is still backing off (v1.33 isPodBackingoff:          *)
-(* !expiry.Before(now)); see spec.Config.IsBackingOff.                     *)
+(* R7, in ticks, with its boundary: a pod whose expiry equals now is still *)
+(* backing off (spec.Config.IsBackingOff).                                 *)
 (***************************************************************************)
 BackoffDuration(a) ==
     IF a = 0 THEN 0
@@ -95,10 +96,9 @@ Less(p, q) == \/ Priority[p] > Priority[q]
 PopCandidates == {p \in activeQ : ~\E q \in activeQ : Less(q, p)}
 
 (***************************************************************************)
-(* R4: which events matter.  An event no plugin registered (and not the    *)
-(* wildcard) is a complete no-op.  A pod is worth requeuing if no plugin   *)
-(* rejected it, the event is the wildcard, or one of its rejectors         *)
-(* registered the event.                                                   *)
+(* R4: which events matter (spec.PluginEvents.IsEventOfInterest and        *)
+(* IsPodWorthRequeuing), with events as names and "registered" as set      *)
+(* membership.                                                             *)
 (***************************************************************************)
 IsEventOfInterest(e) == e = Wildcard \/ \E pl \in Plugins : e \in Registered[pl]
 
@@ -107,16 +107,15 @@ IsPodWorthRequeuing(p, e) ==
     \/ e = Wildcard
     \/ \E pl \in unschedulablePlugins[p] : e \in Registered[pl]
 
-\* moveToActiveQ sets InitialAttemptTimestamp the first time a pod gets there.
+\* Entering activeQ (the Moves of spec.Queue) sets a zero (NoTime)
+\* InitialAttemptTimestamp to now.
 FirstActive(S) ==
     [p \in Pods |-> IF p \in S /\ initialAttemptTimestamp[p] = NoTime
                     THEN now ELSE initialAttemptTimestamp[p]]
 
 (***************************************************************************)
-(* movePods, the heart of R4 shared by R6: the pods of S (a subset of      *)
-(* unschedulablePods) that the event may help go to backoffQ if still      *)
-(* backing off, else to activeQ, and moveRequestCycle becomes              *)
-(* schedulingCycle even when no pod moved.                                 *)
+(* A move request for event e over S, a subset of unschedulablePods (the   *)
+(* Moves of spec.Queue; R4, R6).                                           *)
 (***************************************************************************)
 MovePods(S, e) ==
     IF ~IsEventOfInterest(e)
@@ -136,9 +135,7 @@ MovePods(S, e) ==
 (* an operation that returns an error changes nothing and is not a step.   *)
 (***************************************************************************)
 
-\* R1: a new pod (or a fresh entry replacing one parked in backoffQ or
-\* unschedulablePods) enters activeQ with Attempts 0 and Timestamp now.
-\* A pod in activeQ or in flight: ErrAlreadyQueued.
+\* R1.  Not enabled for a pod in activeQ or in flight (ErrAlreadyQueued).
 Add(p) ==
     /\ p \notin activeQ \cup inFlight
     /\ activeQ' = activeQ \cup {p}
@@ -150,9 +147,8 @@ Add(p) ==
     /\ unschedulablePlugins' = [unschedulablePlugins EXCEPT ![p] = {}]
     /\ UNCHANGED <<inFlight, podSchedulingCycle, now, schedulingCycle, moveRequestCycle, lostWakeUp>>
 
-\* R2: a maximal pod leaves activeQ and is in flight; Attempts and
-\* schedulingCycle grow by one; its rejectors are cleared.  The scheduler
-\* keeps the returned cycle to hand back to R3.
+\* R2, choosing any maximal pod.  podSchedulingCycle is the cycle Pop
+\* returns, which the scheduler keeps to hand back to R3.
 Pop(p) ==
     /\ schedulingCycle < MaxCycle
     /\ p \in PopCandidates
@@ -174,10 +170,9 @@ LandsWithoutShortcut ==
         /\ \/ moveRequestCycle >= podSchedulingCycle[p]
            \/ unschedulablePlugins'[p] = {}
 
-\* R3: a pod in flight failed in its cycle, rejected by the plugins of
-\* `rejectors`.  The moveRequestCycle shortcut sends it to backoffQ when a
-\* move request happened during or after that cycle, so that the event it
-\* may have missed is not lost; a pod no plugin rejected goes there too.
+\* R3, as the scheduler uses it: a pod in flight failed in its own cycle,
+\* rejected by the plugins of `rejectors`.  Shortcut = FALSE removes the
+\* moveRequestCycle shortcut (NoShortcut.cfg).
 AddUnschedulableIfNotPresent(p, rejectors) ==
     /\ p \in inFlight
     /\ LET shortcut == Shortcut /\ moveRequestCycle >= podSchedulingCycle[p]
@@ -202,14 +197,14 @@ Forget(p) ==
     /\ unschedulablePlugins' = [unschedulablePlugins EXCEPT ![p] = {}]
     /\ podSchedulingCycle' = [podSchedulingCycle EXCEPT ![p] = 0]
 
-\* R12: a pod in flight is bound (or given up) and leaves the queue.
+\* R12.
 Done(p) ==
     /\ p \in inFlight
     /\ inFlight' = inFlight \ {p}
     /\ Forget(p)
     /\ UNCHANGED <<activeQ, backoffQ, unschedulablePods, now, schedulingCycle, moveRequestCycle, lostWakeUp>>
 
-\* R10: the pod leaves whichever place holds it, in flight included.
+\* R10.
 Delete(p) ==
     /\ p \in Held
     /\ activeQ' = activeQ \ {p}
@@ -219,10 +214,7 @@ Delete(p) ==
     /\ Forget(p)
     /\ UNCHANGED <<now, schedulingCycle, moveRequestCycle, lostWakeUp>>
 
-\* R8: a pod in unschedulablePods or backoffQ moves to activeQ, backoff or
-\* not; for any other pod (in activeQ, in flight, unknown) v1.33 sets
-\* moveRequestCycle = schedulingCycle, which gives an in-flight pod the
-\* shortcut when it fails.
+\* R8 for one pod, including a pod not held: it advances moveRequestCycle.
 Activate(p) ==
     IF p \in unschedulablePods \cup backoffQ
     THEN /\ activeQ' = activeQ \cup {p}
@@ -239,8 +231,7 @@ MoveAllToActiveOrBackoffQueue(e) ==
     /\ MovePods(unschedulablePods, e)
     /\ UNCHANGED <<now, schedulingCycle, lostWakeUp>>
 
-\* R5: every pod whose backoff completed (expiry strictly before now) moves
-\* to activeQ.
+\* R5.
 FlushBackoffQCompleted ==
     LET done == {p \in backoffQ : ~IsBackingOff(p)}
     IN  /\ backoffQ' = backoffQ \ done
@@ -249,9 +240,7 @@ FlushBackoffQCompleted ==
         /\ UNCHANGED <<unschedulablePods, inFlight, attempts, timestamp, unschedulablePlugins,
                        podSchedulingCycle, now, schedulingCycle, moveRequestCycle, lostWakeUp>>
 
-\* R6: pods parked for strictly longer than MaxInUnschedulable move as in R4
-\* with the wildcard UnschedulableTimeout.  With no such pod nothing happens,
-\* moveRequestCycle included.
+\* R6, with the wildcard for UnschedulableTimeout.
 FlushUnschedulablePodsLeftover ==
     LET leftover == {p \in unschedulablePods : now - timestamp[p] > MaxInUnschedulable}
     IN  /\ IF leftover = {}

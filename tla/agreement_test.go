@@ -1,13 +1,15 @@
 package tla_test
 
-// The bridge between SchedulingQueue.tla and model/: for the bound of
-// Graph.cfg, explore every state the Go model can reach, breadth first, with
-// the action alphabet of the spec's Next; check the invariants of spec/ on
-// every state and step; and compare the graph (states and labelled steps,
-// in the canonical encoding of internal/stategraph) with the one TLC
-// produced from the spec, committed as testdata/graph.txt.gz. TLC is not
-// needed here; `make tla-graph` regenerates the committed graph, and the
-// test refuses a graph whose TLA+ sources have changed since.
+// The bridge between SchedulingQueue.tla and model/: for the bound of each
+// agreement configuration (Graph.cfg, GraphPriority.cfg), explore every
+// state the Go model can reach, breadth first, with the action alphabet of
+// the spec's Next; check the invariants of spec/ on every state and step;
+// and compare the graph (states and labelled steps, in the canonical
+// encoding of internal/stategraph) with the one TLC produced from the spec,
+// committed as testdata/<cfg>.txt.gz (testdata/Graph.txt.gz,
+// testdata/GraphPriority.txt.gz). TLC is not needed here; `make tla-graph`
+// regenerates the committed graphs, and the test refuses a graph whose TLA+
+// sources have changed since.
 
 import (
 	"bufio"

@@ -2,8 +2,10 @@
 // (SchedulingQueue.tla, SchedulingQueueTimed.tla), the TLC configurations
 // that check it (make tlc), and the Go test that keeps it in agreement with
 // the executable model in package model: agreement_test.go explores the
-// model's reachable states for the bound of Graph.cfg and compares that
-// graph with the one TLC produced (testdata/graph.txt.gz, make tla-graph).
+// model's reachable states for the bounds of Graph.cfg and
+// GraphPriority.cfg and compares each graph with the one TLC produced
+// (testdata/Graph.txt.gz and testdata/GraphPriority.txt.gz, make
+// tla-graph). The contract both formalise is spec.Queue's.
 // See README.md.
 //
 // The package has no Go API; the code lives in its tests, in

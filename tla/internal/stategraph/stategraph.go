@@ -20,7 +20,8 @@ import (
 	"strings"
 )
 
-// Places of a pod, spelled as in SchedulingQueue.tla and DESIGN.md.
+// Places of a pod, spelled as in SchedulingQueue.tla and as
+// spec.Location prints them; None is a pod the queue does not hold.
 const (
 	None              = "none"
 	ActiveQ           = "activeQ"
