@@ -35,8 +35,8 @@ type NewQueue func(cfg spec.Config, clk *testingclock.FakeClock) (spec.Queue, er
 // the shape of a conformance.Target, whose clock the adapter owns.
 type Stepper interface {
 	spec.Queue
-	// Step advances the queue's clock by d, atomically.
-	Step(d time.Duration)
+	// Advance moves the queue's clock forward by d, atomically.
+	Advance(d time.Duration)
 }
 
 // NewTarget makes a queue under test with its own steppable clock reading
@@ -49,7 +49,7 @@ type fakeClocked struct {
 	clk *testingclock.FakeClock
 }
 
-func (f fakeClocked) Step(d time.Duration) { f.clk.Step(d) }
+func (f fakeClocked) Advance(d time.Duration) { f.clk.Step(d) }
 
 // The plugins of the workload's registry, and the events clients raise.
 const (
@@ -737,7 +737,7 @@ func (c *client) issue(k Kind) {
 		f = func() Output { c.q.FlushUnschedulablePodsLeftover(); return Output{} }
 	case Step:
 		in.D = c.clockStep()
-		f = func() Output { c.q.Step(in.D); return Output{} }
+		f = func() Output { c.q.Advance(in.D); return Output{} }
 	case MoveAll:
 		in.Event = events[c.rng.IntN(len(events))]
 		switch c.rng.IntN(4) {

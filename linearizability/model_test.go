@@ -8,8 +8,8 @@ import (
 
 	"github.com/anishathalye/porcupine"
 
-	"github.com/schedq/schedq/conformance"
 	lin "github.com/schedq/schedq/linearizability"
+	"github.com/schedq/schedq/schedqtest"
 	"github.com/schedq/schedq/spec"
 )
 
@@ -164,10 +164,10 @@ func TestModelStepLeavesItsInputAlone(t *testing.T) {
 	}
 }
 
-// The workload registers what every other suite does, so that its
-// scenarios replay under the one registry.
+// The workload registers what every other suite does (schedqtest.Registry),
+// so that its scenarios replay under the one registry.
 func TestRegistryIsTheSuitesOne(t *testing.T) {
-	if !reflect.DeepEqual(lin.Registry, conformance.Registry) {
-		t.Errorf("lin.Registry = %v\nwant conformance.Registry = %v", lin.Registry, conformance.Registry)
+	if !reflect.DeepEqual(lin.Registry, schedqtest.Registry) {
+		t.Errorf("lin.Registry = %v\nwant schedqtest.Registry = %v", lin.Registry, schedqtest.Registry)
 	}
 }

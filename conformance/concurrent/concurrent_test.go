@@ -19,7 +19,7 @@ type implTarget struct {
 	clock *testingclock.FakeClock
 }
 
-func (t implTarget) Step(d time.Duration) { t.clock.Step(d) }
+func (t implTarget) Advance(d time.Duration) { t.clock.Step(d) }
 
 func (t implTarget) Profile() conformance.Profile {
 	return conformance.Profile{Name: conformance.ProfileImpl, Description: "schedq impl", Blocking: true,
@@ -44,7 +44,7 @@ type lockedTarget struct {
 	flaw  lockedq.Flaw
 }
 
-func (t lockedTarget) Step(d time.Duration) { t.clock.Step(d) }
+func (t lockedTarget) Advance(d time.Duration) { t.clock.Step(d) }
 
 func (t lockedTarget) Profile() conformance.Profile {
 	return conformance.Profile{Name: "lockedq-" + t.flaw.String(), Description: "the model behind a mutex, flaw " + t.flaw.String(),

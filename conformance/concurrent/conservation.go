@@ -14,6 +14,7 @@ import (
 
 	"github.com/schedq/schedq/conformance"
 	"github.com/schedq/schedq/internal/parked"
+	"github.com/schedq/schedq/schedqtest"
 	"github.com/schedq/schedq/spec"
 )
 
@@ -183,7 +184,7 @@ type round struct {
 }
 
 // events the workers raise; PVAdd is of no interest to any plugin.
-var events = []spec.ClusterEvent{conformance.NodeAdd, conformance.NodeTaint, conformance.PVAdd, spec.WildCardEvent,
+var events = []spec.ClusterEvent{schedqtest.NodeAdd, schedqtest.NodeTaint, schedqtest.PVAdd, spec.WildCardEvent,
 	{Resource: spec.ResourcePod, ActionType: spec.Delete}}
 
 // steps are the clock steps: onto and around the backoff boundaries and
@@ -294,7 +295,7 @@ loop:
 		if len(s.BackoffQ)+len(s.UnschedulablePods) > 0 {
 			// Drain: past every backoff and the leftover limit, then
 			// both flushes; the flushes must wake the Pops.
-			target.Step(cfg.PodMaxInUnschedulablePodsDuration + cfg.PodMaxBackoffDuration + time.Nanosecond)
+			target.Advance(cfg.PodMaxInUnschedulablePodsDuration + cfg.PodMaxBackoffDuration + time.Nanosecond)
 			target.FlushUnschedulablePodsLeftover()
 			target.FlushBackoffQCompleted()
 			continue
@@ -523,7 +524,7 @@ func (w *worker) issue() {
 		st := steps(w.r.cfg)
 		d := st[w.rng.IntN(len(st))]
 		w.set("Step(" + d.String() + ")")
-		q.Step(d)
+		q.Advance(d)
 	case n < 86:
 		p := w.r.all[w.rng.IntN(len(w.r.all))]
 		w.set("Activate(" + p.Name + ")")

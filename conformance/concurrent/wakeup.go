@@ -10,13 +10,14 @@ import (
 
 	"github.com/schedq/schedq/conformance"
 	"github.com/schedq/schedq/internal/parked"
+	"github.com/schedq/schedq/schedqtest"
 	"github.com/schedq/schedq/spec"
 )
 
 // start is the time every target's clock starts at.
 var start = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
-func wakeConfig() spec.Config { return spec.DefaultConfig(conformance.Registry) }
+func wakeConfig() spec.Config { return spec.DefaultConfig(schedqtest.Registry) }
 
 // PopFrame is the frame a parked Pop goroutine must show: a method named
 // Pop (the target's, whatever wraps it).
@@ -106,7 +107,7 @@ func (w *waker) park(plugin string, names ...string) {
 // pod is the check's pod of that name: priority by name, so Pops are
 // deterministic; "aff-*" pods have a required affinity to app=web.
 func pod(name string) *spec.Pod {
-	p := conformance.Pod(name, int32(100-len(name)-int(name[0])))
+	p := schedqtest.Pod(name, int32(100-len(name)-int(name[0])))
 	if strings.HasPrefix(name, "aff-") {
 		p.RequiredAffinityTerms = []spec.AffinityTerm{{MatchLabels: map[string]string{"app": "web"}}}
 	}
@@ -144,8 +145,8 @@ func wakeChecks() []wakeCheck {
 			setup: func(w *waker) {
 				w.add("a")
 				w.pop("a")
-				w.target.MoveAllToActiveOrBackoffQueue(conformance.NodeAdd, nil)
-				w.target.Step(backoffDone)
+				w.target.MoveAllToActiveOrBackoffQueue(schedqtest.NodeAdd, nil)
+				w.target.Advance(backoffDone)
 			},
 			op: func(w *waker) {
 				p := w.held["a"]
@@ -153,16 +154,16 @@ func wakeChecks() []wakeCheck {
 				w.must(w.target.AddUnschedulableIfNotPresent(p.info, p.cycle), "AddUnschedulableIfNotPresent")
 			}},
 		{name: "MoveAllToActiveOrBackoffQueue", rules: "R4 R2", pops: 1, want: []string{"a"},
-			setup: func(w *waker) { w.park(fit, "a"); w.target.Step(backoffDone) },
-			op:    func(w *waker) { w.target.MoveAllToActiveOrBackoffQueue(conformance.NodeAdd, nil) }},
+			setup: func(w *waker) { w.park(fit, "a"); w.target.Advance(backoffDone) },
+			op:    func(w *waker) { w.target.MoveAllToActiveOrBackoffQueue(schedqtest.NodeAdd, nil) }},
 		{name: "MoveAllToActiveOrBackoffQueue of two pods, two Pops parked", rules: "R4 R2", pops: 2, want: []string{"a", "b"},
-			setup: func(w *waker) { w.park(fit, "a", "b"); w.target.Step(backoffDone) },
-			op:    func(w *waker) { w.target.MoveAllToActiveOrBackoffQueue(conformance.NodeAdd, nil) }},
+			setup: func(w *waker) { w.park(fit, "a", "b"); w.target.Advance(backoffDone) },
+			op:    func(w *waker) { w.target.MoveAllToActiveOrBackoffQueue(schedqtest.NodeAdd, nil) }},
 		{name: "AssignedPodAdded", rules: "R11 R2", pops: 1, want: []string{"aff-a"},
-			setup: func(w *waker) { w.park(affinity, "aff-a"); w.target.Step(backoffDone) },
+			setup: func(w *waker) { w.park(affinity, "aff-a"); w.target.Advance(backoffDone) },
 			op:    func(w *waker) { w.must(w.target.AssignedPodAdded(webPod), "AssignedPodAdded") }},
 		{name: "AssignedPodUpdated", rules: "R11 R2", pops: 1, want: []string{"aff-a"},
-			setup: func(w *waker) { w.park(affinity, "aff-a"); w.target.Step(backoffDone) },
+			setup: func(w *waker) { w.park(affinity, "aff-a"); w.target.Advance(backoffDone) },
 			op: func(w *waker) {
 				old := *webPod
 				old.Labels = map[string]string{"app": "db"}
@@ -172,22 +173,22 @@ func wakeChecks() []wakeCheck {
 			setup: func(w *waker) {
 				w.add("a")
 				w.pop("a")
-				w.target.MoveAllToActiveOrBackoffQueue(conformance.NodeAdd, nil)
+				w.target.MoveAllToActiveOrBackoffQueue(schedqtest.NodeAdd, nil)
 				w.fail("a", fit) // a move request in its cycle: backoffQ
-				w.target.Step(backoffDone)
+				w.target.Advance(backoffDone)
 			},
 			op: func(w *waker) { w.target.FlushBackoffQCompleted() }},
 		{name: "FlushUnschedulablePodsLeftover", rules: "R6 R2", pops: 1, want: []string{"a"},
 			setup: func(w *waker) {
 				w.park(fit, "a")
-				w.target.Step(wakeConfig().PodMaxInUnschedulablePodsDuration + time.Nanosecond)
+				w.target.Advance(wakeConfig().PodMaxInUnschedulablePodsDuration + time.Nanosecond)
 			},
 			op: func(w *waker) { w.target.FlushUnschedulablePodsLeftover() }},
 		{name: "Activate", rules: "R8 R2", pops: 1, want: []string{"a"},
 			setup: func(w *waker) { w.park(fit, "a") },
 			op:    func(w *waker) { w.must(w.target.Activate([]*spec.Pod{pod("a")}), "Activate") }},
 		{name: "Update of an unschedulable pod", rules: "R9 R2", pops: 1, want: []string{"a"},
-			setup: func(w *waker) { w.park(fit, "a"); w.target.Step(backoffDone) },
+			setup: func(w *waker) { w.park(fit, "a"); w.target.Advance(backoffDone) },
 			op:    func(w *waker) { w.must(w.target.Update(pod("a"), relabel(pod("a"))), "Update") }},
 		{name: "Update of an unknown pod", rules: "R9 R1 R2", pops: 1, want: []string{"a"},
 			op: func(w *waker) { w.must(w.target.Update(pod("a"), relabel(pod("a"))), "Update") }},

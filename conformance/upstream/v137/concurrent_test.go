@@ -16,6 +16,7 @@ import (
 	"github.com/schedq/schedq/conformance"
 	"github.com/schedq/schedq/conformance/concurrent"
 	"github.com/schedq/schedq/internal/parked"
+	"github.com/schedq/schedq/schedqtest"
 	"github.com/schedq/schedq/spec"
 )
 
@@ -194,13 +195,13 @@ func upstreamLogged(msg string) func(string) bool {
 func reproduceRequeueRace(t *testing.T, newTarget conformance.NewTarget, trials int) string {
 	lost := 0
 	first := -1
-	cfg := spec.DefaultConfig(conformance.Registry)
+	cfg := spec.DefaultConfig(schedqtest.Registry)
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	n := 0
 	for i := 0; i < 25*trials && (i < trials || lost == 0); i++ {
 		n++
 		tg := newTarget(t, cfg, start)
-		a := conformance.Pod("a", 1)
+		a := schedqtest.Pod("a", 1)
 		if err := tg.Add(a); err != nil {
 			t.Fatal(err)
 		}
@@ -222,7 +223,7 @@ func reproduceRequeueRace(t *testing.T, newTarget conformance.NewTarget, trials 
 		// An event while a is in flight that the rejecting plugin
 		// registered for: the hint says Queue, so a goes to backoffQ
 		// (not the error backoffQ, from which Pop does not take).
-		tg.MoveAllToActiveOrBackoffQueue(conformance.NodeAdd, nil)
+		tg.MoveAllToActiveOrBackoffQueue(schedqtest.NodeAdd, nil)
 		info.UnschedulablePlugins = spec.NewPluginSet("NodeResourcesFit")
 		if err := tg.AddUnschedulableIfNotPresent(info, cycle); err != nil {
 			t.Fatal(err)
