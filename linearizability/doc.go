@@ -60,5 +60,6 @@
 // the model, and why the model rejects it), porcupine.go (the porcupine
 // model and its state), describe.go (rendering in queue terms), harness.go
 // (recording), check.go (checking, evidence), json.go (saved histories),
-// scenario.go (a failing history as a scenario of the scenario language).
+// scenario.go (a failing history's sequential witness as a scenario file,
+// schedqtest.FormatScenario).
 package linearizability

@@ -9,6 +9,7 @@ import (
 	"github.com/anishathalye/porcupine"
 
 	"github.com/schedq/schedq/model"
+	"github.com/schedq/schedq/schedqtest"
 	"github.com/schedq/schedq/spec"
 )
 
@@ -73,43 +74,65 @@ func (h *History) Witness(res Result) (Witness, bool) {
 	return Witness{}, false
 }
 
-// Scenario renders the witness as a scenario of the repository's scenario
-// language (conformance/testdata/scenarios): a config line, the prefix one
-// operation per line as the model accepts it, and the rejected operation
-// last, with what the queue returned in a comment. Pods are those of the
-// workload (namespace "ns", the language's default).
-//
-// TODO(schedqtest): build it with schedqtest.FormatScenario once that
-// package is on main, so that it carries the model's expected output and
-// the conformance runner replays it; the lines are already the language's.
+// Scenario renders the witness as a scenario file of the repository's
+// scenario language (schedqtest.FormatScenario): the config, the prefix
+// one operation per line in the order the model accepts it, each with the
+// model's expected output, and last the operation the model rejects. The
+// queue's output for that last operation, and why the model rejects it,
+// are in the file's comment; the file's own expectation there is the
+// model's. Pops of the prefix pin the pod the queue returned (pop
+// choose=X), so the file replays the same way.
 func (w Witness) Scenario(name string, cfg spec.Config) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "# linearizability: %s\n", name)
-	b.WriteString("# The sequential witness: the longest prefix of the history the model accepts, in the order it\n")
-	b.WriteString("# accepts it, then an operation that cannot follow, with what the queue returned.\n")
-	fmt.Fprintf(&b, "config max-backoff=%v initial-backoff=%v leftover=%v\n----\n\n", cfg.PodMaxBackoffDuration, cfg.PodInitialBackoffDuration, cfg.PodMaxInUnschedulablePodsDuration)
+	sc, err := w.ScenarioOps(name, cfg)
+	if err != nil {
+		return fmt.Sprintf("# %s: the witness is not a scenario: %v\n", name, err)
+	}
+	text, err := schedqtest.FormatScenario(sc)
+	if err != nil {
+		return fmt.Sprintf("# %s: the witness does not replay on the model: %v\n%s", name, err, schedqtest.FormatOps(sc.Ops))
+	}
+	return text
+}
+
+// ScenarioOps is the witness as a schedqtest.Scenario (without the
+// model's output): what Scenario formats.
+func (w Witness) ScenarioOps(name string, cfg spec.Config) (schedqtest.Scenario, error) {
+	def := schedqtest.Config()
+	sc := schedqtest.Scenario{Name: name, Comment: []string{
+		"linearizability: " + name,
+		"The sequential witness of a concurrent history that is not linearizable: the longest prefix the",
+		"model accepts, in the order it accepts it, then an operation that cannot follow.",
+		fmt.Sprintf("The last operation (client %d) returned %s in the queue; the model rejects that: %s",
+			w.Next.ClientId, outcome(w.Next.Input.(Input), w.Next.Output.(Output)), strings.ReplaceAll(w.Why, "\n", " ")),
+	}}
+	if cfg.PodInitialBackoffDuration != def.PodInitialBackoffDuration {
+		sc.Config.InitialBackoff = cfg.PodInitialBackoffDuration
+	}
+	if cfg.PodMaxBackoffDuration != def.PodMaxBackoffDuration {
+		sc.Config.MaxBackoff = cfg.PodMaxBackoffDuration
+	}
+	if cfg.PodMaxInUnschedulablePodsDuration != def.PodMaxInUnschedulablePodsDuration {
+		sc.Config.Leftover = cfg.PodMaxInUnschedulablePodsDuration
+	}
 	m, err := model.New(cfg, Start)
 	if err != nil {
-		panic(err)
+		return sc, err
 	}
 	popped := map[spec.PodKey]bool{}
 	for _, op := range w.Prefix {
 		in, out := op.Input.(Input), op.Output.(Output)
-		line := opLine(m, in, popped)
-		if c := outcome(in, out); c != "" {
-			fmt.Fprintf(&b, "# c%d: %s\n", op.ClientId, c)
+		if o, ok := toOp(m, in, out, popped, true); ok {
+			sc.Ops = append(sc.Ops, o)
 		}
-		fmt.Fprintf(&b, "%s\n----\n\n", line)
 		Apply(m, in, out)
-		if in.Kind == Pop && out.Info != nil {
+		if in.Kind == Pop && out.Info != nil && out.Err == nil {
 			popped[out.Info.Key()] = true
 		}
 	}
-	in, out := w.Next.Input.(Input), w.Next.Output.(Output)
-	fmt.Fprintf(&b, "# c%d: the queue returned %s; the model rejects it here: %s\n", w.Next.ClientId, outcome(in, out),
-		strings.ReplaceAll(w.Why, "\n", "\n# "))
-	fmt.Fprintf(&b, "%s\n----\n", opLine(m, in, popped))
-	return b.String()
+	if o, ok := toOp(m, w.Next.Input.(Input), w.Next.Output.(Output), popped, false); ok {
+		sc.Ops = append(sc.Ops, o)
+	}
+	return sc, nil
 }
 
 // outcome is what the queue returned, for a comment.
@@ -124,130 +147,98 @@ func outcome(in Input, out Output) string {
 	case in.Kind == Snapshot && out.Snapshot != nil:
 		return "snapshot " + describeSnapshot(*out.Snapshot)
 	}
-	return ""
+	return "ok"
 }
 
-// opLine is one operation in the language; m is the model before it (for
-// what a named PreCheck lets through, and which pods were popped).
-func opLine(m *model.Model, in Input, popped map[spec.PodKey]bool) string {
+func podRef(p *spec.Pod, full bool) schedqtest.PodRef {
+	r := schedqtest.PodRef{Name: p.Name}
+	if p.Namespace != schedqtest.Namespace {
+		ns := p.Namespace
+		r.Namespace = &ns
+	}
+	if !full {
+		return r
+	}
+	if p.UID != schedqtest.UIDOf(p.Name) {
+		uid := string(p.UID)
+		r.UID = &uid
+	}
+	prio := p.Priority
+	r.Priority = &prio
+	if len(p.Labels) > 0 {
+		r.Labels = maps.Clone(p.Labels)
+	}
+	if len(p.RequiredAffinityTerms) > 0 {
+		r.Affinity = maps.Clone(p.RequiredAffinityTerms[0].MatchLabels)
+	}
+	return r
+}
+
+// toOp is one operation in the language; m is the model before it (for
+// what a named PreCheck lets through), popped the pods Pop returned so
+// far. pin makes a Pop return the pod the queue returned. Snapshot and
+// SchedulingCycle have no line: the state printed after every line shows
+// them.
+func toOp(m *model.Model, in Input, out Output, popped map[spec.PodKey]bool, pin bool) (schedqtest.Op, bool) {
+	o := schedqtest.Op{}
 	switch in.Kind {
 	case Add:
-		return "add " + podArgs(in.Pod)
+		o.Kind, o.Pod = schedqtest.KindAdd, podRef(in.Pod, true)
 	case Pop:
-		return "pop"
+		o.Kind = schedqtest.KindPop
+		if pin && out.Err == nil && out.Info != nil {
+			o.Choose = out.Info.Pod.Name
+		}
 	case AddUnschedulable:
-		s := "fail " + in.Info.Pod.Name
-		if in.Info.Pod.Namespace != "ns" {
-			s += " ns=" + in.Info.Pod.Namespace
-		}
-		if len(in.Info.UnschedulablePlugins) > 0 {
-			s += " plugins=(" + strings.Join(in.Info.UnschedulablePlugins, ",") + ")"
-		}
-		s += fmt.Sprintf(" cycle=%d", in.Cycle)
+		o.Kind, o.Pod = schedqtest.KindFail, podRef(in.Info.Pod, false)
+		o.Plugins = slices.Clone(in.Info.UnschedulablePlugins)
+		c := in.Cycle
+		o.Cycle = &c
 		if !popped[in.Info.Key()] {
-			s += fmt.Sprintf(" never-popped attempts=%d", in.Info.Attempts)
+			o.NeverPopped, o.Attempts = true, in.Info.Attempts
 		}
-		return s
 	case MoveAll:
-		s := "move " + eventName(in.Event)
+		o.Kind, o.Event = schedqtest.KindMove, in.Event
 		if in.PreCheck.Fn != nil {
+			o.PreCheck = []string{}
 			snap := m.Snapshot()
-			var pass []string
 			for _, p := range snap.UnschedulablePods {
 				if in.PreCheck.Fn(p.Pod) {
-					pass = append(pass, p.Pod.Name)
+					o.PreCheck = append(o.PreCheck, p.Pod.Name)
 				}
 			}
-			s += " precheck=(" + strings.Join(pass, ",") + ")"
 		}
-		return s
 	case FlushBackoffQ:
-		return "flush-backoff"
+		o.Kind = schedqtest.KindFlushBackoff
 	case FlushLeftover:
-		return "flush-leftover"
+		o.Kind = schedqtest.KindFlushLeftover
 	case Activate:
-		names := make([]string, len(in.Pods))
-		for i, p := range in.Pods {
-			names[i] = p.Name
+		o.Kind = schedqtest.KindActivate
+		for _, p := range in.Pods {
+			o.Pods = append(o.Pods, podRef(p, false))
 		}
-		return "activate " + strings.Join(names, " ")
 	case Update:
-		s := "update " + in.Pod.Name
-		if in.Pod.Namespace != "ns" {
-			s += " ns=" + in.Pod.Namespace
-		}
-		switch {
-		case in.OldPod.Priority != in.Pod.Priority:
-			s += fmt.Sprintf(" prio=%d", in.Pod.Priority)
-		case spec.IsPodUpdated(in.OldPod, in.Pod):
-			s += " labels=" + labels(in.Pod.Labels)
-		default:
-			s += " touch"
-		}
-		return s
+		// The whole new version: the pod may be unknown to the queue
+		// (R9 adds it), and the language builds an unknown pod's old
+		// version from its name alone.
+		o.Kind, o.Pod = schedqtest.KindUpdate, podRef(in.Pod, true)
+		o.Touch = in.OldPod.Priority == in.Pod.Priority && !spec.IsPodUpdated(in.OldPod, in.Pod)
 	case Delete:
-		s := "delete " + in.Pod.Name
-		if in.Pod.Namespace != "ns" {
-			s += " ns=" + in.Pod.Namespace
-		}
-		return s
+		o.Kind, o.Pod = schedqtest.KindDelete, podRef(in.Pod, false)
 	case AssignedPodAdded:
-		return "assigned-add " + in.Pod.Name + " ns=" + in.Pod.Namespace + " labels=" + labels(in.Pod.Labels)
+		o.Kind, o.Pod = schedqtest.KindAssignedAdd, podRef(in.Pod, false)
+		o.Pod.Labels = maps.Clone(in.Pod.Labels)
 	case AssignedPodUpdated:
-		return "assigned-update " + in.Pod.Name + " ns=" + in.Pod.Namespace + " labels=" + labels(in.Pod.Labels) + " event=" + eventName(in.Event)
+		o.Kind, o.Pod, o.Event = schedqtest.KindAssignedUpdate, podRef(in.Pod, false), in.Event
+		o.Pod.Labels = maps.Clone(in.Pod.Labels)
 	case Done:
-		return "done uid=" + string(in.UID)
+		o.Kind, o.UID = schedqtest.KindDone, string(in.UID)
 	case Step:
-		return "tick " + in.D.String()
-	case Snapshot:
-		return "# snapshot (the state after every line shows it)"
-	case SchedulingCycle:
-		return "# schedulingCycle (the state after every line shows it)"
+		o.Kind, o.Duration = schedqtest.KindTick, in.D
 	case Close:
-		return "close"
+		o.Kind = schedqtest.KindClose
+	default:
+		return o, false
 	}
-	return "# " + in.Kind.String()
-}
-
-func podArgs(p *spec.Pod) string {
-	s := fmt.Sprintf("%s prio=%d", p.Name, p.Priority)
-	if p.UID != spec.UID("uid-"+p.Name) {
-		s += " uid=" + string(p.UID)
-	}
-	if p.Namespace != "ns" {
-		s += " ns=" + p.Namespace
-	}
-	if len(p.Labels) > 0 {
-		s += " labels=" + labels(p.Labels)
-	}
-	for _, t := range p.RequiredAffinityTerms {
-		s += " affinity=" + labels(t.MatchLabels)
-	}
-	return s
-}
-
-func labels(l map[string]string) string {
-	var parts []string
-	for _, k := range slices.Sorted(maps.Keys(l)) {
-		parts = append(parts, k+"="+l[k])
-	}
-	return "(" + strings.Join(parts, ",") + ")"
-}
-
-// eventName is an event's name in the language: a standard name, or
-// Resource/Action.
-func eventName(e spec.ClusterEvent) string {
-	std := map[spec.ClusterEvent]string{
-		{Resource: spec.ResourceNode, ActionType: spec.Add}:             "NodeAdd",
-		{Resource: spec.ResourceNode, ActionType: spec.UpdateNodeTaint}: "NodeTaint",
-		{Resource: spec.ResourcePersistentVolume, ActionType: spec.Add}: "PVAdd",
-		{Resource: spec.ResourceAssignedPod, ActionType: spec.Delete}:   "AssignedPodDelete",
-		spec.EventAssignedPodAdd:                                        "AssignedPodAdd",
-		spec.EventAssignedPodUpdate:                                     "AssignedPodUpdate",
-		spec.WildCardEvent:                                              "WildCard",
-	}
-	if n, ok := std[e]; ok {
-		return n
-	}
-	return string(e.Resource) + "/" + strings.TrimPrefix(e.EventLabel(), string(e.Resource))
+	return o, true
 }
