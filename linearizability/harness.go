@@ -51,6 +51,15 @@ type fakeClocked struct {
 
 func (f fakeClocked) Advance(d time.Duration) { f.clk.Step(d) }
 
+// CheckConsistency passes on the queue's own internal consistency check,
+// if it has one (impl's does), so the recorder can run it at quiescence.
+func (f fakeClocked) CheckConsistency() error {
+	if c, ok := f.Queue.(interface{ CheckConsistency() error }); ok {
+		return c.CheckConsistency()
+	}
+	return nil
+}
+
 // The plugins of the workload's registry, and the events clients raise.
 const (
 	pluginFit      = "NodeResourcesFit"
@@ -407,6 +416,14 @@ func RecordTarget(w Workload, newTarget NewTarget) (*History, error) {
 			w.Deadline, hang, w.Deadline/2, describeClients(clients))
 	}
 	h.BoundarySteps = int(r.boundarySteps.Load())
+	// At quiescence a queue with an internal consistency check (impl's
+	// indexes, heaps and groups against the pods it holds) must pass it:
+	// a leak there shows in no history.
+	if c, ok := r.q.(interface{ CheckConsistency() error }); ok {
+		if err := c.CheckConsistency(); err != nil {
+			return nil, fmt.Errorf("linearizability: at quiescence after the history (seed %d): %w", w.Seed, err)
+		}
+	}
 
 	for _, l := range logs {
 		h.Operations = append(h.Operations, l.ops...)
