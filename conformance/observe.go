@@ -86,3 +86,7 @@ func diffStates(model, target spec.Snapshot, start time.Time, cfg spec.Config) s
 	}
 	return b.String()
 }
+
+// mistakeNoMetrics is the adapter mistake of a profile that claims metrics
+// without the method to read them.
+const mistakeNoMetrics = "adapter mistake: Profile().Observes.Metrics is set but the target does not implement conformance.MetricsReporter (Metrics() conformance.Metrics)"

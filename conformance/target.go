@@ -39,13 +39,29 @@ import (
 )
 
 // Target is a queue under test: the operations of spec.Queue, a way to move
-// its clock, and the profile it claims. Snapshot is the target's
-// observation of which place holds which pod and of the cycle counters; a
-// target that cannot observe a part says so in Profile.Observes, and the
-// suite then does not compare that part. Snapshot must set Now to the
-// target's clock, sort each list by key (spec.SortPods) and build plugin
-// sets with spec.NewPluginSet: the suite reports a snapshot that does not
-// as an adapter mistake (AdapterMistake) before it looks at any rule.
+// its clock, and the profile it claims.
+//
+// What the suite requires of a target, beyond the rules of spec.Queue (it
+// checks all of it in a "preflight" subtest before any scenario, and
+// names a failure as an adapter mistake, AdapterMistake, never as a broken
+// rule):
+//
+//   - Snapshot().Now is set, and is the target's clock: the start time
+//     NewTarget was given, moved by exactly what Advance added. (Left
+//     zero, every backoff expiry would look wrong.)
+//   - Each list of a Snapshot is sorted by key (spec.SortPods), whatever
+//     order the queue keeps its pods in.
+//   - Where Profile.Observes.PodInfo is set, each pod's
+//     UnschedulablePlugins is a normalised plugin set, sorted and without
+//     duplicates (spec.NewPluginSet): rebuild it with spec.NewPluginSet if
+//     the queue keeps plugins in a map or a set.
+//   - Where Profile.Observes.Metrics is set, the target implements
+//     MetricsReporter.
+//   - Profile().Name is not empty (reports and known differences use it).
+//
+// Snapshot is the target's observation of which place holds which pod and
+// of the cycle counters; a target that cannot observe a part says so in
+// Profile.Observes, and the suite then does not compare that part.
 type Target interface {
 	spec.Queue
 	// Advance moves the target's clock forward by d (a fake clock: the
@@ -90,6 +106,10 @@ type Observes struct {
 	PodInfo bool
 	// Closed: Snapshot.Closed is meaningful.
 	Closed bool
+	// Metrics: the target implements MetricsReporter, and its
+	// pending_pods and queue_incoming_pods_total (R14) are compared with
+	// the model's after every step.
+	Metrics bool
 }
 
 // KnownDifference declares that targets of some profiles behave differently
