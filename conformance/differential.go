@@ -117,7 +117,7 @@ func runDifferential(t *testing.T, newTarget NewTarget, ro randomRuns) bool {
 // failFileDir makes dir the working directory of the test, where rapid
 // reads and writes its fail files (testdata/rapid/...). It fails in a
 // parallel test, whose working directory cannot change.
-func failFileDir(t *testing.T, dir string) (abs string, err error) {
+func failFileDir(t testing.TB, dir string) (abs string, err error) {
 	if abs, err = filepath.Abs(dir); err != nil {
 		return "", err
 	}
@@ -299,6 +299,9 @@ func (g *generator) actions() map[string]func(*rapid.T) {
 				rt.Skip("no backoffQ pod with an expiry ahead")
 			}
 			g.do(rt, schedqtest.Op{Kind: schedqtest.KindTick, Duration: rapid.SampledFrom(steps).Draw(rt, "toExpiry")})
+			if rapid.Bool().Draw(rt, "thenFlush") {
+				g.do(rt, schedqtest.Op{Kind: schedqtest.KindFlushBackoff})
+			}
 		},
 	}
 }

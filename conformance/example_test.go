@@ -27,8 +27,19 @@ func (t implTarget) Profile() conformance.Profile {
 		Name:        conformance.ProfileImpl,
 		Description: "schedq impl: the concurrent implementation",
 		Blocking:    true,
-		Observes:    conformance.Observes{MoveRequestCycle: true, PodInfo: true, Closed: true},
+		Observes:    conformance.Observes{MoveRequestCycle: true, PodInfo: true, Closed: true, Metrics: true},
 	}
+}
+
+// Metrics reports the queue's metrics (R14) to the suite: Observes.Metrics
+// above says it does. It shadows impl's own Metrics, whose types are impl's.
+func (t implTarget) Metrics() conformance.Metrics {
+	m := t.PriorityQueue.Metrics()
+	out := conformance.Metrics{PendingPods: m.PendingPods, IncomingPods: map[conformance.IncomingSeries]uint64{}}
+	for k, v := range m.IncomingPods {
+		out.IncomingPods[conformance.IncomingSeries{Queue: k.Queue, Event: k.Event}] = v
+	}
+	return out
 }
 
 func newImplTarget(t testing.TB, cfg spec.Config, start time.Time) conformance.Target {

@@ -3,6 +3,7 @@ package conformance
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -163,14 +164,6 @@ func Run(t *testing.T, newTarget NewTarget, opts Options) {
 			t.Fatalf("conformance: Options.Scenarios: %v", err)
 		}
 	}
-	for _, o := range opts.Ignore {
-		if !slices.Contains(observations, o) {
-			t.Fatalf("conformance: Options.Ignore: unknown observation %q (want one of %v)", o, observations)
-		}
-	}
-	if opts.Checks < 0 {
-		t.Fatalf("conformance: Options.Checks is %d; want 0 (DefaultChecks) or more", opts.Checks)
-	}
 	var files []ScenarioFile
 	if !opts.SkipCatalogue {
 		cat, err := catalogue(opts.CatalogueDir)
@@ -186,13 +179,8 @@ func Run(t *testing.T, newTarget NewTarget, opts Options) {
 		}
 		files = append(files, own...)
 	}
-	for name, k := range opts.KnownDifferences {
-		if !slices.ContainsFunc(files, func(f ScenarioFile) bool { return f.Name == name }) {
-			t.Fatalf("conformance: Options.KnownDifferences names %q, which is not a scenario of this run (a typo, or a scenario that was renamed?)", name)
-		}
-		if k.Reason == "" {
-			t.Fatalf("conformance: Options.KnownDifferences[%q] has no Reason: say what differs and why", name)
-		}
+	if err := opts.validate(files); err != nil {
+		t.Fatalf("conformance: %v", err)
 	}
 
 	var report Report
@@ -260,6 +248,27 @@ func Run(t *testing.T, newTarget NewTarget, opts Options) {
 	}
 }
 
+// validate checks the options against the scenarios of the run.
+func (opts Options) validate(files []ScenarioFile) error {
+	for _, o := range opts.Ignore {
+		if !slices.Contains(observations, o) {
+			return fmt.Errorf("Options.Ignore: unknown observation %q (want one of %v)", o, observations)
+		}
+	}
+	if opts.Checks < 0 {
+		return fmt.Errorf("Options.Checks is %d; want 0 (DefaultChecks) or more", opts.Checks)
+	}
+	for _, name := range slices.Sorted(maps.Keys(opts.KnownDifferences)) {
+		if !slices.ContainsFunc(files, func(f ScenarioFile) bool { return f.Name == name }) {
+			return fmt.Errorf("Options.KnownDifferences names %q, which is not a scenario of this run (a typo, or a renamed scenario?)", name)
+		}
+		if opts.KnownDifferences[name].Reason == "" {
+			return fmt.Errorf("Options.KnownDifferences[%q] has no Reason: say what differs and why", name)
+		}
+	}
+	return nil
+}
+
 // RunScenario runs the catalogue scenario with this name (e.g.
 // "add/new-pod-enters-activeQ") on a fresh target; see RunFile.
 func RunScenario(t *testing.T, newTarget NewTarget, name string) (Result, Profile) {
@@ -290,7 +299,7 @@ func RunFile(t *testing.T, newTarget NewTarget, f ScenarioFile) (res Result, pro
 
 // runFile is RunFile with the known difference Options declares for the
 // scenario, if any (Reason empty: none).
-func runFile(t *testing.T, newTarget NewTarget, f ScenarioFile, own KnownDifference) (res Result, prof Profile) {
+func runFile(t testing.TB, newTarget NewTarget, f ScenarioFile, own KnownDifference) (res Result, prof Profile) {
 	t.Helper()
 	tb := &fileTB{TB: t}
 	d := newDriver(tb, f.Name, newTarget)
@@ -321,7 +330,10 @@ func runFile(t *testing.T, newTarget NewTarget, f ScenarioFile, own KnownDiffere
 			res.Outcome, res.Detail = NotApplicable, d.na
 			t.Logf("not applicable to %s: %s", prof.Name, d.na)
 		case d.failed && known != nil:
-			res.Outcome, res.Detail = Known, known.Reason+" ("+known.Source+")"
+			res.Outcome, res.Detail = Known, known.Reason
+			if known.Source != "" {
+				res.Detail += " (" + known.Source + ")"
+			}
 			t.Logf("known difference of %s: %s\n  source: %s\n  observed: %s", prof.Name, known.Reason, known.Source, d.failureReport())
 		case d.failed:
 			res.Outcome, res.Detail = Fail, firstLine(strings.SplitN(d.failure, "\n", 2)[1])
