@@ -156,15 +156,17 @@ func TestOptionsKnownDifferences(t *testing.T) {
 func TestRunReportsWhatRan(t *testing.T) {
 	dir := t.TempDir()
 	why := KnownDifference{Reason: "our Done ignores a UID not in flight, as upstream's does"}
-	Run(t, func(t testing.TB, cfg spec.Config, start time.Time) Target { return silentDone{newModelT(t, cfg, start)} }, Options{
+	Run(t, func(t testing.TB, cfg spec.Config, start time.Time) Target {
+		return silentDone{newModelT(t, cfg, start)}
+	}, Options{
 		Scenarios: "^done/",
 		KnownDifferences: map[string]KnownDifference{
-			"done/after-a-failure-changes-nothing":  why,
+			"done/after-a-failure-changes-nothing":   why,
 			"done/of-an-unknown-uid-changes-nothing": why,
 		},
-		Checks:           20,
-		Ignore:           []Observation{IgnoreTimestamps},
-		ResultsDir:       dir,
+		Checks:     20,
+		Ignore:     []Observation{IgnoreTimestamps},
+		ResultsDir: dir,
 	})
 	b, err := os.ReadFile(filepath.Join(dir, "test-model.json"))
 	if err != nil {
@@ -238,7 +240,9 @@ func setFlag(t *testing.T, name, value string) {
 // timestamps passes with IgnoreTimestamps, and fails without it, or with
 // another observation ignored, on the differing field.
 func TestIgnore(t *testing.T) {
-	nt := func(t testing.TB, cfg spec.Config, start time.Time) Target { return lostFirstAttempt{newModelT(t, cfg, start)} }
+	nt := func(t testing.TB, cfg spec.Config, start time.Time) Target {
+		return lostFirstAttempt{newModelT(t, cfg, start)}
+	}
 	if rec := randomRun(t, nt, IgnoreTimestamps); rec.Failed() {
 		t.Errorf("ignoring timestamps, the random runs fail:\n%s", rec)
 	}
@@ -278,7 +282,9 @@ func (b brokenMetrics) Profile() Profile {
 // a count the target forgets fails the step, citing R14, with each
 // differing series as "model: X / target: Y"; ignored, it passes.
 func TestMetricsCompared(t *testing.T) {
-	nt := func(t testing.TB, cfg spec.Config, start time.Time) Target { return brokenMetrics{newImplT(t, cfg, start)} }
+	nt := func(t testing.TB, cfg spec.Config, start time.Time) Target {
+		return brokenMetrics{newImplT(t, cfg, start)}
+	}
 	name := "backoff-flush/releases-a-pod-only-past-its-expiry"
 	d, rec := play(t, name, catalogueText(t, name), nt)
 	if rec.Failed() || !d.failed {
