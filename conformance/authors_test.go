@@ -363,3 +363,21 @@ func TestFailFileDir(t *testing.T) {
 		t.Errorf("fail files under %s: %v\n%s", dir, files, rec)
 	}
 }
+
+// BenchmarkRandomRuns measures one random run (a check: an operation
+// sequence of about 30 steps compared with the model after each) on the
+// implementation and on the model; DefaultChecks is chosen with it.
+func BenchmarkRandomRuns(b *testing.B) {
+	for name, nt := range map[string]NewTarget{
+		"impl":  func(t testing.TB, cfg spec.Config, start time.Time) Target { return newImplT(t, cfg, start) },
+		"model": func(t testing.TB, cfg spec.Config, start time.Time) Target { return newModelT(t, cfg, start) },
+	} {
+		b.Run(name, func(b *testing.B) {
+			old := flag.Lookup("rapid.checks").Value.String()
+			defer func() { _ = flag.Set("rapid.checks", old) }()
+			_ = flag.Set("rapid.checks", strconv.Itoa(b.N))
+			b.ResetTimer()
+			checkDifferential(b, b, nt, nil)
+		})
+	}
+}

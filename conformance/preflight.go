@@ -15,8 +15,8 @@ import (
 // beyond "the pods are somewhere". Pods are added out of key order and
 // rejected with plugins out of order and repeated.
 var preflightOps = []string{
-	"add c prio=1",
-	"add a prio=3",
+	"add c prio=3",
+	"add a prio=1",
 	"add b prio=2",
 	"add e",
 	"add d",

@@ -112,11 +112,13 @@ type Options struct {
 }
 
 // DefaultChecks is the number of random runs when Options.Checks is 0.
-// On schedq's implementation 300 runs take about 3 s with the race
-// detector on a 2-core machine, and catch a backoff off-by-one (a pod
-// whose expiry equals now released by the backoffQ flush) in every one of
-// 20 seeds, after 15 runs on average and 60 at most (see
-// TestChecksToCatchOffByOne). Raise it for a nightly job.
+// Measured on a shared 2-core machine (BenchmarkRandomRuns), a run costs
+// 1-4 ms on schedq's implementation or the model, 3-10 ms with the race
+// detector: 300 runs take 1-3 s. Over 20 seeds they catch a backoff
+// off-by-one (the backoffQ flush releasing a pod whose expiry equals now)
+// after 24 runs in the median and 111 at most (TestChecksToCatchOffByOne;
+// without the clock steered to expiries it took 227 and up to 948, which
+// is why rapid's default of 100 missed it). Raise it for a nightly job.
 const DefaultChecks = 300
 
 // Observation names a part of the comparison that Options.Ignore can leave
