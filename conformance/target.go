@@ -1,6 +1,6 @@
 // Package conformance is a reusable suite that tells how a scheduling queue
 // departs from the reference semantics of schedq (the classic kube-scheduler
-// queue, rules R1..R13 as stated on spec.Queue).
+// queue, rules R1..R14 as stated on spec.Queue).
 //
 // Wrap your queue in a Target and call Run from a test:
 //
@@ -8,26 +8,33 @@
 //		conformance.Run(t, newMyTarget, conformance.Options{})
 //	}
 //
-// Run plays the scenario catalogue and then model-differential random runs.
-// A scenario is a text file (testdata/scenarios/<group>/<name>.txt, embedded
-// in the package) in the language of package schedqtest: one operation a
-// line, each followed by the state the model prints after it. Each scenario
+// Run first checks the adapter ("preflight": the requirements stated on
+// Target, each failure named as an adapter mistake), then plays the
+// scenario catalogue, then model-differential random runs. A scenario is a
+// text file (testdata/scenarios/<group>/<name>.txt, embedded in the
+// package) in the language of package schedqtest: one operation a line,
+// each followed by the state the model prints after it. Each scenario
 // cites the rule ids it checks. The target and a shadow model perform the
 // same operations; after each one their errors (schedqtest.SameError), the
-// pod each Pop returned (one the model allows, I5) and the observed
-// snapshots must agree, and on a target that observes everything the
-// invariants I1..I6 (spec.CheckStep) must hold. A failure names the
-// scenario, the step and its operation line, the rule or invariant, each
-// differing field as "model: X / target: Y", and the operations as a
-// scenario.
+// pod each Pop returned (one the model allows, I5), the observed snapshots
+// and, for a target that reports them, the metrics (R14) must agree, and
+// on a target that observes everything the invariants I1..I6
+// (spec.CheckStep) must hold. A failure names the scenario, the step and
+// its operation line, the rule or invariant, each differing field as
+// "model: X / target: Y", and the operations as a scenario. The random
+// runs fail the same way, with the shrunk operation sequence printed as a
+// scenario file.
 //
 // A scenario may declare that a given profile (an upstream version or mode)
 // behaves differently on purpose ("known-difference" in the file); such a
 // scenario still runs, and its failure is reported as a known difference
 // with the reason and the upstream source line, never skipped silently; a
-// declared difference that does not show fails as stale. Options.Dirs runs
-// your own scenario files the same way, e.g. regressions saved from a
-// failing random run. See example_test.go for a complete adapter.
+// declared difference that does not show fails as stale. Your own queue
+// declares its differences in Options.KnownDifferences, and
+// Options.Ignore leaves named observations out of the random runs.
+// Options.Dirs runs your own scenario files the same way, e.g.
+// regressions saved from a failing random run. See example_test.go for a
+// complete adapter, and testdata/myqueue for a module of its own.
 package conformance
 
 import (
