@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/schedq/schedq/schedqtest"
 	"github.com/schedq/schedq/spec"
 )
 
@@ -379,5 +380,52 @@ func BenchmarkRandomRuns(b *testing.B) {
 			b.ResetTimer()
 			checkDifferential(b, b, nt, nil)
 		})
+	}
+}
+
+// The metrics the model counts (R14), worked out by hand for a sequence
+// that enters every place by every route.
+func TestModelMetrics(t *testing.T) {
+	run, err := schedqtest.NewModelRun(schedqtest.Config(), schedqtest.Start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mm metricsModel
+	for _, op := range schedqtest.MustParseOps(t,
+		"add a", "add b", "pop", "pop",
+		"fail a plugins=(NodeResourcesFit)", // unschedulable, ScheduleAttemptFailure
+		"fail b",                            // backoff (no plugin), ScheduleAttemptFailure
+		"move NodeAdd",                      // a, backing off: backoff, NodeAdd
+		"tick 2s", "flush-backoff",          // a, b: active, BackoffComplete
+		"pop", "fail a plugins=(NodeResourcesFit)", // unschedulable again
+		"activate a",                    // active, ForceActivate
+		"update b labels=(v=x)",         // in place: nothing
+		"update e",                      // unknown: added, UnschedulablePodUpdate
+		"delete e", "pop", "done uid-b", // nothing enters a place
+	) {
+		before := run.Model.Snapshot()
+		if _, _, err := run.ApplyOnly(op); err != nil {
+			t.Fatalf("%s: %v", op, err)
+		}
+		after := run.Model.Snapshot()
+		mm.step(op, &before, &after)
+	}
+	s := run.Model.Snapshot()
+	got := mm.expected(&s)
+	want := Metrics{
+		PendingPods: map[string]int{"active": 0, "backoff": 0, "unschedulable": 0, "gated": 0},
+		IncomingPods: map[IncomingSeries]uint64{
+			{"active", "UnschedulablePodAdd"}:           2,
+			{"unschedulable", "ScheduleAttemptFailure"}: 2,
+			{"backoff", "ScheduleAttemptFailure"}:       1,
+			{"backoff", "NodeAdd"}:                      1,
+			{"active", "BackoffComplete"}:               2,
+			{"active", "ForceActivate"}:                 1,
+			{"active", "UnschedulablePodUpdate"}:        1,
+		},
+	}
+	want.PendingPods["active"] = 1 // a, activated; b was popped and done
+	if d := diffMetrics(want, got); d != "" {
+		t.Errorf("the model's metrics (left: by hand as model, right: counted as target):\n%s\nstate:\n%s", d, run.Render())
 	}
 }
