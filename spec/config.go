@@ -27,6 +27,17 @@ type Config struct {
 	UnschedulablePodsFlushPeriod time.Duration
 	// PluginEvents is the plugin -> events-of-interest registry (R4).
 	PluginEvents PluginEvents
+	// Profile selects the semantics (see Profile); the zero value is the
+	// classic queue.
+	Profile Profile
+	// QueueingHints are the hints profile's queueing hints (R16); a
+	// registered event without one always answers Queue. Classic: empty.
+	// Functions do not serialize: a config saved as JSON (a recorded
+	// history) loses them, and whoever reads it must supply them again.
+	QueueingHints QueueingHints `json:"-"`
+	// PreEnqueuePlugins are the hints profile's PreEnqueue plugins (R17).
+	// Classic: empty. Not serialized, like QueueingHints.
+	PreEnqueuePlugins PreEnqueuePlugins `json:"-"`
 }
 
 // Upstream defaults (kube-scheduler v1.33).
@@ -37,6 +48,11 @@ const (
 	DefaultBackoffQFlushPeriod               = 1 * time.Second
 	DefaultUnschedulablePodsFlushPeriod      = 30 * time.Second
 )
+
+// MinFlushPeriod is the shortest flush period Validate accepts: below it a
+// running queue's flushes are a busy loop in all but name (a 1ns period
+// kept an idle queue at a third of a core).
+const MinFlushPeriod = time.Millisecond
 
 // DefaultConfig returns the upstream defaults with the given registry.
 func DefaultConfig(events PluginEvents) Config {
@@ -60,11 +76,19 @@ func (c Config) Validate() error {
 		}
 	}
 	positive("PodInitialBackoffDuration", c.PodInitialBackoffDuration)
-	positive("PodMaxBackoffDuration", c.PodMaxBackoffDuration)
+	backoffOff := c.PodMaxBackoffDuration == 0 && c.maxBackoffMayBeZero() // R7h
+	if !backoffOff {
+		positive("PodMaxBackoffDuration", c.PodMaxBackoffDuration)
+	}
 	positive("PodMaxInUnschedulablePodsDuration", c.PodMaxInUnschedulablePodsDuration)
-	positive("BackoffQFlushPeriod", c.BackoffQFlushPeriod)
-	positive("UnschedulablePodsFlushPeriod", c.UnschedulablePodsFlushPeriod)
-	if c.PodMaxBackoffDuration < c.PodInitialBackoffDuration {
+	period := func(name string, d time.Duration) {
+		if d < MinFlushPeriod {
+			errs = append(errs, fmt.Errorf("%s must be at least %v, got %v", name, MinFlushPeriod, d))
+		}
+	}
+	period("BackoffQFlushPeriod", c.BackoffQFlushPeriod)
+	period("UnschedulablePodsFlushPeriod", c.UnschedulablePodsFlushPeriod)
+	if c.PodMaxBackoffDuration < c.PodInitialBackoffDuration && !backoffOff {
 		errs = append(errs, fmt.Errorf("PodMaxBackoffDuration %v is below PodInitialBackoffDuration %v",
 			c.PodMaxBackoffDuration, c.PodInitialBackoffDuration))
 	}
@@ -78,6 +102,7 @@ func (c Config) Validate() error {
 			}
 		}
 	}
+	errs = append(errs, c.validateProfile()...)
 	if len(errs) == 0 {
 		return nil
 	}

@@ -87,6 +87,23 @@ func (s *Snapshot) Format(start time.Time, cfg Config) string {
 			if len(p.UnschedulablePlugins) > 0 {
 				f = append(f, "plugins="+strings.Join(p.UnschedulablePlugins, ","))
 			}
+			// The fields of the hints profile; all zero in the classic one.
+			h := &p.HintFields
+			if h.UnschedulableCount != 0 {
+				f = append(f, fmt.Sprintf("unschedulableCount=%d", h.UnschedulableCount))
+			}
+			if h.ConsecutiveErrorsCount != 0 {
+				f = append(f, fmt.Sprintf("consecutiveErrors=%d", h.ConsecutiveErrorsCount))
+			}
+			if len(h.PendingPlugins) > 0 {
+				f = append(f, "pending="+strings.Join(h.PendingPlugins, ","))
+			}
+			if h.GatingPlugin != "" {
+				f = append(f, "gatedBy="+h.GatingPlugin)
+			}
+			if !h.FlushTimestamp.IsZero() {
+				f = append(f, "flushed="+t(h.FlushTimestamp))
+			}
 			b.WriteString("(" + strings.Join(f, " ") + ")")
 		}
 		b.WriteString("\n")
@@ -96,6 +113,17 @@ func (s *Snapshot) Format(start time.Time, cfg Config) string {
 		b.WriteString(" closed")
 	}
 	b.WriteString("\n")
+	if cfg.Profile == ProfileHints {
+		// R15: the in-flight list, markers and event records in order.
+		b.WriteString("inFlightEvents:")
+		if len(s.InFlightEvents) == 0 {
+			b.WriteString(" -")
+		}
+		for _, e := range s.InFlightEvents {
+			b.WriteString(" " + e.String())
+		}
+		b.WriteString("\n")
+	}
 	return b.String()
 }
 
