@@ -12,6 +12,7 @@ import (
 
 	"github.com/cockroachdb/datadriven"
 
+	"github.com/schedq/schedq/internal/parked"
 	"github.com/schedq/schedq/schedqtest"
 	"github.com/schedq/schedq/spec"
 )
@@ -435,11 +436,11 @@ func infoText(p *spec.QueuedPodInfo, cycle int64, d *driver) string {
 // startBlockedPop starts a Pop on the target in a goroutine and returns
 // once the runtime shows it parked inside Pop.
 func (d *driver) startBlockedPop() error {
-	ids := make(chan int64, 1)
+	ids := make(chan parked.ID, 1)
 	bp := &blockedPop{done: make(chan struct{})}
 	target := d.target
 	go func() {
-		ids <- goroutineID()
+		ids <- parked.Current()
 		p, c, err := target.Pop()
 		var r popResult
 		r.cycle, r.err = c, err
@@ -451,7 +452,10 @@ func (d *driver) startBlockedPop() error {
 		d.results <- r
 	}()
 	id := <-ids
-	if err := awaitParked(id, ".Pop(", bp.done, wakeDeadline); err != nil {
+	if _, err := parked.AwaitUnless(id, ".Pop(", bp.done, wakeDeadline); err != nil {
+		if errors.Is(err, parked.ErrReturned) {
+			return fmt.Errorf("Pop returned without blocking")
+		}
 		return err
 	}
 	d.blocked = append(d.blocked, bp)

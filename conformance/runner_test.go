@@ -280,7 +280,7 @@ func TestBlockedPopChecks(t *testing.T) {
 		}, "pop blocked: Pop returned without blocking"},
 		{"spins", func(t testing.TB, cfg spec.Config, start time.Time) Target {
 			return spinningPop{newImplT(t, cfg, start)}
-		}, "pop blocked: Pop did not park within 300ms"},
+		}, "did not park in .Pop( within 300ms"},
 		{"lost-wakeup", func(t testing.TB, cfg spec.Config, start time.Time) Target {
 			return lostWakeup{newImplT(t, cfg, start), make(chan struct{})}
 		}, "R2 Pop: 1 blocked Pop(s) did not wake within 300ms of add a"},
