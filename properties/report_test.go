@@ -33,6 +33,18 @@ const (
 	scenarioEnd    = "--- end of scenario ---"
 )
 
+// failCheck fails the run: the check that failed and why, the model's
+// state before the failing check, and the operations so far as a scenario
+// file that replays the failure.
+func (p *pair) failCheck(check, format string, args ...any) {
+	p.r.Helper()
+	var b strings.Builder
+	fmt.Fprintf(&b, "CHECK[%s] at step #%d %s: %s\n", check, p.steps(), p.ops[len(p.ops)-1], fmt.Sprintf(format, args...))
+	fmt.Fprintf(&b, "model (the reference) after the operation:\n%s\n", p.model.Render())
+	b.WriteString(p.scenario(check))
+	p.r.Fatalf("%s", b.String())
+}
+
 // scenarioDirEnv, if set, is the directory TestRegressions replays instead
 // of testdata/scenarios.
 const scenarioDirEnv = "SCHEDQ_SCENARIO_DIR"
