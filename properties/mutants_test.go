@@ -184,7 +184,7 @@ type mutantResult struct {
 var (
 	checkRE     = regexp.MustCompile(`CHECK\[([^\]]+)\]`)
 	failedHdr   = regexp.MustCompile(`\[rapid\] (failed|panic) after \d+ tests`)
-	mutantFlags = []string{"-rapid.checks=10000", "-rapid.nofailfile", "-rapid.shrinktime=20s"}
+	mutantFlags = []string{"-rapid.checks=10000", "-rapid.nofailfile", "-rapid.shrinktime=10s"}
 )
 
 func TestMutantsAreCaught(t *testing.T) {
