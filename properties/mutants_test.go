@@ -390,7 +390,7 @@ const boundarySeedsEnv = "SCHEDQ_BOUNDARY_SEEDS"
 // TestBoundaryMutantsAtCICount measures how often TestStateMachine at the
 // CI check count (rapid's default 100 checks, as make test runs it)
 // catches each boundary mutant, over N seeds (rapid.seed 1..N), and
-// fails if one survives any seed. It builds one test binary per mutant
+// fails if one is caught in less than 95% of them. It builds one test binary per mutant
 // and runs it N times, so it runs only when asked:
 //
 //	SCHEDQ_BOUNDARY_SEEDS=20 go test -run TestBoundaryMutantsAtCICount -v ./properties/
@@ -436,8 +436,8 @@ func TestBoundaryMutantsAtCICount(t *testing.T) {
 	fmt.Fprintf(&b, "%-36s %-7s %s\n", "mutant", "checks", "caught")
 	for _, r := range rows {
 		fmt.Fprintf(&b, "%-36s %-7d %d of %d seeds (%.1fs a run)\n", r.name, 100, r.caught, n, r.dur.Seconds()/float64(n))
-		if r.caught < n {
-			t.Errorf("%s survived %d of %d seeds at the CI check count", r.name, n-r.caught, n)
+		if r.caught*100 < 95*n {
+			t.Errorf("%s survived %d of %d seeds at the CI check count: caught in less than 95%%", r.name, n-r.caught, n)
 		}
 	}
 	t.Log("\n" + b.String())
