@@ -27,21 +27,19 @@ import (
 // to the implementation that invalidates a mutant fails this test instead
 // of silently testing nothing: adapt the snippet when that happens.
 //
-// Cost and gating (decided by measurement on 2 cores): the mutants take
-// 15 s with a warm build cache and 45 s with a cold one (a `go test` build
-// per mutant, without -race, plus a run until rapid finds and shrinks a
-// failure; two run in parallel), and the whole package at most 60 s with
-// -race alone and 80 s inside a full `go test -race ./...`, well under
-// the 3 minutes this package may take. So
-// the test runs in `make test`; `go test -short` skips it for quick local
-// iterations, and scripts/verify runs it as a suite of its own.
+// Cost and gating, measured on the shared 2-core machine (load average
+// about 15): `go test -race ./properties/` takes 75 to 120 s, nearly all of
+// it this test (a `go test -vet=off` build per mutant, without -race, plus
+// a run until rapid finds and shrinks a failure, at most 5 s of
+// shrinking; two run in parallel), well under the 3 minutes this package
+// may take. So the test runs in `make test`; `go test -short` skips it for
+// quick local iterations, and scripts/verify runs it as a suite of its
+// own.
 //
 // The subprocesses run -rapid.checks=10000: that is a budget, not a cost,
-// since rapid stops at the first failure. The slowest mutant to find
-// (backoff-expiry-by-plain-shift, which needs two pods in backoffQ, one with
-// an overflowing attempt count, and a flush between their expiries) takes
-// about 450 checks on average, so 2000 would let it survive about one run
-// in a hundred.
+// since rapid stops at the first failure. At make test's 100 checks the
+// boundary mutants are caught too (TestBoundaryMutantsAtCICount; the table
+// is in doc.go).
 
 type mutant struct {
 	name string
@@ -184,7 +182,7 @@ type mutantResult struct {
 var (
 	checkRE     = regexp.MustCompile(`CHECK\[([^\]]+)\]`)
 	failedHdr   = regexp.MustCompile(`\[rapid\] (failed|panic) after \d+ tests`)
-	mutantFlags = []string{"-rapid.checks=10000", "-rapid.nofailfile", "-rapid.shrinktime=10s"}
+	mutantFlags = []string{"-rapid.checks=10000", "-rapid.nofailfile", "-rapid.shrinktime=5s"}
 )
 
 func TestMutantsAreCaught(t *testing.T) {
@@ -307,7 +305,7 @@ func runOverlay(t *testing.T, root string, overlay map[string]string, flags ...s
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	args := append([]string{"test", "-overlay=" + ov, "-run", "^TestStateMachine$", "-count=1", "-timeout=4m", "./properties/"}, flags...)
+	args := append([]string{"test", "-vet=off", "-overlay=" + ov, "-run", "^TestStateMachine$", "-count=1", "-timeout=4m", "./properties/"}, flags...)
 	cmd := exec.CommandContext(ctx, goBin, args...)
 	cmd.Dir = root
 	// The subprocess tests the implementation, whatever this run's subject.

@@ -28,7 +28,7 @@ func TestFailuresReplayAsScenarios(t *testing.T) {
 		name string
 		args []string
 	}{
-		{"rapid", []string{"-test.run=^TestStateMachine$", "-rapid.checks=5000", "-rapid.nofailfile", "-rapid.shrinktime=3s"}},
+		{"rapid", []string{"-test.run=^TestStateMachine$", "-rapid.checks=5000", "-rapid.nofailfile", "-rapid.shrinktime=1s"}},
 		{"fuzz", []string{"-test.run=^FuzzQueue$"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
