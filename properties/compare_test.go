@@ -92,8 +92,13 @@ func (p *pair) check(mb, ib spec.Snapshot, ms, is spec.StepRecord) {
 }
 
 // checkStep is the one place for checks of the queue's own after every
-// step, beyond the comparison with the model: e.g. the implementation's
-// internal consistency check, p.sub.impl() giving the *impl.PriorityQueue
-// under the subject. A failure calls p.failCheck with a check name of its
-// own, so that the mutant table and the printed scenario name it.
-func (p *pair) checkStep() {}
+// step, beyond the comparison with the model: the implementation's internal
+// consistency check (its indexes, heaps, groups and free list against the
+// pods it holds), which sees leaks no snapshot shows. A failure names its
+// check, so that the mutant table and the printed scenario name it.
+func (p *pair) checkStep() {
+	p.r.Helper()
+	if err := p.sub.impl().CheckConsistency(); err != nil {
+		p.failCheck("consistency", "the implementation's structures disagree with the pods it holds: %v", err)
+	}
+}
