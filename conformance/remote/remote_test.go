@@ -103,7 +103,15 @@ func TestBrokenPeerIsCaught(t *testing.T) {
 			// file in testdata; a short shrink keeps the test quick (the failure,
 			// not its minimal form, is the point here).
 			cmd := exec.Command(os.Args[0], "-test.run=^TestSuiteOnBrokenPeer$", "-test.v", "-rapid.nofailfile", "-rapid.shrinktime=2s")
-			cmd.Env = append(os.Environ(), envBrokenMode+"="+tc.mode, envPeerBin+"="+peerBin)
+			// Without SCHEDQ_CONFORMANCE_RESULTS: the broken peer's
+			// results must not replace the good peer's report.
+			var env []string
+			for _, e := range os.Environ() {
+				if !strings.HasPrefix(e, "SCHEDQ_CONFORMANCE_RESULTS=") {
+					env = append(env, e)
+				}
+			}
+			cmd.Env = append(env, envBrokenMode+"="+tc.mode, envPeerBin+"="+peerBin)
 			out, err := cmd.CombinedOutput()
 			var exit *exec.ExitError
 			if !errors.As(err, &exit) {
