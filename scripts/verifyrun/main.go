@@ -84,8 +84,8 @@ func steps(upstream []string) []*step {
 			// packages are the ones make bench-compare uses.
 			cmd: "for m in " + mods + "; do (cd $m && go test -count=1 -run '^$' ./...) || exit 1; done",
 			note: "compiles Kubernetes once per upstream module (" + strings.Join(names, ", ") + "), shared by the conformance step " +
-				"and make bench-compare: about 5 CPU-minutes per module on a cold build cache (v133 took 6 CPU-minutes here, " +
-				"18 minutes of wall clock on 2 shared cores under load), seconds when Go's build cache has it",
+				"and make bench-compare: about 6 CPU-minutes per module on a cold build cache (measured for v133 on a 2-core VM: " +
+				"6 CPU-minutes, 18 minutes of wall clock while the machine was shared), seconds when Go's build cache has it",
 		},
 		{
 			name:  "conformance: every target, RESULTS.md",

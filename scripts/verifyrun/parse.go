@@ -211,26 +211,38 @@ var linRE = regexp.MustCompile(`(?m)^\s*(.+?), (\d+) clients: (\d+) histories, o
 var linCaughtRE = regexp.MustCompile(`caught after (\d+) run`)
 
 func countLinearizability(r *run) []string {
-	ms := linRE.FindAllStringSubmatch(r.text, -1)
-	var out []string
-	if len(ms) > 0 {
-		hist, lo, hi := 0, -1, 0
-		var clients []string
-		queues := map[string]bool{}
-		for _, m := range ms {
-			h, _ := strconv.Atoi(m[3])
-			a, _ := strconv.Atoi(m[4])
-			b, _ := strconv.Atoi(m[5])
-			hist += h
-			if lo < 0 || a < lo {
-				lo = a
-			}
-			hi = max(hi, b)
-			clients = append(clients, m[2])
-			queues[m[1]] = true
+	type agg struct {
+		hist, lo, hi int
+		clients      []string
+	}
+	byQueue := map[string]*agg{}
+	var order []string
+	for _, m := range linRE.FindAllStringSubmatch(r.text, -1) {
+		q := m[1]
+		if i := strings.LastIndex(q, ": "); i >= 0 { // "file.go:12: impl"
+			q = q[i+2:]
 		}
-		out = append(out, fmt.Sprintf("%d histories x %d..%d ops (clients %s, %d queue(s)), each linearizable",
-			hist, lo, hi, strings.Join(uniq(clients), ","), len(queues)))
+		a := byQueue[q]
+		if a == nil {
+			a = &agg{lo: -1}
+			byQueue[q] = a
+			order = append(order, q)
+		}
+		h, _ := strconv.Atoi(m[3])
+		lo, _ := strconv.Atoi(m[4])
+		hi, _ := strconv.Atoi(m[5])
+		a.hist += h
+		if a.lo < 0 || lo < a.lo {
+			a.lo = lo
+		}
+		a.hi = max(a.hi, hi)
+		a.clients = append(a.clients, m[2])
+	}
+	var out []string
+	for _, q := range order {
+		a := byQueue[q]
+		out = append(out, fmt.Sprintf("%s: %d histories x %d..%d ops (%s clients), each linearizable",
+			q, a.hist, a.lo, a.hi, strings.Join(uniq(a.clients), ",")))
 	}
 	if n := len(linCaughtRE.FindAllString(r.text, -1)); n > 0 {
 		out = append(out, fmt.Sprintf("%d broken queues caught (not linearizable)", n))

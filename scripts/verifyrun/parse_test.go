@@ -82,11 +82,13 @@ func TestCountMutants(t *testing.T) {
 func TestCountLinearizability(t *testing.T) {
 	text := `    linearizability_test.go:129: impl, 2 clients: 300 histories, ops/history 400..400 (median 400), 12% of ops overlap another client's, 3 blocked Pops, 0 rescue Adds; check time median 2ms, max 9ms
     linearizability_test.go:129: impl, 8 clients: 300 histories, ops/history 96..400 (median 400), 40% of ops overlap
+    broken_test.go:306: lockedModel, 2 clients: 150 histories, ops/history 401..420 (median 408), 25% of ops overlap
     broken_test.go:354: caught after 2 run(s) (4 clients, 200 operations; 0 undecided before); x
     broken_test.go:354: caught after 1 run(s) (4 clients, 200 operations; 0 undecided before); x
 `
 	got := countLinearizability(newRun(t, []byte(text)))
-	if len(got) != 2 || !strings.HasPrefix(got[0], "600 histories x 96..400 ops (clients 2,8, 1 queue(s))") || got[1] != "2 broken queues caught (not linearizable)" {
+	if len(got) != 3 || got[0] != "impl: 600 histories x 96..400 ops (2,8 clients), each linearizable" ||
+		got[1] != "lockedModel: 150 histories x 401..420 ops (2 clients), each linearizable" || got[2] != "2 broken queues caught (not linearizable)" {
 		t.Errorf("countLinearizability: %q", got)
 	}
 }
