@@ -246,6 +246,12 @@ func summary(w io.Writer, runs []*run, total time.Duration) int {
 		}
 		fmt.Fprintf(w, "%-48s %7s  %-7s  %s\n", r.step.name, dur(r.secs), r.status, first)
 		for _, d := range r.detail[min(1, len(r.detail)):] {
+			if strings.HasPrefix(d, "  ") {
+				// A table or a list (the mutants, the TLC
+				// configurations): wide, so under the suite's name.
+				fmt.Fprintf(w, "    %s\n", d)
+				continue
+			}
 			fmt.Fprintf(w, "%-48s %7s  %-7s  %s\n", "", "", "", d)
 		}
 		switch r.status {
