@@ -191,7 +191,10 @@ func execute(s *step, i, n int, logdir string) *run {
 		r.detail = s.count(r)
 	}
 	fmt.Printf("[%s] <== %d/%d %s: %s in %s", stamp(), i, n, s.name, r.status, dur(r.secs))
-	if len(r.detail) > 0 {
+	switch {
+	case r.status == "SKIPPED":
+		fmt.Printf(": %s", r.reason)
+	case len(r.detail) > 0:
 		fmt.Printf(" (%s)", r.detail[0])
 	}
 	fmt.Println()
