@@ -238,6 +238,9 @@ func countLinearizability(r *run) []string {
 		a.hi = max(a.hi, hi)
 		a.clients = append(a.clients, m[2])
 	}
+	// The queue with the most histories (the implementation; the others
+	// are controls) first.
+	sort.SliceStable(order, func(i, j int) bool { return byQueue[order[i]].hist > byQueue[order[j]].hist })
 	var out []string
 	for _, q := range order {
 		a := byQueue[q]
