@@ -1,0 +1,108 @@
+// Command schedq-peer is the reference peer of the conformance protocol: it
+// serves schedq's implementation (package impl) with a fake clock over JSON
+// lines on stdin and stdout, as package conformance/remote documents, so
+// that the driver target of that package can be checked against a known
+// good queue, and so that authors of a peer in another language have one to
+// compare with.
+//
+//	schedq-peer [-broken=MODE]
+//
+// It serves one queue, created by the init request, and exits when stdin
+// ends. Diagnostics go to stderr.
+//
+// -broken makes it misbehave on purpose, for the tests that show the suite
+// catches a wrong queue through the protocol:
+//
+//	no-shortcut   AddUnschedulableIfNotPresent ignores the moveRequestCycle
+//	              shortcut (R3): a pod that failed in the cycle of a move
+//	              request lands in unschedulablePods (breaks I3)
+//	ignore-done   Done answers success and leaves the pod in flight (R12)
+package main
+
+import (
+	"flag"
+	"fmt"
+	"math"
+	"os"
+	"time"
+
+	testingclock "k8s.io/utils/clock/testing"
+
+	"github.com/schedq/schedq/conformance"
+	"github.com/schedq/schedq/conformance/remote"
+	"github.com/schedq/schedq/impl"
+	"github.com/schedq/schedq/spec"
+)
+
+// ProfileName is the profile the peer claims: the implementation's
+// semantics, reached through the protocol.
+const ProfileName = "schedq-impl-over-protocol"
+
+var brokenModes = map[string]string{
+	"no-shortcut": "AddUnschedulableIfNotPresent ignores the moveRequestCycle shortcut (R3, I3)",
+	"ignore-done": "Done answers success and leaves the pod in flight (R12)",
+}
+
+func main() {
+	broken := flag.String("broken", "", "misbehave on purpose: no-shortcut or ignore-done (see the package documentation)")
+	flag.Parse()
+	if flag.NArg() != 0 {
+		fmt.Fprintf(os.Stderr, "schedq-peer: unexpected arguments %q\n", flag.Args())
+		os.Exit(2)
+	}
+	if _, ok := brokenModes[*broken]; *broken != "" && !ok {
+		fmt.Fprintf(os.Stderr, "schedq-peer: unknown -broken mode %q (known: no-shortcut, ignore-done)\n", *broken)
+		os.Exit(2)
+	}
+	newQueue := func(cfg spec.Config, start time.Time) (conformance.Target, error) {
+		clk := testingclock.NewFakeClock(start)
+		q, err := impl.New(cfg, impl.WithClock(clk))
+		if err != nil {
+			return nil, err
+		}
+		desc := "schedq impl served by cmd/schedq-peer over the conformance protocol"
+		if *broken != "" {
+			desc += "; BROKEN on purpose: " + brokenModes[*broken]
+		}
+		t := target{PriorityQueue: q, clock: clk, profile: conformance.Profile{
+			Name:        ProfileName,
+			Description: desc,
+			Blocking:    true,
+			Observes:    conformance.Observes{MoveRequestCycle: true, PodInfo: true, Closed: true},
+		}}
+		switch *broken {
+		case "no-shortcut":
+			return noShortcut{t}, nil
+		case "ignore-done":
+			return ignoreDone{t}, nil
+		}
+		return t, nil
+	}
+	if err := remote.Serve(os.Stdin, os.Stdout, newQueue); err != nil {
+		fmt.Fprintf(os.Stderr, "schedq-peer: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+// target is the implementation with a fake clock the step request moves.
+// No flush runs on its own: the driver calls them.
+type target struct {
+	*impl.PriorityQueue
+	clock   *testingclock.FakeClock
+	profile conformance.Profile
+}
+
+func (t target) Advance(d time.Duration)      { t.clock.Step(d) }
+func (t target) Profile() conformance.Profile { return t.profile }
+
+type noShortcut struct{ target }
+
+// AddUnschedulableIfNotPresent hands the queue a cycle no move request can
+// reach, so the shortcut never applies.
+func (q noShortcut) AddUnschedulableIfNotPresent(p *spec.QueuedPodInfo, _ int64) error {
+	return q.target.AddUnschedulableIfNotPresent(p, math.MaxInt64)
+}
+
+type ignoreDone struct{ target }
+
+func (ignoreDone) Done(spec.UID) error { return nil }

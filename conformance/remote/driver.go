@@ -1,0 +1,402 @@
+package remote
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/schedq/schedq/conformance"
+	"github.com/schedq/schedq/spec"
+)
+
+// OpTimeout bounds how long the driver waits for the answer to any request
+// but pop (which may wait for a pod as long as the queue is open). A peer
+// that takes longer is reported as a protocol error: every operation of the
+// contract is meant to return at once.
+const OpTimeout = 30 * time.Second
+
+// NewTarget returns a conformance.NewTarget that starts the peer command
+// cmd (the program and its arguments) once per target, sends it init with
+// the target's config and clock start, and speaks the protocol with it. The
+// peer's profile is the one its init response claims. The peer is stopped
+// (its stdin closed) when the test ends; a peer that then exits with an
+// error fails the test with its stderr.
+func NewTarget(cmd []string) conformance.NewTarget {
+	return func(t testing.TB, cfg spec.Config, start time.Time) conformance.Target {
+		t.Helper()
+		p, err := Start(cmd, cfg, start)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			if err := p.Stop(); err != nil {
+				t.Error(err)
+			}
+		})
+		return p
+	}
+}
+
+// Peer is a queue in another process, reached through the protocol. It
+// satisfies conformance.Target and is safe for concurrent use: requests
+// from several goroutines are in flight together, and their responses are
+// matched by id.
+//
+// Operations that return an error return the queue's error (matching the
+// spec error with errors.Is) or an error wrapping ErrProtocol. The others
+// (MoveAllToActiveOrBackoffQueue, the flushes, Close, Step, Snapshot,
+// SchedulingCycle) panic with an error wrapping ErrProtocol, which the
+// suite reports as the scenario's failure.
+type Peer struct {
+	cmd     *exec.Cmd
+	name    string
+	profile conformance.Profile
+
+	wmu   sync.Mutex // serialises request lines
+	stdin io.WriteCloser
+
+	nextID  atomic.Int64
+	mu      sync.Mutex
+	pending map[int64]chan Response
+	failure error         // set once: the first protocol error or the peer's exit
+	exited  chan struct{} // closed when the reader has seen the end and the process was waited for
+	waitErr error
+	stderr  tail
+}
+
+// Start starts the peer command and initialises its queue. It returns the
+// queue's own error (e.g. spec.ErrInvalidConfig) or a protocol error with
+// the peer's stderr.
+func Start(cmd []string, cfg spec.Config, start time.Time) (*Peer, error) {
+	if len(cmd) == 0 {
+		return nil, errors.New("schedq remote: no peer command")
+	}
+	c := exec.Command(cmd[0], cmd[1:]...)
+	p := &Peer{cmd: c, name: strings.Join(cmd, " "), pending: map[int64]chan Response{}, exited: make(chan struct{})}
+	c.Stderr = &p.stderr
+	var err error
+	if p.stdin, err = c.StdinPipe(); err != nil {
+		return nil, err
+	}
+	stdout, err := c.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := c.Start(); err != nil {
+		return nil, fmt.Errorf("schedq remote: starting the peer %q: %w", p.name, err)
+	}
+	go p.read(stdout)
+	resp, err := p.call(Request{Op: "init", Config: EncodeConfig(cfg), Now: encodeTime(start)}, OpTimeout)
+	if err == nil {
+		err = decodeError(resp.Error)
+		if err == nil && resp.Profile == nil {
+			err = fmt.Errorf("%w: the init response has no profile", ErrProtocol)
+		}
+	}
+	if err != nil {
+		p.Stop()
+		return nil, fmt.Errorf("schedq remote: peer %q: init: %w%s", p.name, err, p.stderrTail())
+	}
+	p.profile = DecodeProfile(resp.Profile)
+	return p, nil
+}
+
+// read dispatches response lines until the peer's stdout ends.
+func (p *Peer) read(stdout io.Reader) {
+	sc := bufio.NewScanner(stdout)
+	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
+	for sc.Scan() {
+		var r Response
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			p.fail(fmt.Errorf("%w: the peer wrote a line that is not a response (%v): %.200q", ErrProtocol, err, sc.Text()))
+			p.cmd.Process.Kill()
+			continue
+		}
+		p.mu.Lock()
+		ch, ok := p.pending[r.ID]
+		delete(p.pending, r.ID)
+		p.mu.Unlock()
+		if !ok {
+			if r.Error != nil && r.Error.Code == codeProtocol {
+				p.fail(fmt.Errorf("%w: the peer rejected a request: %s", ErrProtocol, r.Error.Message))
+			} else {
+				p.fail(fmt.Errorf("%w: the peer answered id %d, which no request is waiting for: %.200q", ErrProtocol, r.ID, sc.Text()))
+			}
+			continue
+		}
+		ch <- r
+	}
+	if err := sc.Err(); err != nil {
+		p.fail(fmt.Errorf("%w: reading the peer's output: %v", ErrProtocol, err))
+	}
+	p.waitErr = p.cmd.Wait()
+	how := "exited"
+	if p.waitErr != nil {
+		how = "exited with " + p.waitErr.Error()
+	}
+	p.fail(fmt.Errorf("%w: the peer %s", ErrProtocol, how))
+	close(p.exited)
+}
+
+// fail records the first failure and ends every waiting request with it.
+func (p *Peer) fail(err error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.failure == nil {
+		p.failure = err
+	}
+	for id, ch := range p.pending {
+		delete(p.pending, id)
+		close(ch)
+	}
+}
+
+func (p *Peer) failed() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.failure
+}
+
+// call sends req and waits for its response, at most timeout (0: no limit).
+func (p *Peer) call(req Request, timeout time.Duration) (Response, error) {
+	req.ID = p.nextID.Add(1)
+	ch := make(chan Response, 1)
+	p.mu.Lock()
+	if p.failure != nil {
+		err := p.failure
+		p.mu.Unlock()
+		return Response{}, p.describe(req.Op, err)
+	}
+	p.pending[req.ID] = ch
+	p.mu.Unlock()
+
+	line, err := marshalLine(req)
+	if err == nil {
+		p.wmu.Lock()
+		_, err = p.stdin.Write(line)
+		p.wmu.Unlock()
+	}
+	if err != nil {
+		p.fail(fmt.Errorf("%w: writing a request: %v", ErrProtocol, err))
+		return Response{}, p.describe(req.Op, p.failed())
+	}
+
+	var expire <-chan time.Time
+	if timeout > 0 {
+		timer := time.NewTimer(timeout)
+		defer timer.Stop()
+		expire = timer.C
+	}
+	select {
+	case r, ok := <-ch:
+		if !ok {
+			return Response{}, p.describe(req.Op, p.failed())
+		}
+		if r.Error != nil && r.Error.Code == codeProtocol {
+			return Response{}, p.describe(req.Op, decodeError(r.Error))
+		}
+		return r, nil
+	case <-expire:
+		p.mu.Lock()
+		delete(p.pending, req.ID)
+		p.mu.Unlock()
+		return Response{}, p.describe(req.Op, fmt.Errorf("%w: no answer within %v", ErrProtocol, timeout))
+	}
+}
+
+func (p *Peer) describe(op string, err error) error {
+	return fmt.Errorf("schedq remote: peer %q, %s: %w%s", p.name, op, err, p.stderrTail())
+}
+
+func (p *Peer) stderrTail() string {
+	if s := p.stderr.String(); s != "" {
+		return "\npeer stderr (last lines):\n" + s
+	}
+	return ""
+}
+
+// Stop closes the peer's stdin, which ends it, and waits for it to exit (at
+// most 10 seconds, then kills it). It returns an error if the peer did not
+// exit cleanly. Stop does not close the queue first: the peer does that on
+// its own when its input ends.
+func (p *Peer) Stop() error {
+	p.wmu.Lock()
+	p.stdin.Close()
+	p.wmu.Unlock()
+	select {
+	case <-p.exited:
+	case <-time.After(10 * time.Second):
+		p.cmd.Process.Kill()
+		<-p.exited
+		return fmt.Errorf("schedq remote: peer %q did not exit within 10s of the end of its input; killed%s", p.name, p.stderrTail())
+	}
+	if p.waitErr != nil {
+		return fmt.Errorf("schedq remote: peer %q: %v%s", p.name, p.waitErr, p.stderrTail())
+	}
+	return nil
+}
+
+// do performs an operation whose result is only an error.
+func (p *Peer) do(req Request) error {
+	r, err := p.call(req, OpTimeout)
+	if err != nil {
+		return err
+	}
+	return decodeError(r.Error)
+}
+
+// must performs an operation that returns nothing; a failure panics.
+func (p *Peer) must(req Request) Response {
+	r, err := p.call(req, OpTimeout)
+	if err == nil && r.Error != nil {
+		err = fmt.Errorf("%w: %s answered with an error where the operation has none: %v", ErrProtocol, req.Op, decodeError(r.Error))
+	}
+	if err != nil {
+		panic(err)
+	}
+	return r
+}
+
+// Profile is the profile the peer claimed in its init response.
+func (p *Peer) Profile() conformance.Profile { return p.profile }
+
+// Add is R1.
+func (p *Peer) Add(pod *spec.Pod) error { return p.do(Request{Op: "add", Pod: EncodePod(pod)}) }
+
+// Pop is R2. It waits as long as the peer does: until a pod comes, the
+// queue closes or the peer ends.
+func (p *Peer) Pop() (*spec.QueuedPodInfo, int64, error) {
+	r, err := p.call(Request{Op: "pop"}, 0)
+	if err != nil {
+		return nil, 0, err
+	}
+	if err := decodeError(r.Error); err != nil {
+		return nil, 0, err
+	}
+	info, err := DecodeInfo(r.Info)
+	if err == nil && (info == nil || info.Pod == nil) {
+		err = fmt.Errorf("%w: a pop response with neither a pod nor an error", ErrProtocol)
+	}
+	if err != nil {
+		return nil, 0, p.describe("pop", err)
+	}
+	return info, r.Cycle, nil
+}
+
+// AddUnschedulableIfNotPresent is R3.
+func (p *Peer) AddUnschedulableIfNotPresent(info *spec.QueuedPodInfo, podSchedulingCycle int64) error {
+	return p.do(Request{Op: "addUnschedulable", Info: EncodeInfo(info), Cycle: podSchedulingCycle})
+}
+
+// MoveAllToActiveOrBackoffQueue is R4. A preCheck cannot cross a process
+// boundary: the driver evaluates it on every pod of a snapshot it takes
+// right before, and sends the keys it rejects.
+func (p *Peer) MoveAllToActiveOrBackoffQueue(event spec.ClusterEvent, preCheck spec.PreEnqueueCheck) {
+	req := Request{Op: "moveAll", Event: EncodeEvent(event)}
+	if preCheck != nil {
+		s := p.Snapshot()
+		req.PreCheckRejects = []string{}
+		for _, pl := range s.Places() {
+			for i := range pl.Pods {
+				if !preCheck(pl.Pods[i].Pod) {
+					req.PreCheckRejects = append(req.PreCheckRejects, string(pl.Pods[i].Key()))
+				}
+			}
+		}
+	}
+	p.must(req)
+}
+
+// FlushBackoffQCompleted is R5.
+func (p *Peer) FlushBackoffQCompleted() { p.must(Request{Op: "flushBackoffQ"}) }
+
+// FlushUnschedulablePodsLeftover is R6.
+func (p *Peer) FlushUnschedulablePodsLeftover() { p.must(Request{Op: "flushLeftover"}) }
+
+// Activate is R8.
+func (p *Peer) Activate(pods []*spec.Pod) error {
+	w := make([]*Pod, len(pods))
+	for i, pod := range pods {
+		w[i] = EncodePod(pod)
+	}
+	return p.do(Request{Op: "activate", Pods: w})
+}
+
+// Update is R9.
+func (p *Peer) Update(oldPod, newPod *spec.Pod) error {
+	return p.do(Request{Op: "update", OldPod: EncodePod(oldPod), NewPod: EncodePod(newPod)})
+}
+
+// Delete is R10.
+func (p *Peer) Delete(pod *spec.Pod) error { return p.do(Request{Op: "delete", Pod: EncodePod(pod)}) }
+
+// AssignedPodAdded is R11.
+func (p *Peer) AssignedPodAdded(pod *spec.Pod) error {
+	return p.do(Request{Op: "assignedPodAdded", Pod: EncodePod(pod)})
+}
+
+// AssignedPodUpdated is R11 for an update.
+func (p *Peer) AssignedPodUpdated(oldPod, newPod *spec.Pod, event spec.ClusterEvent) error {
+	return p.do(Request{Op: "assignedPodUpdated", OldPod: EncodePod(oldPod), NewPod: EncodePod(newPod), Event: EncodeEvent(event)})
+}
+
+// Done is R12.
+func (p *Peer) Done(uid spec.UID) error { return p.do(Request{Op: "done", UID: string(uid)}) }
+
+// Close is R13. The peer keeps running: a closed queue still answers
+// Snapshot, and Pop with the closed error.
+func (p *Peer) Close() { p.must(Request{Op: "close"}) }
+
+// SchedulingCycle returns the number of Pops so far.
+func (p *Peer) SchedulingCycle() int64 { return p.must(Request{Op: "schedulingCycle"}).Cycle }
+
+// Snapshot returns the peer's snapshot.
+func (p *Peer) Snapshot() spec.Snapshot {
+	r := p.must(Request{Op: "snapshot"})
+	s, err := DecodeSnapshot(r.Snapshot)
+	if err != nil {
+		panic(p.describe("snapshot", err))
+	}
+	return s
+}
+
+// Step advances the peer's fake clock by d.
+func (p *Peer) Advance(d time.Duration) { p.must(Request{Op: "step", Nanoseconds: int64(d)}) }
+
+var _ conformance.Target = (*Peer)(nil)
+
+// tail keeps the last lines a peer wrote to stderr, for failure messages.
+type tail struct {
+	mu  sync.Mutex
+	buf []byte
+}
+
+const tailBytes = 4 << 10
+
+func (t *tail) Write(b []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, b...)
+	if len(t.buf) > 2*tailBytes {
+		t.buf = append(t.buf[:0], t.buf[len(t.buf)-tailBytes:]...)
+	}
+	return len(b), nil
+}
+
+func (t *tail) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	b := t.buf
+	if len(b) > tailBytes {
+		b = b[len(b)-tailBytes:]
+	}
+	return string(b)
+}

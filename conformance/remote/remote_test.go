@@ -1,0 +1,414 @@
+package remote_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	testingclock "k8s.io/utils/clock/testing"
+
+	"github.com/schedq/schedq/conformance"
+	"github.com/schedq/schedq/conformance/remote"
+	"github.com/schedq/schedq/impl"
+	"github.com/schedq/schedq/schedqtest"
+	"github.com/schedq/schedq/spec"
+)
+
+// peerBin is cmd/schedq-peer, built once by TestMain (with -race when the
+// tests run with it, so the peer's own concurrency is checked too).
+var peerBin string
+
+// Environment of the child processes the tests start from their own
+// binary: a fake peer that misbehaves at the protocol level, or the suite
+// run against a broken peer (a failure expected by the parent test).
+const (
+	envFakePeer   = "SCHEDQ_REMOTE_TEST_FAKE_PEER"
+	envBrokenMode = "SCHEDQ_REMOTE_TEST_BROKEN"
+	envPeerBin    = "SCHEDQ_REMOTE_TEST_PEER_BIN"
+)
+
+func TestMain(m *testing.M) {
+	if mode := os.Getenv(envFakePeer); mode != "" {
+		os.Exit(fakePeer(mode))
+	}
+	if bin := os.Getenv(envPeerBin); bin != "" {
+		peerBin = bin
+		os.Exit(m.Run())
+	}
+	dir, err := os.MkdirTemp("", "schedq-peer")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	peerBin = filepath.Join(dir, "schedq-peer")
+	args := []string{"build", "-o", peerBin}
+	if raceEnabled {
+		args = append(args, "-race")
+	}
+	cmd := exec.Command("go", append(args, "github.com/schedq/schedq/cmd/schedq-peer")...)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "building cmd/schedq-peer: %v\n%s", err, out)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	// A race-enabled program sleeps a second at exit by default, to let
+	// other goroutines report; with one peer per scenario that would be
+	// most of the test's time.
+	os.Setenv("GORACE", strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// TestPeerPassesTheSuite is the point of the package: the implementation,
+// served over the protocol by cmd/schedq-peer and reached through the
+// driver, passes every scenario and the random runs, as it does in
+// process.
+func TestPeerPassesTheSuite(t *testing.T) {
+	conformance.Run(t, remote.NewTarget([]string{peerBin}), conformance.Options{})
+}
+
+// TestSuiteOnBrokenPeer is the child of TestBrokenPeerIsCaught: the whole
+// suite against cmd/schedq-peer -broken=MODE. It must fail; run alone it
+// does nothing.
+func TestSuiteOnBrokenPeer(t *testing.T) {
+	mode := os.Getenv(envBrokenMode)
+	if mode == "" {
+		t.Skip("the child of TestBrokenPeerIsCaught; runs only there")
+	}
+	conformance.Run(t, remote.NewTarget([]string{peerBin, "-broken=" + mode}), conformance.Options{})
+}
+
+// TestBrokenPeerIsCaught runs the suite, in a child process, against peers
+// that are wrong on purpose and checks that it fails them for the right
+// reason: the rule the peer breaks appears in the failures.
+func TestBrokenPeerIsCaught(t *testing.T) {
+	for _, tc := range []struct {
+		mode string
+		want []string // in the failure output
+	}{
+		{"no-shortcut", []string{"R3", "I3"}},
+		{"ignore-done", []string{"R12"}},
+	} {
+		t.Run(tc.mode, func(t *testing.T) {
+			t.Parallel()
+			// -rapid.nofailfile: the expected failure must not leave a
+			// file in testdata; a short shrink keeps the test quick (the failure,
+			// not its minimal form, is the point here).
+			cmd := exec.Command(os.Args[0], "-test.run=^TestSuiteOnBrokenPeer$", "-test.v", "-rapid.nofailfile", "-rapid.shrinktime=2s")
+			// Without SCHEDQ_CONFORMANCE_RESULTS: the broken peer's
+			// results must not replace the good peer's report.
+			var env []string
+			for _, e := range os.Environ() {
+				if !strings.HasPrefix(e, "SCHEDQ_CONFORMANCE_RESULTS=") {
+					env = append(env, e)
+				}
+			}
+			cmd.Env = append(env, envBrokenMode+"="+tc.mode, envPeerBin+"="+peerBin)
+			out, err := cmd.CombinedOutput()
+			var exit *exec.ExitError
+			if !errors.As(err, &exit) {
+				t.Fatalf("the suite passed (or did not run: %v) against the peer broken with %s:\n%s", err, tc.mode, tail(out))
+			}
+			failed := 0
+			for _, line := range strings.Split(string(out), "\n") {
+				if strings.Contains(line, "--- FAIL: TestSuiteOnBrokenPeer/") {
+					failed++
+				}
+			}
+			if failed == 0 {
+				t.Fatalf("the child failed, but no scenario of the suite did (a crash?):\n%s", tail(out))
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(string(out), w) {
+					t.Errorf("no failure cites %s, the rule -broken=%s breaks:\n%s", w, tc.mode, tail(out))
+				}
+			}
+			t.Logf("-broken=%s: %d failing subtests", tc.mode, failed)
+		})
+	}
+}
+
+func tail(out []byte) string {
+	const n = 6000
+	if len(out) > n {
+		return "...\n" + string(out[len(out)-n:])
+	}
+	return string(out)
+}
+
+// fakePeer plays a peer that breaks the protocol; the driver must say how.
+func fakePeer(mode string) int {
+	switch mode {
+	case "exit":
+		fmt.Fprintln(os.Stderr, "fake peer: giving up at once")
+		return 3
+	case "garbage":
+		fmt.Println("this is not JSON")
+		// Keep reading so that the driver, not a broken pipe, ends it.
+		buf := make([]byte, 4096)
+		for {
+			if _, err := os.Stdin.Read(buf); err != nil {
+				return 0
+			}
+		}
+	case "silent":
+		buf := make([]byte, 4096)
+		for {
+			if _, err := os.Stdin.Read(buf); err != nil {
+				return 0
+			}
+		}
+	}
+	return 2
+}
+
+func TestDriverReportsABrokenProtocol(t *testing.T) {
+	cfg := spec.DefaultConfig(schedqtest.Registry)
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for mode, want := range map[string]string{
+		"exit":    "fake peer: giving up at once",
+		"garbage": "not a response",
+	} {
+		t.Run(mode, func(t *testing.T) {
+			t.Setenv(envFakePeer, mode)
+			_, err := remote.Start([]string{os.Args[0]}, cfg, start)
+			if err == nil || !errors.Is(err, remote.ErrProtocol) || !strings.Contains(err.Error(), want) {
+				t.Fatalf("Start against a peer that does %q: got %v, want an ErrProtocol saying %q", mode, err, want)
+			}
+		})
+	}
+	if _, err := remote.Start(nil, cfg, start); err == nil {
+		t.Error("Start without a command succeeded")
+	}
+	if _, err := remote.Start([]string{filepath.Join(t.TempDir(), "no-such-peer")}, cfg, start); err == nil {
+		t.Error("Start of a missing program succeeded")
+	}
+}
+
+// The driver relays the queue's own errors, matching the spec errors.
+func TestDriverRelaysQueueErrors(t *testing.T) {
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	bad := spec.DefaultConfig(schedqtest.Registry)
+	bad.PodMaxBackoffDuration = 0
+	if _, err := remote.Start([]string{peerBin}, bad, start); !errors.Is(err, spec.ErrInvalidConfig) {
+		t.Fatalf("init with an invalid config: got %v, want spec.ErrInvalidConfig", err)
+	}
+	p, err := remote.Start([]string{peerBin}, spec.DefaultConfig(schedqtest.Registry), start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := p.Stop(); err != nil {
+			t.Error(err)
+		}
+	}()
+	pod := schedqtest.Pod("a", 0)
+	if err := p.Add(pod); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		err  error
+		want error
+	}{
+		{"Add twice", p.Add(pod), spec.ErrAlreadyQueued},
+		{"Add(nil)", p.Add(nil), spec.ErrNilPod},
+		{"Done of a pod not in flight", p.Done("uid-a"), spec.ErrNotInFlight},
+		{"Delete of an unknown pod", p.Delete(schedqtest.Pod("b", 0)), spec.ErrPodNotFound},
+	} {
+		if !errors.Is(c.err, c.want) {
+			t.Errorf("%s: got %v, want %v", c.name, c.err, c.want)
+		}
+	}
+	s := p.Snapshot()
+	if len(s.ActiveQ) != 1 || !s.Now.Equal(start) {
+		t.Errorf("snapshot after the errors: %+v, want only ns/a in activeQ and Now=%v", s, start)
+	}
+	p.Close()
+	if _, _, err := p.Pop(); !errors.Is(err, spec.ErrClosed) {
+		t.Errorf("Pop after Close: got %v, want spec.ErrClosed", err)
+	}
+}
+
+// serve runs Serve on the given request lines with the implementation and
+// returns the responses by id.
+func serve(t *testing.T, lines ...string) map[int64]remote.Response {
+	t.Helper()
+	newQueue := func(cfg spec.Config, start time.Time) (conformance.Target, error) {
+		clk := testingclock.NewFakeClock(start)
+		q, err := impl.New(cfg, impl.WithClock(clk))
+		if err != nil {
+			return nil, err
+		}
+		return implTarget{q, clk}, nil
+	}
+	var out bytes.Buffer
+	if err := remote.Serve(strings.NewReader(strings.Join(lines, "\n")+"\n"), &out, newQueue); err != nil {
+		t.Fatal(err)
+	}
+	got := map[int64]remote.Response{}
+	for _, l := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		var r remote.Response
+		if err := json.Unmarshal([]byte(l), &r); err != nil {
+			t.Fatalf("Serve wrote %q: %v", l, err)
+		}
+		if _, dup := got[r.ID]; dup {
+			t.Fatalf("two responses with id %d", r.ID)
+		}
+		got[r.ID] = r
+	}
+	return got
+}
+
+type implTarget struct {
+	*impl.PriorityQueue
+	clock *testingclock.FakeClock
+}
+
+func (t implTarget) Advance(d time.Duration) { t.clock.Step(d) }
+func (implTarget) Profile() conformance.Profile {
+	return conformance.Profile{Name: "test", Blocking: true}
+}
+
+func initLine(id int) string {
+	b, _ := json.Marshal(remote.Request{ID: int64(id), Op: "init",
+		Config: remote.EncodeConfig(spec.DefaultConfig(schedqtest.Registry)), Now: "2026-01-01T00:00:00Z"})
+	return string(b)
+}
+
+// Bad requests get a protocol error and change nothing; the peer keeps
+// serving.
+func TestServeRejectsBadRequests(t *testing.T) {
+	got := serve(t,
+		`{"id":1,"op":"add","pod":{"namespace":"ns","name":"a","uid":"u"}}`, // before init
+		initLine(2),
+		initLine(3), // a second init
+		`this is not json`,
+		`{"id":5,"op":"frobnicate"}`,
+		`{"id":6,"op":"step","nanoseconds":-1}`,
+		`{"id":7,"op":"snapshot"}`,
+	)
+	for id, want := range map[int64]string{1: "before a successful init", 3: "exists already", 0: "not a request", 5: "unknown op", 6: "negative duration"} {
+		r := got[id]
+		if r.Error == nil || r.Error.Code != "protocol" || !strings.Contains(r.Error.Message, want) {
+			t.Errorf("response %d: %+v, want a protocol error saying %q", id, r.Error, want)
+		}
+	}
+	if r := got[2]; r.Error != nil || r.Profile == nil {
+		t.Errorf("init: %+v, want a profile", r)
+	}
+	want := &remote.Snapshot{Now: "2026-01-01T00:00:00Z", ActiveQ: []remote.QueuedPodInfo{}, BackoffQ: []remote.QueuedPodInfo{},
+		UnschedulablePods: []remote.QueuedPodInfo{}, InFlight: []remote.QueuedPodInfo{}, MoveRequestCycle: -1}
+	if d := cmp.Diff(want, got[7].Snapshot); d != "" {
+		t.Errorf("the bad requests changed the queue (-want +got):\n%s", d)
+	}
+}
+
+// A blocked Pop does not hold up the requests after it: they are answered
+// while it waits, and it returns the pod their Add brings.
+func TestPeerAnswersAroundABlockedPop(t *testing.T) {
+	p, err := remote.Start([]string{peerBin}, spec.DefaultConfig(schedqtest.Registry), time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := p.Stop(); err != nil {
+			t.Error(err)
+		}
+	}()
+	type popped struct {
+		info  *spec.QueuedPodInfo
+		cycle int64
+		err   error
+	}
+	got := make(chan popped, 1)
+	go func() {
+		info, cycle, err := p.Pop()
+		got <- popped{info, cycle, err}
+	}()
+	if c := p.SchedulingCycle(); c != 0 {
+		t.Errorf("schedulingCycle while the pop waits: %d, want 0", c)
+	}
+	if err := p.Add(schedqtest.Pod("a", 0)); err != nil {
+		t.Fatal(err)
+	}
+	r := <-got
+	if r.err != nil || r.info.Key() != schedqtest.Key("a") || r.cycle != 1 {
+		t.Errorf("the blocked pop: %+v, want ns/a in cycle 1", r)
+	}
+}
+
+// At the end of its input the peer closes the queue, and a Pop still
+// waiting ends with the closed error.
+func TestServeClosesAtTheEndOfInput(t *testing.T) {
+	got := serve(t, initLine(1), `{"id":2,"op":"pop"}`)
+	if r := got[2]; r.Error == nil || r.Error.Code != "closed" {
+		t.Errorf("a pop waiting when the input ends: %+v, want the closed error", r.Error)
+	}
+}
+
+// Every field crosses the wire and comes back equal.
+func TestWireRoundTrip(t *testing.T) {
+	now := time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC)
+	pod := &spec.Pod{Namespace: "ns", Name: "a", UID: "u", Priority: -3, Labels: map[string]string{"k": "v"},
+		RequiredAffinityTerms: []spec.AffinityTerm{{Namespaces: []string{"x"}, MatchLabels: map[string]string{"app": "db"}}},
+		ResourceVersion:       "7", Status: "s"}
+	info := spec.QueuedPodInfo{Pod: pod, Timestamp: now, Attempts: 2, UnschedulablePlugins: spec.NewPluginSet("B", "A"),
+		InitialAttemptTimestamp: now.Add(-time.Second)}
+	snap := spec.Snapshot{Now: now, ActiveQ: []spec.QueuedPodInfo{info}, InFlight: []spec.QueuedPodInfo{{Pod: pod}},
+		SchedulingCycle: 4, MoveRequestCycle: 2, Closed: true}
+	back, err := remote.DecodeSnapshot(roundTrip(t, remote.EncodeSnapshot(snap)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(snap, back); d != "" {
+		t.Errorf("snapshot round trip (-sent +received):\n%s", d)
+	}
+	cfg := spec.DefaultConfig(schedqtest.Registry)
+	if d := cmp.Diff(cfg, remote.DecodeConfig(roundTrip(t, remote.EncodeConfig(cfg)))); d != "" {
+		t.Errorf("config round trip (-sent +received):\n%s", d)
+	}
+	if _, err := remote.DecodeInfo(&remote.QueuedPodInfo{Pod: remote.EncodePod(pod), Timestamp: "yesterday"}); !errors.Is(err, remote.ErrProtocol) {
+		t.Errorf("a timestamp that is not RFC 3339: got %v, want ErrProtocol", err)
+	}
+}
+
+func roundTrip[T any](t *testing.T, v *T) *T {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := new(T)
+	if err := json.Unmarshal(b, out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// The package documentation lists the action bits by number, for peers in
+// other languages; they must stay what spec says.
+func TestDocumentedActionBits(t *testing.T) {
+	for name, c := range map[string]struct{ got, want spec.ActionType }{
+		"Add": {spec.Add, 1}, "Delete": {spec.Delete, 2}, "UpdateNodeAllocatable": {spec.UpdateNodeAllocatable, 4},
+		"UpdateNodeLabel": {spec.UpdateNodeLabel, 8}, "UpdateNodeTaint": {spec.UpdateNodeTaint, 16},
+		"UpdateNodeCondition": {spec.UpdateNodeCondition, 32}, "UpdateNodeAnnotation": {spec.UpdateNodeAnnotation, 64},
+		"UpdatePodLabel": {spec.UpdatePodLabel, 128}, "UpdatePodScaleDown": {spec.UpdatePodScaleDown, 256},
+		"UpdatePodToleration": {spec.UpdatePodToleration, 512}, "UpdatePodSchedulingGatesEliminated": {spec.UpdatePodSchedulingGatesEliminated, 1024},
+		"UpdatePodGeneratedResourceClaim": {spec.UpdatePodGeneratedResourceClaim, 2048},
+		"Update":                          {spec.Update, 8188}, "All": {spec.All, 8191},
+	} {
+		if c.got != c.want {
+			t.Errorf("spec.%s = %d, the package documentation says %d", name, c.got, c.want)
+		}
+	}
+}

@@ -1,0 +1,280 @@
+// Command verifyrun is `make verify` (through scripts/verify): it runs
+// every schedq suite against the implementation, one step at a time,
+// printing a line when each step starts and ends, and then a summary that
+// says what each suite checked (scenarios x targets, random runs, mutants
+// caught, histories x operations, TLC configurations and states).
+//
+// Each step's output goes to a log file (kept, and named in the summary);
+// go test steps run with -json so that the counts come from the test events
+// rather than from text. A count that cannot be read (a suite changed its
+// output) is left out, never invented: the step still reports pass, fail or
+// skip and its time. A suite that cannot run on this machine is SKIPPED,
+// with the way to enable it, and never counts as passed.
+//
+//	go run ./scripts/verifyrun [-only REGEXP] [-list]
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// step is one suite, or one part of one.
+type step struct {
+	name string
+	// cmd is a bash command line, run from the repository root; it is
+	// printed as is, so that a failing step can be rerun by hand.
+	cmd string
+	// note, if set, is printed before the step starts (what it costs).
+	note string
+	// enable says how to make a skipped step run.
+	enable string
+	// count reads what the step checked from its output; nil for a step
+	// that only passes or fails.
+	count func(r *run) []string
+	// env is added to the environment; ${VERIFY_TMP} is the run's temp directory.
+	env []string
+}
+
+// run is one step's execution.
+type run struct {
+	step   *step
+	out    []byte // everything the command wrote
+	events []event
+	text   string // the output as a human reads it (go test -json decoded)
+	tmp    string // the run's temp directory
+	status string // PASS, FAIL, SKIPPED
+	reason string // why skipped, or why failed
+	detail []string
+	secs   time.Duration
+	log    string
+}
+
+func steps(upstream []string) []*step {
+	mods := strings.Join(upstream, " ")
+	var names []string
+	for _, m := range upstream {
+		names = append(names, filepath.Base(m))
+	}
+	return []*step{
+		{name: "gofmt + go vet (main module)", cmd: "make -s vet VET_UPSTREAM="},
+		{name: "spec: rules R1-R13 on model and impl (race)", cmd: "go test -json -race -count=1 ./spec/", count: countTests},
+		{name: "model (race)", cmd: "go test -json -race -count=1 ./model/", count: countTests},
+		{name: "impl (race, goleak)", cmd: "go test -json -race -count=1 ./impl/", count: countTests},
+		{name: "properties: state machine, 20000 checks", cmd: "go test -json -count=1 -run '^TestStateMachine$' ./properties/ -rapid.checks=20000", count: countStateMachine},
+		{name: "properties: mutants caught", cmd: "go test -json -count=1 -run '^TestMutantsAreCaught$' ./properties/", count: countMutants},
+		{name: "properties: focused, fuzz corpus, Run (race)", cmd: "go test -json -race -count=1 -skip '^(TestStateMachine|TestMutantsAreCaught)$' ./properties/", count: countTests},
+		{name: "linearizability (race)", cmd: "go test -json -race -count=1 ./linearizability/ -lin.runs=300 -lin.ops=400 -lin.timeout=2m", count: countLinearizability},
+		{name: "tla: agreement of model and TLC graphs", cmd: "go test -json -count=1 ./tla/...", count: countTests},
+		{
+			name: "upstream: compile Kubernetes (" + strings.Join(names, ", ") + ")",
+			// go test vets too (its default analyzers); a separate
+			// go vet of these modules would compute vet facts over all of
+			// Kubernetes again. -run '^$' builds and links the test
+			// binaries the conformance step then runs; the compiled
+			// packages are the ones make bench-compare uses.
+			cmd: "for m in " + mods + "; do (cd $m && go test -count=1 -run '^$' ./...) || exit 1; done",
+			note: "compiles Kubernetes once per upstream module (" + strings.Join(names, ", ") + "), shared by the conformance step " +
+				"and make bench-compare: about 6 CPU-minutes per module on a cold build cache (measured for v133 on a 2-core VM: " +
+				"6 CPU-minutes, 18 minutes of wall clock while the machine was shared), seconds when Go's build cache has it",
+		},
+		{
+			name:  "conformance: every target, RESULTS.md",
+			cmd:   "make -s conformance TESTFLAGS=-json RESULTS_DIR=${VERIFY_TMP}/results",
+			count: countConformance,
+		},
+		{
+			name:  "conformance over the protocol (cmd/schedq-peer)",
+			cmd:   "go test -json -race -count=1 ./conformance/remote/",
+			env:   []string{"SCHEDQ_CONFORMANCE_RESULTS=${VERIFY_TMP}/results"},
+			count: countConformance,
+		},
+		{
+			name:   "TLC model checking",
+			cmd:    "make -s tlc",
+			count:  countTLC,
+			enable: "set TLA2TOOLS_JAR=/path/to/tla2tools.jar or put the jar at ~/.cache/schedq/tla2tools.jar (with java on PATH); see tla/README.md",
+		},
+	}
+}
+
+func main() {
+	only := flag.String("only", "", "run only the steps whose name matches this regular expression")
+	list := flag.Bool("list", false, "list the steps and exit")
+	flag.Parse()
+	upstream, _ := filepath.Glob("conformance/upstream/v*")
+	all := steps(upstream)
+	if *list {
+		for i, s := range all {
+			fmt.Printf("%2d  %-48s %s\n", i+1, s.name, s.cmd)
+		}
+		return
+	}
+	var sel []*step
+	re, err := regexp.Compile(*only)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "verify: -only: %v\n", err)
+		os.Exit(2)
+	}
+	for _, s := range all {
+		if re.MatchString(s.name) {
+			sel = append(sel, s)
+		}
+	}
+	logdir, err := os.MkdirTemp("", "schedq-verify.")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	start := time.Now()
+	fmt.Printf("schedq verify: %d steps, logs in %s\n", len(sel), logdir)
+	var runs []*run
+	for i, s := range sel {
+		r := execute(s, i+1, len(sel), logdir)
+		runs = append(runs, r)
+	}
+	os.Exit(summary(os.Stdout, runs, time.Since(start)))
+}
+
+func stamp() string { return time.Now().UTC().Format("15:04:05") }
+
+func execute(s *step, i, n int, logdir string) *run {
+	r := &run{step: s}
+	slug := regexp.MustCompile(`[^a-zA-Z0-9]+`).ReplaceAllString(s.name, "_")
+	r.log = filepath.Join(logdir, fmt.Sprintf("%02d-%s.log", i, strings.Trim(slug, "_")))
+	r.tmp = filepath.Join(logdir, fmt.Sprintf("%02d.tmp", i))
+	os.MkdirAll(r.tmp, 0o755)
+	if s.note != "" {
+		fmt.Printf("[%s]      note: this step %s\n", stamp(), s.note)
+	}
+	fmt.Printf("[%s] ==> %d/%d %s\n           $ %s\n", stamp(), i, n, s.name, s.cmd)
+	t0 := time.Now()
+	cmd := exec.Command("bash", "-c", s.cmd)
+	cmd.Env = append(os.Environ(), "VERIFY_TMP="+r.tmp)
+	for _, e := range s.env {
+		cmd.Env = append(cmd.Env, strings.ReplaceAll(e, "${VERIFY_TMP}", r.tmp))
+	}
+	var buf bytes.Buffer
+	f, ferr := os.Create(r.log)
+	if ferr == nil {
+		cmd.Stdout = io.MultiWriter(&buf, f)
+		defer f.Close()
+	} else {
+		cmd.Stdout = &buf
+	}
+	cmd.Stderr = cmd.Stdout
+	err := cmd.Run()
+	r.secs = time.Since(t0)
+	r.out = buf.Bytes()
+	r.events, r.text = decode(r.out)
+	switch {
+	case err != nil:
+		r.status = "FAIL"
+		r.reason = err.Error()
+	case skipLine(r.text) != "":
+		r.status, r.reason = "SKIPPED", skipLine(r.text)
+	case allSkipped(r.events) != "":
+		r.status, r.reason = "SKIPPED", allSkipped(r.events)
+	default:
+		r.status = "PASS"
+	}
+	if s.count != nil {
+		r.detail = s.count(r)
+	}
+	fmt.Printf("[%s] <== %d/%d %s: %s in %s", stamp(), i, n, s.name, r.status, dur(r.secs))
+	switch {
+	case r.status == "SKIPPED":
+		fmt.Printf(": %s", r.reason)
+	case len(r.detail) > 0:
+		fmt.Printf(" (%s)", r.detail[0])
+	}
+	fmt.Println()
+	if r.status == "FAIL" {
+		fmt.Println(indent(lastLines(r.text, 60), "    "))
+		fmt.Printf("    full log: %s\n", r.log)
+	}
+	return r
+}
+
+func dur(d time.Duration) string {
+	d = d.Round(time.Second)
+	if d < time.Minute {
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	}
+	return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+}
+
+// skipLine is the "SKIP: reason" line a script prints when it cannot run
+// (tla/run-tlc without a jar).
+func skipLine(text string) string {
+	sc := bufio.NewScanner(strings.NewReader(text))
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(sc.Text(), "SKIP:"); ok {
+			return strings.TrimSpace(rest)
+		}
+	}
+	return ""
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+func indent(s, pre string) string {
+	return pre + strings.ReplaceAll(s, "\n", "\n"+pre)
+}
+
+// summary prints the table and returns the exit status.
+func summary(w io.Writer, runs []*run, total time.Duration) int {
+	fmt.Fprintf(w, "\nschedq verify summary (%s in total)\n", dur(total))
+	fmt.Fprintf(w, "%-48s %7s  %-7s  %s\n", "suite", "time", "result", "checked")
+	failed, skipped := 0, 0
+	for _, r := range runs {
+		first := ""
+		if len(r.detail) > 0 {
+			first = r.detail[0]
+		}
+		fmt.Fprintf(w, "%-48s %7s  %-7s  %s\n", r.step.name, dur(r.secs), r.status, first)
+		for _, d := range r.detail[min(1, len(r.detail)):] {
+			if strings.HasPrefix(d, "  ") {
+				// A table or a list (the mutants, the TLC
+				// configurations): wide, so under the suite's name.
+				fmt.Fprintf(w, "    %s\n", d)
+				continue
+			}
+			fmt.Fprintf(w, "%-48s %7s  %-7s  %s\n", "", "", "", d)
+		}
+		switch r.status {
+		case "FAIL":
+			failed++
+			fmt.Fprintf(w, "%67s  log: %s\n", "", r.log)
+		case "SKIPPED":
+			skipped++
+			fmt.Fprintf(w, "%67s  why: %s\n", "", r.reason)
+			if r.step.enable != "" {
+				fmt.Fprintf(w, "%67s  to run it: %s\n", "", r.step.enable)
+			}
+		}
+	}
+	switch {
+	case failed > 0:
+		fmt.Fprintf(w, "verify: FAILED: %d of %d suites failed, %d skipped\n", failed, len(runs), skipped)
+		return 1
+	default:
+		fmt.Fprintf(w, "verify: all suites passed, %d skipped\n", skipped)
+		return 0
+	}
+}
