@@ -23,7 +23,7 @@ test: vet
 	@# The upstream module is built without -race: a cold race build of
 	@# Kubernetes costs CI about 3.5 more minutes, and what it would check is
 	@# upstream's code and our single-goroutine adapter.
-	cd conformance/upstream/v133 && $(GO) test -count=1 -run 'TestClassic' ./...
+	cd conformance/upstream/v133 && $(GO) test -count=1 -run 'TestClassic|TestConcurrentClassic' ./...
 
 # The upstream modules make vet vets in full (v1.33 only: vetting v1.37
 # costs a full Kubernetes build). Even once Kubernetes is compiled, a full
@@ -63,7 +63,7 @@ linearizability:
 TESTFLAGS ?=
 conformance:
 	@rm -rf $(RESULTS_DIR); mkdir -p $(RESULTS_DIR); status=0; \
-	  SCHEDQ_CONFORMANCE_RESULTS=$(RESULTS_DIR) $(GO) test $(TESTFLAGS) -count=1 -run 'TestModel|TestImpl' ./conformance/ || status=1; \
+	  SCHEDQ_CONFORMANCE_RESULTS=$(RESULTS_DIR) $(GO) test $(TESTFLAGS) -count=1 -run 'TestModel|TestImpl' ./conformance/ ./conformance/concurrent/ || status=1; \
 	  for m in $(UPSTREAM_MODULES); do \
 	    (cd $$m && SCHEDQ_CONFORMANCE_RESULTS=$(RESULTS_DIR) $(GO) test $(TESTFLAGS) -count=1 ./...) || status=1; \
 	  done; \
