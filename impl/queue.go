@@ -147,6 +147,10 @@ func New(cfg spec.Config, opts ...Option) (*PriorityQueue, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	if cfg.Profile != spec.ProfileClassic {
+		// The hints profile has its own issue; never run it as classic.
+		return nil, fmt.Errorf("%w: impl implements the classic profile only, not %v", spec.ErrInvalidConfig, cfg.Profile)
+	}
 	// Own the registry: a caller changing its map later must not race with
 	// move requests.
 	if cfg.PluginEvents != nil {

@@ -27,6 +27,8 @@ type Model struct {
 	schedulingCycle  int64
 	moveRequestCycle int64
 	closed           bool
+	p                profile // the decisions of cfg.Profile (profile.go)
+	nom              nominator
 }
 
 // record is one pod and where it is. Records are values, so Clone is a map
@@ -43,7 +45,11 @@ func New(cfg spec.Config, now time.Time) (*Model, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return &Model{cfg: cfg, now: now, pods: make(map[spec.PodKey]record), moveRequestCycle: -1}, nil
+	p, err := newProfile(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &Model{cfg: cfg, now: now, pods: make(map[spec.PodKey]record), moveRequestCycle: -1, p: p, nom: newNominator()}, nil
 }
 
 // Config returns the model's config.
@@ -66,13 +72,16 @@ func (m *Model) Step(d time.Duration) error {
 func (m *Model) Clone() *Model {
 	c := *m
 	c.pods = maps.Clone(m.pods)
+	c.p = m.p.clone()
+	c.nom = m.nom.clone()
 	return &c
 }
 
 // Equal reports whether two models are in the same state.
 func (m *Model) Equal(o *Model) bool {
 	if !m.now.Equal(o.now) || m.schedulingCycle != o.schedulingCycle ||
-		m.moveRequestCycle != o.moveRequestCycle || m.closed != o.closed || len(m.pods) != len(o.pods) {
+		m.moveRequestCycle != o.moveRequestCycle || m.closed != o.closed || len(m.pods) != len(o.pods) ||
+		!m.p.equal(o.p) || !m.nom.equal(o.nom) {
 		return false
 	}
 	for k, r := range m.pods {
@@ -88,7 +97,8 @@ func infoEqual(a, b *spec.QueuedPodInfo) bool {
 	return spec.PodsEqual(a.Pod, b.Pod) &&
 		a.Timestamp.Equal(b.Timestamp) && a.Attempts == b.Attempts &&
 		slices.Equal(a.UnschedulablePlugins, b.UnschedulablePlugins) &&
-		a.InitialAttemptTimestamp.Equal(b.InitialAttemptTimestamp)
+		a.InitialAttemptTimestamp.Equal(b.InitialAttemptTimestamp) &&
+		a.HintFields.Equal(&b.HintFields)
 }
 
 // Snapshot implements spec.Queue.Snapshot.
@@ -96,6 +106,7 @@ func (m *Model) Snapshot() spec.Snapshot {
 	s := spec.Snapshot{Now: m.now, SchedulingCycle: m.schedulingCycle, MoveRequestCycle: m.moveRequestCycle, Closed: m.closed}
 	for _, r := range m.pods {
 		r.info.UnschedulablePlugins = slices.Clone(r.info.UnschedulablePlugins)
+		r.info.PendingPlugins = slices.Clone(r.info.PendingPlugins)
 		switch r.loc {
 		case spec.InActiveQ:
 			s.ActiveQ = append(s.ActiveQ, r.info)
@@ -111,6 +122,7 @@ func (m *Model) Snapshot() spec.Snapshot {
 	spec.SortPods(s.BackoffQ)
 	spec.SortPods(s.UnschedulablePods)
 	spec.SortPods(s.InFlight)
+	m.p.snapshot(&s)
 	return s
 }
 
@@ -150,10 +162,10 @@ func (m *Model) moveToActiveQ(info spec.QueuedPodInfo) {
 // R11).
 func (m *Model) requeue(info spec.QueuedPodInfo) {
 	if m.cfg.IsBackingOff(&info, m.now) {
-		m.pods[info.Key()] = record{info: info, loc: spec.InBackoffQ}
+		m.p.admit(m, info, spec.InBackoffQ)
 		return
 	}
-	m.moveToActiveQ(info)
+	m.p.admit(m, info, spec.InActiveQ)
 }
 
 // Add is R1 of spec.Queue.
@@ -167,16 +179,15 @@ func (m *Model) Add(pod *spec.Pod) error {
 	if err := m.uidHeldElsewhere(pod); err != nil {
 		return err
 	}
-	m.moveToActiveQ(spec.QueuedPodInfo{Pod: pod, Timestamp: m.now})
+	m.nom.add(pod, spec.NominateNoop, "") // R18
+	m.p.admit(m, spec.QueuedPodInfo{Pod: pod, Timestamp: m.now}, spec.InActiveQ)
 	return nil
 }
 
 // PopCandidates returns, sorted, the keys of every pod Pop may return now:
 // the maximal pods of activeQ (I5).
 func (m *Model) PopCandidates() []spec.PodKey {
-	c := spec.MaximalPods(m.Snapshot().ActiveQ)
-	slices.Sort(c)
-	return c
+	return m.p.popCandidates(m)
 }
 
 // Pop is R2 of spec.Queue with the model's own choice among PopCandidates:
@@ -205,7 +216,7 @@ func (m *Model) PopPod(key spec.PodKey) (*spec.QueuedPodInfo, int64, error) {
 	}
 	r := m.pods[key]
 	r.info.Attempts++
-	r.info.UnschedulablePlugins = nil
+	m.p.popped(m, &r.info)
 	r.loc = spec.InFlight
 	m.pods[key] = r
 	m.schedulingCycle++
@@ -227,17 +238,21 @@ func (m *Model) AddUnschedulableIfNotPresent(pInfo *spec.QueuedPodInfo, podSched
 	info := *pInfo
 	info.UnschedulablePlugins = spec.NewPluginSet(pInfo.UnschedulablePlugins...)
 	info.Timestamp = m.now
-	loc := spec.InUnschedulablePods
-	if m.moveRequestCycle >= podSchedulingCycle || len(info.UnschedulablePlugins) == 0 {
-		loc = spec.InBackoffQ
+	var wasInFlight spec.UID
+	if r, ok := m.pods[info.Key()]; ok {
+		wasInFlight = r.info.Pod.UID
 	}
-	m.pods[info.Key()] = record{info: info, loc: loc}
+	m.p.failed(m, info, podSchedulingCycle)
+	if wasInFlight != "" {
+		m.p.leftFlight(m, wasInFlight)
+	}
 	return nil
 }
 
 // MoveAllToActiveOrBackoffQueue is R4 of spec.Queue.
 func (m *Model) MoveAllToActiveOrBackoffQueue(event spec.ClusterEvent, preCheck spec.PreEnqueueCheck) {
-	m.movePods(m.unschedulable(func(r record) bool { return preCheck == nil || preCheck(r.info.Pod) }), event)
+	keys := m.unschedulable(func(r record) bool { return preCheck == nil || preCheck(r.info.Pod) })
+	m.p.move(m, keys, spec.Occurrence{Event: event})
 }
 
 func (m *Model) unschedulable(keep func(record) bool) []spec.PodKey {
@@ -248,22 +263,6 @@ func (m *Model) unschedulable(keep func(record) bool) []spec.PodKey {
 		}
 	}
 	return ks
-}
-
-// movePods is "a move request" in the Moves of spec.Queue, over the listed
-// unschedulable pods (R4, R6, R11). Moves commute, so the order of the list
-// (map order here and upstream) does not matter.
-func (m *Model) movePods(keys []spec.PodKey, event spec.ClusterEvent) {
-	if !m.cfg.PluginEvents.IsEventOfInterest(event) {
-		return
-	}
-	for _, k := range keys {
-		r := m.pods[k]
-		if m.cfg.PluginEvents.IsPodWorthRequeuing(r.info.UnschedulablePlugins, event) {
-			m.requeue(r.info)
-		}
-	}
-	m.moveRequestCycle = m.schedulingCycle
 }
 
 // FlushBackoffQCompleted is R5 of spec.Queue.
@@ -277,11 +276,9 @@ func (m *Model) FlushBackoffQCompleted() {
 
 // FlushUnschedulablePodsLeftover is R6 of spec.Queue.
 func (m *Model) FlushUnschedulablePodsLeftover() {
-	leftover := m.unschedulable(func(r record) bool {
-		return m.now.Sub(r.info.Timestamp) > m.cfg.PodMaxInUnschedulablePodsDuration
-	})
+	leftover := m.p.leftover(m)
 	if len(leftover) > 0 {
-		m.movePods(leftover, spec.EventUnschedulableTimeout)
+		m.p.move(m, leftover, spec.Occurrence{Event: spec.EventUnschedulableTimeout})
 	}
 }
 
@@ -295,11 +292,14 @@ func (m *Model) Activate(pods []*spec.Pod) error {
 	}
 	for _, p := range pods {
 		r, ok := m.pods[p.Key()]
-		if ok && (r.loc == spec.InUnschedulablePods || r.loc == spec.InBackoffQ) {
+		switch {
+		case ok && r.loc == spec.InUnschedulablePods:
+			m.p.admit(m, r.info, spec.InActiveQ)
+		case ok && r.loc == spec.InBackoffQ:
 			m.moveToActiveQ(r.info)
-			continue
+		default:
+			m.p.activateOther(m, p)
 		}
-		m.moveRequestCycle = m.schedulingCycle
 	}
 	return nil
 }
@@ -322,10 +322,16 @@ func (m *Model) Update(oldPod, newPod *spec.Pod) error {
 	if !ok {
 		return m.Add(newPod)
 	}
+	if r.loc != spec.InFlight {
+		m.nom.update(oldPod, newPod) // R18
+	}
 	r.info.Pod = newPod
 	m.pods[newPod.Key()] = r
-	if r.loc == spec.InUnschedulablePods && spec.IsPodUpdated(oldPod, newPod) {
-		m.requeue(r.info)
+	switch r.loc {
+	case spec.InUnschedulablePods:
+		m.p.updateUnschedulable(m, newPod.Key(), oldPod, newPod)
+	case spec.InFlight:
+		m.p.updateInFlight(m, oldPod, newPod)
 	}
 	return nil
 }
@@ -335,10 +341,18 @@ func (m *Model) Delete(pod *spec.Pod) error {
 	if err := pod.Validate(); err != nil {
 		return err
 	}
-	if _, ok := m.pods[pod.Key()]; !ok {
+	nominated := m.nom.remove(pod.UID) // R18
+	r, ok := m.pods[pod.Key()]
+	if !ok {
+		if nominated {
+			return nil
+		}
 		return fmt.Errorf("%w: Delete of %s", spec.ErrPodNotFound, pod.Key())
 	}
 	delete(m.pods, pod.Key())
+	if r.loc == spec.InFlight {
+		m.p.leftFlight(m, r.info.Pod.UID)
+	}
 	return nil
 }
 
@@ -347,7 +361,7 @@ func (m *Model) AssignedPodAdded(pod *spec.Pod) error {
 	if err := pod.Validate(); err != nil {
 		return err
 	}
-	m.movePods(m.crossTopology(pod), spec.EventAssignedPodAdd)
+	m.p.assignedPodAdded(m, pod)
 	return nil
 }
 
@@ -361,11 +375,7 @@ func (m *Model) AssignedPodUpdated(oldPod, newPod *spec.Pod, event spec.ClusterE
 			return err
 		}
 	}
-	if (spec.ClusterEvent{Resource: spec.ResourcePod, ActionType: spec.UpdatePodScaleDown}).Match(event) {
-		m.MoveAllToActiveOrBackoffQueue(event, nil)
-		return nil
-	}
-	m.movePods(m.crossTopology(newPod), event)
+	m.p.assignedPodUpdated(m, oldPod, newPod, event)
 	return nil
 }
 
@@ -389,6 +399,7 @@ func (m *Model) Done(uid spec.UID) error {
 	for k, r := range m.pods {
 		if r.loc == spec.InFlight && r.info.Pod.UID == uid {
 			delete(m.pods, k)
+			m.p.leftFlight(m, uid)
 			return nil
 		}
 	}
@@ -412,9 +423,13 @@ func (m *Model) String() string {
 			if len(p.UnschedulablePlugins) > 0 {
 				fmt.Fprintf(&b, ",rejectedBy=%v", []string(p.UnschedulablePlugins))
 			}
+			if h := p.HintFields.String(); h != "" {
+				b.WriteString("," + h)
+			}
 			b.WriteString(")")
 		}
 		b.WriteString("\n")
 	}
+	m.p.describe(&b)
 	return b.String()
 }

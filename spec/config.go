@@ -27,6 +27,15 @@ type Config struct {
 	UnschedulablePodsFlushPeriod time.Duration
 	// PluginEvents is the plugin -> events-of-interest registry (R4).
 	PluginEvents PluginEvents
+	// Profile selects the semantics (see Profile); the zero value is the
+	// classic queue.
+	Profile Profile
+	// QueueingHints are the hints profile's queueing hints (R16); a
+	// registered event without one always answers Queue. Classic: empty.
+	QueueingHints QueueingHints
+	// PreEnqueuePlugins are the hints profile's PreEnqueue plugins (R17).
+	// Classic: empty.
+	PreEnqueuePlugins PreEnqueuePlugins
 }
 
 // Upstream defaults (kube-scheduler v1.33).
@@ -60,11 +69,14 @@ func (c Config) Validate() error {
 		}
 	}
 	positive("PodInitialBackoffDuration", c.PodInitialBackoffDuration)
-	positive("PodMaxBackoffDuration", c.PodMaxBackoffDuration)
+	backoffOff := c.PodMaxBackoffDuration == 0 && c.maxBackoffMayBeZero() // R7h
+	if !backoffOff {
+		positive("PodMaxBackoffDuration", c.PodMaxBackoffDuration)
+	}
 	positive("PodMaxInUnschedulablePodsDuration", c.PodMaxInUnschedulablePodsDuration)
 	positive("BackoffQFlushPeriod", c.BackoffQFlushPeriod)
 	positive("UnschedulablePodsFlushPeriod", c.UnschedulablePodsFlushPeriod)
-	if c.PodMaxBackoffDuration < c.PodInitialBackoffDuration {
+	if c.PodMaxBackoffDuration < c.PodInitialBackoffDuration && !backoffOff {
 		errs = append(errs, fmt.Errorf("PodMaxBackoffDuration %v is below PodInitialBackoffDuration %v",
 			c.PodMaxBackoffDuration, c.PodInitialBackoffDuration))
 	}
@@ -78,6 +90,7 @@ func (c Config) Validate() error {
 			}
 		}
 	}
+	errs = append(errs, c.validateProfile()...)
 	if len(errs) == 0 {
 		return nil
 	}

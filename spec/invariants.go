@@ -43,6 +43,9 @@ func CheckState(s *Snapshot) error {
 // operation, failed ones included. It returns every broken invariant, each
 // an *InvariantError, joined.
 func CheckStep(cfg Config, before, after *Snapshot, step Step) error {
+	if cfg.Profile == ProfileHints { // the profile's own invariants, see hints_invariants.go
+		return CheckHintsStep(cfg, before, after, step)
+	}
 	return errors.Join(
 		CheckState(after),
 		I2BackoffMonotonicity(cfg, before, after, step),

@@ -34,6 +34,10 @@ type Pod struct {
 	// schedulable; IsPodUpdated ignores them (R9).
 	ResourceVersion string
 	Status          string
+	// NominatedNodeName is the status field preemption sets: the node the
+	// pod is expected to run on once victims are gone (R18). Like Status it
+	// never makes a pod schedulable.
+	NominatedNodeName string
 }
 
 // Key returns the pod's queue key.
@@ -114,7 +118,7 @@ func IsPodUpdated(oldPod, newPod *Pod) bool {
 // PodsEqual reports whether two pods are the same in every field.
 func PodsEqual(a, b *Pod) bool {
 	return a == b || a != nil && b != nil && !IsPodUpdated(a, b) &&
-		a.ResourceVersion == b.ResourceVersion && a.Status == b.Status
+		a.ResourceVersion == b.ResourceVersion && a.Status == b.Status && a.NominatedNodeName == b.NominatedNodeName
 }
 
 // PluginSet is a sorted set of plugin names without duplicates. A sorted
@@ -160,6 +164,9 @@ type QueuedPodInfo struct {
 	// always does, R1), and no rule changes it otherwise, except that
 	// AddUnschedulableIfNotPresent takes it from the pInfo it is given (R3).
 	InitialAttemptTimestamp time.Time
+	// HintFields are the hints profile's per-pod fields (hints.go); zero in
+	// the classic profile.
+	HintFields
 }
 
 // Key returns the queue key of the pod.

@@ -21,6 +21,9 @@ type Snapshot struct {
 	SchedulingCycle   int64
 	MoveRequestCycle  int64
 	Closed            bool
+	// InFlightEvents is the hints profile's in-flight list (R15); always
+	// empty in the classic profile.
+	InFlightEvents []InFlightEntry
 }
 
 // Places returns the four places in Location order, for iteration.
@@ -108,6 +111,9 @@ func (s *Snapshot) Diff(o *Snapshot) string {
 	if s.Closed != o.Closed {
 		fmt.Fprintf(&b, "Closed: %v != %v\n", s.Closed, o.Closed)
 	}
+	if !slices.EqualFunc(s.InFlightEvents, o.InFlightEvents, inFlightEntryEqual) {
+		fmt.Fprintf(&b, "InFlightEvents: %v != %v\n", s.InFlightEvents, o.InFlightEvents)
+	}
 	sp, op := s.Places(), o.Places()
 	for i := range sp {
 		a, c := sp[i].Pods, op[i].Pods
@@ -147,5 +153,5 @@ func diffInfo(a, b *QueuedPodInfo) string {
 	case !a.InitialAttemptTimestamp.Equal(b.InitialAttemptTimestamp):
 		return fmt.Sprintf("pod %s: InitialAttemptTimestamp %v != %v", a.Key(), a.InitialAttemptTimestamp, b.InitialAttemptTimestamp)
 	}
-	return ""
+	return diffHintFields(a, b)
 }

@@ -1,0 +1,568 @@
+package spec
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+)
+
+// The hints profile (ProfileHints): the queue kube-scheduler v1.37.2 runs
+// with its default feature gates. Its rules replace the classic rule of the
+// same number where they differ (R1h..R14h) and add R15..R17; a classic rule
+// without an "h" twin holds unchanged. The operations keep their classic ids
+// in Step.Rule (Step names the operation; the profile says which text of the
+// rule applies).
+//
+// Words: the rejectors of a pod are its UnschedulablePlugins together with
+// its PendingPlugins. A pod is gated while a PreEnqueue plugin refuses it
+// (GatingPlugin is not empty). The in-flight list is the ordered list of
+// markers (one per pod in flight, placed where its Pop happened) and event
+// records (events received while some pod was in flight).
+//
+// R1h Add: a new pod (Timestamp now, no counts, no rejectors) must pass the
+// PreEnqueue plugins (R17): admitted, it enters activeQ; refused, it waits
+// in unschedulablePods, gated. Key handling is classic R1: a pod in activeQ
+// or in flight is ErrAlreadyQueued, a pod parked in backoffQ or
+// unschedulablePods is replaced by the fresh entry. Upstream v1.37.2 instead
+// replaces an activeQ entry, leaves a backoffQ entry where it is while also
+// adding the fresh one to activeQ, and adds an in-flight pod to activeQ a
+// second time; schedq keeps one place per pod (I1).
+//
+// R2h Pop: a maximal pod of activeQ (I5); when activeQ is empty, the first
+// pod of backoffQ in ordering-window order (BackoffPopCandidates), whether
+// or not its backoff completed; a pod no plugin rejected (an error retry) is
+// never taken this way. Attempts++, schedulingCycle++, the pod is in flight
+// and its marker is appended to the in-flight list. Pop clears nothing: the
+// rejectors stay until the pod is handed back (the scheduler replaces them).
+// Blocking Pop waits while activeQ and the rejected part of backoffQ are
+// both empty.
+//
+// R3h AddUnschedulableIfNotPresent: a pod in activeQ, backoffQ or
+// unschedulablePods is ErrAlreadyQueued. Otherwise: no rejectors ->
+// ConsecutiveErrorsCount++; some -> UnschedulableCount++ and
+// ConsecutiveErrorsCount = 0. Timestamp = now, FlushTimestamp cleared. The
+// event records after the pod's marker are replayed through its rejectors'
+// hints (ReplayStrategy): StrategySkip parks it in unschedulablePods;
+// StrategyAfterBackoff sends it to backoffQ while it is backing off (always
+// true for a fresh failure unless max backoff is 0), else to activeQ;
+// StrategyImmediately (a pending plugin said Queue) to activeQ. Either way
+// it must pass PreEnqueue first (R17). Then the pod leaves flight as in R12h.
+//
+// R4h MoveAllToActiveOrBackoffQueue: an event of no interest
+// (IsEventOfInterestHints) changes nothing and is not recorded. Otherwise
+// every unschedulable pod passing preCheck is evaluated alone: a gated pod is
+// skipped unless the event is a wildcard or matches an event its gating
+// plugin registered; PodStrategy decides skip / after backoff /
+// immediately, and the pod moves as in R3h. Then, if any pod is in flight,
+// the event is appended to the in-flight list (R15). There is no
+// moveRequestCycle: it stays -1.
+//
+// R5h flushBackoffQCompleted: backoffQ pods that are no longer backing off
+// (R7h) move to activeQ, without PreEnqueue (they passed it on entering
+// backoffQ).
+//
+// R6h flushUnschedulablePodsLeftover: a pod (gated ones included) whose
+// later of Timestamp and FlushTimestamp lies strictly more than
+// PodMaxInUnschedulablePodsDuration in the past gets FlushTimestamp = now
+// and is moved as in R4h with the wildcard UnschedulableTimeout (so the
+// gated filter does not apply and the hints are not asked). Nothing happens
+// when no pod qualifies.
+//
+// R7h Backoff: count = ConsecutiveErrorsCount if positive, else
+// UnschedulableCount; the duration is HintsBackoffDuration(count) (0 for
+// count 0 and for a max backoff of 0, which switches backoff off); the
+// expiry is Timestamp + duration truncated to its one-second ordering
+// window (BackoffOrderingWindow); a pod is still backing off while its
+// expiry is not before the start of the current window.
+//
+// R8h Activate: a pod in unschedulablePods moves to activeQ if PreEnqueue
+// admits it (else it stays, gated); a pod in backoffQ moves to activeQ. A
+// pod in flight gets a ForceActivate event record aimed at it alone (its
+// replay answers StrategyAfterBackoff for it and skips every other pod).
+// Any other pod: nothing (no moveRequestCycle).
+//
+// R9h Update: the events of the change are PodUpdateEvents(old, new). In
+// flight: the pod is replaced in its in-flight entry and each event is
+// recorded for it (R15). In activeQ or backoffQ: replaced in place. In
+// unschedulablePods: replaced, then each event in turn is evaluated as in
+// R4h (without the gated filter) until one moves the pod. Unknown: R1h.
+//
+// R10h Delete: as R10; a deleted in-flight pod also loses its marker, as in
+// R12h. (Upstream v1.37.2 leaves an in-flight pod in flight until Done.)
+//
+// R11h AssignedPodAdded/Updated: a move request (R4h) over every
+// unschedulable pod, with the assigned pod as the event's object: no
+// affinity pre-filter, the hints decide. (v1.37.2 has no such queue methods;
+// its event handlers call MoveAllToActiveOrBackoffQueue that way.)
+//
+// R12h Done: the pod leaves flight, its marker leaves the in-flight list,
+// and event records at the front of the list are dropped up to the first
+// remaining marker: no pod still in flight needs them. So the list is empty
+// whenever nothing is in flight (I7).
+//
+// R13h Close: as R13. (Upstream v1.37.2 also ends every in-flight pod.)
+//
+// R14h Metrics: scheduler_pending_pods{queue} with queue active, backoff,
+// unschedulable (not gated) and gated; scheduler_queue_incoming_pods_total
+// {queue,event}, including event PopFromBackoffQ on R2h; and
+// scheduler_unschedulable_pods{plugin,profile}: for each plugin, the queued
+// (not in flight) pods it rejected.
+//
+// R15 In-flight list: see R2h, R4h, R8h, R9h, R12h. Only events of interest
+// are recorded, only while some pod is in flight.
+//
+// R16 Queueing hints: see QueueingHints and PodStrategy.
+//
+// R17 PreEnqueue: see PreEnqueuePlugins and Config.RunPreEnqueue.
+const (
+	R1hAdd                Rule = "R1h Add"
+	R2hPop                Rule = "R2h Pop"
+	R3hAddUnschedulable   Rule = "R3h AddUnschedulableIfNotPresent"
+	R4hMoveAll            Rule = "R4h MoveAllToActiveOrBackoffQueue"
+	R5hFlushBackoffQ      Rule = "R5h flushBackoffQCompleted"
+	R6hFlushUnschedulable Rule = "R6h flushUnschedulablePodsLeftover"
+	R7hBackoff            Rule = "R7h Backoff"
+	R8hActivate           Rule = "R8h Activate"
+	R9hUpdate             Rule = "R9h Update"
+	R10hDelete            Rule = "R10h Delete"
+	R11hAssignedPod       Rule = "R11h AssignedPodAdded/Updated"
+	R12hDone              Rule = "R12h Done"
+	R13hClose             Rule = "R13h Close"
+	R14hMetrics           Rule = "R14h Metrics"
+	R15InFlight           Rule = "R15 in-flight pods and events"
+	R16QueueingHints      Rule = "R16 queueing hints"
+	R17PreEnqueue         Rule = "R17 PreEnqueue"
+)
+
+// HintFields are what the hints profile tracks per pod beyond the classic
+// QueuedPodInfo. In the classic profile they stay zero.
+type HintFields struct {
+	// UnschedulableCount counts the failures with at least one rejector
+	// (R3h); it drives the backoff (R7h).
+	UnschedulableCount int
+	// ConsecutiveErrorsCount counts the failures in a row with no rejector
+	// (an error, not a verdict); reset by a failure with rejectors (R3h).
+	// When positive it drives the backoff instead (R7h).
+	ConsecutiveErrorsCount int
+	// PendingPlugins rejected the pod with Pending: a Queue from one of them
+	// sends the pod to activeQ without backoff (R16).
+	PendingPlugins PluginSet
+	// GatingPlugin is the PreEnqueue plugin that refused the pod last; a pod
+	// with one is gated and waits in unschedulablePods (R17).
+	GatingPlugin string
+	// FlushTimestamp is when the leftover flush last took the pod (R6h);
+	// zero if never since its last failure.
+	FlushTimestamp time.Time
+}
+
+// Gated reports whether a PreEnqueue plugin refuses the pod (R17).
+func (h *HintFields) Gated() bool { return h.GatingPlugin != "" }
+
+// Equal reports whether two sets of hint fields are the same.
+func (h *HintFields) Equal(o *HintFields) bool {
+	return h.UnschedulableCount == o.UnschedulableCount && h.ConsecutiveErrorsCount == o.ConsecutiveErrorsCount &&
+		slices.Equal(h.PendingPlugins, o.PendingPlugins) && h.GatingPlugin == o.GatingPlugin &&
+		h.FlushTimestamp.Equal(o.FlushTimestamp)
+}
+
+// diffHintFields describes how the hint fields of a and b differ, or "".
+func diffHintFields(a, b *QueuedPodInfo) string {
+	if a.HintFields.Equal(&b.HintFields) {
+		return ""
+	}
+	return fmt.Sprintf("pod %s: hint fields %s != %s", a.Key(), a.HintFields.String(), b.HintFields.String())
+}
+
+// String renders the non-zero hint fields, for diffs and the model's String.
+func (h *HintFields) String() string {
+	var parts []string
+	if h.UnschedulableCount != 0 {
+		parts = append(parts, fmt.Sprintf("unschedulableCount=%d", h.UnschedulableCount))
+	}
+	if h.ConsecutiveErrorsCount != 0 {
+		parts = append(parts, fmt.Sprintf("consecutiveErrors=%d", h.ConsecutiveErrorsCount))
+	}
+	if len(h.PendingPlugins) > 0 {
+		parts = append(parts, "pending="+strings.Join(h.PendingPlugins, ","))
+	}
+	if h.GatingPlugin != "" {
+		parts = append(parts, "gatedBy="+h.GatingPlugin)
+	}
+	if !h.FlushTimestamp.IsZero() {
+		parts = append(parts, "flushed="+h.FlushTimestamp.Format(time.RFC3339Nano))
+	}
+	return strings.Join(parts, ",")
+}
+
+// Rejectors returns the pod's UnschedulablePlugins and PendingPlugins
+// together: the plugins whose hints decide for it (R16).
+func (q *QueuedPodInfo) Rejectors() PluginSet {
+	return NewPluginSet(append(slices.Clone(q.UnschedulablePlugins), q.PendingPlugins...)...)
+}
+
+// ResourceTargetPod is the resource of the events an update of a pod raises
+// for the pod itself (R9h); a registration for ResourcePod covers it in the
+// hints profile.
+const ResourceTargetPod EventResource = "TargetPod"
+
+// Occurrence is one event as it happened: the event and the pod objects it
+// carries (nil when the event is not about a pod, or the object is absent).
+// Hints see occurrences, and the in-flight list records them.
+type Occurrence struct {
+	Event ClusterEvent
+	Old   *Pod
+	New   *Pod
+}
+
+func (o Occurrence) String() string {
+	var objs []string
+	if o.Old != nil {
+		objs = append(objs, "old="+string(o.Old.Key()))
+	}
+	if o.New != nil {
+		objs = append(objs, "new="+string(o.New.Key()))
+	}
+	if len(objs) == 0 {
+		return o.Event.EventLabel()
+	}
+	return o.Event.EventLabel() + "(" + strings.Join(objs, ",") + ")"
+}
+
+// InFlightEntry is one entry of the in-flight list (R15): a marker when UID
+// is set (the pod with that UID and key was popped here and is still in
+// flight), else an event record.
+type InFlightEntry struct {
+	UID   UID
+	Key   PodKey
+	Event Occurrence
+}
+
+// IsMarker reports whether the entry marks an in-flight pod.
+func (e InFlightEntry) IsMarker() bool { return e.UID != "" }
+
+func (e InFlightEntry) String() string {
+	if e.IsMarker() {
+		return "pod:" + string(e.Key)
+	}
+	return e.Event.String()
+}
+
+// EventsAfter returns the event records that follow the marker of uid, in
+// order: the events a failing pod replays (R3h). A uid without a marker has
+// none.
+func EventsAfter(list []InFlightEntry, uid UID) []Occurrence {
+	i := slices.IndexFunc(list, func(e InFlightEntry) bool { return e.IsMarker() && e.UID == uid })
+	if i < 0 {
+		return nil
+	}
+	var out []Occurrence
+	for _, e := range list[i+1:] {
+		if !e.IsMarker() {
+			out = append(out, e.Event)
+		}
+	}
+	return out
+}
+
+// TrimInFlight is R12h: the list without uid's marker and without the event
+// records that precede every remaining marker. It returns a new slice.
+func TrimInFlight(list []InFlightEntry, uid UID) []InFlightEntry {
+	out := slices.DeleteFunc(slices.Clone(list), func(e InFlightEntry) bool { return e.IsMarker() && e.UID == uid })
+	i := slices.IndexFunc(out, InFlightEntry.IsMarker)
+	if i < 0 {
+		return nil
+	}
+	return out[i:]
+}
+
+// QueueingHint is a plugin's answer to "may this event make the pod I
+// rejected schedulable?" (R16).
+type QueueingHint int
+
+const (
+	// HintSkip (upstream QueueSkip): the event cannot help the pod.
+	HintSkip QueueingHint = iota
+	// HintQueue (upstream Queue): the event may help; requeue the pod.
+	HintQueue
+)
+
+func (h QueueingHint) String() string {
+	if h == HintQueue {
+		return "Queue"
+	}
+	return "QueueSkip"
+}
+
+// QueueingHintFn is a queueing hint: a pure function of the rejected pod
+// and the occurrence. An error means "could not tell" and counts as Queue,
+// so that a broken hint never strands a pod (R16).
+type QueueingHintFn func(pod *Pod, ev Occurrence) (QueueingHint, error)
+
+// HintKey names one registration: a plugin and one event it registered in
+// PluginEvents.
+type HintKey struct {
+	Plugin string
+	Event  ClusterEvent
+}
+
+// QueueingHints maps registrations to their hints (R16). A registration
+// (plugin, event) in PluginEvents without an entry here has the hint that
+// always answers Queue: the classic "a registered event requeues" is that
+// degenerate hint.
+type QueueingHints map[HintKey]QueueingHintFn
+
+// Strategy is how a pod is requeued, ordered by urgency (R16).
+type Strategy int
+
+const (
+	// StrategySkip: the pod stays where it is (unschedulablePods).
+	StrategySkip Strategy = iota
+	// StrategyAfterBackoff: backoffQ while the pod is backing off, else
+	// activeQ.
+	StrategyAfterBackoff
+	// StrategyImmediately: activeQ, backoff or not.
+	StrategyImmediately
+)
+
+func (s Strategy) String() string {
+	switch s {
+	case StrategyAfterBackoff:
+		return "AfterBackoff"
+	case StrategyImmediately:
+		return "Immediately"
+	}
+	return "Skip"
+}
+
+// HintsMatch is the hints profile's matching of a registered event against
+// an incoming one: the registration is the wildcard, or the resources match
+// (equal, the registration is "*", or it is Pod and the incoming resource is
+// AssignedPod, UnschedulablePod or TargetPod), the action sets intersect,
+// and the incoming action is not numerically above the registered one — an
+// incoming event broader than the registration does not match (v1.37.2).
+func HintsMatch(registered, incoming ClusterEvent) bool {
+	if registered.IsWildCard() {
+		return true
+	}
+	r, in := registered.Resource, incoming.Resource
+	resOK := r == WildCard || r == in ||
+		r == ResourcePod && (in == ResourceAssignedPod || in == ResourceUnschedulablePod || in == ResourceTargetPod)
+	return resOK && registered.ActionType&incoming.ActionType != 0 && incoming.ActionType <= registered.ActionType
+}
+
+// IsEventOfInterestHints is R4h's first test: a wildcard, or an event some
+// registration matches (HintsMatch).
+func (c Config) IsEventOfInterestHints(e ClusterEvent) bool {
+	if e.IsWildCard() {
+		return true
+	}
+	for _, evs := range c.PluginEvents {
+		for _, r := range evs {
+			if HintsMatch(r, e) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// PodStrategy is R16 for one pod and one occurrence:
+//   - a pod with no rejectors: StrategyAfterBackoff;
+//   - a wildcard event aimed at another pod (its New is a pod with another
+//     UID): StrategySkip; any other wildcard: StrategyAfterBackoff;
+//   - otherwise the most urgent answer of the hints of the pod's rejectors
+//     for registrations matching the event: a Queue (or an error) from a
+//     pending plugin is StrategyImmediately, from any other rejector
+//     StrategyAfterBackoff; no Queue at all is StrategySkip.
+func (c Config) PodStrategy(info *QueuedPodInfo, occ Occurrence) Strategy {
+	rejectors := info.Rejectors()
+	if len(rejectors) == 0 {
+		return StrategyAfterBackoff
+	}
+	if occ.Event.IsWildCard() {
+		if occ.New != nil && occ.New.UID != info.Pod.UID {
+			return StrategySkip
+		}
+		return StrategyAfterBackoff
+	}
+	best := StrategySkip
+	for _, plugin := range rejectors {
+		for _, reg := range c.PluginEvents[plugin] {
+			if !HintsMatch(reg, occ.Event) {
+				continue
+			}
+			if c.hint(plugin, reg, info.Pod, occ) != HintQueue {
+				continue
+			}
+			if info.PendingPlugins.Has(plugin) {
+				return StrategyImmediately
+			}
+			best = StrategyAfterBackoff
+		}
+	}
+	return best
+}
+
+// hint asks one registration's hint; no hint means Queue, an error Queue.
+func (c Config) hint(plugin string, reg ClusterEvent, pod *Pod, occ Occurrence) QueueingHint {
+	fn := c.QueueingHints[HintKey{Plugin: plugin, Event: reg}]
+	if fn == nil {
+		return HintQueue
+	}
+	h, err := fn(pod, occ)
+	if err != nil {
+		return HintQueue
+	}
+	return h
+}
+
+// ReplayStrategy is R3h's decision for a pod handed back after a failure:
+// StrategyAfterBackoff when it has no rejectors, otherwise the most urgent
+// PodStrategy over the events recorded while it was in flight (StrategySkip
+// when there were none).
+func (c Config) ReplayStrategy(info *QueuedPodInfo, events []Occurrence) Strategy {
+	if len(info.Rejectors()) == 0 {
+		return StrategyAfterBackoff
+	}
+	best := StrategySkip
+	for _, occ := range events {
+		best = max(best, c.PodStrategy(info, occ))
+	}
+	return best
+}
+
+// PreEnqueueFn is a PreEnqueue plugin: a pure function of the pod that
+// admits it (true) or refuses it (false) (R17).
+type PreEnqueueFn func(pod *Pod) bool
+
+// PreEnqueuePlugins are the PreEnqueue plugins by name (R17).
+type PreEnqueuePlugins map[string]PreEnqueueFn
+
+// RunPreEnqueue is R17: the plugin that refuses the pod, or "" if all admit
+// it. The pod's current gating plugin runs first, then the others by name;
+// the first refusal decides. (Upstream runs the others in map order; with
+// one refusing plugin the order never shows.)
+func (c Config) RunPreEnqueue(pod *Pod, gating string) string {
+	if fn, ok := c.PreEnqueuePlugins[gating]; ok && !fn(pod) {
+		return gating
+	}
+	for _, name := range slices.Sorted(maps.Keys(c.PreEnqueuePlugins)) {
+		if name != gating && !c.PreEnqueuePlugins[name](pod) {
+			return name
+		}
+	}
+	return ""
+}
+
+// GatingEventMatches reports whether event may ungate a pod gated by plugin
+// (R4h): a wildcard, or an event the plugin registered (HintsMatch).
+func (c Config) GatingEventMatches(plugin string, event ClusterEvent) bool {
+	if event.IsWildCard() {
+		return true
+	}
+	for _, r := range c.PluginEvents[plugin] {
+		if HintsMatch(r, event) {
+			return true
+		}
+	}
+	return false
+}
+
+// PodUpdateEvents are the events an update of an unscheduled pod raises for
+// the pod itself (R9h), resource TargetPod: UpdatePodLabel when its labels
+// changed, and the general Update when nothing more specific applies
+// (including when nothing changed at all). schedq pods carry no requests,
+// tolerations, scheduling gates or claims, so upstream's other specific
+// actions never arise.
+func PodUpdateEvents(oldPod, newPod *Pod) []ClusterEvent {
+	if oldPod != nil && newPod != nil && !maps.Equal(oldPod.Labels, newPod.Labels) {
+		return []ClusterEvent{{Resource: ResourceTargetPod, ActionType: UpdatePodLabel}}
+	}
+	return []ClusterEvent{{Resource: ResourceTargetPod, ActionType: Update}}
+}
+
+// BackoffOrderingWindow is the width of the hints profile's backoff
+// ordering windows (R7h): expiries are truncated to it, pods expiring in the
+// same window are ordered as activeQ orders them, and the backoffQ flush
+// runs at window starts.
+const BackoffOrderingWindow = time.Second
+
+// AlignToWindow truncates t to the start of its ordering window. The
+// truncation is absolute (from the zero time), as upstream's.
+func AlignToWindow(t time.Time) time.Time { return t.Truncate(BackoffOrderingWindow) }
+
+// HintsBackoffDuration is R7h's duration for a failure count: 0 for count 0
+// or when max is 0 (backoff switched off), else initial * 2^(count-1)
+// capped at max.
+func HintsBackoffDuration(count int, initial, max time.Duration) time.Duration {
+	if max == 0 {
+		return 0
+	}
+	return BackoffDuration(count, initial, max)
+}
+
+// BackoffCount is the count R7h backs off by: ConsecutiveErrorsCount when
+// positive, else UnschedulableCount.
+func (q *QueuedPodInfo) BackoffCount() int {
+	if q.ConsecutiveErrorsCount > 0 {
+		return q.ConsecutiveErrorsCount
+	}
+	return q.UnschedulableCount
+}
+
+func (c Config) hintsBackoffExpiry(p *QueuedPodInfo) time.Time {
+	d := HintsBackoffDuration(p.BackoffCount(), c.PodInitialBackoffDuration, c.PodMaxBackoffDuration)
+	if d == 0 {
+		return time.Time{}
+	}
+	return AlignToWindow(p.Timestamp.Add(d))
+}
+
+func (c Config) hintsIsBackingOff(p *QueuedPodInfo, now time.Time) bool {
+	exp := c.hintsBackoffExpiry(p)
+	return !exp.IsZero() && !exp.Before(AlignToWindow(now))
+}
+
+// BackoffPopCandidates is R2h's choice when activeQ is empty: the keys,
+// sorted, of the backoffQ pods that come first in ordering-window order —
+// earliest expiry, then higher priority, then earlier Timestamp — among
+// those some plugin rejected (an error retry is never popped early). Pods
+// equal in all three are unordered upstream, so all are allowed.
+func (c Config) BackoffPopCandidates(backoffQ []QueuedPodInfo) []PodKey {
+	var eligible []*QueuedPodInfo
+	for i := range backoffQ {
+		if len(backoffQ[i].Rejectors()) > 0 {
+			eligible = append(eligible, &backoffQ[i])
+		}
+	}
+	before := func(a, b *QueuedPodInfo) bool {
+		ea, eb := c.BackoffExpiry(a), c.BackoffExpiry(b)
+		if !ea.Equal(eb) {
+			return ea.Before(eb)
+		}
+		return Less(a, b)
+	}
+	var out []PodKey
+	for _, a := range eligible {
+		first := true
+		for _, b := range eligible {
+			if a != b && before(b, a) {
+				first = false
+				break
+			}
+		}
+		if first {
+			out = append(out, a.Key())
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// inFlightEntryEqual compares two in-flight entries, pods by value.
+func inFlightEntryEqual(a, b InFlightEntry) bool {
+	return a.UID == b.UID && a.Key == b.Key && a.Event.Event == b.Event.Event &&
+		PodsEqual(a.Event.Old, b.Event.Old) && PodsEqual(a.Event.New, b.Event.New)
+}

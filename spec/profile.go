@@ -1,0 +1,140 @@
+package spec
+
+import "fmt"
+
+// Profile selects which semantics of the queue the contract describes. The
+// zero value is ProfileClassic, so every Config written before profiles
+// existed keeps its meaning.
+//
+// Both profiles share the machine: the four places a pod can be (activeQ,
+// backoffQ, unschedulablePods, in flight), the key and UID rules of Add,
+// Delete and Done, the two flush loops, Close, and Snapshot. They differ in a
+// handful of decisions, named here once; each profile answers all of them,
+// in one file of the model (model/classic.go, model/hints.go), and nowhere
+// else does code ask which profile it runs:
+//
+//   - D1 failure: where a pod handed back by AddUnschedulableIfNotPresent
+//     goes, and what it counts. Classic: the moveRequestCycle shortcut (R3).
+//     Hints: the events recorded while it was in flight are replayed through
+//     its rejectors' queueing hints (R3h).
+//   - D2 move decision: for one unschedulable pod and one event (with the
+//     objects it carries), skip it, requeue it after its backoff, or send it
+//     to activeQ at once; and how a move request is remembered. Classic: a
+//     registered event requeues (R4) and sets moveRequestCycle. Hints: the
+//     rejectors' hints decide (R16), gated pods are filtered by their gating
+//     plugin's events (R4h), and the event is recorded for the pods in
+//     flight (R15).
+//   - D3 backoff: how long a pod backs off and when it counts as done.
+//     Classic: from Attempts, exact instants (R7). Hints: from
+//     UnschedulableCount / ConsecutiveErrorsCount, one-second ordering
+//     windows, a max backoff of 0 disables it (R7h). D3 is a pure function
+//     and is answered here in spec (Config.BackoffExpiry, Config.IsBackingOff).
+//   - D4 Pop: where Pop takes from and what it clears. Classic: activeQ only;
+//     the rejecting plugins are cleared (R2). Hints: activeQ, else backoffQ
+//     by ordering window; nothing is cleared (R2h).
+//   - D5 in-flight bookkeeping: what the queue records while pods are in
+//     flight, and what Done, Delete, Update and Activate of an in-flight pod
+//     do to it. Classic: nothing is recorded (Activate sets
+//     moveRequestCycle). Hints: the in-flight list (R15, R8h, R9h).
+//   - D6 admission: whether a pod entering activeQ or backoffQ must first
+//     pass the PreEnqueue plugins. Classic: no. Hints: yes; a refused pod is
+//     gated and waits in unschedulablePods (R17).
+//   - D7 re-examination: what the leftover flush measures from, and what an
+//     Update of an unschedulable pod evaluates. Classic: Timestamp, and "did
+//     anything but status change" (R6, R9). Hints: the later of Timestamp and
+//     FlushTimestamp, and the update's derived events through D2 (R6h, R9h).
+type Profile int
+
+const (
+	// ProfileClassic is kube-scheduler v1.33.13 with the feature gates
+	// SchedulerQueueingHints and SchedulerPopFromBackoffQ off: rules R1-R14.
+	ProfileClassic Profile = iota
+	// ProfileHints is kube-scheduler v1.37.2 with its default feature gates:
+	// queueing hints (the only mode since v1.34), in-flight events,
+	// SchedulerPopFromBackoffQ on, PreEnqueue plugins and scheduling gates
+	// (PodSchedulingReadiness, GA). Off there and out of scope here: pod
+	// groups (GenericWorkload, CompositePodGroup), asynchronous API calls
+	// (SchedulerAsyncAPICalls) and pre-queueing hints
+	// (SchedulerPreQueueingHints). Its rules are the hints rules (R1h-R14h,
+	// R15-R17) in hints.go; what it leaves unchanged is classic.
+	ProfileHints
+)
+
+// String names the profile as configs and reports spell it.
+func (p Profile) String() string {
+	switch p {
+	case ProfileClassic:
+		return "classic"
+	case ProfileHints:
+		return "hints"
+	}
+	return fmt.Sprintf("Profile(%d)", int(p))
+}
+
+// ParseProfile is the inverse of String.
+func ParseProfile(s string) (Profile, error) {
+	switch s {
+	case "classic", "":
+		return ProfileClassic, nil
+	case "hints":
+		return ProfileHints, nil
+	}
+	return 0, fmt.Errorf("%w: unknown profile %q (want classic or hints)", ErrInvalidConfig, s)
+}
+
+// validateProfile reports what the profile itself makes invalid in c. It
+// does not repeat the checks Validate makes for both profiles.
+func (c Config) validateProfile() []error {
+	var errs []error
+	switch c.Profile {
+	case ProfileClassic:
+		if len(c.QueueingHints) > 0 {
+			errs = append(errs, fmt.Errorf("QueueingHints are set but the profile is classic, which has none"))
+		}
+		if len(c.PreEnqueuePlugins) > 0 {
+			errs = append(errs, fmt.Errorf("PreEnqueuePlugins are set but the profile is classic, which has none"))
+		}
+	case ProfileHints:
+		for k, fn := range c.QueueingHints {
+			if fn == nil {
+				errs = append(errs, fmt.Errorf("queueing hint of %s for %s is nil", k.Plugin, k.Event))
+			}
+			if !c.PluginEvents.registers(k.Plugin, k.Event) {
+				errs = append(errs, fmt.Errorf("queueing hint of %s for %s: the plugin does not register that event in PluginEvents", k.Plugin, k.Event))
+			}
+		}
+		for name, fn := range c.PreEnqueuePlugins {
+			if name == "" || fn == nil {
+				errs = append(errs, fmt.Errorf("PreEnqueue plugin %q is unnamed or nil", name))
+			}
+		}
+	default:
+		errs = append(errs, fmt.Errorf("unknown profile %v", c.Profile))
+	}
+	return errs
+}
+
+// maxBackoffMayBeZero reports whether the profile gives PodMaxBackoffDuration
+// 0 a meaning: in the hints profile it switches backoff off (R7h); in the
+// classic profile it would be a different queue and is rejected.
+func (c Config) maxBackoffMayBeZero() bool { return c.Profile == ProfileHints }
+
+// registers reports whether plugin registered exactly event.
+func (r PluginEvents) registers(plugin string, event ClusterEvent) bool {
+	for _, e := range r[plugin] {
+		if e.Resource == event.Resource && e.ActionType == event.ActionType {
+			return true
+		}
+	}
+	return false
+}
+
+// DefaultHintsConfig returns the upstream defaults in the hints profile with
+// the given registry and no hints (every registered event answers Queue)
+// and no PreEnqueue plugins. The defaults are the same in v1.37.2 as in
+// v1.33.
+func DefaultHintsConfig(events PluginEvents) Config {
+	c := DefaultConfig(events)
+	c.Profile = ProfileHints
+	return c
+}
