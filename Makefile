@@ -76,6 +76,15 @@ FUZZTIME ?= 60s
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzQueue$$' -fuzztime $(FUZZTIME) ./properties/
 
+# The soak: TestSoak (impl/soak_test.go), every operation from many
+# goroutines with the flushes running, CheckConsistency and the invariants
+# checked all along, for DURATION under the race detector. `make test` runs
+# the same test for 2 s.
+.PHONY: soak
+DURATION ?= 10m
+soak:
+	$(GO) test -race -count=1 -timeout 0 -run '^TestSoak$$' -v ./impl/ -soak.duration=$(DURATION)
+
 # Benchmarks of the implementation. Compare runs with benchstat:
 #   make bench > old.txt; ...; make bench > new.txt; benchstat old.txt new.txt
 bench:

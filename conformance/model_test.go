@@ -13,7 +13,7 @@ import (
 // checks the catalogue as much as the model.
 type modelTarget struct{ *model.Model }
 
-func (m modelTarget) Step(d time.Duration) {
+func (m modelTarget) Advance(d time.Duration) {
 	if err := m.Model.Step(d); err != nil {
 		panic(err)
 	}
@@ -35,6 +35,10 @@ func newModelTarget(t testing.TB, cfg spec.Config, start time.Time) conformance.
 	return modelTarget{m}
 }
 
+// TestModel runs the suite against the model. The catalogue's expected
+// outputs are what the model prints: regenerate them with
+//
+//	go test ./conformance/ -run TestModel -rewrite
 func TestModel(t *testing.T) {
-	conformance.Run(t, newModelTarget, conformance.Options{})
+	conformance.Run(t, newModelTarget, conformance.Options{CatalogueDir: "testdata/scenarios"})
 }

@@ -2,213 +2,92 @@ package impl_test
 
 import (
 	"fmt"
-	"math/rand/v2"
-	"runtime"
+	"slices"
 	"testing"
 	"time"
 
-	"k8s.io/utils/clock"
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/schedq/schedq/impl"
+	"github.com/schedq/schedq/internal/workload"
 	"github.com/schedq/schedq/spec"
 )
 
-// benchPods returns n pods with random priorities (a fixed seed, so runs
-// compare).
-func benchPods(n int) []*spec.Pod {
-	r := rand.New(rand.NewPCG(uint64(n), 42))
-	pods := make([]*spec.Pod, n)
-	for i := range pods {
-		pods[i] = &spec.Pod{
-			Namespace: "bench",
-			Name:      fmt.Sprintf("pod-%d", i),
-			UID:       spec.UID(fmt.Sprintf("uid-%d", i)),
-			Priority:  r.Int32N(1000),
-		}
-	}
-	return pods
-}
+// The implementation's benchmarks are the workloads of internal/workload,
+// written once and shared with `make bench-compare` (which runs them against
+// the upstream queues too), here against schedq alone, for benchstat and
+// profiling without Kubernetes:
+//
+//	go test -run '^$' -bench AddPop/N=100000 -cpuprofile cpu.out ./impl/
+//
+// Only what no other queue has (Snapshot) is measured here directly.
+func BenchmarkAddPop(b *testing.B)           { workload.AddPop(b, workload.Schedq()) }
+func BenchmarkMoveAll(b *testing.B)          { workload.MoveAll(b, workload.Schedq()) }
+func BenchmarkFlushBackoffQ(b *testing.B)    { workload.FlushBackoffQ(b, workload.Schedq()) }
+func BenchmarkSchedulingLoop(b *testing.B)   { workload.SchedulingLoop(b, workload.Schedq()) }
+func BenchmarkProducerConsumer(b *testing.B) { workload.ProducerConsumer(b, workload.Schedq()) }
+func BenchmarkRetained(b *testing.B)         { workload.Retained(b, workload.Schedq()) }
 
-func benchQueue(b *testing.B, c clock.WithTicker) *impl.PriorityQueue {
-	q, err := impl.New(spec.DefaultConfig(events), impl.WithClock(c))
+// BenchmarkRetainedAfterDrain: the heap the queue keeps once a burst of a
+// million pods (or half a million parked ones) has drained (see
+// workload.RetainedAfterDrain).
+func BenchmarkRetainedAfterDrain(b *testing.B) { workload.RetainedAfterDrain(b, workload.Schedq()) }
+
+// snapshotPods is the queue size of BenchmarkSnapshotLockHold.
+const snapshotPods = 100_000
+
+// BenchmarkSnapshotLockHold measures how long Snapshot keeps other
+// operations out at 100k pods in activeQ: while one goroutine takes a
+// Snapshot, another issues Add and Delete of a probe pod back to back and
+// records the longest of them. That longest wait (max-add-ns) is the time
+// an Add issued during the Snapshot waits for the queue's lock, the cost
+// Snapshot imposes on a scheduler; ns/op is Snapshot's own wall time.
+func BenchmarkSnapshotLockHold(b *testing.B) {
+	fc := clocktesting.NewFakeClock(workload.Start)
+	q, err := impl.New(workload.Config(), impl.WithClock(fc))
 	if err != nil {
 		b.Fatal(err)
 	}
-	return q
-}
-
-// perPod reports the timed cost per pod: ns/pod, and allocs/pod and B/pod
-// from the allocations counted in the timed regions (mallocs, bytes).
-type perPod struct {
-	pods           int
-	mallocs, bytes uint64
-	ms             runtime.MemStats
-}
-
-// start and stop bracket a timed region; both run with the timer stopped.
-func (p *perPod) start(b *testing.B) {
-	runtime.ReadMemStats(&p.ms)
-	p.mallocs -= p.ms.Mallocs
-	p.bytes -= p.ms.TotalAlloc
-	b.StartTimer()
-}
-
-func (p *perPod) stop(b *testing.B, pods int) {
-	b.StopTimer()
-	runtime.ReadMemStats(&p.ms)
-	p.mallocs += p.ms.Mallocs
-	p.bytes += p.ms.TotalAlloc
-	p.pods += pods
-}
-
-func (p *perPod) report(b *testing.B) {
-	if p.pods == 0 {
-		return
-	}
-	n := float64(p.pods)
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/n, "ns/pod")
-	b.ReportMetric(float64(p.mallocs)/n, "allocs/pod")
-	b.ReportMetric(float64(p.bytes)/n, "B/pod")
-}
-
-// BenchmarkAddPop adds N pods with random priorities to an empty activeQ
-// and pops them all, on the real clock. One op is the whole round of N
-// pods; ns/pod is the cost of one Add plus one Pop. The queue lives across
-// rounds (the popped pods are Done with the timer stopped), so its maps
-// have grown once and this is the steady state of a long-running
-// scheduler; BenchmarkAddPopFresh includes the growth from an empty queue.
-func BenchmarkAddPop(b *testing.B) {
-	for _, n := range []int{1_000, 10_000, 100_000} {
-		b.Run(fmt.Sprintf("N=%d", n), func(b *testing.B) {
-			pods := benchPods(n)
-			q := benchQueue(b, clock.RealClock{})
-			defer q.Close()
-			var pp perPod
-			b.ReportAllocs()
-			b.StopTimer()
-			b.ResetTimer()
-			for range b.N {
-				pp.start(b)
-				addPopAll(b, q, pods)
-				pp.stop(b, n)
-				for _, p := range pods {
-					if err := q.Done(p.UID); err != nil {
-						b.Fatal(err)
-					}
-				}
-			}
-			pp.report(b)
-		})
-	}
-}
-
-// BenchmarkAddPopFresh is BenchmarkAddPop on a new queue every round.
-func BenchmarkAddPopFresh(b *testing.B) {
-	for _, n := range []int{1_000, 10_000, 100_000} {
-		b.Run(fmt.Sprintf("N=%d", n), func(b *testing.B) {
-			pods := benchPods(n)
-			var pp perPod
-			b.ReportAllocs()
-			b.StopTimer()
-			b.ResetTimer()
-			for range b.N {
-				q := benchQueue(b, clock.RealClock{})
-				pp.start(b)
-				addPopAll(b, q, pods)
-				pp.stop(b, n)
-				q.Close()
-			}
-			pp.report(b)
-		})
-	}
-}
-
-func addPopAll(b *testing.B, q *impl.PriorityQueue, pods []*spec.Pod) {
-	for _, p := range pods {
-		if err := q.Add(p); err != nil {
+	defer q.Close()
+	for i, pr := range workload.Priorities(snapshotPods) {
+		if err := q.Add(workload.SchedqTarget.Pod(i, pr)); err != nil {
 			b.Fatal(err)
 		}
 	}
-	for range pods {
-		if _, _, err := q.Pop(); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
-// failAll pops every pod of q and hands each back as failed by plugins.
-func failAll(b *testing.B, q *impl.PriorityQueue, n int, plugins spec.PluginSet) {
-	for range n {
-		p, cycle, err := q.Pop()
-		if err != nil {
-			b.Fatal(err)
-		}
-		p.UnschedulablePlugins = plugins
-		if err := q.AddUnschedulableIfNotPresent(p, cycle); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
-// BenchmarkMoveAllToActiveOrBackoffQueue moves 10k unschedulable pods
-// whose backoff has completed to activeQ with one node event (R4).
-func BenchmarkMoveAllToActiveOrBackoffQueue(b *testing.B) {
-	const n = 10_000
-	pods := benchPods(n)
-	var pp perPod
-	b.ReportAllocs()
-	b.StopTimer()
+	probe := &spec.Pod{Namespace: "probe", Name: "probe", UID: "probe"}
+	var worst []time.Duration
 	b.ResetTimer()
 	for range b.N {
-		fc := clocktesting.NewFakeClock(t0)
-		q := benchQueue(b, fc)
-		for _, p := range pods {
-			_ = q.Add(p)
+		started, done := make(chan struct{}), make(chan struct{})
+		go func() {
+			close(started)
+			// The probe may be in activeQ at the instant of the copy.
+			if s := q.Snapshot(); len(s.ActiveQ) < snapshotPods {
+				panic(fmt.Sprintf("the snapshot has %d pods in activeQ, want %d or the probe too", len(s.ActiveQ), snapshotPods))
+			}
+			close(done)
+		}()
+		<-started
+		var longest time.Duration
+	probing:
+		for {
+			select {
+			case <-done:
+				break probing
+			default:
+			}
+			t0 := time.Now()
+			if err := q.Add(probe); err != nil {
+				b.Fatal(err)
+			}
+			if err := q.Delete(probe); err != nil {
+				b.Fatal(err)
+			}
+			longest = max(longest, time.Since(t0))
 		}
-		failAll(b, q, n, spec.NewPluginSet("NodeFit"))
-		fc.Step(spec.DefaultPodMaxBackoffDuration + time.Second)
-		pp.start(b)
-		q.MoveAllToActiveOrBackoffQueue(nodeAdd, nil)
-		pp.stop(b, n)
-		if s := q.Metrics().PendingPods[impl.QueueActive]; s != n {
-			b.Fatalf("activeQ has %d pods after the move, want %d", s, n)
-		}
-		q.Close()
+		worst = append(worst, longest)
 	}
-	pp.report(b)
-}
-
-// BenchmarkFlushBackoffQCompleted flushes 10k pods whose backoff has
-// completed from backoffQ to activeQ (R5).
-func BenchmarkFlushBackoffQCompleted(b *testing.B) {
-	const n = 10_000
-	pods := benchPods(n)
-	var pp perPod
-	b.ReportAllocs()
 	b.StopTimer()
-	b.ResetTimer()
-	for range b.N {
-		fc := clocktesting.NewFakeClock(t0)
-		q := benchQueue(b, fc)
-		for _, p := range pods {
-			_ = q.Add(p)
-		}
-		// No rejecting plugin: every pod goes to backoffQ, and the clock
-		// moves while they fail so that their expiries differ.
-		for range n {
-			p, cycle, _ := q.Pop()
-			_ = q.AddUnschedulableIfNotPresent(p, cycle)
-			fc.Step(time.Microsecond)
-		}
-		fc.Step(spec.DefaultPodMaxBackoffDuration + time.Second)
-		pp.start(b)
-		q.FlushBackoffQCompleted()
-		pp.stop(b, n)
-		if s := q.Metrics().PendingPods[impl.QueueActive]; s != n {
-			b.Fatalf("activeQ has %d pods after the flush, want %d", s, n)
-		}
-		q.Close()
-	}
-	pp.report(b)
+	slices.Sort(worst)
+	b.ReportMetric(float64(worst[len(worst)/2].Nanoseconds()), "max-add-ns")
 }

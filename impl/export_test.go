@@ -6,3 +6,10 @@ func (q *PriorityQueue) BlockedPops() int {
 	defer q.mu.Unlock()
 	return q.waiting
 }
+
+// FlushesRunning reports whether the periodic flushes' goroutines run.
+func (q *PriorityQueue) FlushesRunning() bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.running
+}

@@ -90,6 +90,10 @@ type podHeap struct {
 	// While there is one, stale slots are removed at once: the exact time
 	// of a stale slot's entry is no longer its own once the entry moves on.
 	nSaturated int
+	// peak is the most slots held since the last flush, low how long the
+	// array has been oversized (see shrink).
+	peak int
+	low  slackTimer
 }
 
 const heapArity = 4
@@ -162,6 +166,7 @@ func (h *podHeap) push(e *entry, rank int32, at int64) {
 		h.nSaturated++
 	}
 	h.s = append(h.s, makeSlot(rank, at, h.seq, e))
+	h.peak = max(h.peak, len(h.s))
 	h.up(len(h.s) - 1)
 	h.live++
 }
@@ -181,19 +186,58 @@ func (h *podHeap) popMin() *entry {
 	h.removeTop()
 	h.live--
 	e.loc = nowhere
-	if stale := len(h.s) - h.live; stale > compactAt && stale > h.live {
+	h.afterRemove(false)
+	return e
+}
+
+// afterRemove runs after a live slot left: an empty heap drops its stale
+// slots at once (there are at most compactAt of them), so that a queue
+// holding nothing refers to no entry; otherwise stale slots are compacted
+// away once they outnumber the live ones, and after a drop (which leaves a
+// stale slot) at once while a key is saturated (see nSaturated).
+func (h *podHeap) afterRemove(dropped bool) {
+	if h.live == 0 {
+		clear(h.s)
+		h.s = h.s[:0]
+		h.nSaturated = 0
+		return
+	}
+	if stale := len(h.s) - h.live; dropped && h.nSaturated > 0 || stale > compactAt && stale > h.live {
 		h.compact()
 	}
-	return e
+}
+
+// minHeapCap is the capacity below which shrink leaves a heap's array
+// alone: 256 slots, 6 KiB.
+const minHeapCap = 256
+
+// shrink is the heap's part of shrinking (see slack.go), at a flush at
+// now: an array of more than minHeapCap slots whose peak use since the
+// previous flush has stayed under a quarter of it for shrinkAfter is
+// reallocated at twice its length (nil if empty). So a heap keeps at most
+// 4 slots (24 bytes each) per slot in use, or minHeapCap, once it has been
+// this small for shrinkAfter.
+func (h *podHeap) shrink(now time.Time) {
+	used := h.peak
+	h.peak = len(h.s)
+	if c := cap(h.s); !h.low.due(now, c > minHeapCap && c > 4*used) {
+		return
+	}
+	h.low = slackTimer{}
+	if len(h.s) == 0 {
+		h.s = nil
+		return
+	}
+	s := make([]slot, len(h.s), 2*len(h.s))
+	copy(s, h.s)
+	h.s = s
 }
 
 // drop takes e, which is in this heap, out of it: its slot turns stale.
 func (h *podHeap) drop(e *entry) {
 	e.loc = nowhere
 	h.live--
-	if stale := len(h.s) - h.live; h.nSaturated > 0 || stale > compactAt && stale > h.live {
-		h.compact()
-	}
+	h.afterRemove(true)
 }
 
 // removeTop deletes the slot at the root.

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"hash/maphash"
 	"math/bits"
+	"time"
 
 	"github.com/schedq/schedq/spec"
 )
@@ -36,6 +37,10 @@ type podIndex struct {
 	// keySlots: the table records each entry's slot in entry.keySlot.
 	// Slots never move but on rehash, which records them again.
 	keySlots bool
+	// peak is the most live entries since the last flush, low how long
+	// the table has been oversized (see shrink).
+	peak int
+	low  slackTimer
 }
 
 const slotsPerBlock = 7
@@ -164,6 +169,7 @@ func (x *podIndex) insert(h uint64, e *entry) {
 			}
 			b.ctrl[j], b.ents[j] = tagOf(h), e
 			x.n++
+			x.peak = max(x.peak, x.n)
 			if x.keySlots {
 				e.keySlot.set(bi*slotsPerBlock + j)
 			}
@@ -214,10 +220,40 @@ func (x *podIndex) rehash() {
 	nb := len(x.blocks)
 	switch {
 	case nb == 0:
-		nb = 2
+		nb = minBlocks
 	case (x.n+1)*8 > nb*slotsPerBlock*3:
 		nb *= 2
 	}
+	x.resize(nb)
+}
+
+// minBlocks is the smallest table: two blocks, 128 bytes.
+const minBlocks = 2
+
+// shrink is the index's part of shrinking (see slack.go), at a flush at
+// now: a table whose live entries have filled less than 1/16 of it since
+// the previous flush, for shrinkAfter, is rehashed to the smallest size
+// they fill to at most 1/4 (at least minBlocks). So a table keeps at most
+// 16 slots (8 bytes and a control byte each) per live entry, or minBlocks,
+// once it has been this empty for shrinkAfter; from 1/4 it grows again only
+// past 3/8.
+func (x *podIndex) shrink(now time.Time) {
+	used := x.peak
+	x.peak = x.n
+	if !x.low.due(now, len(x.blocks) > minBlocks && used*16 < len(x.blocks)*slotsPerBlock) {
+		return
+	}
+	x.low = slackTimer{}
+	nb := minBlocks
+	for x.n*4 > nb*slotsPerBlock {
+		nb *= 2
+	}
+	x.resize(nb)
+}
+
+// resize rehashes every live entry into a new table of nb blocks, a power
+// of two large enough for them; tombstones are swept.
+func (x *podIndex) resize(nb int) {
 	old := x.blocks
 	x.blocks = make([]indexBlock, nb)
 	for i := range x.blocks {

@@ -142,6 +142,12 @@ func TestIndexAgainstMap(t *testing.T) {
 			t.Fatalf("step %d: sizes %d, %d, want %d", step, keys.n, uids.n, len(byKey))
 		}
 		if step%500 == 0 {
+			for name, x := range map[string]*podIndex{"keys": &keys, "uids": &uids} {
+				held := x.check(name, func(format string, args ...any) { t.Fatalf("step %d: "+format, append([]any{step}, args...)...) })
+				if len(held) != x.n {
+					t.Fatalf("step %d: %s holds %d entries, counts %d", step, name, len(held), x.n)
+				}
+			}
 			for bi := range keys.blocks {
 				for j, e := range keys.blocks[bi].ents {
 					if i := bi*slotsPerBlock + j; e != nil && e.keySlot.get() != i {
@@ -227,6 +233,9 @@ func TestMoveByPluginGroups(t *testing.T) {
 		t.Helper()
 		before := q.Snapshot()
 		q.MoveAllToActiveOrBackoffQueue(event, nil)
+		if err := q.CheckConsistency(); err != nil {
+			t.Fatalf("after the %v request: %v", event, err)
+		}
 		after := q.Snapshot()
 		stayed := map[string]bool{}
 		for _, p := range after.UnschedulablePods {

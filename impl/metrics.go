@@ -23,6 +23,26 @@ const (
 	QueueGated = "gated"
 )
 
+// Label cardinality. The "event" label of MetricQueueIncomingPods comes
+// from the caller (spec.ClusterEvent.Label, or its resource and action),
+// and a metric series is never freed: without a bound, a caller minting a
+// label per event would grow the queue's memory and every scrape without
+// limit. So the queue counts at most MaxEventLabels distinct event labels
+// raised by cluster events (R4, R6, R11); pods moved by an event whose
+// label is not among them, once that many have been seen, are counted
+// under OverflowEventLabel. The labels the queue itself uses (Add, Update,
+// failures, the backoffQ flush, Activate) are not part of the bound and
+// are always their own. Upstream kube-scheduler v1.33 names about forty
+// events, well within the bound; seeing "other" means a caller mints
+// labels.
+const (
+	// MaxEventLabels is the most distinct cluster-event labels the queue
+	// counts separately (over all queue labels together).
+	MaxEventLabels = 256
+	// OverflowEventLabel is the event label of moves by any further event.
+	OverflowEventLabel = "other"
+)
+
 // IncomingKey is one series of MetricQueueIncomingPods.
 type IncomingKey struct {
 	Queue string // QueueActive, QueueBackoff or QueueUnschedulable
@@ -73,6 +93,25 @@ type counters struct {
 	// labels are open-ended. It is touched once per move request, not per
 	// pod.
 	byEvent map[IncomingKey]uint64
+	// labels is the set of event labels counted separately, at most
+	// MaxEventLabels.
+	labels map[string]struct{}
+}
+
+// label returns the label to count event's moves under: event itself if it
+// is counted separately or there is room for it, else OverflowEventLabel.
+func (c *counters) label(event string) string {
+	if _, ok := c.labels[event]; ok {
+		return event
+	}
+	if len(c.labels) >= MaxEventLabels {
+		return OverflowEventLabel
+	}
+	if c.labels == nil {
+		c.labels = make(map[string]struct{})
+	}
+	c.labels[event] = struct{}{}
+	return event
 }
 
 func (c *counters) addEvent(queue, event string, n int) {

@@ -22,9 +22,14 @@
 package impl
 
 import (
+	"cmp"
+	"context"
 	"fmt"
+	"reflect"
 	"slices"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"k8s.io/utils/clock"
@@ -69,6 +74,9 @@ var entryPool = sync.Pool{New: func() any { return new(entry) }}
 
 const maxFree = 4096
 
+// minFree is how many recycled entries shrink leaves an idle queue.
+const minFree = 64
+
 // newEntry returns a zero entry.
 func (q *PriorityQueue) newEntry() *entry {
 	if n := len(q.free); n > 0 {
@@ -86,6 +94,7 @@ func (q *PriorityQueue) freeEntry(e *entry) {
 	*e = entry{}
 	if len(q.free) < maxFree {
 		q.free = append(q.free, e)
+		q.freePeak = max(q.freePeak, len(q.free))
 		return
 	}
 	entryPool.Put(e)
@@ -112,7 +121,9 @@ type PriorityQueue struct {
 	activeQ           podHeap
 	backoffQ          podHeap
 	unschedulablePods unschedulablePods
-	free              []*entry // recycled entries, see newEntry
+	free              []*entry   // recycled entries, see newEntry
+	freePeak          int        // the longest free list since the last flush
+	freeLow           slackTimer // how long the free list has been too long
 	// lastEvent and lastLabel cache eventLabel.
 	lastEvent spec.ClusterEvent
 	lastLabel string
@@ -136,13 +147,15 @@ type Option func(*PriorityQueue)
 
 // WithClock makes the queue read time from c instead of the real clock:
 // Timestamps, backoff, the leftover age and the periodic flushes all follow
-// c. Tests pass a k8s.io/utils/clock/testing.FakeClock.
+// c. Tests pass a k8s.io/utils/clock/testing.FakeClock. A nil c (or a nil
+// pointer in the interface) makes New fail with spec.ErrInvalidConfig.
 func WithClock(c clock.WithTicker) Option {
 	return func(q *PriorityQueue) { q.clock = c }
 }
 
 // New returns an empty queue. It returns cfg.Validate()'s error, wrapping
-// spec.ErrInvalidConfig, as is. The flushes do not run until Run.
+// spec.ErrInvalidConfig, as is, and spec.ErrInvalidConfig for a nil clock.
+// The flushes do not run until Run.
 func New(cfg spec.Config, opts ...Option) (*PriorityQueue, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -173,9 +186,25 @@ func New(cfg spec.Config, opts ...Option) (*PriorityQueue, error) {
 	for _, o := range opts {
 		o(q)
 	}
+	if isNil(q.clock) {
+		return nil, fmt.Errorf("%w: WithClock(nil): the queue needs a clock", spec.ErrInvalidConfig)
+	}
 	q.cond.L = &q.mu
 	q.base = q.clock.Now()
 	return q, nil
+}
+
+// isNil reports whether c is nil or a nil pointer, map, func... in an
+// interface, any of which would panic on the first reading of the time.
+func isNil(c clock.WithTicker) bool {
+	if c == nil {
+		return true
+	}
+	switch v := reflect.ValueOf(c); v.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Func, reflect.Chan, reflect.Interface, reflect.Slice:
+		return v.IsNil()
+	}
+	return false
 }
 
 // Config returns a copy of the queue's config.
@@ -194,11 +223,18 @@ func (q *PriorityQueue) Config() spec.Config {
 // FlushBackoffQCompleted every BackoffQFlushPeriod (R5) and
 // FlushUnschedulablePodsLeftover every UnschedulablePodsFlushPeriod (R6).
 // The first of each runs one period after Run. Run on a running or closed
-// queue does nothing. Close stops them.
-func (q *PriorityQueue) Run() {
+// queue does nothing. Close stops them; RunContext can stop them earlier.
+func (q *PriorityQueue) Run() { q.RunContext(context.Background()) }
+
+// RunContext is Run with a context: when ctx is done the flushes stop
+// (the queue stays open, its operations keep working, and a later Run or
+// RunContext starts them again), as they do on Close. RunContext returns at
+// once; Close still waits for the flush goroutines to exit, whichever way
+// they were stopped. A ctx that is already done starts nothing.
+func (q *PriorityQueue) RunContext(ctx context.Context) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if q.running || q.closed {
+	if q.running || q.closed || ctx.Err() != nil {
 		return
 	}
 	q.running = true
@@ -206,23 +242,39 @@ func (q *PriorityQueue) Run() {
 	// are made here, not in the goroutines, so that when Run returns they
 	// are armed: a test may step a fake clock right away.
 	q.wg.Add(2)
-	go q.flushEvery(q.clock.NewTicker(q.cfg.BackoffQFlushPeriod), q.FlushBackoffQCompleted)
-	go q.flushEvery(q.clock.NewTicker(q.cfg.UnschedulablePodsFlushPeriod), q.FlushUnschedulablePodsLeftover)
+	left := new(atomic.Int32)
+	left.Store(2)
+	exit := func() {
+		// The last goroutine of this run to exit lets a later Run start
+		// new ones. Done comes after unlocking: Close waits without mu.
+		if left.Add(-1) == 0 {
+			q.mu.Lock()
+			q.running = false
+			q.mu.Unlock()
+		}
+		q.wg.Done()
+	}
+	go q.flushEvery(ctx, q.clock.NewTicker(q.cfg.BackoffQFlushPeriod), q.FlushBackoffQCompleted, exit)
+	go q.flushEvery(ctx, q.clock.NewTicker(q.cfg.UnschedulablePodsFlushPeriod), q.FlushUnschedulablePodsLeftover, exit)
 }
 
-func (q *PriorityQueue) flushEvery(t clock.Ticker, flush func()) {
-	defer q.wg.Done()
+func (q *PriorityQueue) flushEvery(ctx context.Context, t clock.Ticker, flush func(), exit func()) {
+	defer exit()
 	defer t.Stop()
 	for {
 		select {
 		case <-q.stop:
 			return
+		case <-ctx.Done():
+			return
 		case <-t.C():
 		}
-		// A tick and Close may be ready together; select picks at random,
-		// so look again rather than flush a closed queue's state.
+		// A tick and Close (or cancel) may be ready together; select picks
+		// at random, so look again rather than flush after being stopped.
 		select {
 		case <-q.stop:
+			return
+		case <-ctx.Done():
 			return
 		default:
 		}
@@ -317,6 +369,40 @@ func (q *PriorityQueue) Pop() (*spec.QueuedPodInfo, int64, error) {
 		q.cond.Wait()
 		q.waiting--
 	}
+	return q.popLocked()
+}
+
+// PopContext is Pop that gives up when ctx is done first: a Pop blocked on
+// an empty activeQ returns ctx.Err() (and changes nothing), so a scheduler
+// can stop its loop without closing the queue. A pod already in activeQ is
+// returned even if ctx is done.
+func (q *PriorityQueue) PopContext(ctx context.Context) (*spec.QueuedPodInfo, int64, error) {
+	if ctx.Done() == nil {
+		return q.Pop()
+	}
+	// Wake the waiters under mu when ctx ends: a Pop checks ctx and then
+	// waits without letting go of mu in between, so it cannot miss this.
+	stop := context.AfterFunc(ctx, func() {
+		q.mu.Lock()
+		q.cond.Broadcast()
+		q.mu.Unlock()
+	})
+	defer stop()
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for q.activeQ.len() == 0 && !q.closed {
+		if err := ctx.Err(); err != nil {
+			return nil, 0, err
+		}
+		q.waiting++
+		q.cond.Wait()
+		q.waiting--
+	}
+	return q.popLocked()
+}
+
+// popLocked is R2 under mu once activeQ has a pod or the queue is closed.
+func (q *PriorityQueue) popLocked() (*spec.QueuedPodInfo, int64, error) {
 	if q.closed {
 		return nil, 0, spec.ErrClosed
 	}
@@ -370,37 +456,67 @@ func (q *PriorityQueue) AddUnschedulableIfNotPresent(pInfo *spec.QueuedPodInfo, 
 	return nil
 }
 
-// MoveAllToActiveOrBackoffQueue is R4 of spec.Queue. preCheck runs under
-// the queue's lock and must not call the queue.
+// MoveAllToActiveOrBackoffQueue is R4 of spec.Queue: if some plugin registered interest
+// in event (or it is a wildcard), every unschedulable pod that passes
+// preCheck and that the event may help moves to backoffQ if still backing
+// off, else to activeQ, and moveRequestCycle becomes schedulingCycle even
+// if no pod moved. An event of no interest changes nothing. preCheck runs
+// under the queue's lock and must not call the queue.
+//
+// The request is all or nothing: preCheck is asked about every candidate
+// before any pod moves. If it panics, the panic propagates to the caller
+// with the lock released and the queue unchanged: no pod moved,
+// moveRequestCycle and the metrics as before. No wake-up is lost either:
+// no pod reached activeQ, and whatever next puts one there (an Add, a
+// retried request, a flush) wakes the blocked Pops as usual.
 func (q *PriorityQueue) MoveAllToActiveOrBackoffQueue(event spec.ClusterEvent, preCheck spec.PreEnqueueCheck) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.movePods(event, q.clock.Now(), func(e *entry) bool { return preCheck == nil || preCheck(e.info.Pod) })
 }
 
-// movePods is "a move request" of spec.Queue (R4, R6, R11) over the
-// unschedulable pods that keep selects, judged at now. It examines a
-// group of unschedulablePods only if the event may help its plugin set.
+// movePods is the heart of R4, shared by R6 and R11: it moves the
+// unschedulable pods that keep selects and event may help, deciding
+// backoffQ or activeQ at now.
+//
+// It is all or nothing: keep, which may run the caller's preCheck, is
+// asked about every candidate before any pod moves, so a keep that panics
+// leaves the queue as it was (no pod moved, moveRequestCycle and the
+// metrics unchanged) and the panic reaches the caller once the deferred
+// unlock has run. Nothing moved means no Pop has a pod to wake for; the
+// second phase, which moves and then wakes, runs no caller code.
+//
+// The first phase remembers its choice without memory of its own: it
+// partitions each group so that the chosen pods end it, from g.split on
+// (the order of pods within a group means nothing, and each swap keeps
+// every pos right, so a panic between two swaps leaves a valid group); the
+// second phase moves each group's tail.
 func (q *PriorityQueue) movePods(event spec.ClusterEvent, now time.Time, keep func(*entry) bool) {
 	if !q.cfg.PluginEvents.IsEventOfInterest(event) {
 		return
 	}
-	var toActive, toBackoff int
 	events := q.cfg.PluginEvents
 	q.unschedulablePods.all(func(g *podGroup) {
+		g.split = len(g.pods)
 		// A group shares its plugins: if the event cannot help them, none
 		// of its pods is examined.
 		perPod := g == &q.unschedulablePods.private
 		if !perPod && !events.IsPodWorthRequeuing(g.plugins, event) {
 			return
 		}
-		// Backwards, because removing swaps the last pod into the hole,
-		// and the last pod has then already been visited.
 		for i := len(g.pods) - 1; i >= 0; i-- {
 			e := g.pods[i]
-			if !keep(e) || perPod && !events.IsPodWorthRequeuing(e.info.UnschedulablePlugins, event) {
-				continue
+			if keep(e) && (!perPod || events.IsPodWorthRequeuing(e.info.UnschedulablePlugins, event)) {
+				g.split--
+				g.swap(i, g.split)
 			}
+		}
+	})
+	var toActive, toBackoff int
+	q.unschedulablePods.all(func(g *podGroup) {
+		// Last first: removing a group's last pod moves no other.
+		for len(g.pods) > g.split {
+			e := g.pods[len(g.pods)-1]
 			q.unschedulablePods.remove(g, e)
 			if q.requeue(e, now) {
 				toActive++
@@ -411,7 +527,7 @@ func (q *PriorityQueue) movePods(event spec.ClusterEvent, now time.Time, keep fu
 	})
 	q.moveRequestCycle = q.schedulingCycle
 	if toActive+toBackoff > 0 {
-		label := q.eventLabel(event)
+		label := q.metrics.label(q.eventLabel(event))
 		q.metrics.addEvent(QueueActive, label, toActive)
 		q.metrics.addEvent(QueueBackoff, label, toBackoff)
 	}
@@ -445,6 +561,30 @@ func (q *PriorityQueue) FlushBackoffQCompleted() {
 	}
 	q.metrics.hot[activeBackoffComplete] += uint64(moved)
 	q.wake(moved)
+	q.shrink(now)
+}
+
+// shrink gives back the room a burst left behind (see slack.go), at the
+// backoffQ flush at now. The free list keeps at most max(minFree, pods/4)
+// entries once its peak has stayed above that for shrinkAfter; the
+// entries past it go to entryPool.
+func (q *PriorityQueue) shrink(now time.Time) {
+	q.pods.shrink(now)
+	q.byUID.shrink(now)
+	q.activeQ.shrink(now)
+	q.backoffQ.shrink(now)
+	q.unschedulablePods.shrink(now)
+	keep := max(minFree, q.pods.n/4)
+	used := q.freePeak
+	q.freePeak = len(q.free)
+	if !q.freeLow.due(now, used > keep && cap(q.free) > keep) {
+		return
+	}
+	q.freeLow = slackTimer{}
+	for _, e := range q.free[min(keep, len(q.free)):] {
+		entryPool.Put(e)
+	}
+	q.free = slices.Clone(q.free[:min(keep, len(q.free))])
 }
 
 // FlushUnschedulablePodsLeftover is R6 of spec.Queue. Run calls it every
@@ -613,36 +753,88 @@ func (q *PriorityQueue) Done(uid spec.UID) error {
 	return fmt.Errorf("%w: Done of UID %q", spec.ErrNotInFlight, uid)
 }
 
-// Snapshot implements spec.Queue.Snapshot; Now is read from the queue's
-// clock.
+// Snapshot returns a copy of everything the queue holds: the pods of each
+// place sorted by key, both cycles, Closed, and Now read from the clock.
+// The copies share the immutable Pod pointers and nothing else.
+//
+// Snapshot holds the queue's lock only to copy the entries into room it
+// allocated before; cloning the plugin sets (immutable once the queue holds
+// them) and sorting happen after it lets go, so operations issued
+// meanwhile wait for the copy, not for the allocation or the sort.
 func (q *PriorityQueue) Snapshot() spec.Snapshot {
+	// Allocate the room (about 9 MB at 100k pods) before taking the lock
+	// for the copy, sized by a first look; appending covers pods that
+	// arrive in between.
 	q.mu.Lock()
-	defer q.mu.Unlock()
-	s := spec.Snapshot{
-		Now:              q.clock.Now(),
-		SchedulingCycle:  q.schedulingCycle,
-		MoveRequestCycle: q.moveRequestCycle,
-		Closed:           q.closed,
-	}
+	nActive, nBackoff, nUnschedulable := q.activeQ.len(), q.backoffQ.len(), q.unschedulablePods.len()
+	nFlight := q.pods.n - nActive - nBackoff - nUnschedulable
+	q.mu.Unlock()
+	var s spec.Snapshot
+	s.ActiveQ = makeInfos(nActive)
+	s.BackoffQ = makeInfos(nBackoff)
+	s.UnschedulablePods = makeInfos(nUnschedulable)
+	s.InFlight = makeInfos(nFlight)
+
+	q.mu.Lock()
+	s.Now = q.clock.Now()
+	s.SchedulingCycle, s.MoveRequestCycle, s.Closed = q.schedulingCycle, q.moveRequestCycle, q.closed
 	q.pods.all(func(e *entry) {
-		info := e.info
-		info.UnschedulablePlugins = slices.Clone(info.UnschedulablePlugins)
 		switch e.loc {
 		case inActiveQ:
-			s.ActiveQ = append(s.ActiveQ, info)
+			s.ActiveQ = append(s.ActiveQ, e.info)
 		case inBackoffQ:
-			s.BackoffQ = append(s.BackoffQ, info)
+			s.BackoffQ = append(s.BackoffQ, e.info)
 		case inUnschedulablePods:
-			s.UnschedulablePods = append(s.UnschedulablePods, info)
+			s.UnschedulablePods = append(s.UnschedulablePods, e.info)
 		case inFlight:
-			s.InFlight = append(s.InFlight, info)
+			s.InFlight = append(s.InFlight, e.info)
 		}
 	})
-	spec.SortPods(s.ActiveQ)
-	spec.SortPods(s.BackoffQ)
-	spec.SortPods(s.UnschedulablePods)
-	spec.SortPods(s.InFlight)
+	q.mu.Unlock()
+	for _, pl := range []*[]spec.QueuedPodInfo{&s.ActiveQ, &s.BackoffQ, &s.UnschedulablePods, &s.InFlight} {
+		if len(*pl) == 0 {
+			*pl = nil // emptied since the first look: nil, as the model has it
+			continue
+		}
+		for i := range *pl {
+			(*pl)[i].UnschedulablePlugins = slices.Clone((*pl)[i].UnschedulablePlugins)
+		}
+		sortByKey(*pl)
+	}
 	return s
+}
+
+// makeInfos returns room for about n pods, nil for none (as the model's
+// snapshots have it: a place that is still empty stays nil).
+func makeInfos(n int) []spec.QueuedPodInfo {
+	if n == 0 {
+		return nil
+	}
+	return make([]spec.QueuedPodInfo, 0, n+n/64)
+}
+
+// sortByKey is spec.SortPods without building a key string per
+// comparison.
+func sortByKey(pods []spec.QueuedPodInfo) {
+	slices.SortFunc(pods, func(a, b spec.QueuedPodInfo) int { return compareKeys(a.Pod, b.Pod) })
+}
+
+// compareKeys orders two pods as strings.Compare orders their keys,
+// namespace + "/" + name, without concatenating: valid pods have no "/" in
+// either part, so when one namespace is a proper prefix of the other, the
+// "/" that follows the shorter decides against the other's next byte.
+func compareKeys(a, b *spec.Pod) int {
+	if a.Namespace == b.Namespace {
+		return strings.Compare(a.Name, b.Name)
+	}
+	n := min(len(a.Namespace), len(b.Namespace))
+	if c := strings.Compare(a.Namespace[:n], b.Namespace[:n]); c != 0 {
+		return c
+	}
+	if len(a.Namespace) == n {
+		return cmp.Compare('/', b.Namespace[n])
+	}
+	return cmp.Compare(a.Namespace[n], '/')
 }
 
 // String renders the queue's size in queue terms, for logs.

@@ -26,15 +26,19 @@ var events = spec.PluginEvents{
 
 var nodeAdd = spec.ClusterEvent{Resource: spec.ResourceNode, ActionType: spec.Add}
 
-func newQueue(t testing.TB, cfg spec.Config) (*impl.PriorityQueue, *clocktesting.FakeClock) {
+// newQueue returns a queue on a fake clock at t0 whose consistency is
+// checked after every operation (see checked), closed at the end of the
+// test.
+func newQueue(t testing.TB, cfg spec.Config) (*checked, *clocktesting.FakeClock) {
 	t.Helper()
 	fc := clocktesting.NewFakeClock(t0)
 	q, err := impl.New(cfg, impl.WithClock(fc))
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(q.Close)
-	return q, fc
+	c := &checked{q, t}
+	t.Cleanup(c.Close)
+	return c, fc
 }
 
 func pod(name string, prio int32) *spec.Pod {
@@ -54,7 +58,7 @@ func eventually(t *testing.T, what string, cond func() bool) {
 	}
 }
 
-func mustPop(t *testing.T, q *impl.PriorityQueue) (*spec.QueuedPodInfo, int64) {
+func mustPop(t *testing.T, q spec.Queue) (*spec.QueuedPodInfo, int64) {
 	t.Helper()
 	p, c, err := q.Pop()
 	if err != nil {
@@ -409,6 +413,9 @@ func TestConcurrentSmoke(t *testing.T) {
 				if err := spec.CheckState(&s); err != nil {
 					fail("invariant broken: %v", err)
 				}
+				if err := q.CheckConsistency(); err != nil {
+					fail("the implementation's structures disagree: %v", err)
+				}
 				if n := int64(s.Len()) + d; n > total {
 					fail("%d pods held + done > %d added", n, total)
 				}
@@ -425,6 +432,9 @@ func TestConcurrentSmoke(t *testing.T) {
 	}
 	if s := q.Snapshot(); s.Len() != 0 || done.Load() != total {
 		t.Fatalf("after every pod is done: %d held, %d done of %d", s.Len(), done.Load(), total)
+	}
+	if err := q.CheckConsistency(); err != nil {
+		t.Fatalf("at quiescence, the implementation's structures disagree: %v", err)
 	}
 }
 

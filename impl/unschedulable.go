@@ -3,6 +3,7 @@ package impl
 import (
 	"hash/maphash"
 	"slices"
+	"time"
 
 	"github.com/schedq/schedq/spec"
 )
@@ -36,6 +37,13 @@ type unschedulablePods struct {
 type podGroup struct {
 	plugins spec.PluginSet // the interned set; nil for the private group
 	pods    []*entry
+	// peak is the most pods since the last flush, low how long the array
+	// has been oversized (see shrink).
+	peak int
+	low  slackTimer
+	// split is where the pods a move request chose begin (movePods);
+	// meaningful only within one request.
+	split int
 }
 
 const maxInternedSets = 1024
@@ -115,7 +123,14 @@ func (u *unschedulablePods) add(e *entry) {
 	e.loc = inUnschedulablePods
 	e.pos = uint32(len(g.pods))
 	g.pods = append(g.pods, e)
+	g.peak = max(g.peak, len(g.pods))
 	u.n++
+}
+
+// swap exchanges the pods at i and j of the group.
+func (g *podGroup) swap(i, j int) {
+	g.pods[i], g.pods[j] = g.pods[j], g.pods[i]
+	g.pods[i].pos, g.pods[j].pos = uint32(i), uint32(j)
 }
 
 // remove takes e out of g, its group, swapping the group's last pod into
@@ -128,6 +143,38 @@ func (u *unschedulablePods) remove(g *podGroup, e *entry) {
 	g.pods = g.pods[:last]
 	u.n--
 	e.loc = nowhere
+}
+
+// minGroupCap is the capacity below which shrink leaves a group's array
+// alone.
+const minGroupCap = 64
+
+// shrink is unschedulablePods' part of shrinking (see slack.go), at a
+// flush at now, group by group. The interned plugin sets and their empty
+// groups stay: there are at most maxInternedSets of them.
+func (u *unschedulablePods) shrink(now time.Time) {
+	u.private.shrink(now)
+	for _, g := range u.groups {
+		g.shrink(now)
+	}
+}
+
+// shrink reallocates an array of more than minGroupCap pointers whose peak
+// use since the previous flush has stayed under a quarter of it for
+// shrinkAfter at twice its length (nil if empty): at most 4 pointers per
+// pod, or minGroupCap, once the group has been this small for shrinkAfter.
+func (g *podGroup) shrink(now time.Time) {
+	used := g.peak
+	g.peak = len(g.pods)
+	if c := cap(g.pods); !g.low.due(now, c > minGroupCap && c > 4*used) {
+		return
+	}
+	g.low = slackTimer{}
+	if len(g.pods) == 0 {
+		g.pods = nil
+		return
+	}
+	g.pods = append(make([]*entry, 0, 2*len(g.pods)), g.pods...)
 }
 
 // all calls f for each group that has pods, the private one last.

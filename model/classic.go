@@ -2,7 +2,6 @@ package model
 
 import (
 	"slices"
-	"strings"
 
 	"github.com/schedq/schedq/spec"
 )
@@ -113,7 +112,6 @@ func (classic) activateOther(m *Model, _ *spec.Pod) { m.moveRequestCycle = m.sch
 // leftFlight (D5): nothing to trim.
 func (classic) leftFlight(*Model, spec.UID) {}
 
-func (classic) clone() profile            { return classic{} }
-func (classic) equal(o profile) bool      { _, ok := o.(classic); return ok }
-func (classic) snapshot(*spec.Snapshot)   {}
-func (classic) describe(*strings.Builder) {}
+func (classic) clone() profile          { return classic{} }
+func (classic) equal(o profile) bool    { _, ok := o.(classic); return ok }
+func (classic) snapshot(*spec.Snapshot) {}

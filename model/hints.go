@@ -2,7 +2,6 @@ package model
 
 import (
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/schedq/schedq/spec"
@@ -203,12 +202,3 @@ func (h *hints) equal(o profile) bool {
 }
 
 func (h *hints) snapshot(s *spec.Snapshot) { s.InFlightEvents = slices.Clone(h.inFlight) }
-
-// describe shows the in-flight list, one line.
-func (h *hints) describe(b *strings.Builder) {
-	b.WriteString("inFlightEvents:")
-	for _, e := range h.inFlight {
-		b.WriteString(" " + e.String())
-	}
-	b.WriteString("\n")
-}

@@ -400,7 +400,7 @@ func TestHintsStringShowsListAndCounts(t *testing.T) {
 		}
 	}
 	h.fail("a", []string{"Fit"}, []string{"Gate"})
-	if s := h.m.String(); !strings.Contains(s, "unschedulableCount=1,pending=Gate") {
+	if s := h.m.String(); !strings.Contains(s, "unschedulableCount=1 pending=Gate") {
 		t.Errorf("String() lacks the counts:\n%s", s)
 	}
 	if c := newModel(t).String(); strings.Contains(c, "inFlightEvents") {

@@ -13,7 +13,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/schedq/schedq/spec"
@@ -98,7 +97,7 @@ func infoEqual(a, b *spec.QueuedPodInfo) bool {
 		a.Timestamp.Equal(b.Timestamp) && a.Attempts == b.Attempts &&
 		slices.Equal(a.UnschedulablePlugins, b.UnschedulablePlugins) &&
 		a.InitialAttemptTimestamp.Equal(b.InitialAttemptTimestamp) &&
-		a.HintFields.Equal(&b.HintFields)
+		spec.HintFieldsEqual(&a.HintFields, &b.HintFields)
 }
 
 // Snapshot implements spec.Queue.Snapshot.
@@ -410,26 +409,10 @@ func (m *Model) Done(uid spec.UID) error {
 // loop: it only records that it is closed.
 func (m *Model) Close() { m.closed = true }
 
-// String renders the state in queue terms, one place a line.
+// String renders the state in queue terms, one place a line, in the format
+// of spec.Snapshot.Format with absolute times (the model does not know
+// when a scenario started).
 func (m *Model) String() string {
 	s := m.Snapshot()
-	var b strings.Builder
-	fmt.Fprintf(&b, "now=%s schedulingCycle=%d moveRequestCycle=%d closed=%v\n",
-		s.Now.Format(time.TimeOnly+".000"), s.SchedulingCycle, s.MoveRequestCycle, s.Closed)
-	for _, pl := range s.Places() {
-		fmt.Fprintf(&b, "%s:", pl.Loc)
-		for _, p := range pl.Pods {
-			fmt.Fprintf(&b, " %s(prio=%d,attempts=%d", p.Key(), p.Pod.Priority, p.Attempts)
-			if len(p.UnschedulablePlugins) > 0 {
-				fmt.Fprintf(&b, ",rejectedBy=%v", []string(p.UnschedulablePlugins))
-			}
-			if h := p.HintFields.String(); h != "" {
-				b.WriteString("," + h)
-			}
-			b.WriteString(")")
-		}
-		b.WriteString("\n")
-	}
-	m.p.describe(&b)
-	return b.String()
+	return s.Format(time.Time{}, m.cfg)
 }

@@ -96,7 +96,7 @@ func TestStringNamesQueues(t *testing.T) {
 	m := newModel(t)
 	_ = m.Add(pod("a", 3))
 	s := m.String()
-	for _, want := range []string{"activeQ: ns/a(prio=3,attempts=0)", "moveRequestCycle=-1", "backoffQ:", "unschedulablePods:", "inFlight:"} {
+	for _, want := range []string{"activeQ: a(prio=3 ts=", "attempts=0)", "moveRequestCycle=-1", "backoffQ:", "unschedulablePods:", "inFlight:"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("String() lacks %q:\n%s", want, s)
 		}

@@ -2,7 +2,6 @@ package model
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/schedq/schedq/spec"
 )
@@ -39,11 +38,10 @@ type profile interface {
 	updateInFlight(m *Model, oldPod, newPod *spec.Pod)
 	activateOther(m *Model, pod *spec.Pod)
 	leftFlight(m *Model, uid spec.UID)
-	// The profile's own state: copy, compare, show.
+	// The profile's own state: copy, compare, snapshot.
 	clone() profile
 	equal(o profile) bool
 	snapshot(s *spec.Snapshot)
-	describe(b *strings.Builder)
 }
 
 // newProfile is the one place the model looks at cfg.Profile.

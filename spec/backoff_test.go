@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/schedq/schedq/schedqtest"
 	"github.com/schedq/schedq/spec"
 )
 
@@ -42,16 +43,16 @@ func TestR7Backoff(t *testing.T) {
 		t.Error(err)
 	}
 	// The expiry boundary: backing off while expiry >= now.
-	p := &spec.QueuedPodInfo{Pod: pod("a", 0), Timestamp: t0, Attempts: 1}
+	p := &spec.QueuedPodInfo{Pod: schedqtest.Pod("a", 0), Timestamp: schedqtest.Start, Attempts: 1}
 	for _, c := range []struct {
 		now  time.Time
 		want bool
-	}{{t0, true}, {t0.Add(time.Second), true}, {t0.Add(time.Second + 1), false}} {
+	}{{schedqtest.Start, true}, {schedqtest.Start.Add(time.Second), true}, {schedqtest.Start.Add(time.Second + 1), false}} {
 		if got := cfg.IsBackingOff(p, c.now); got != c.want {
-			t.Errorf("IsBackingOff at %v = %v, want %v", c.now.Sub(t0), got, c.want)
+			t.Errorf("IsBackingOff at %v = %v, want %v", c.now.Sub(schedqtest.Start), got, c.want)
 		}
 	}
-	if cfg.IsBackingOff(&spec.QueuedPodInfo{Pod: pod("a", 0), Timestamp: t0}, t0) {
+	if cfg.IsBackingOff(&spec.QueuedPodInfo{Pod: schedqtest.Pod("a", 0), Timestamp: schedqtest.Start}, schedqtest.Start) {
 		t.Error("a pod never attempted must not back off")
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/schedq/schedq/impl"
 	"github.com/schedq/schedq/model"
+	"github.com/schedq/schedq/schedqtest"
 	"github.com/schedq/schedq/spec"
 )
 
@@ -24,14 +25,14 @@ func TestBadInputChangesNothing(t *testing.T) {
 		{"Add nil", spec.ErrNilPod, func(q spec.Queue) error { return q.Add(nil) }},
 		{"Add empty name", spec.ErrInvalidPod, func(q spec.Queue) error { return q.Add(noName) }},
 		{"Add empty UID", spec.ErrInvalidPod, func(q spec.Queue) error { return q.Add(noUID) }},
-		{"Add of a pod in activeQ", spec.ErrAlreadyQueued, func(q spec.Queue) error { return q.Add(pod("active", 0)) }},
-		{"Add of a pod in flight", spec.ErrAlreadyQueued, func(q spec.Queue) error { return q.Add(pod("flight", 0)) }},
-		{"Add with a slash in the name", spec.ErrInvalidPod, func(q spec.Queue) error { return q.Add(pod("a/b", 0)) }},
+		{"Add of a pod in activeQ", spec.ErrAlreadyQueued, func(q spec.Queue) error { return q.Add(schedqtest.Pod("active", 0)) }},
+		{"Add of a pod in flight", spec.ErrAlreadyQueued, func(q spec.Queue) error { return q.Add(schedqtest.Pod("flight", 0)) }},
+		{"Add with a slash in the name", spec.ErrInvalidPod, func(q spec.Queue) error { return q.Add(schedqtest.Pod("a/b", 0)) }},
 		{"Add of a UID held by another pod", spec.ErrAlreadyQueued, func(q spec.Queue) error {
 			return q.Add(&spec.Pod{Namespace: "ns", Name: "twin", UID: "uid-unsched"})
 		}},
 		{"Update to a UID held by another pod", spec.ErrAlreadyQueued, func(q spec.Queue) error {
-			return q.Update(pod("active", 0), &spec.Pod{Namespace: "ns", Name: "active", UID: "uid-flight"})
+			return q.Update(schedqtest.Pod("active", 0), &spec.Pod{Namespace: "ns", Name: "active", UID: "uid-flight"})
 		}},
 		{"AddUnschedulable of a UID held by another pod", spec.ErrAlreadyQueued, func(q spec.Queue) error {
 			return q.AddUnschedulableIfNotPresent(&spec.QueuedPodInfo{Pod: &spec.Pod{Namespace: "ns", Name: "twin", UID: "uid-flight"}, Attempts: 1}, 1)
@@ -41,23 +42,23 @@ func TestBadInputChangesNothing(t *testing.T) {
 			return q.AddUnschedulableIfNotPresent(&spec.QueuedPodInfo{}, 1)
 		}},
 		{"AddUnschedulable negative attempts", spec.ErrInvalidPod, func(q spec.Queue) error {
-			return q.AddUnschedulableIfNotPresent(&spec.QueuedPodInfo{Pod: pod("flight", 0), Attempts: -1}, 1)
+			return q.AddUnschedulableIfNotPresent(&spec.QueuedPodInfo{Pod: schedqtest.Pod("flight", 0), Attempts: -1}, 1)
 		}},
 		{"AddUnschedulable of a pod in activeQ", spec.ErrAlreadyQueued, func(q spec.Queue) error {
-			return q.AddUnschedulableIfNotPresent(&spec.QueuedPodInfo{Pod: pod("active", 0), Attempts: 1}, 1)
+			return q.AddUnschedulableIfNotPresent(&spec.QueuedPodInfo{Pod: schedqtest.Pod("active", 0), Attempts: 1}, 1)
 		}},
 		{"AddUnschedulable of a pod in backoffQ", spec.ErrAlreadyQueued, func(q spec.Queue) error {
-			return q.AddUnschedulableIfNotPresent(&spec.QueuedPodInfo{Pod: pod("backoff", 0), Attempts: 1}, 1)
+			return q.AddUnschedulableIfNotPresent(&spec.QueuedPodInfo{Pod: schedqtest.Pod("backoff", 0), Attempts: 1}, 1)
 		}},
 		{"AddUnschedulable of a pod in unschedulablePods", spec.ErrAlreadyQueued, func(q spec.Queue) error {
-			return q.AddUnschedulableIfNotPresent(&spec.QueuedPodInfo{Pod: pod("unsched", 0), Attempts: 1}, 1)
+			return q.AddUnschedulableIfNotPresent(&spec.QueuedPodInfo{Pod: schedqtest.Pod("unsched", 0), Attempts: 1}, 1)
 		}},
-		{"Activate with a nil pod", spec.ErrNilPod, func(q spec.Queue) error { return q.Activate([]*spec.Pod{pod("unsched", 0), nil}) }},
-		{"Update nil new", spec.ErrNilPod, func(q spec.Queue) error { return q.Update(pod("active", 0), nil) }},
-		{"Update nil old", spec.ErrNilPod, func(q spec.Queue) error { return q.Update(nil, pod("active", 0)) }},
-		{"Update changing the key", spec.ErrInvalidPod, func(q spec.Queue) error { return q.Update(pod("active", 0), pod("other", 0)) }},
+		{"Activate with a nil pod", spec.ErrNilPod, func(q spec.Queue) error { return q.Activate([]*spec.Pod{schedqtest.Pod("unsched", 0), nil}) }},
+		{"Update nil new", spec.ErrNilPod, func(q spec.Queue) error { return q.Update(schedqtest.Pod("active", 0), nil) }},
+		{"Update nil old", spec.ErrNilPod, func(q spec.Queue) error { return q.Update(nil, schedqtest.Pod("active", 0)) }},
+		{"Update changing the key", spec.ErrInvalidPod, func(q spec.Queue) error { return q.Update(schedqtest.Pod("active", 0), schedqtest.Pod("other", 0)) }},
 		{"Delete nil", spec.ErrNilPod, func(q spec.Queue) error { return q.Delete(nil) }},
-		{"Delete unknown", spec.ErrPodNotFound, func(q spec.Queue) error { return q.Delete(pod("ghost", 0)) }},
+		{"Delete unknown", spec.ErrPodNotFound, func(q spec.Queue) error { return q.Delete(schedqtest.Pod("ghost", 0)) }},
 		{"Done unknown UID", spec.ErrNotInFlight, func(q spec.Queue) error { return q.Done("uid-ghost") }},
 		{"Done of a queued pod", spec.ErrNotInFlight, func(q spec.Queue) error { return q.Done("uid-active") }},
 		{"AssignedPodAdded nil", spec.ErrNilPod, func(q spec.Queue) error { return q.AssignedPodAdded(nil) }},
@@ -68,24 +69,18 @@ func TestBadInputChangesNothing(t *testing.T) {
 	for _, c := range cases {
 		for _, q := range queues {
 			t.Run(c.name+"/"+q.name, func(t *testing.T) {
-				s := q.new(t, spec.DefaultConfig(registry))
-				s.park(pod("unsched", 0), "TaintToleration")
-				s.must(s.add(pod("backoff", 0)))
-				p, cyc := s.pop()
-				s.must(s.fail(p, cyc))
-				s.must(s.add(pod("flight", 0)))
-				s.pop()
-				s.must(s.add(pod("active", 0)))
-				s.expect(places{ActiveQ: []spec.PodKey{key("active")}, BackoffQ: []spec.PodKey{key("backoff")},
-					UnschedulablePods: []spec.PodKey{key("unsched")}, InFlight: []spec.PodKey{key("flight")}})
-				s.unchanged(c.wantErr, func() error { return c.op(s.q) })
+				s := q.new(t, schedqtest.Config())
+				s.run(t, "add unsched", "pop", "fail unsched plugins=(TaintToleration)",
+					"add backoff", "pop", "fail backoff", "add flight", "pop", "add active")
+				s.expect(t, "activeQ: active(", "backoffQ: backoff(", "unschedulablePods: unsched(", "inFlight: flight(")
+				s.unchanged(t, c.wantErr, func() error { return c.op(s.q) })
 			})
 		}
 	}
 }
 
 func TestInvalidConfig(t *testing.T) {
-	good := spec.DefaultConfig(registry)
+	good := schedqtest.Config()
 	cases := map[string]func(*spec.Config){
 		"max backoff below initial": func(c *spec.Config) { c.PodMaxBackoffDuration = c.PodInitialBackoffDuration - 1 },
 		"negative initial backoff":  func(c *spec.Config) { c.PodInitialBackoffDuration = -time.Second },
@@ -108,7 +103,7 @@ func TestInvalidConfig(t *testing.T) {
 			if err := cfg.Validate(); !errors.Is(err, spec.ErrInvalidConfig) {
 				t.Errorf("Validate: %v, want ErrInvalidConfig", err)
 			}
-			if m, err := model.New(cfg, t0); !errors.Is(err, spec.ErrInvalidConfig) || m != nil {
+			if m, err := model.New(cfg, schedqtest.Start); !errors.Is(err, spec.ErrInvalidConfig) || m != nil {
 				t.Errorf("model.New: %v, want ErrInvalidConfig", err)
 			}
 			if q, err := impl.New(cfg); !errors.Is(err, spec.ErrInvalidConfig) || q != nil {

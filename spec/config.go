@@ -32,10 +32,12 @@ type Config struct {
 	Profile Profile
 	// QueueingHints are the hints profile's queueing hints (R16); a
 	// registered event without one always answers Queue. Classic: empty.
-	QueueingHints QueueingHints
+	// Functions do not serialize: a config saved as JSON (a recorded
+	// history) loses them, and whoever reads it must supply them again.
+	QueueingHints QueueingHints `json:"-"`
 	// PreEnqueuePlugins are the hints profile's PreEnqueue plugins (R17).
-	// Classic: empty.
-	PreEnqueuePlugins PreEnqueuePlugins
+	// Classic: empty. Not serialized, like QueueingHints.
+	PreEnqueuePlugins PreEnqueuePlugins `json:"-"`
 }
 
 // Upstream defaults (kube-scheduler v1.33).
@@ -46,6 +48,11 @@ const (
 	DefaultBackoffQFlushPeriod               = 1 * time.Second
 	DefaultUnschedulablePodsFlushPeriod      = 30 * time.Second
 )
+
+// MinFlushPeriod is the shortest flush period Validate accepts: below it a
+// running queue's flushes are a busy loop in all but name (a 1ns period
+// kept an idle queue at a third of a core).
+const MinFlushPeriod = time.Millisecond
 
 // DefaultConfig returns the upstream defaults with the given registry.
 func DefaultConfig(events PluginEvents) Config {
@@ -74,8 +81,13 @@ func (c Config) Validate() error {
 		positive("PodMaxBackoffDuration", c.PodMaxBackoffDuration)
 	}
 	positive("PodMaxInUnschedulablePodsDuration", c.PodMaxInUnschedulablePodsDuration)
-	positive("BackoffQFlushPeriod", c.BackoffQFlushPeriod)
-	positive("UnschedulablePodsFlushPeriod", c.UnschedulablePodsFlushPeriod)
+	period := func(name string, d time.Duration) {
+		if d < MinFlushPeriod {
+			errs = append(errs, fmt.Errorf("%s must be at least %v, got %v", name, MinFlushPeriod, d))
+		}
+	}
+	period("BackoffQFlushPeriod", c.BackoffQFlushPeriod)
+	period("UnschedulablePodsFlushPeriod", c.UnschedulablePodsFlushPeriod)
 	if c.PodMaxBackoffDuration < c.PodInitialBackoffDuration && !backoffOff {
 		errs = append(errs, fmt.Errorf("PodMaxBackoffDuration %v is below PodInitialBackoffDuration %v",
 			c.PodMaxBackoffDuration, c.PodInitialBackoffDuration))

@@ -104,11 +104,19 @@ import (
 //
 // R13h Close: as R13. (Upstream v1.37.2 also ends every in-flight pod.)
 //
-// R14h Metrics: scheduler_pending_pods{queue} with queue active, backoff,
-// unschedulable (not gated) and gated; scheduler_queue_incoming_pods_total
-// {queue,event}, including event PopFromBackoffQ on R2h; and
-// scheduler_unschedulable_pods{plugin,profile}: for each plugin, the queued
-// (not in flight) pods it rejected.
+// R14h Metrics, as v1.37.2 names them: scheduler_pending_pods{queue} with
+// queue "active", "backoff", "unschedulable" (not gated) and "gated"; in
+// flight pods are in none. scheduler_queue_incoming_pods_total{queue,event}
+// counts every entry into activeQ (replacements included) and backoffQ,
+// and every entry of a key new to unschedulablePods, with event labels
+// "UnscheduledPodAdd" (R1h, and R9h of an unknown pod; v1.37.2 renamed the
+// resource, classic says "UnschedulablePodAdd"), "ScheduleAttemptFailure",
+// "BackoffComplete", "ForceActivate", "UnschedulableTimeout", a move
+// request's or an update's event label (e.g. "NodeAdd",
+// "TargetPodUpdatePodLabel"), and ("active", "PopFromBackoffQ") for R2h's
+// pop from backoffQ. scheduler_unschedulable_pods{plugin,profile}: for each
+// plugin, the queued (not in flight) pods that have it as a rejector (Pop
+// and Delete subtract, R3h and a new PreEnqueue refusal add).
 //
 // R15 In-flight list: see R2h, R4h, R8h, R9h, R12h. Only events of interest
 // are recorded, only while some pod is in flight.
@@ -160,8 +168,10 @@ type HintFields struct {
 // Gated reports whether a PreEnqueue plugin refuses the pod (R17).
 func (h *HintFields) Gated() bool { return h.GatingPlugin != "" }
 
-// Equal reports whether two sets of hint fields are the same.
-func (h *HintFields) Equal(o *HintFields) bool {
+// HintFieldsEqual reports whether two sets of hint fields are the same.
+// (A function, not a method: HintFields is embedded in QueuedPodInfo, and a
+// method would be promoted to it.)
+func HintFieldsEqual(h, o *HintFields) bool {
 	return h.UnschedulableCount == o.UnschedulableCount && h.ConsecutiveErrorsCount == o.ConsecutiveErrorsCount &&
 		slices.Equal(h.PendingPlugins, o.PendingPlugins) && h.GatingPlugin == o.GatingPlugin &&
 		h.FlushTimestamp.Equal(o.FlushTimestamp)
@@ -169,14 +179,17 @@ func (h *HintFields) Equal(o *HintFields) bool {
 
 // diffHintFields describes how the hint fields of a and b differ, or "".
 func diffHintFields(a, b *QueuedPodInfo) string {
-	if a.HintFields.Equal(&b.HintFields) {
+	if HintFieldsEqual(&a.HintFields, &b.HintFields) {
 		return ""
 	}
-	return fmt.Sprintf("pod %s: hint fields %s != %s", a.Key(), a.HintFields.String(), b.HintFields.String())
+	return fmt.Sprintf("pod %s: hint fields %s != %s", a.Key(), FormatHintFields(&a.HintFields), FormatHintFields(&b.HintFields))
 }
 
-// String renders the non-zero hint fields, for diffs and the model's String.
-func (h *HintFields) String() string {
+// FormatHintFields renders the non-zero hint fields, for diffs and the
+// model's String; "" when all are zero (always, in the classic profile). A
+// function, not a String method, which would make every *QueuedPodInfo
+// print as its hint fields.
+func FormatHintFields(h *HintFields) string {
 	var parts []string
 	if h.UnschedulableCount != 0 {
 		parts = append(parts, fmt.Sprintf("unschedulableCount=%d", h.UnschedulableCount))

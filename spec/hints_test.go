@@ -10,6 +10,10 @@ import (
 	"github.com/schedq/schedq/spec"
 )
 
+// t0 is a whole second, so the one-second ordering windows of R7h start
+// on it.
+var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
 // The hints profile's pure functions (R7h, R15, R16, R17) and its
 // invariants. Helpers are local so these tests depend on spec alone.
 

@@ -5,9 +5,10 @@ import (
 	"fmt"
 )
 
-// Step describes one operation between two snapshots, for the invariants
-// that are about a step rather than a state.
-type Step struct {
+// StepRecord describes one operation between two snapshots, for the
+// invariants that are about a step rather than a state: which rule ran, on
+// which pod, and what it returned.
+type StepRecord struct {
 	Rule Rule
 	// Pod is the pod the operation named (R1, R3, R9, R10, R12) or, for
 	// R2, the pod Pop returned.
@@ -18,6 +19,11 @@ type Step struct {
 	// nothing.
 	Err error
 }
+
+// Step is the former name of StepRecord.
+//
+// Deprecated: use StepRecord; "step" also names a clock step.
+type Step = StepRecord
 
 // InvariantError names the invariant a check found broken.
 type InvariantError struct {
@@ -42,7 +48,7 @@ func CheckState(s *Snapshot) error {
 // with CheckState of the state after it. A queue satisfies them for every
 // operation, failed ones included. It returns every broken invariant, each
 // an *InvariantError, joined.
-func CheckStep(cfg Config, before, after *Snapshot, step Step) error {
+func CheckStep(cfg Config, before, after *Snapshot, step StepRecord) error {
 	if cfg.Profile == ProfileHints { // the profile's own invariants, see hints_invariants.go
 		return CheckHintsStep(cfg, before, after, step)
 	}
@@ -119,7 +125,7 @@ func CheckBackoffMonotonic(cfg Config, maxAttempts int) error {
 //
 // Activate (R8) may move a pod that is backing off to activeQ: that is
 // what it is for.
-func I2BackoffMonotonicity(cfg Config, before, after *Snapshot, step Step) error {
+func I2BackoffMonotonicity(cfg Config, before, after *Snapshot, step StepRecord) error {
 	if step.Err != nil {
 		return nil
 	}
@@ -165,7 +171,7 @@ func I2BackoffMonotonicity(cfg Config, before, after *Snapshot, step Step) error
 // that missed the event meant for it, or that no plugin's event can help,
 // must not wait in unschedulablePods, where no event might ever come to
 // wake it.
-func I3MoveRequestShortcut(before, after *Snapshot, step Step) error {
+func I3MoveRequestShortcut(before, after *Snapshot, step StepRecord) error {
 	if step.Rule != R3AddUnschedulable || step.Err != nil {
 		return nil
 	}
@@ -194,7 +200,7 @@ func I3MoveRequestShortcut(before, after *Snapshot, step Step) error {
 //   - Pop (R2) moves the pod it returned from activeQ to in flight and
 //     moves no other pod.
 //   - Every other operation neither adds nor removes a pod.
-func I4Conservation(before, after *Snapshot, step Step) error {
+func I4Conservation(before, after *Snapshot, step StepRecord) error {
 	if step.Err != nil {
 		b := *before
 		b.Now = after.Now
@@ -249,7 +255,7 @@ func I4Conservation(before, after *Snapshot, step Step) error {
 // I5Order checks I5, order, on a successful Pop (R2): the pod it returned
 // is one of MaximalPods of activeQ before the Pop, that is no pod then in
 // activeQ precedes it under Less.
-func I5Order(before *Snapshot, step Step) error {
+func I5Order(before *Snapshot, step StepRecord) error {
 	if step.Rule != R2Pop || step.Err != nil {
 		return nil
 	}
@@ -274,7 +280,7 @@ func I6Cycles(s *Snapshot) error {
 // schedulingCycle grows by exactly one on a successful Pop and does not
 // change on any other operation, failed Pops included; moveRequestCycle
 // never decreases.
-func I6CyclesStep(before, after *Snapshot, step Step) error {
+func I6CyclesStep(before, after *Snapshot, step StepRecord) error {
 	want := before.SchedulingCycle
 	if step.Rule == R2Pop && step.Err == nil {
 		want++

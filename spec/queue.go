@@ -50,6 +50,11 @@ type PreEnqueueCheck func(pod *Pod) bool
 // kube-scheduler v1.33.13, pkg/scheduler/backend/queue, with the feature
 // gates SchedulerQueueingHints and SchedulerPopFromBackoffQ off. Where
 // schedq departs from that source on purpose, the rule says so and why.
+// That is the classic profile, Config.Profile's zero value. The hints
+// profile (ProfileHints, kube-scheduler v1.37.2 with its default gates)
+// shares this interface and this text except where its own rules say
+// otherwise: R1h-R17 in hints.go, its invariants in hints_invariants.go,
+// and the decisions D1-D7 that separate the two profiles on Profile.
 //
 // # State
 //

@@ -5,16 +5,8 @@ import (
 	"testing"
 )
 
-// The comparison benchmarks live in the upstream modules; these run the
-// same workloads against schedq alone, for profiling without Kubernetes:
-//
-//	go test -run '^$' -bench AddPop/N=100000 -cpuprofile cpu.out ./internal/workload/
-func BenchmarkAddPop(b *testing.B)           { AddPop(b, Schedq()) }
-func BenchmarkMoveAll(b *testing.B)          { MoveAll(b, Schedq()) }
-func BenchmarkFlushBackoffQ(b *testing.B)    { FlushBackoffQ(b, Schedq()) }
-func BenchmarkSchedulingLoop(b *testing.B)   { SchedulingLoop(b, Schedq()) }
-func BenchmarkProducerConsumer(b *testing.B) { ProducerConsumer(b, Schedq()) }
-func BenchmarkRetained(b *testing.B)         { Retained(b, Schedq()) }
+// The workloads' benchmarks against schedq alone are in impl/bench_test.go
+// (make bench); the comparison benchmarks are in the upstream modules.
 
 // TestWorkloads runs every workload once against schedq: each is a valid
 // sequence of operations (a queue error panics, a Pop that would block on
@@ -25,12 +17,13 @@ func TestWorkloads(t *testing.T) {
 	}
 	s := Schedq()
 	for name, run := range map[string]func(*testing.B){
-		"AddPop":           func(b *testing.B) { s.addPop(b, 1_000) },
-		"MoveAll":          s.moveAll,
-		"FlushBackoffQ":    s.flushBackoffQ,
-		"SchedulingLoop":   s.schedulingLoop,
-		"ProducerConsumer": s.producerConsumer,
-		"Retained":         func(b *testing.B) { s.retained(b, true) },
+		"AddPop":             func(b *testing.B) { s.addPop(b, 1_000) },
+		"MoveAll":            s.moveAll,
+		"FlushBackoffQ":      s.flushBackoffQ,
+		"SchedulingLoop":     s.schedulingLoop,
+		"ProducerConsumer":   s.producerConsumer,
+		"Retained":           func(b *testing.B) { s.retained(b, true) },
+		"RetainedAfterDrain": func(b *testing.B) { s.afterDrain(b, 1_000, true) },
 	} {
 		t.Run(name, func(t *testing.T) {
 			r := testing.Benchmark(run)

@@ -274,8 +274,8 @@ func toInfo(pi *framework.QueuedPodInfo) spec.QueuedPodInfo {
 // Profile implements conformance.Target.
 func (t *Target) Profile() conformance.Profile { return Profile() }
 
-// Step implements conformance.Target.
-func (t *Target) Step(d time.Duration) { t.clock.Step(d) }
+// Advance implements conformance.Target.
+func (t *Target) Advance(d time.Duration) { t.clock.Step(d) }
 
 // Add is R1.
 func (t *Target) Add(p *spec.Pod) error {

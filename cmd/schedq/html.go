@@ -1,0 +1,575 @@
+package main
+
+import (
+	"bytes"
+	_ "embed"
+	"fmt"
+	"html/template"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/schedq/schedq/schedqtest"
+	"github.com/schedq/schedq/spec"
+)
+
+// The page is XHTML-compatible HTML (every element closed, no named
+// entities but XML's), so that a test can read it with encoding/xml; every
+// text from the scenario file goes through html/template's escaping.
+//
+//go:embed page.html.tmpl
+var pageTemplate string
+
+var pageTmpl = template.Must(template.New("page").Funcs(template.FuncMap{
+	"add": func(a, b int) int { return a + b },
+	"sub": func(a, b int) int { return a - b },
+	"mod": func(a, b int) int { return a % b },
+}).Parse(pageTemplate))
+
+// Places as the page names them: the CSS class and data-place of a cell.
+const (
+	placeActive        = "activeQ"
+	placeBackoff       = "backoffQ"
+	placeUnschedulable = "unschedulablePods"
+	placeInFlight      = "inFlight"
+	placeGone          = "gone"
+	placeNotYet        = "" // before the pod first appears
+)
+
+func placeName(l spec.Location) string {
+	switch l {
+	case spec.InActiveQ:
+		return placeActive
+	case spec.InBackoffQ:
+		return placeBackoff
+	case spec.InUnschedulablePods:
+		return placeUnschedulable
+	case spec.InFlight:
+		return placeInFlight
+	}
+	return placeGone
+}
+
+// Geometry of the timeline, in SVG user units (pixels).
+const (
+	rowH     = 28
+	barH     = 20
+	opChars  = 34 // an operation's label is cut to this many characters
+	counterH = 20
+	labelPad = 12
+)
+
+type pageData struct {
+	Title    string
+	Name     string
+	Path     string
+	Comment  []string
+	Rules    string
+	Config   string
+	Targets  string
+	OK       bool
+	Verdict  string
+	Err      string
+	Notes    []string
+	Problems []pageProblem
+	Known    []string
+	Legend   []legendItem
+	Impl     bool
+
+	W, H      int
+	LabelW    int
+	GridX     int
+	GridY     int
+	GridW     int
+	GridH     int
+	Columns   []column
+	Rows      []row
+	Counters  []counterRow
+	Moves     []moveMark
+	Steps     []stepView
+	ImplNote  string
+	BottomY   int
+	CounterY  int
+	ProblemsY int
+}
+
+type pageProblem struct {
+	Step int
+	Text string
+}
+
+type legendItem struct {
+	Class, Label, Help string
+}
+
+type column struct {
+	N                 int
+	X, CX, W          int
+	OpLabel, OpTitle  string
+	OpClass           string
+	Clock             string
+	ClockShown        bool
+	ClockY            int
+	LabelY            int
+	Problem           bool
+	ProblemTitle      string
+	MoveRequest       bool
+	SchedulingCycle   int64
+	MoveRequestCycle  int64
+	MoveRequestChange bool
+}
+
+type row struct {
+	Key   string
+	Name  string
+	Y     int // top of the row
+	TextY int
+	BarY  int
+	Cells []cell
+	Bars  []bar
+	Marks []expiryMark
+}
+
+// A cell is one pod at one step: the hover text and the data a test reads.
+type cell struct {
+	Step   int
+	X, W   int
+	Place  string
+	Impl   string // the implementation's place where it differs
+	Title  string
+	Differ bool
+}
+
+// A bar is a run of consecutive steps in one place with the same entry
+// (attempts, expiry, plugins), drawn as one labelled block.
+type bar struct {
+	X, W  int
+	Place string
+	Label string
+	// HatchX..HatchX+HatchW is where a backoffQ bar's backoff has
+	// completed (HatchW 0: nowhere); HatchRelX is HatchX within the bar.
+	HatchX, HatchW, HatchRelX int
+}
+
+type expiryMark struct {
+	Step     int
+	X, Y, Y2 int
+	Title    string
+	Path     string
+}
+
+type moveMark struct {
+	Step  int
+	X     int
+	Title string
+}
+
+type counterRow struct {
+	Label  string
+	Y      int
+	TextY  int
+	Values []counterValue
+}
+
+type counterValue struct {
+	CX      int
+	Text    string
+	Changed bool
+}
+
+type stepView struct {
+	N          int
+	Line       int
+	Clock      string
+	Op         string
+	OpClass    string
+	Result     string
+	ImplResult string
+	State      string
+	ImplState  string
+	Problems   []string
+	Move       bool
+}
+
+func relTime(t time.Time) string {
+	d := t.Sub(schedqtest.Start)
+	if d < 0 {
+		return d.String()
+	}
+	return "+" + d.String()
+}
+
+// opClass groups operations for colouring the labels.
+func opClass(k schedqtest.Kind) string {
+	switch k {
+	case schedqtest.KindTick:
+		return "op-tick"
+	case schedqtest.KindMove, schedqtest.KindActivate, schedqtest.KindAssignedAdd, schedqtest.KindAssignedUpdate, schedqtest.KindFlushLeftover:
+		return "op-move"
+	case schedqtest.KindFlushBackoff:
+		return "op-flush"
+	case schedqtest.KindPop, schedqtest.KindFail, schedqtest.KindDone:
+		return "op-cycle"
+	}
+	return "op-other"
+}
+
+func truncate(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+// buildPage lays out the timeline of a trace.
+func buildPage(t *trace) pageData {
+	sc := &t.File.sc
+	p := pageData{
+		Title:   "schedq scenario " + sc.Name,
+		Name:    sc.Name,
+		Path:    t.File.path,
+		Comment: paragraphs(sc.Comment),
+		Rules:   strings.Join(sc.Rules, " "),
+		Config:  configLine(t),
+		Targets: t.targets(),
+		Impl:    t.Impl,
+		Notes:   t.Notes,
+	}
+	for _, k := range sc.KnownDifferences {
+		p.Known = append(p.Known, fmt.Sprintf("%s: %s (%s)", strings.Join(k.Profiles, ", "), k.Reason, k.Source))
+	}
+	n := t.problemCount()
+	switch {
+	case t.Err != nil:
+		p.Err = t.Err.Error()
+		p.Verdict = "error after " + steps(len(t.Steps))
+	case t.Stale != "":
+		p.Verdict = "FAIL: stale known difference: " + t.Stale
+	case n == 0:
+		p.OK = true
+		p.Verdict = "ok: " + t.okLine()
+	default:
+		p.Verdict = fmt.Sprintf("FAIL: %d problem(s) in %s on %s", n, steps(len(t.Steps)), t.targets())
+	}
+	for _, k := range t.Known {
+		p.Notes = append(p.Notes, "known difference: "+k)
+	}
+	for _, s := range t.Steps {
+		for _, pr := range s.Problems {
+			p.Problems = append(p.Problems, pageProblem{Step: s.N, Text: fmt.Sprintf("step %d (line %d) %s: %s", s.N, s.Line, s.Op, pr)})
+		}
+	}
+	p.Legend = []legendItem{
+		{placeActive, "activeQ", "waiting to be popped"},
+		{placeBackoff, "backoffQ", "backing off; the label is the expiry"},
+		{placeBackoff + " hatch", "backoffQ, backoff completed", "now is past the expiry: the next backoffQ flush (R5) releases it"},
+		{placeUnschedulable, "unschedulablePods", "waits for an event a rejecting plugin registered for"},
+		{placeInFlight, "in flight", "popped, being scheduled; the label is the attempt"},
+		{placeGone, "gone", "deleted, done, or never queued again"},
+	}
+
+	// The pods, in order of first appearance.
+	var keys []spec.PodKey
+	seen := map[spec.PodKey]bool{}
+	note := func(s *spec.Snapshot) {
+		for _, pl := range s.Places() {
+			for i := range pl.Pods {
+				if pl.Pods[i].Pod == nil {
+					continue
+				}
+				if k := pl.Pods[i].Key(); !seen[k] {
+					seen[k] = true
+					keys = append(keys, k)
+				}
+			}
+		}
+	}
+	for i := range t.Steps {
+		note(&t.Steps[i].Model)
+		if t.Steps[i].Impl != nil {
+			note(t.Steps[i].Impl)
+		}
+	}
+
+	maxName := 8
+	for _, k := range keys {
+		maxName = max(maxName, len([]rune(schedqtest.NameOf(k))))
+	}
+	// Wide enough for the pod names and the counter labels.
+	p.LabelW = max(min(24, maxName)*8, 110) + 2*labelPad
+	// Columns fit a 1400-pixel window while they can stay readable; a
+	// long scenario scrolls.
+	colW := min(64, max(40, 1120/max(1, len(t.Steps))))
+	// The labels are rotated by 40 degrees: a label of n characters
+	// rises about n*7*sin(40°) = 4.5n pixels.
+	longestOp, longestClock := 0, 0
+	for _, s := range t.Steps {
+		longestOp = max(longestOp, min(opChars, len([]rune(fmt.Sprintf("%d  %s", s.N, s.Op)))))
+		longestClock = max(longestClock, len(relTime(s.Model.Now)))
+	}
+	headerH := max(60, longestOp*9/2+30)
+	footerH := max(50, longestClock*4+40)
+	p.GridX, p.GridY = p.LabelW, headerH
+	p.GridW = colW * len(t.Steps)
+	p.GridH = rowH * max(1, len(keys))
+	p.CounterY = p.GridY + p.GridH + 8
+	counters := 2
+	if slices.ContainsFunc(t.Steps, func(s step) bool { return s.Waiting > 0 }) {
+		counters++
+	}
+	p.BottomY = p.CounterY + counters*counterH + 4
+	p.W = p.GridX + p.GridW + 130 // room for the last rotated label
+	p.H = p.BottomY + footerH
+
+	// Columns.
+	prevNow, prevMRC := t.Initial.Now, t.Initial.MoveRequestCycle
+	for i := range t.Steps {
+		s := &t.Steps[i]
+		c := column{
+			N: s.N, X: p.GridX + i*colW, W: colW,
+			OpLabel: truncate(fmt.Sprintf("%d  %s", s.N, s.Op), opChars), OpTitle: fmt.Sprintf("step %d (line %d): %s\n%s", s.N, s.Line, s.Op, s.Result),
+			OpClass: opClass(s.Op.Kind),
+			Clock:   relTime(s.Model.Now), SchedulingCycle: s.Model.SchedulingCycle, MoveRequestCycle: s.Model.MoveRequestCycle,
+		}
+		c.CX = c.X + colW/2
+		c.LabelY = p.GridY - 8
+		c.ClockY = p.BottomY + 6
+		c.ClockShown = i == 0 || !s.Model.Now.Equal(prevNow)
+		c.MoveRequestChange = s.Model.MoveRequestCycle != prevMRC
+		if len(s.Problems) > 0 {
+			c.Problem = true
+			var ps []string
+			for _, pr := range s.Problems {
+				ps = append(ps, pr.String())
+			}
+			c.ProblemTitle = strings.Join(ps, "\n")
+		}
+		if c.MoveRequestChange {
+			c.MoveRequest = true
+			p.Moves = append(p.Moves, moveMark{Step: s.N, X: c.X, Title: fmt.Sprintf("step %d %s: move request, moveRequestCycle %d -> %d", s.N, s.Op, prevMRC, s.Model.MoveRequestCycle)})
+		}
+		prevNow, prevMRC = s.Model.Now, s.Model.MoveRequestCycle
+		p.Columns = append(p.Columns, c)
+	}
+
+	// Rows.
+	for r, k := range keys {
+		rw := row{Key: string(k), Name: truncate(schedqtest.NameOf(k), 24), Y: p.GridY + r*rowH}
+		rw.TextY = rw.Y + rowH/2 + 4
+		rw.BarY = rw.Y + (rowH-barH)/2
+		appeared := false
+		type entry struct {
+			place string
+			info  spec.QueuedPodInfo
+		}
+		var run *bar
+		var runEntry entry
+		var prevBackingOff, prevInBackoff bool
+		for i := range t.Steps {
+			s := &t.Steps[i]
+			loc, info := s.Model.Find(k)
+			place := placeName(loc)
+			if loc != spec.Nowhere {
+				appeared = true
+			}
+			if !appeared {
+				place = placeNotYet
+			}
+			x := p.GridX + i*colW
+			c := cell{Step: s.N, X: x, W: colW, Place: place}
+			c.Title = cellTitle(t, s, k, loc, &info)
+			if s.Impl != nil {
+				il, _ := s.Impl.Find(k)
+				if il != loc {
+					c.Differ, c.Impl = true, placeName(il)
+					c.Title += fmt.Sprintf("\nimpl: %s", placeName(il))
+				}
+			}
+			rw.Cells = append(rw.Cells, c)
+
+			// Bars.
+			cur := entry{place, info}
+			same := run != nil && runEntry.place == cur.place && (place == placeGone || place == placeNotYet ||
+				(runEntry.info.Attempts == info.Attempts && runEntry.info.Timestamp.Equal(info.Timestamp) &&
+					slices.Equal(runEntry.info.UnschedulablePlugins, info.UnschedulablePlugins)))
+			if same {
+				run.W += colW
+			} else if place != placeNotYet {
+				rw.Bars = append(rw.Bars, bar{X: x, W: colW, Place: place})
+				run, runEntry = &rw.Bars[len(rw.Bars)-1], cur
+			} else {
+				run = nil
+			}
+
+			// Backoff completion within backoffQ.
+			inBackoff := loc == spec.InBackoffQ
+			backingOff := inBackoff && t.Cfg.IsBackingOff(&info, s.Model.Now)
+			if inBackoff && !backingOff {
+				if run.HatchX == 0 {
+					run.HatchX = x
+				}
+				run.HatchW = x + colW - run.HatchX
+				if prevInBackoff && prevBackingOff {
+					exp := relTime(t.Cfg.BackoffExpiry(&info))
+					rw.Marks = append(rw.Marks, expiryMark{Step: s.N, X: x, Y: rw.BarY - 3, Y2: rw.BarY + barH + 3,
+						Title: fmt.Sprintf("%s: backoff expired at %s (R7: still backing off while now <= expiry); now %s, so the next backoffQ flush releases it",
+							schedqtest.NameOf(k), exp, relTime(s.Model.Now)),
+						Path: fmt.Sprintf("M%d %d l-5 -6 h10 z", x, rw.BarY-1)})
+				}
+			}
+			prevInBackoff, prevBackingOff = inBackoff, backingOff
+		}
+		for i := range rw.Bars {
+			b := &rw.Bars[i]
+			if b.HatchW > 0 {
+				b.HatchRelX = b.HatchX - b.X
+			}
+			col := (b.X - p.GridX) / colW
+			loc, info := t.Steps[col].Model.Find(k)
+			b.Label = barLabel(t, loc, &info, b.W)
+		}
+		p.Rows = append(p.Rows, rw)
+	}
+
+	// Counters.
+	sc1 := counterRow{Label: "schedulingCycle", Y: p.CounterY, TextY: p.CounterY + 14}
+	mr := counterRow{Label: "moveRequestCycle", Y: p.CounterY + counterH, TextY: p.CounterY + counterH + 14}
+	prevSC := t.Initial.SchedulingCycle
+	for _, c := range p.Columns {
+		sc1.Values = append(sc1.Values, counterValue{CX: c.CX, Text: fmt.Sprint(c.SchedulingCycle), Changed: c.SchedulingCycle != prevSC})
+		mr.Values = append(mr.Values, counterValue{CX: c.CX, Text: fmt.Sprint(c.MoveRequestCycle), Changed: c.MoveRequestChange})
+		prevSC = c.SchedulingCycle
+	}
+	p.Counters = []counterRow{sc1, mr}
+	if slices.ContainsFunc(t.Steps, func(s step) bool { return s.Waiting > 0 }) {
+		w := counterRow{Label: "blocked Pops", Y: p.CounterY + 2*counterH, TextY: p.CounterY + 2*counterH + 14}
+		prev := 0
+		for i, c := range p.Columns {
+			n := t.Steps[i].Waiting
+			w.Values = append(w.Values, counterValue{CX: c.CX, Text: fmt.Sprint(n), Changed: n != prev})
+			prev = n
+		}
+		p.Counters = append(p.Counters, w)
+	}
+
+	// The operation list.
+	for i := range t.Steps {
+		s := &t.Steps[i]
+		v := stepView{N: s.N, Line: s.Line, Clock: relTime(s.Model.Now), Op: s.Op.String(), OpClass: opClass(s.Op.Kind),
+			Result: s.Result, ImplResult: s.ImplResult, State: schedqtest.Render(s.Model, schedqtest.Start, t.Cfg),
+			Move: p.Columns[i].MoveRequest}
+		if s.Impl != nil {
+			if is := schedqtest.Render(*s.Impl, schedqtest.Start, t.Cfg); is != v.State {
+				v.ImplState = is
+			}
+		}
+		for _, pr := range s.Problems {
+			v.Problems = append(v.Problems, pr.String())
+		}
+		p.Steps = append(p.Steps, v)
+	}
+	return p
+}
+
+// barLabel is the text of a bar: what matters about the pod in that
+// place, shortened when the bar is narrow (about 6.5 pixels a character).
+func barLabel(t *trace, loc spec.Location, info *spec.QueuedPodInfo, width int) string {
+	fit := func(long, short string) string {
+		if len(long)*13/2+10 <= width {
+			return long
+		}
+		return short
+	}
+	switch loc {
+	case spec.InActiveQ:
+		if info.Pod != nil && info.Pod.Priority != 0 {
+			return fit(fmt.Sprintf("prio %d", info.Pod.Priority), fmt.Sprintf("p%d", info.Pod.Priority))
+		}
+		return ""
+	case spec.InBackoffQ:
+		exp := relTime(t.Cfg.BackoffExpiry(info))
+		return fit("until "+exp, exp)
+	case spec.InUnschedulablePods:
+		return strings.Join(info.UnschedulablePlugins, ",")
+	case spec.InFlight:
+		return fit(fmt.Sprintf("attempt %d", info.Attempts), fmt.Sprintf("#%d", info.Attempts))
+	}
+	return ""
+}
+
+func cellTitle(t *trace, s *step, k spec.PodKey, loc spec.Location, info *spec.QueuedPodInfo) string {
+	head := fmt.Sprintf("%s after step %d (%s), now %s: ", schedqtest.NameOf(k), s.N, s.Op, relTime(s.Model.Now))
+	if loc == spec.Nowhere {
+		return head + "not in the queue"
+	}
+	d := fmt.Sprintf("%s, attempts=%d, ts=%s", loc, info.Attempts, relTime(info.Timestamp))
+	if loc == spec.InBackoffQ {
+		exp := t.Cfg.BackoffExpiry(info)
+		d += ", expiry=" + relTime(exp)
+		if t.Cfg.IsBackingOff(info, s.Model.Now) {
+			d += " (backing off)"
+		} else {
+			d += " (backoff completed)"
+		}
+	}
+	if len(info.UnschedulablePlugins) > 0 {
+		d += ", plugins=" + strings.Join(info.UnschedulablePlugins, ",")
+	}
+	return head + d
+}
+
+// renderHTML returns the page of a trace.
+func renderHTML(t *trace) ([]byte, error) {
+	var b bytes.Buffer
+	if err := pageTmpl.Execute(&b, buildPage(t)); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// writeHTMLFile writes the page of a trace to path, atomically.
+func writeHTMLFile(path string, t *trace) error {
+	b, err := renderHTML(t)
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".schedq-*.html")
+	if err != nil {
+		return err
+	}
+	if _, err := tmp.Write(b); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// paragraphs joins the comment lines of a file into paragraphs; an empty
+// comment line ("#") separates them.
+func paragraphs(lines []string) []string {
+	var out []string
+	var cur []string
+	for _, l := range append(slices.Clone(lines), "") {
+		if l == "" {
+			if len(cur) > 0 {
+				out = append(out, strings.Join(cur, " "))
+			}
+			cur = nil
+			continue
+		}
+		cur = append(cur, l)
+	}
+	return out
+}

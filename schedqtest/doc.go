@@ -1,0 +1,43 @@
+// Package schedqtest is the one test-helper package of schedq, as rafttest
+// is etcd raft's: the plugin registry every suite runs with, the standard
+// cluster events and pod builders, the scenario language (Op, ParseOp,
+// ParseScenario, FormatScenario), the one error comparison (SameError), the
+// one queued-pod comparison (InfoEqual), the state renderer (Render) and an
+// Executor that applies operations to any spec.Queue.
+//
+// A scenario is text, one operation a line, with the state the model
+// prints after each step:
+//
+//	add a prio=10
+//	----
+//	ok
+//	now=+0s
+//	activeQ: a(prio=10 ts=+0s first=+0s attempts=0)
+//	backoffQ: -
+//	unschedulablePods: -
+//	inFlight: -
+//	schedulingCycle=0 moveRequestCycle=-1
+//
+// The operations (Kind lists them) are those of spec.Queue plus the clock:
+//
+//	add a [prio=10] [uid=U] [ns=NS] [labels=(app=web,v=1)] [affinity=(app=web)]
+//	add nil | add name= uid=u | add x uid=
+//	pop | pop blocked
+//	fail a [plugins=(NodeResourcesFit,TaintToleration)] [cycle=N]
+//	fail x never-popped [attempts=1] [cycle=N] [plugins=(...)]
+//	move NodeAdd [precheck=(a,b)]
+//	flush-backoff | flush-leftover
+//	tick 1s | tick 1ns | tick 5m0.000000001s
+//	activate a b | activate a nil
+//	update a [prio=N] [labels=(..)] [touch] [rename=b]
+//	delete a
+//	assigned-add web-0 [ns=NS] [labels=(app=web)]
+//	assigned-update web-0 [labels=(..)] [old-labels=(..)] event=AssignedPodUpdate
+//	done a | done uid=U
+//	close
+//
+// Pods are named: a name stands for the pod of namespace "ns" with UID
+// "uid-<name>" (Pod), and the Executor remembers the last version of each
+// pod and what Pop returned for it, so "fail a" hands back exactly the
+// QueuedPodInfo that Pop returned. The token "nil" stands for a nil pod.
+package schedqtest

@@ -1,0 +1,275 @@
+package schedqtest
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/schedq/schedq/spec"
+)
+
+// Start is when every scenario begins: the clock of a fresh target reads
+// Start, and rendered times are relative to it.
+var Start = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// Render is the state as the model prints it in scenarios (see
+// spec.Snapshot.Format): times relative to start, nanosecond exact, each
+// backoffQ pod with its expiry under cfg.
+func Render(s spec.Snapshot, start time.Time, cfg spec.Config) string {
+	return s.Format(start, cfg)
+}
+
+// Popped is what one Pop returned for a pod: the QueuedPodInfo and the
+// podSchedulingCycle to hand back with it.
+type Popped struct {
+	Info  spec.QueuedPodInfo
+	Cycle int64
+}
+
+// Executor applies operations to a spec.Queue, keeping the bookkeeping a
+// scenario needs by pod key: the last version of each pod it added or
+// updated (so "update a labels=(v=x)" changes that version, and "delete a"
+// passes it), and what each Pop returned (so "fail a" hands back that
+// QueuedPodInfo and cycle, as a scheduler would). It does not check
+// anything: callers compare Outcomes and snapshots.
+type Executor struct {
+	q        spec.Queue
+	tick     func(time.Duration) error
+	versions map[spec.PodKey]*spec.Pod
+	popped   map[spec.PodKey]Popped
+}
+
+// NewExecutor returns an executor for q whose "tick" calls tick (the
+// queue's clock step; nil makes tick a scenario error).
+func NewExecutor(q spec.Queue, tick func(time.Duration) error) *Executor {
+	return &Executor{q: q, tick: tick, versions: map[spec.PodKey]*spec.Pod{}, popped: map[spec.PodKey]Popped{}}
+}
+
+// Queue is the queue the executor drives.
+func (e *Executor) Queue() spec.Queue { return e.q }
+
+// Popped returns what the last Pop returned for the pod with this key.
+func (e *Executor) Popped(k spec.PodKey) (Popped, bool) {
+	p, ok := e.popped[k]
+	return p, ok
+}
+
+// Outcome is what one operation did.
+type Outcome struct {
+	Op Op
+	// Step is the operation as spec.CheckStep takes it: rule, pod,
+	// podSchedulingCycle and the error the queue returned.
+	Step spec.StepRecord
+	// Popped is what Pop returned (pop only, nil on error).
+	Popped *spec.QueuedPodInfo
+	// Cycle is the podSchedulingCycle Pop returned.
+	Cycle int64
+}
+
+// Err is the error the queue returned.
+func (o Outcome) Err() error { return o.Step.Err }
+
+// String is the result line of a scenario: "ok", "error: <sentinel
+// text>", or for pop "popped a cycle=1 attempts=1".
+func (o Outcome) String() string {
+	if o.Step.Err != nil {
+		return "error: " + ErrorText(o.Step.Err)
+	}
+	if o.Op.Kind == KindPop {
+		return PopText(o.Popped, o.Cycle)
+	}
+	return "ok"
+}
+
+// PopText is the result line of a successful Pop.
+func PopText(p *spec.QueuedPodInfo, cycle int64) string {
+	if p == nil || p.Pod == nil {
+		return fmt.Sprintf("popped <nil> cycle=%d", cycle)
+	}
+	s := fmt.Sprintf("popped %s cycle=%d attempts=%d", NameOf(p.Key()), cycle, p.Attempts)
+	if len(p.UnschedulablePlugins) > 0 {
+		s += " plugins=" + strings.Join(p.UnschedulablePlugins, ",")
+	}
+	return s
+}
+
+// version is the last version of the pod r names, or r built afresh.
+func (e *Executor) version(r PodRef) *spec.Pod {
+	if r.Nil {
+		return nil
+	}
+	if p, ok := e.versions[r.Key()]; ok && r.UID == nil {
+		return p
+	}
+	return PodRef{Name: r.Name, Namespace: r.Namespace, UID: r.UID}.Build()
+}
+
+// Apply performs op on the queue. The error is a mistake in the scenario
+// (e.g. "fail a" for a pod never popped, or "pop blocked", which the
+// caller must run itself); what the queue returned is in the Outcome.
+func (e *Executor) Apply(op Op) (Outcome, error) {
+	o := Outcome{Op: op, Step: spec.StepRecord{Rule: op.Rule()}}
+	q := e.q
+	switch op.Kind {
+	case KindAdd:
+		p := op.Pod.Build()
+		o.Step.Pod = op.Pod.Key()
+		if o.Step.Err = q.Add(p); o.Step.Err == nil {
+			e.versions[p.Key()] = p
+		}
+	case KindPop:
+		if op.Blocked {
+			return o, fmt.Errorf("pop blocked: the executor does not run blocking Pops")
+		}
+		if op.Choose != "" {
+			return o, fmt.Errorf("pop choose=%s: only a model run can choose", op.Choose)
+		}
+		return e.ApplyPop(q.Pop), nil
+	case KindFail:
+		info, cycle, err := e.FailInfo(op)
+		if err != nil {
+			return o, err
+		}
+		o.Step.Pod, o.Step.PodSchedulingCycle = info.Key(), cycle
+		o.Step.Err = q.AddUnschedulableIfNotPresent(info, cycle)
+	case KindMove:
+		q.MoveAllToActiveOrBackoffQueue(op.Event, PreCheck(op.PreCheck))
+	case KindFlushBackoff:
+		q.FlushBackoffQCompleted()
+	case KindFlushLeftover:
+		q.FlushUnschedulablePodsLeftover()
+	case KindTick:
+		if e.tick == nil {
+			return o, fmt.Errorf("tick: this queue has no clock to step")
+		}
+		if err := e.tick(op.Duration); err != nil {
+			return o, fmt.Errorf("tick %v: %w", op.Duration, err)
+		}
+	case KindActivate:
+		pods := make([]*spec.Pod, len(op.Pods))
+		for i, r := range op.Pods {
+			pods[i] = e.version(r)
+		}
+		o.Step.Err = q.Activate(pods)
+	case KindUpdate:
+		old, nw := e.UpdatePods(op)
+		o.Step.Pod = nw.Key()
+		if o.Step.Err = q.Update(old, nw); o.Step.Err == nil {
+			e.versions[nw.Key()] = nw
+		}
+	case KindDelete:
+		p := e.version(op.Pod)
+		o.Step.Pod = op.Pod.Key()
+		if o.Step.Err = q.Delete(p); o.Step.Err == nil && p != nil {
+			delete(e.versions, p.Key())
+		}
+	case KindAssignedAdd:
+		o.Step.Err = q.AssignedPodAdded(op.Pod.Build())
+	case KindAssignedUpdate:
+		old, nw := AssignedPods(op)
+		o.Step.Err = q.AssignedPodUpdated(old, nw, op.Event)
+	case KindDone:
+		snap := q.Snapshot()
+		for _, p := range snap.InFlight {
+			if p.Pod.UID == spec.UID(op.UID) {
+				o.Step.Pod = p.Key()
+			}
+		}
+		o.Step.Err = q.Done(spec.UID(op.UID))
+	case KindClose:
+		q.Close()
+	default:
+		return o, fmt.Errorf("unknown operation %q", op.Kind)
+	}
+	return o, nil
+}
+
+// ApplyPop performs a Pop through pop (the queue's Pop, or a caller's that
+// chooses among the allowed pods) and records what it returned.
+func (e *Executor) ApplyPop(pop func() (*spec.QueuedPodInfo, int64, error)) Outcome {
+	o := Outcome{Op: Op{Kind: KindPop}, Step: spec.StepRecord{Rule: spec.R2Pop}}
+	p, cycle, err := pop()
+	o.Step.Err = err
+	if err == nil && p != nil && p.Pod != nil {
+		o.Step.Pod = p.Key()
+		o.Popped, o.Cycle = p, cycle
+		e.popped[p.Key()] = Popped{Info: *p, Cycle: cycle}
+	}
+	return o
+}
+
+// FailInfo is the QueuedPodInfo and cycle "fail" hands back: a copy of
+// what Pop returned for the pod (or, for never-popped, one made up from
+// its last version and Attempts), with the rejecting plugins set and the
+// cycle overridden if the op says so.
+func (e *Executor) FailInfo(op Op) (*spec.QueuedPodInfo, int64, error) {
+	k := op.Pod.Key()
+	var info spec.QueuedPodInfo
+	var cycle int64
+	if op.NeverPopped {
+		info = spec.QueuedPodInfo{Pod: e.version(op.Pod), Attempts: op.Attempts}
+	} else {
+		rec, ok := e.popped[k]
+		if !ok {
+			return nil, 0, fmt.Errorf("fail %s: Pop never returned this pod; write \"fail %s never-popped attempts=N\" to hand back a made-up one",
+				NameOf(k), NameOf(k))
+		}
+		info, cycle = rec.Info, rec.Cycle
+	}
+	if op.Cycle != nil {
+		cycle = *op.Cycle
+	}
+	// As written, not normalised: every queue must normalise the set it is
+	// handed (R3), and conformance checks that it does.
+	info.UnschedulablePlugins = spec.PluginSet(slices.Clone(op.Plugins))
+	return &info, cycle, nil
+}
+
+// UpdatePods are the old and new versions "update" passes: the old one is
+// the pod's last version (or the named pod afresh), the new one a copy with
+// the op's changes.
+func (e *Executor) UpdatePods(op Op) (oldPod, newPod *spec.Pod) {
+	oldPod = e.version(op.Pod)
+	nw := *oldPod
+	if op.Pod.Priority != nil {
+		nw.Priority = *op.Pod.Priority
+	}
+	if op.Pod.Labels != nil {
+		nw.Labels = PodRef{Labels: op.Pod.Labels}.Build().Labels
+	}
+	if op.Pod.Affinity != nil {
+		nw.RequiredAffinityTerms = PodRef{Affinity: op.Pod.Affinity}.Build().RequiredAffinityTerms
+	}
+	if op.Touch {
+		nw.ResourceVersion += "1"
+		nw.Status = "PodScheduled=False"
+	}
+	if op.Rename != "" {
+		nw.Name, nw.UID = op.Rename, UIDOf(op.Rename)
+	}
+	return oldPod, &nw
+}
+
+// AssignedPods are the old and new versions "assigned-update" passes.
+func AssignedPods(op Op) (oldPod, newPod *spec.Pod) {
+	newPod = op.Pod.Build()
+	if newPod == nil {
+		return nil, nil
+	}
+	o := *newPod
+	if op.OldLabels != nil {
+		o.Labels = PodRef{Labels: op.OldLabels}.Build().Labels
+	}
+	return &o, newPod
+}
+
+// PreCheck is the preCheck of "move ... precheck=(names)": it lets through
+// the pods with these names; nil names give a nil preCheck.
+func PreCheck(names []string) spec.PreEnqueueCheck {
+	if names == nil {
+		return nil
+	}
+	names = slices.Clone(names)
+	return func(p *spec.Pod) bool { return slices.Contains(names, p.Name) }
+}

@@ -1,0 +1,366 @@
+package schedqtest
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/cockroachdb/datadriven"
+
+	"github.com/schedq/schedq/spec"
+)
+
+// Scenario is one scenario file: header directives, then operations. On
+// disk it is a datadriven file; the path under a scenarios directory,
+// without ".txt", is its name.
+//
+//	# prose
+//	rules R1 I4
+//	----
+//
+//	known-difference profiles=(upstream-v1.33.13-classic,upstream-v1.37.2)
+//	what differs and why, one line
+//	source: v1.33.13 pkg/scheduler/backend/queue/scheduling_queue.go:594 (moveToActiveQ)
+//	----
+//
+//	config initial-backoff=10s max-backoff=10s leftover=1s
+//	----
+//
+//	requires observes=(podinfo,moverequestcycle,closed,blocking)
+//	----
+//
+//	add a
+//	----
+//	ok
+//	now=+0s
+//	...
+type Scenario struct {
+	Name string
+	// Comment is the prose at the top of the file, without "# ".
+	Comment []string
+	// Rules are the rule and invariant ids the scenario checks ("R1",
+	// "I4").
+	Rules []string
+	// KnownDifferences are the profiles that behave differently here.
+	KnownDifferences []KnownDifference
+	// Config changes the default config (Config()).
+	Config ConfigChange
+	// Requires lists what a target must observe or do for the scenario
+	// to apply: podinfo, moverequestcycle, closed, blocking.
+	Requires []string
+	// Ops are the operations, in order.
+	Ops []Op
+}
+
+// Requirements a scenario may state in "requires observes=(...)".
+const (
+	RequirePodInfo          = "podinfo"
+	RequireMoveRequestCycle = "moverequestcycle"
+	RequireClosed           = "closed"
+	RequireBlocking         = "blocking"
+)
+
+// KnownDifference declares that targets of some profiles behave
+// differently in a scenario on purpose or by their design: the scenario
+// still runs on them, its failure is reported as known with Reason and
+// Source, and a declared difference that does not show fails as stale.
+type KnownDifference struct {
+	// Profiles are the profile names the difference applies to.
+	Profiles []string
+	// Reason says what differs and why, in one or two sentences.
+	Reason string
+	// Source points at the code that explains it, e.g.
+	// "pkg/scheduler/backend/queue/active_queue.go:259 (unlockedPop)".
+	Source string
+}
+
+// AppliesTo reports whether the difference is declared for profile.
+func (k KnownDifference) AppliesTo(profile string) bool { return slices.Contains(k.Profiles, profile) }
+
+// ConfigChange is the "config" directive: durations that replace the
+// defaults of Config(); zero keeps the default.
+type ConfigChange struct {
+	InitialBackoff time.Duration // initial-backoff=
+	MaxBackoff     time.Duration // max-backoff=
+	Leftover       time.Duration // leftover=: PodMaxInUnschedulablePodsDuration
+}
+
+// IsZero reports whether the change changes nothing.
+func (c ConfigChange) IsZero() bool { return c == ConfigChange{} }
+
+// Apply returns cfg with the change.
+func (c ConfigChange) Apply(cfg spec.Config) spec.Config {
+	if c.InitialBackoff != 0 {
+		cfg.PodInitialBackoffDuration = c.InitialBackoff
+	}
+	if c.MaxBackoff != 0 {
+		cfg.PodMaxBackoffDuration = c.MaxBackoff
+	}
+	if c.Leftover != 0 {
+		cfg.PodMaxInUnschedulablePodsDuration = c.Leftover
+	}
+	return cfg
+}
+
+// String is the directive line.
+func (c ConfigChange) String() string {
+	w := []string{"config"}
+	for _, f := range []struct {
+		k string
+		d time.Duration
+	}{{"initial-backoff", c.InitialBackoff}, {"max-backoff", c.MaxBackoff}, {"leftover", c.Leftover}} {
+		if f.d != 0 {
+			w = append(w, f.k+"="+f.d.String())
+		}
+	}
+	return strings.Join(w, " ")
+}
+
+// ParseConfig reads the arguments of a "config" directive.
+func ParseConfig(args []datadriven.CmdArg) (ConfigChange, error) {
+	var c ConfigChange
+	for _, a := range args {
+		var dst *time.Duration
+		switch a.Key {
+		case "initial-backoff":
+			dst = &c.InitialBackoff
+		case "max-backoff":
+			dst = &c.MaxBackoff
+		case "leftover":
+			dst = &c.Leftover
+		default:
+			return c, fmt.Errorf("config: unknown setting %q (want initial-backoff, max-backoff, leftover)", a.Key)
+		}
+		if len(a.Vals) != 1 {
+			return c, fmt.Errorf("config: %s takes one duration", a.Key)
+		}
+		d, err := time.ParseDuration(a.Vals[0])
+		if err != nil || d <= 0 {
+			return c, fmt.Errorf("config: %s=%s: want a positive Go duration", a.Key, a.Vals[0])
+		}
+		*dst = d
+	}
+	return c, nil
+}
+
+// ParseRequires reads the arguments of a "requires" directive.
+func ParseRequires(args []datadriven.CmdArg) ([]string, error) {
+	var out []string
+	for _, a := range args {
+		if a.Key != "observes" {
+			return nil, fmt.Errorf("requires: unknown argument %q (want observes=(...))", a.Key)
+		}
+		for _, v := range a.Vals {
+			switch v = strings.TrimSpace(v); v {
+			case RequirePodInfo, RequireMoveRequestCycle, RequireClosed, RequireBlocking:
+				out = append(out, v)
+			default:
+				return nil, fmt.Errorf("requires: unknown %q (want podinfo, moverequestcycle, closed, blocking)", v)
+			}
+		}
+	}
+	return out, nil
+}
+
+// ParseKnownDifference reads a "known-difference" directive: its
+// profiles=(...) argument and its input lines, the reason (lines joined by
+// a space) and one line "source: ...".
+func ParseKnownDifference(args []datadriven.CmdArg, input string) (KnownDifference, error) {
+	var k KnownDifference
+	for _, a := range args {
+		if a.Key != "profiles" {
+			return k, fmt.Errorf("known-difference: unknown argument %q (want profiles=(...))", a.Key)
+		}
+		for _, v := range a.Vals {
+			if v = strings.TrimSpace(v); v != "" {
+				k.Profiles = append(k.Profiles, v)
+			}
+		}
+	}
+	var reason []string
+	for _, l := range strings.Split(input, "\n") {
+		if s, ok := strings.CutPrefix(l, "source: "); ok {
+			k.Source = strings.TrimSpace(s)
+		} else if l = strings.TrimSpace(l); l != "" {
+			reason = append(reason, l)
+		}
+	}
+	k.Reason = strings.Join(reason, " ")
+	if len(k.Profiles) == 0 || k.Reason == "" || k.Source == "" {
+		return k, fmt.Errorf("known-difference needs profiles=(...), a reason and a \"source: \" line")
+	}
+	return k, nil
+}
+
+// Directive is one directive of a scenario file as read by ParseScenario.
+type Directive struct {
+	Line     int
+	Cmd      string
+	Args     []datadriven.CmdArg
+	Input    string
+	Expected string
+}
+
+// ReadDirectives splits a scenario file into its directives: the
+// datadriven format restricted to what scenarios use (a directive line,
+// optional input lines, "----", the expected output up to a blank line).
+func ReadDirectives(text string) (comments []string, ds []Directive, err error) {
+	lines := strings.Split(text, "\n")
+	for i := 0; i < len(lines); i++ {
+		l := strings.TrimSpace(lines[i])
+		if l == "" {
+			continue
+		}
+		if strings.HasPrefix(l, "#") {
+			if len(ds) == 0 {
+				comments = append(comments, strings.TrimSpace(strings.TrimPrefix(l, "#")))
+			}
+			continue
+		}
+		d := Directive{Line: i + 1}
+		if d.Cmd, d.Args, err = datadriven.ParseLine(l); err != nil {
+			return nil, nil, fmt.Errorf("line %d: %w", i+1, err)
+		}
+		var input []string
+		for i++; i < len(lines) && lines[i] != "----"; i++ {
+			input = append(input, lines[i])
+		}
+		if i == len(lines) {
+			return nil, nil, fmt.Errorf("line %d: %s has no ---- line", d.Line, d.Cmd)
+		}
+		d.Input = strings.Join(input, "\n")
+		var out []string
+		for i++; i < len(lines) && lines[i] != ""; i++ {
+			out = append(out, lines[i]+"\n")
+		}
+		d.Expected = strings.Join(out, "")
+		ds = append(ds, d)
+	}
+	return comments, ds, nil
+}
+
+// ParseScenario reads a scenario file. Header directives must come before
+// the first operation; the expected outputs are not checked (the runners
+// compute them).
+func ParseScenario(name, text string) (Scenario, error) {
+	sc := Scenario{Name: name}
+	comments, ds, err := ReadDirectives(text)
+	if err != nil {
+		return sc, fmt.Errorf("%s: %w", name, err)
+	}
+	sc.Comment = comments
+	for _, d := range ds {
+		if err := sc.AddDirective(d.Cmd, d.Args, d.Input); err != nil {
+			return sc, fmt.Errorf("%s:%d: %w", name, d.Line, err)
+		}
+	}
+	return sc, nil
+}
+
+// IsHeader reports whether cmd is a header directive (rules,
+// known-difference, config, requires) rather than an operation.
+func IsHeader(cmd string) bool {
+	switch cmd {
+	case "rules", "known-difference", "config", "requires":
+		return true
+	}
+	return false
+}
+
+// AddDirective adds one directive to the scenario: a header directive
+// (only before the first operation) or an operation.
+func (sc *Scenario) AddDirective(cmd string, args []datadriven.CmdArg, input string) error {
+	if IsHeader(cmd) && len(sc.Ops) > 0 {
+		return fmt.Errorf("%s must come before the first operation", cmd)
+	}
+	switch cmd {
+	case "rules":
+		for _, a := range args {
+			if len(a.Vals) > 0 {
+				return fmt.Errorf("rules: want ids such as R1 I4, got %q", a.String())
+			}
+			sc.Rules = append(sc.Rules, a.Key)
+		}
+	case "known-difference":
+		k, err := ParseKnownDifference(args, input)
+		if err != nil {
+			return err
+		}
+		sc.KnownDifferences = append(sc.KnownDifferences, k)
+	case "config":
+		c, err := ParseConfig(args)
+		if err != nil {
+			return err
+		}
+		sc.Config = c
+	case "requires":
+		r, err := ParseRequires(args)
+		if err != nil {
+			return err
+		}
+		sc.Requires = append(sc.Requires, r...)
+	default:
+		if input != "" {
+			return fmt.Errorf("%s takes no input lines", cmd)
+		}
+		op, err := OpFromArgs(cmd, args)
+		if err != nil {
+			return err
+		}
+		sc.Ops = append(sc.Ops, op)
+	}
+	return nil
+}
+
+// FormatScenario returns the file text of sc, with the model's expected
+// output after each operation: the text a failing random run prints and a
+// user saves under testdata/scenarios/ to keep the failure as a
+// regression. An error means an operation is not valid in the scenario
+// (e.g. "fail a" of a pod never popped).
+func FormatScenario(sc Scenario) (string, error) {
+	var b strings.Builder
+	for _, c := range sc.Comment {
+		if c == "" {
+			b.WriteString("#\n")
+		} else {
+			b.WriteString("# " + c + "\n")
+		}
+	}
+	if len(sc.Comment) > 0 {
+		b.WriteString("\n")
+	}
+	if len(sc.Rules) > 0 {
+		b.WriteString("rules " + strings.Join(sc.Rules, " ") + "\n----\n\n")
+	}
+	for _, k := range sc.KnownDifferences {
+		fmt.Fprintf(&b, "known-difference profiles=(%s)\n%s\nsource: %s\n----\n\n", strings.Join(k.Profiles, ","), k.Reason, k.Source)
+	}
+	if !sc.Config.IsZero() {
+		b.WriteString(sc.Config.String() + "\n----\n\n")
+	}
+	if len(sc.Requires) > 0 {
+		b.WriteString("requires observes=(" + strings.Join(sc.Requires, ",") + ")\n----\n\n")
+	}
+	r, err := NewModelRun(sc.Config.Apply(Config()), Start)
+	if err != nil {
+		return "", err
+	}
+	for i, op := range sc.Ops {
+		_, out, err := r.Apply(op)
+		if err != nil {
+			return "", fmt.Errorf("%s: operation %d (%s): %w", sc.Name, i+1, op, err)
+		}
+		fmt.Fprintf(&b, "%s\n----\n%s\n%s\n", op, out, r.Render())
+	}
+	return strings.TrimSuffix(b.String(), "\n"), nil
+}
+
+// FormatOps is the operations as scenario lines, one a line, for messages.
+func FormatOps(ops []Op) string {
+	var b strings.Builder
+	for _, op := range ops {
+		b.WriteString(op.String() + "\n")
+	}
+	return b.String()
+}
