@@ -1,15 +1,18 @@
 package tla_test
 
-// The bridge between SchedulingQueue.tla and model/: for the bound of each
-// agreement configuration (Graph.cfg, GraphPriority.cfg), explore every
-// state the Go model can reach, breadth first, with the action alphabet of
-// the spec's Next; check the invariants of spec/ on every state and step;
-// and compare the graph (states and labelled steps, in the canonical
-// encoding of internal/stategraph) with the one TLC produced from the spec,
-// committed as testdata/<cfg>.txt.gz (testdata/Graph.txt.gz,
-// testdata/GraphPriority.txt.gz). TLC is not needed here; `make tla-graph`
+// The bridge between the TLA+ specs and model/: for the bound of each
+// agreement configuration (Graph.cfg, GraphPriority.cfg of
+// SchedulingQueue.tla; GraphHints.cfg of SchedulingQueueHints.tla, the
+// hints profile), explore every state the Go model can reach, breadth
+// first, with the action alphabet of the spec's Next; check the invariants
+// of spec/ on every state and step; and compare the graph (states and
+// labelled steps, in the canonical encoding of internal/stategraph) with
+// the one TLC produced from the spec, committed as testdata/<cfg>.txt.gz
+// (testdata/Graph.txt.gz, testdata/GraphPriority.txt.gz,
+// testdata/GraphHints.txt.gz). TLC is not needed here; `make tla-graph`
 // regenerates the committed graphs, and the test refuses a graph whose TLA+
-// sources have changed since.
+// sources have changed since. The hints profile's alphabet and encoding
+// are in agreement_hints_test.go.
 
 import (
 	"bufio"
@@ -29,11 +32,18 @@ import (
 	"github.com/schedq/schedq/tla/internal/stategraph"
 )
 
-// The agreement configurations; each has its TLC graph in
-// testdata/<name>.txt.gz.
-var graphConfigs = []string{"Graph.cfg", "GraphPriority.cfg"}
+// The agreement configurations and the model-checking module each belongs
+// to; each has its TLC graph in testdata/<name>.txt.gz.
+var graphConfigs = []struct{ cfg, module string }{
+	{"Graph.cfg", "MCSchedulingQueue"},
+	{"GraphPriority.cfg", "MCSchedulingQueue"},
+	{"GraphHints.cfg", "MCSchedulingQueueHints"},
+	{"GraphHintsTime.cfg", "MCSchedulingQueueHints"},
+}
 
-// One tick of the spec is one unit of the Go model's clock, from t0.
+// One tick of the classic spec is one second of the Go model's clock, from
+// t0; the hints spec's tick is a fraction of it (bound.unit). t0 is a whole
+// second, so that the hints profile's ordering windows start at whole ticks.
 const unit = time.Second
 
 var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -53,7 +63,7 @@ const (
 	actTick         = "Tick"
 )
 
-// bound is Graph.cfg in Go terms.
+// bound is Graph.cfg (or GraphHints.cfg) in Go terms.
 type bound struct {
 	pods         []*spec.Pod
 	cfg          spec.Config
@@ -61,6 +71,12 @@ type bound struct {
 	rejectorSets []spec.PluginSet
 	maxTime      int
 	maxCycle     int64
+	unit         time.Duration // one tick
+
+	// The hints profile (hints is set for SchedulingQueueHints.tla).
+	hints      bool
+	failures   []failure // Failures of the spec
+	maxRecords int       // MaxRecords of the spec
 }
 
 // The cluster events E1 and E2 of the spec. P1 registers E1 (MCSchedulingQueue's
@@ -70,10 +86,15 @@ var clusterEvents = map[string]spec.ClusterEvent{
 	"E2": {Resource: spec.ResourcePersistentVolume, ActionType: spec.Add, Label: "E2"},
 }
 
-// readBound reads the constants of Graph.cfg. The operators it substitutes
-// (Priority <- ..., Registered <- ..., RejectorSets <- ...) are those of
-// MCSchedulingQueue.tla, mirrored here by name.
-func readBound(t *testing.T, path string) bound {
+// cfgValues is the CONSTANTS section of a .cfg file: name -> value, for
+// both "Name = value" and "Name <- operator".
+type cfgValues struct {
+	t    *testing.T
+	path string
+	vals map[string]string
+}
+
+func readCfg(t *testing.T, path string) cfgValues {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
@@ -92,49 +113,77 @@ func readBound(t *testing.T, path string) bound {
 	if err := sc.Err(); err != nil {
 		t.Fatal(err)
 	}
-	need := func(name string) string {
-		v, ok := vals[name]
-		if !ok {
-			t.Fatalf("%s: no value for %s", path, name)
-		}
-		return v
+	return cfgValues{t, path, vals}
+}
+
+func (c cfgValues) need(name string) string {
+	c.t.Helper()
+	v, ok := c.vals[name]
+	if !ok {
+		c.t.Fatalf("%s: no value for %s", c.path, name)
 	}
-	num := func(name string) int {
-		n, err := strconv.Atoi(need(name))
-		if err != nil {
-			t.Fatalf("%s: %s = %s: %v", path, name, vals[name], err)
-		}
-		return n
+	return v
+}
+
+func (c cfgValues) num(name string) int {
+	c.t.Helper()
+	n, err := strconv.Atoi(c.need(name))
+	if err != nil {
+		c.t.Fatalf("%s: %s = %s: %v", c.path, name, c.vals[name], err)
 	}
-	strs := func(name string) []string {
-		v := strings.Trim(need(name), "{}")
-		var out []string
-		for _, s := range strings.Split(v, ",") {
-			if s = strings.Trim(strings.TrimSpace(s), `"`); s != "" {
-				out = append(out, s)
-			}
+	return n
+}
+
+func (c cfgValues) strs(name string) []string {
+	c.t.Helper()
+	v := strings.Trim(c.need(name), "{}")
+	var out []string
+	for _, s := range strings.Split(v, ",") {
+		if s = strings.Trim(strings.TrimSpace(s), `"`); s != "" {
+			out = append(out, s)
 		}
-		slices.Sort(out)
-		return out
 	}
-	b := bound{maxTime: num("MaxTime"), maxCycle: int64(num("MaxCycle"))}
+	slices.Sort(out)
+	return out
+}
+
+// podsOf builds the pods of the bound with the priorities the Priority
+// operator of the MC module gives them.
+func (c cfgValues) podsOf() []*spec.Pod {
+	c.t.Helper()
+	var pods []*spec.Pod
+	for _, name := range c.strs("Pods") {
+		var prio int32
+		switch c.need("Priority") {
+		case "EqualPriority":
+		case "DistinctPriority":
+			prio = map[string]int32{"a": 2, "b": 1}[name] // as in the MC modules
+		default:
+			c.t.Fatalf("%s: Priority <- %s is not known to the Go side", c.path, c.vals["Priority"])
+		}
+		pods = append(pods, &spec.Pod{Namespace: "ns", Name: name, UID: spec.UID("uid-" + name), Priority: prio})
+	}
+	return pods
+}
+
+// readBound reads the constants of Graph.cfg. The operators it substitutes
+// (Priority <- ..., Registered <- ..., RejectorSets <- ...) are those of
+// MCSchedulingQueue.tla, mirrored here by name. GraphHints.cfg is read by
+// readHintsBound.
+func readBound(t *testing.T, path, module string) bound {
+	t.Helper()
+	if module == "MCSchedulingQueueHints" {
+		return readHintsBound(t, path)
+	}
+	c := readCfg(t, path)
+	need, num, strs := c.need, c.num, c.strs
+	b := bound{maxTime: num("MaxTime"), maxCycle: int64(num("MaxCycle")), unit: unit}
 	if need("Shortcut") != "TRUE" || need("Wildcard") != `"*"` {
 		t.Fatalf("%s: the agreement bound needs Shortcut = TRUE and Wildcard = \"*\"", path)
 	}
-	names := strs("Pods")
-	for _, name := range names {
-		var prio int32
-		switch need("Priority") {
-		case "EqualPriority":
-		case "DistinctPriority":
-			prio = map[string]int32{"a": 2, "b": 1}[name] // as in MCSchedulingQueue.tla
-		default:
-			t.Fatalf("%s: Priority <- %s is not known to the Go side", path, vals["Priority"])
-		}
-		b.pods = append(b.pods, &spec.Pod{Namespace: "ns", Name: name, UID: spec.UID("uid-" + name), Priority: prio})
-	}
+	b.pods = c.podsOf()
 	if need("Registered") != "Registration" {
-		t.Fatalf("%s: Registered <- %s is not known to the Go side", path, vals["Registered"])
+		t.Fatalf("%s: Registered <- %s is not known to the Go side", path, need("Registered"))
 	}
 	plugins := strs("Plugins")
 	registry := spec.PluginEvents{}
@@ -169,7 +218,7 @@ func readBound(t *testing.T, path string) bound {
 			b.rejectorSets = append(b.rejectorSets, spec.NewPluginSet(pl))
 		}
 	default:
-		t.Fatalf("%s: RejectorSets <- %s is not known to the Go side", path, vals["RejectorSets"])
+		t.Fatalf("%s: RejectorSets <- %s is not known to the Go side", path, need("RejectorSets"))
 	}
 	d := func(name string) time.Duration { return time.Duration(num(name)) * unit }
 	b.cfg = spec.Config{
@@ -214,6 +263,9 @@ func (b *bound) podIndex(k spec.PodKey) int {
 // anything the spec cannot express (a time off the tick grid, a pod
 // outside the bound).
 func encode(buf []byte, b *bound, n node, s *spec.Snapshot) ([]byte, error) {
+	if b.hints {
+		return encodeHints(buf, b, s)
+	}
 	var err error
 	ticks := func(what string, at time.Time) int {
 		d := at.Sub(t0)
@@ -267,6 +319,9 @@ type op struct {
 // ops lists every operation of the alphabet in state n, like the
 // disjuncts of Next instantiated with every argument.
 func ops(b *bound, n node, s *spec.Snapshot) []op {
+	if b.hints {
+		return hintsOps(b, n, s)
+	}
 	var out []op
 	for _, p := range b.pods {
 		out = append(out, op{actAdd, "Add(" + p.Name + ")", spec.Step{Rule: spec.R1Add, Pod: p.Key()},
@@ -333,11 +388,16 @@ func ops(b *bound, n node, s *spec.Snapshot) []op {
 			func(n node) error { n.m.FlushBackoffQCompleted(); return nil }},
 		op{actFlushUnsched, actFlushUnsched, spec.Step{Rule: spec.R6FlushUnschedulable},
 			func(n node) error { n.m.FlushUnschedulablePodsLeftover(); return nil }})
-	if n.m.Now().Before(t0.Add(time.Duration(b.maxTime) * unit)) {
-		out = append(out, op{actTick, actTick, spec.Step{Rule: spec.RTick},
-			func(n node) error { return n.m.Step(unit) }})
+	return append(out, tickOp(b, n)...)
+}
+
+// tickOp is Tick while the clock is short of MaxTime.
+func tickOp(b *bound, n node) []op {
+	if !n.m.Now().Before(t0.Add(time.Duration(b.maxTime) * b.unit)) {
+		return nil
 	}
-	return out
+	return []op{{actTick, actTick, spec.Step{Rule: spec.RTick},
+		func(n node) error { return n.m.Step(b.unit) }}}
 }
 
 // exploration is the Go model's reachable graph with a way back to the
@@ -398,6 +458,11 @@ func explore(t *testing.T, b *bound) *exploration {
 				// spec's action is not enabled here.
 				continue
 			}
+			if b.hints && numRecords(&after) > b.maxRecords {
+				// The hints spec's bound on the in-flight list: the
+				// event does not happen (CanRecord).
+				continue
+			}
 			if buf, err = encode(buf[:0], b, next, &after); err != nil {
 				failures = append(failures, fmt.Sprintf("%s: %v\ntrace:\n%s", o.desc, err, x.trace(cur.id)))
 				continue
@@ -433,17 +498,17 @@ func (x *exploration) trace(id int) string {
 }
 
 func TestAgreementWithTLC(t *testing.T) {
-	for _, cfg := range graphConfigs {
-		t.Run(strings.TrimSuffix(cfg, ".cfg"), func(t *testing.T) {
+	for _, gc := range graphConfigs {
+		t.Run(strings.TrimSuffix(gc.cfg, ".cfg"), func(t *testing.T) {
 			t.Parallel()
-			checkAgreement(t, cfg)
+			checkAgreement(t, gc.cfg, gc.module)
 		})
 	}
 }
 
-func checkAgreement(t *testing.T, cfg string) {
+func checkAgreement(t *testing.T, cfg, module string) {
 	start := time.Now()
-	b := readBound(t, cfg)
+	b := readBound(t, cfg, module)
 	x := explore(t, &b)
 	g := x.graph
 	t.Logf("Go model: %d states, %d edges (%d operations tried) in %v; per action %v",
@@ -457,17 +522,17 @@ func checkAgreement(t *testing.T, cfg string) {
 	if err != nil {
 		t.Fatalf("%s: %v", graphFile, err)
 	}
-	hash, err := stategraph.SourceHash(".", cfg)
+	hash, err := stategraph.SourceHash(".", module, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if want.SourceHash != hash {
 		t.Fatalf("%s is stale: it came from TLA+ sources with sha256 %s, but %v now hash to %s; run `make tla-graph` and commit the result",
-			graphFile, want.SourceHash, stategraph.SourceFiles(cfg), hash)
+			graphFile, want.SourceHash, stategraph.SourceFiles(module, cfg), hash)
 	}
 	t.Logf("TLC (%s): %d states, %d edges", graphFile, len(want.States), len(want.Edges))
 	if d := stategraph.Diff(g, want, "the Go model", "TLC", 5); d != "" {
-		t.Errorf("the Go model and SchedulingQueue.tla disagree for the bound of %s:\n%s", cfg, d)
+		t.Errorf("the Go model and %s disagree for the bound of %s:\n%s", strings.TrimPrefix(module, "MC")+".tla", cfg, d)
 		x.explainDiff(t, want)
 	}
 }

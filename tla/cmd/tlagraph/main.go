@@ -1,12 +1,13 @@
 // Command tlagraph converts the state graph TLC dumps for one of the
 // agreement configurations (`tlc2.TLC -dump dot,actionlabels FILE -config
-// Graph.cfg MCSchedulingQueue.tla`) into the canonical graph that
+// Graph.cfg MCSchedulingQueue.tla`, or GraphHints.cfg with
+// MCSchedulingQueueHints.tla) into the canonical graph that
 // agreement_test.go compares with the Go model, stamped with the hash of the
 // TLA+ sources it came from. `make tla-graph` runs TLC and then this.
 //
 // Usage:
 //
-//	go run ./tla/cmd/tlagraph -dot states.dot -cfg Graph.cfg -dir tla -out tla/testdata/Graph.txt.gz
+//	go run ./tla/cmd/tlagraph -dot states.dot -module MCSchedulingQueue -cfg Graph.cfg -dir tla -out tla/testdata/Graph.txt.gz
 package main
 
 import (
@@ -22,6 +23,7 @@ import (
 
 func main() {
 	dot := flag.String("dot", "", "the dot file TLC wrote with -dump dot,actionlabels")
+	module := flag.String("module", "MCSchedulingQueue", "the model-checking module TLC ran (MCSchedulingQueue, MCSchedulingQueueHints)")
 	cfg := flag.String("cfg", "Graph.cfg", "the configuration TLC ran, relative to -dir")
 	dir := flag.String("dir", "tla", "the directory of the TLA+ sources the dump came from")
 	out := flag.String("out", "", "the canonical graph to write (default DIR/testdata/CFG-without-.cfg.txt.gz)")
@@ -29,13 +31,13 @@ func main() {
 	if *out == "" {
 		*out = filepath.Join(*dir, "testdata", strings.TrimSuffix(*cfg, ".cfg")+".txt.gz")
 	}
-	if err := run(*dot, *cfg, *dir, *out); err != nil {
+	if err := run(*dot, *module, *cfg, *dir, *out); err != nil {
 		fmt.Fprintln(os.Stderr, "tlagraph:", err)
 		os.Exit(1)
 	}
 }
 
-func run(dot, cfg, dir, out string) error {
+func run(dot, module, cfg, dir, out string) error {
 	if dot == "" {
 		return fmt.Errorf("-dot is required")
 	}
@@ -48,7 +50,7 @@ func run(dot, cfg, dir, out string) error {
 	if err != nil {
 		return err
 	}
-	if g.SourceHash, err = stategraph.SourceHash(dir, cfg); err != nil {
+	if g.SourceHash, err = stategraph.SourceHash(dir, module, cfg); err != nil {
 		return err
 	}
 	if err := g.WriteFile(out); err != nil {

@@ -1,7 +1,8 @@
 // Package stategraph is the canonical encoding of a scheduling-queue state
 // graph shared by TLC and the Go model: the state of SchedulingQueue.tla
 // (and of a model.Model plus the cycles the scheduler holds for its pods in
-// flight) as one line of text, and a graph of such states as a sorted,
+// flight), or of SchedulingQueueHints.tla (and of a model.Model in the hints
+// profile), as one line of text, and a graph of such states as a sorted,
 // gzipped text file. tlagraph writes TLC's graph in this form;
 // agreement_test.go writes the Go model's and compares the two.
 package stategraph
@@ -42,6 +43,15 @@ type Pod struct {
 	InitialAttempt  int      // InitialAttemptTimestamp, NoTime if unset
 	Plugins         []string // UnschedulablePlugins, sorted
 	SchedulingCycle int      // the cycle Pop returned; only in flight, else 0
+
+	// The hints profile's fields (spec.HintFields), encoded only in a
+	// hints state.
+	Pending                []string // PendingPlugins, sorted
+	UnschedulableCount     int
+	ConsecutiveErrorsCount int
+	GatingPlugin           string // "" if not gated
+	FlushTimestamp         int    // NoTime if unset
+	SchedulingGate         bool   // the pod object carries a scheduling gate
 }
 
 // State is one state of the queue.
@@ -51,6 +61,12 @@ type State struct {
 	MoveRequestCycle int
 	// Pods maps every pod of the bound (held or not) to its state.
 	Pods map[string]Pod
+	// Hints marks a state of the hints profile, which has no
+	// moveRequestCycle but the in-flight list, InFlightEvents: "pod:<key>"
+	// for a marker, the event's name for an event record, followed by
+	// ">"<key> for a wildcard aimed at one pod (ForceActivate).
+	Hints          bool
+	InFlightEvents []string
 }
 
 // String is the canonical encoding: one line, pods in key order.
@@ -63,6 +79,9 @@ func (s State) String() string {
 	pods := make([]NamedPod, len(keys))
 	for i, k := range keys {
 		pods[i] = NamedPod{k, s.Pods[k]}
+	}
+	if s.Hints {
+		return string(AppendHintsEncoding(nil, s.Now, s.SchedulingCycle, pods, s.InFlightEvents))
 	}
 	return string(AppendEncoding(nil, s.Now, s.SchedulingCycle, s.MoveRequestCycle, pods))
 }
@@ -119,6 +138,81 @@ func AppendEncoding(b []byte, now, schedulingCycle, moveRequestCycle int, pods [
 		b = append(b, ')')
 	}
 	return b
+}
+
+// AppendHintsEncoding appends the canonical encoding of a hints-profile
+// state whose pods are given in key order, e.g.
+//
+//	now=1 schedulingCycle=1 a=inFlight(attempts=1,timestamp=0,initial=0,plugins={},pending={},unschedulableCount=0,consecutiveErrors=0,gating=-,flush=-,gate=0) b=none inFlightEvents=[pod:a,E1]
+func AppendHintsEncoding(b []byte, now, schedulingCycle int, pods []NamedPod, inFlightEvents []string) []byte {
+	b = append(b, "now="...)
+	b = strconv.AppendInt(b, int64(now), 10)
+	b = append(b, " schedulingCycle="...)
+	b = strconv.AppendInt(b, int64(schedulingCycle), 10)
+	for _, p := range pods {
+		b = append(b, ' ')
+		b = append(b, p.Key...)
+		b = append(b, '=')
+		b = append(b, p.Loc...)
+		if p.Loc == None {
+			continue
+		}
+		b = append(b, "(attempts="...)
+		b = strconv.AppendInt(b, int64(p.Attempts), 10)
+		b = append(b, ",timestamp="...)
+		b = strconv.AppendInt(b, int64(p.Timestamp), 10)
+		b = append(b, ",initial="...)
+		b = appendTime(b, p.InitialAttempt)
+		b = append(b, ",plugins="...)
+		b = appendSet(b, p.Plugins)
+		b = append(b, ",pending="...)
+		b = appendSet(b, p.Pending)
+		b = append(b, ",unschedulableCount="...)
+		b = strconv.AppendInt(b, int64(p.UnschedulableCount), 10)
+		b = append(b, ",consecutiveErrors="...)
+		b = strconv.AppendInt(b, int64(p.ConsecutiveErrorsCount), 10)
+		b = append(b, ",gating="...)
+		if p.GatingPlugin == "" {
+			b = append(b, '-')
+		} else {
+			b = append(b, p.GatingPlugin...)
+		}
+		b = append(b, ",flush="...)
+		b = appendTime(b, p.FlushTimestamp)
+		b = append(b, ",gate="...)
+		if p.SchedulingGate {
+			b = append(b, '1')
+		} else {
+			b = append(b, '0')
+		}
+		b = append(b, ')')
+	}
+	b = append(b, " inFlightEvents=["...)
+	for i, e := range inFlightEvents {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, e...)
+	}
+	return append(b, ']')
+}
+
+func appendTime(b []byte, t int) []byte {
+	if t == NoTime {
+		return append(b, '-')
+	}
+	return strconv.AppendInt(b, int64(t), 10)
+}
+
+func appendSet(b []byte, s []string) []byte {
+	b = append(b, '{')
+	for i, x := range s {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, x...)
+	}
+	return append(b, '}')
 }
 
 // Edge is one step: From --Action--> To, by state index.
@@ -376,20 +470,21 @@ func (g *Graph) WriteFile(path string) error {
 }
 
 // SourceFiles are the files, relative to tla/, whose content determines the
-// agreement graph of a configuration: the spec, the constant definitions,
-// and the configuration itself.
-func SourceFiles(cfg string) []string {
-	return []string{"SchedulingQueue.tla", "MCSchedulingQueue.tla", cfg}
+// agreement graph of a configuration of the model-checking module mc
+// (MCSchedulingQueue, MCSchedulingQueueHints): the spec mc extends (its name
+// without "MC"), mc itself, and the configuration.
+func SourceFiles(mc, cfg string) []string {
+	return []string{strings.TrimPrefix(mc, "MC") + ".tla", mc + ".tla", cfg}
 }
 
-// SourceHash is the sha256 over SourceFiles(cfg) in dir (each as its name,
+// SourceHash is the sha256 over SourceFiles(mc, cfg) in dir (each as its name,
 // a newline, its length, a newline and its content), so that a graph
 // produced from other versions of these files is detected as stale.
 // Carriage returns are dropped so that a checkout with CRLF line ends
 // hashes the same.
-func SourceHash(dir, cfg string) (string, error) {
+func SourceHash(dir, mc, cfg string) (string, error) {
 	h := sha256.New()
-	for _, name := range SourceFiles(cfg) {
+	for _, name := range SourceFiles(mc, cfg) {
 		b, err := os.ReadFile(filepath.Join(dir, name))
 		if err != nil {
 			return "", err

@@ -70,15 +70,60 @@ func TestParseValue(t *testing.T) {
 	}{
 		{"-1", 'i'}, {`"x"`, 's'}, {"TRUE", 'b'}, {"{}", '{'}, {`{"a", "b"}`, '{'},
 		{"[a |-> {}, b |-> {\"P1\"}]", '['}, {"[a |-> -1,\n b |-> 2]", '['},
+		{"<<>>", '<'}, {`<<[pod |-> "a", event |-> "", target |-> ""], [pod |-> "", event |-> "E1", target |-> ""]>>`, '<'},
 	} {
 		v, err := ParseValue(tc.in)
 		if err != nil || v.Kind != tc.kind {
 			t.Errorf("ParseValue(%q) = %+v, %v; want kind %c", tc.in, v, err, tc.kind)
 		}
 	}
-	for _, in := range []string{"", "{", "[a |-> 1", "<<1>>", "1 2", `"x`} {
+	for _, in := range []string{"", "{", "[a |-> 1", "<<1", "<<1 2>>", "1 2", `"x`} {
 		if _, err := ParseValue(in); err == nil {
 			t.Errorf("ParseValue(%q) succeeded", in)
 		}
+	}
+}
+
+// A hints state as TLC prints it: the in-flight list holds a marker, a plain
+// event and a ForceActivate aimed at "a".
+const hintsState = `/\ activeQ = {}
+/\ backoffQ = {}
+/\ unschedulablePods = {"b"}
+/\ inFlight = {"a"}
+/\ attempts = [a |-> 1, b |-> 0]
+/\ timestamp = [a |-> 0, b |-> 1]
+/\ initialAttemptTimestamp = [a |-> 0, b |-> -1]
+/\ unschedulablePlugins = [a |-> {}, b |-> {"G"}]
+/\ pendingPlugins = [a |-> {}, b |-> {}]
+/\ unschedulableCount = [a |-> 0, b |-> 0]
+/\ consecutiveErrorsCount = [a |-> 0, b |-> 0]
+/\ gatingPlugin = [a |-> "", b |-> "G"]
+/\ flushTimestamp = [a |-> -1, b |-> -1]
+/\ schedulingGate = [a |-> FALSE, b |-> TRUE]
+/\ inFlightEvents = <<[pod |-> "a", event |-> "", target |-> ""], [pod |-> "", event |-> "E1", target |-> ""], [pod |-> "", event |-> "ForceActivate", target |-> "a"]>>
+/\ now = 1
+/\ schedulingCycle = 1
+/\ received = [a |-> {[pod |-> "", event |-> "E1", target |-> ""]}, b |-> {}]
+/\ lostEvent = FALSE`
+
+func TestHintsState(t *testing.T) {
+	s, err := parseTLCState(hintsState)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "now=1 schedulingCycle=1 " +
+		"a=inFlight(attempts=1,timestamp=0,initial=0,plugins={},pending={},unschedulableCount=0,consecutiveErrors=0,gating=-,flush=-,gate=0) " +
+		"b=unschedulablePods(attempts=0,timestamp=1,initial=-,plugins={G},pending={},unschedulableCount=0,consecutiveErrors=0,gating=G,flush=-,gate=1) " +
+		"inFlightEvents=[pod:a,E1,ForceActivate>a]"
+	if got := s.String(); got != want {
+		t.Errorf("encoding:\n got %s\nwant %s", got, want)
+	}
+	broken := strings.Replace(hintsState, "lostEvent = FALSE", "lostEvent = TRUE", 1)
+	if _, err := parseTLCState(broken); err == nil || !strings.Contains(err.Error(), "I3h") {
+		t.Errorf("a state with lostEvent = TRUE: err = %v", err)
+	}
+	unknown := hintsState + "\n/\\ moveRequestCycle = -1"
+	if _, err := parseTLCState(unknown); err == nil || !strings.Contains(err.Error(), "moveRequestCycle") {
+		t.Errorf("a hints state with a classic variable: err = %v", err)
 	}
 }

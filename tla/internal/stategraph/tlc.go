@@ -133,23 +133,19 @@ func parseTLCState(text string) (State, error) {
 	return stateFromVars(vars)
 }
 
-// stateFromVars maps the variables of SchedulingQueue.tla to a State.
+// stateFromVars maps the variables of SchedulingQueue.tla, or of
+// SchedulingQueueHints.tla (recognised by its in-flight list), to a State.
 func stateFromVars(vars map[string]Value) (State, error) {
-	var err error
-	get := func(name string) Value {
-		v, ok := vars[name]
-		if !ok && err == nil {
-			err = fmt.Errorf("the state has no variable %s", name)
-		}
-		return v
+	if _, ok := vars["inFlightEvents"]; ok {
+		return hintsStateFromVars(vars)
 	}
+	var err error
+	get := getter(vars, &err)
 	known := []string{"activeQ", "backoffQ", "unschedulablePods", "inFlight", "attempts", "timestamp",
 		"initialAttemptTimestamp", "unschedulablePlugins", "podSchedulingCycle", "now", "schedulingCycle",
 		"moveRequestCycle", "lostWakeUp"}
-	for name := range vars {
-		if !slices.Contains(known, name) {
-			return State{}, fmt.Errorf("unknown variable %s: the converter and SchedulingQueue.tla are out of step", name)
-		}
+	if err := checkKnown(vars, known, "SchedulingQueue.tla"); err != nil {
+		return State{}, err
 	}
 	s := State{Pods: make(map[string]Pod)}
 	s.Now = get("now").Int(&err)
@@ -163,27 +159,14 @@ func stateFromVars(vars map[string]Value) (State, error) {
 	initial := get("initialAttemptTimestamp").Record(&err)
 	plugins := get("unschedulablePlugins").Record(&err)
 	cycle := get("podSchedulingCycle").Record(&err)
-	places := []struct {
-		loc string
-		set []string
-	}{
-		{ActiveQ, get("activeQ").Strings(&err)},
-		{BackoffQ, get("backoffQ").Strings(&err)},
-		{UnschedulablePods, get("unschedulablePods").Strings(&err)},
-		{InFlight, get("inFlight").Strings(&err)},
-	}
+	places := placesOf(get, &err)
 	if err != nil {
 		return State{}, err
 	}
 	for pod := range attempts {
-		p := Pod{Loc: None}
-		for _, pl := range places {
-			if slices.Contains(pl.set, pod) {
-				if p.Loc != None {
-					return State{}, fmt.Errorf("pod %s is in %s and %s", pod, p.Loc, pl.loc)
-				}
-				p.Loc = pl.loc
-			}
+		p := Pod{}
+		if p.Loc, err = locate(pod, places); err != nil {
+			return State{}, err
 		}
 		p.Attempts = attempts[pod].Int(&err)
 		p.Timestamp = timestamp[pod].Int(&err)
@@ -204,10 +187,140 @@ func stateFromVars(vars map[string]Value) (State, error) {
 	return s, nil
 }
 
+// hintsStateFromVars maps the variables of SchedulingQueueHints.tla to a
+// State. The ghost `received` is not part of the queue's state: as the
+// invariant NoLostEvent says, it equals what the in-flight list holds after
+// each marker, so it never tells two states apart. The ghost of I3h must be
+// FALSE.
+func hintsStateFromVars(vars map[string]Value) (State, error) {
+	var err error
+	get := getter(vars, &err)
+	known := []string{"activeQ", "backoffQ", "unschedulablePods", "inFlight", "attempts", "timestamp",
+		"initialAttemptTimestamp", "unschedulablePlugins", "pendingPlugins", "unschedulableCount",
+		"consecutiveErrorsCount", "gatingPlugin", "flushTimestamp", "schedulingGate", "inFlightEvents",
+		"now", "schedulingCycle", "received", "lostEvent"}
+	if err := checkKnown(vars, known, "SchedulingQueueHints.tla"); err != nil {
+		return State{}, err
+	}
+	s := State{Pods: make(map[string]Pod), Hints: true, MoveRequestCycle: -1}
+	s.Now = get("now").Int(&err)
+	s.SchedulingCycle = get("schedulingCycle").Int(&err)
+	if get("lostEvent").Bool(&err) {
+		return State{}, fmt.Errorf("lostEvent is TRUE: TLC reached a state that breaks I3h")
+	}
+	attempts := get("attempts").Record(&err)
+	timestamp := get("timestamp").Record(&err)
+	initial := get("initialAttemptTimestamp").Record(&err)
+	plugins := get("unschedulablePlugins").Record(&err)
+	pending := get("pendingPlugins").Record(&err)
+	uc := get("unschedulableCount").Record(&err)
+	ce := get("consecutiveErrorsCount").Record(&err)
+	gating := get("gatingPlugin").Record(&err)
+	flush := get("flushTimestamp").Record(&err)
+	gate := get("schedulingGate").Record(&err)
+	list := get("inFlightEvents").Seq(&err)
+	places := placesOf(get, &err)
+	if err != nil {
+		return State{}, err
+	}
+	for _, e := range list {
+		f := e.Record(&err)
+		pod, event, target := f["pod"].Str(&err), f["event"].Str(&err), f["target"].Str(&err)
+		if err != nil {
+			return State{}, fmt.Errorf("inFlightEvents: %w", err)
+		}
+		switch {
+		case pod != "":
+			s.InFlightEvents = append(s.InFlightEvents, "pod:"+pod)
+		case target != "":
+			s.InFlightEvents = append(s.InFlightEvents, event+">"+target)
+		default:
+			s.InFlightEvents = append(s.InFlightEvents, event)
+		}
+	}
+	for pod := range attempts {
+		p := Pod{}
+		if p.Loc, err = locate(pod, places); err != nil {
+			return State{}, err
+		}
+		p.Attempts = attempts[pod].Int(&err)
+		p.Timestamp = timestamp[pod].Int(&err)
+		p.InitialAttempt = initial[pod].Int(&err)
+		p.Plugins = plugins[pod].Strings(&err)
+		p.Pending = pending[pod].Strings(&err)
+		p.UnschedulableCount = uc[pod].Int(&err)
+		p.ConsecutiveErrorsCount = ce[pod].Int(&err)
+		p.GatingPlugin = gating[pod].Str(&err)
+		p.FlushTimestamp = flush[pod].Int(&err)
+		p.SchedulingGate = gate[pod].Bool(&err)
+		if err != nil {
+			return State{}, fmt.Errorf("pod %s: %w", pod, err)
+		}
+		if p.Loc == None && (p.Attempts != 0 || p.Timestamp != 0 || p.InitialAttempt != NoTime || len(p.Plugins) != 0 ||
+			len(p.Pending) != 0 || p.UnschedulableCount != 0 || p.ConsecutiveErrorsCount != 0 || p.GatingPlugin != "" ||
+			p.FlushTimestamp != NoTime || p.SchedulingGate) {
+			return State{}, fmt.Errorf("pod %s is held nowhere yet has data %+v", pod, p)
+		}
+		if p.Loc == None {
+			p = Pod{Loc: None}
+		}
+		s.Pods[pod] = p
+	}
+	return s, nil
+}
+
+func getter(vars map[string]Value, err *error) func(string) Value {
+	return func(name string) Value {
+		v, ok := vars[name]
+		if !ok && *err == nil {
+			*err = fmt.Errorf("the state has no variable %s", name)
+		}
+		return v
+	}
+}
+
+func checkKnown(vars map[string]Value, known []string, module string) error {
+	for name := range vars {
+		if !slices.Contains(known, name) {
+			return fmt.Errorf("unknown variable %s: the converter and %s are out of step", name, module)
+		}
+	}
+	return nil
+}
+
+type place struct {
+	loc string
+	set []string
+}
+
+func placesOf(get func(string) Value, err *error) []place {
+	return []place{
+		{ActiveQ, get("activeQ").Strings(err)},
+		{BackoffQ, get("backoffQ").Strings(err)},
+		{UnschedulablePods, get("unschedulablePods").Strings(err)},
+		{InFlight, get("inFlight").Strings(err)},
+	}
+}
+
+// locate returns the one place holding pod, or None.
+func locate(pod string, places []place) (string, error) {
+	loc := None
+	for _, pl := range places {
+		if slices.Contains(pl.set, pod) {
+			if loc != None {
+				return "", fmt.Errorf("pod %s is in %s and %s", pod, loc, pl.loc)
+			}
+			loc = pl.loc
+		}
+	}
+	return loc, nil
+}
+
 // Value is a TLC value: an int, a string, a boolean, a set (Set, sorted as
-// TLC prints it) or a record/function with string keys (Rec).
+// TLC prints it), a sequence (Set, in order) or a record/function with
+// string keys (Rec).
 type Value struct {
-	Kind byte // 'i', 's', 'b', '{', '['
+	Kind byte // 'i', 's', 'b', '{', '<', '['
 	I    int
 	S    string
 	B    bool
@@ -229,6 +342,22 @@ func (v Value) Bool(err *error) bool {
 		*err = fmt.Errorf("%v is not a boolean", v)
 	}
 	return v.B
+}
+
+// Str returns a string value or sets *err.
+func (v Value) Str(err *error) string {
+	if v.Kind != 's' && *err == nil {
+		*err = fmt.Errorf("%v is not a string", v)
+	}
+	return v.S
+}
+
+// Seq returns the elements of a sequence or sets *err.
+func (v Value) Seq(err *error) []Value {
+	if v.Kind != '<' && *err == nil {
+		*err = fmt.Errorf("%v is not a sequence", v)
+	}
+	return v.Set
 }
 
 // Record returns a record's fields or sets *err.
@@ -319,6 +448,27 @@ func (p *valueParser) value() (Value, error) {
 			}
 			if !p.eat(",") {
 				return Value{}, fmt.Errorf("',' or '}' expected at %q", p.s[p.i:])
+			}
+		}
+	case c == '<':
+		if !p.eat("<<") {
+			return Value{}, fmt.Errorf("'<<' expected at %q", p.s[p.i:])
+		}
+		v := Value{Kind: '<'}
+		if p.eat(">>") {
+			return v, nil
+		}
+		for {
+			e, err := p.value()
+			if err != nil {
+				return Value{}, err
+			}
+			v.Set = append(v.Set, e)
+			if p.eat(">>") {
+				return v, nil
+			}
+			if !p.eat(",") {
+				return Value{}, fmt.Errorf("',' or '>>' expected at %q", p.s[p.i:])
 			}
 		}
 	case c == '[':

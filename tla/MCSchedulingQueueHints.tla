@@ -1,0 +1,39 @@
+---------------------- MODULE MCSchedulingQueueHints ----------------------
+(***************************************************************************)
+(* Constant values for the TLC configurations of SchedulingQueueHints that *)
+(* TLC cannot read from a .cfg file itself: functions, tuples and records. *)
+(* agreement_test.go mirrors them by name.                                 *)
+(***************************************************************************)
+EXTENDS SchedulingQueueHints
+
+\* All pods of equal priority.
+EqualPriority == [p \in Pods |-> 0]
+
+\* "a" before "b" before anything else.
+DistinctPriority == [p \in Pods |-> CASE p = "a" -> 2 [] p = "b" -> 1 [] OTHER -> 0]
+
+\* P1 registered E1; P2 registered E1 and E2; the PreEnqueue plugin registered
+\* the label update of the pod itself.  Nobody registered anything else.
+HintsRegistration ==
+    [pl \in AllPlugins |-> CASE pl = "P1" -> {"E1"}
+                             [] pl = "P2" -> {"E1", "E2"}
+                             [] OTHER -> {UpdatePodLabel}]
+
+\* The hints: P1 answers Queue for E1; P2 answers QueueSkip for E1 and Queue
+\* for E2; the PreEnqueue plugin answers Queue for the label update.
+HintsQueue == {<<"P1", "E1">>, <<"P2", "E2">>, <<Gate, UpdatePodLabel>>}
+
+\* A failure reports no plugin (an error), P1 or P2 as unschedulable, or P2
+\* as pending.
+HintsFailures ==
+    {[unschedulable |-> {}, pending |-> {}],
+     [unschedulable |-> {"P1"}, pending |-> {}],
+     [unschedulable |-> {"P2"}, pending |-> {}],
+     [unschedulable |-> {}, pending |-> {"P2"}]}
+
+\* Only unschedulable verdicts, one plugin each (smaller).
+HintsFailuresSmall ==
+    {[unschedulable |-> {}, pending |-> {}],
+     [unschedulable |-> {"P1"}, pending |-> {}],
+     [unschedulable |-> {}, pending |-> {"P2"}]}
+=============================================================================

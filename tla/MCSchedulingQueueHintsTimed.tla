@@ -1,0 +1,3 @@
+-------------------- MODULE MCSchedulingQueueHintsTimed --------------------
+EXTENDS MCSchedulingQueueHints, SchedulingQueueHintsTimed
+=============================================================================
