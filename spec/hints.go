@@ -185,11 +185,17 @@ func diffHintFields(a, b *QueuedPodInfo) string {
 	return fmt.Sprintf("pod %s: hint fields %s != %s", a.Key(), FormatHintFields(&a.HintFields), FormatHintFields(&b.HintFields))
 }
 
-// FormatHintFields renders the non-zero hint fields, for diffs and the
-// model's String; "" when all are zero (always, in the classic profile). A
-// function, not a String method, which would make every *QueuedPodInfo
-// print as its hint fields.
+// FormatHintFields renders the non-zero hint fields, for diffs; "" when
+// all are zero (always, in the classic profile). A function, not a String
+// method, which would make every *QueuedPodInfo print as its hint fields.
 func FormatHintFields(h *HintFields) string {
+	return strings.Join(h.fields(func(t time.Time) string { return t.Format(time.RFC3339Nano) }), ",")
+}
+
+// fields are the non-zero hint fields as name=value, times written by
+// at: the one spelling of them, shared by FormatHintFields and
+// Snapshot.Format.
+func (h *HintFields) fields(at func(time.Time) string) []string {
 	var parts []string
 	if h.UnschedulableCount != 0 {
 		parts = append(parts, fmt.Sprintf("unschedulableCount=%d", h.UnschedulableCount))
@@ -204,9 +210,9 @@ func FormatHintFields(h *HintFields) string {
 		parts = append(parts, "gatedBy="+h.GatingPlugin)
 	}
 	if !h.FlushTimestamp.IsZero() {
-		parts = append(parts, "flushed="+h.FlushTimestamp.Format(time.RFC3339Nano))
+		parts = append(parts, "flushed="+at(h.FlushTimestamp))
 	}
-	return strings.Join(parts, ",")
+	return parts
 }
 
 // Rejectors returns the pod's UnschedulablePlugins and PendingPlugins

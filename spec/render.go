@@ -88,22 +88,7 @@ func (s *Snapshot) Format(start time.Time, cfg Config) string {
 				f = append(f, "plugins="+strings.Join(p.UnschedulablePlugins, ","))
 			}
 			// The fields of the hints profile; all zero in the classic one.
-			h := &p.HintFields
-			if h.UnschedulableCount != 0 {
-				f = append(f, fmt.Sprintf("unschedulableCount=%d", h.UnschedulableCount))
-			}
-			if h.ConsecutiveErrorsCount != 0 {
-				f = append(f, fmt.Sprintf("consecutiveErrors=%d", h.ConsecutiveErrorsCount))
-			}
-			if len(h.PendingPlugins) > 0 {
-				f = append(f, "pending="+strings.Join(h.PendingPlugins, ","))
-			}
-			if h.GatingPlugin != "" {
-				f = append(f, "gatedBy="+h.GatingPlugin)
-			}
-			if !h.FlushTimestamp.IsZero() {
-				f = append(f, "flushed="+t(h.FlushTimestamp))
-			}
+			f = append(f, p.HintFields.fields(t)...)
 			b.WriteString("(" + strings.Join(f, " ") + ")")
 		}
 		b.WriteString("\n")
