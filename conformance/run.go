@@ -38,6 +38,9 @@ type Result struct {
 	Rules    []spec.Rule `json:"rules"`
 	Outcome  Outcome     `json:"outcome"`
 	Detail   string      `json:"detail,omitempty"`
+	// Profile is the contract profile (spec.Profile) the scenario is
+	// written for: "classic" or "hints".
+	Profile string `json:"profile,omitempty"`
 }
 
 // Report is every result for one target, as written for RESULTS.md.
@@ -64,10 +67,14 @@ type Options struct {
 	// SkipCatalogue runs only Dirs (and the differential runs).
 	SkipCatalogue bool
 	// SkipDifferential, if not empty, is why the model-differential random
-	// runs do not apply to this target (a profile whose semantics differ
-	// from the classic queue by design); the report shows it. Their number
-	// is rapid's -rapid.checks.
+	// runs of the classic profile do not apply to this target (a queue
+	// whose semantics differ from the classic queue by design); the report
+	// shows it. Their number is rapid's -rapid.checks.
 	SkipDifferential string
+	// SkipHintsDifferential is the same for the random runs of the hints
+	// profile (RunHintsDifferential). A target that refuses the hints
+	// config needs none: those runs are then n/a by themselves.
+	SkipHintsDifferential string
 	// ResultsDir, if set (or if $SCHEDQ_CONFORMANCE_RESULTS is), receives
 	// <profile>.json with every result, for the RESULTS.md report.
 	ResultsDir string
@@ -111,13 +118,15 @@ func Run(t *testing.T, newTarget NewTarget, opts Options) {
 			res, prof := RunFile(t, newTarget, f)
 			mu.Lock()
 			defer mu.Unlock()
-			report.Profile = prof
+			if prof.Name != "" { // "" if the target refused the scenario's profile
+				report.Profile = prof
+			}
 			report.Results = append(report.Results, res)
 		})
 	}
 	if sel == nil {
 		t.Run("differential", func(t *testing.T) {
-			res := Result{Scenario: "model-differential random runs", Rules: []spec.Rule{"R1-R13"}, Outcome: Pass}
+			res := Result{Scenario: "model-differential random runs", Rules: []spec.Rule{"R1-R13"}, Outcome: Pass, Profile: spec.ProfileClassic.String()}
 			switch {
 			case opts.SkipDifferential != "":
 				res.Outcome, res.Detail = NotApplicable, opts.SkipDifferential
@@ -129,6 +138,15 @@ func Run(t *testing.T, newTarget NewTarget, opts Options) {
 			report.Results = append(report.Results, res)
 			if res.Outcome == NotApplicable {
 				t.Skip(opts.SkipDifferential)
+			}
+		})
+		t.Run("differential-hints", func(t *testing.T) {
+			res := runHintsDifferentialResult(t, newTarget, opts.SkipHintsDifferential)
+			mu.Lock()
+			defer mu.Unlock()
+			report.Results = append(report.Results, res)
+			if res.Outcome == NotApplicable {
+				t.Skip(res.Detail)
 			}
 		})
 	}
@@ -173,6 +191,7 @@ func RunFile(t *testing.T, newTarget NewTarget, f ScenarioFile) (res Result, pro
 	res = Result{Scenario: f.Name}
 	finish := func() {
 		prof = d.prof
+		res.Profile = d.sc.Config.Profile.String()
 		for _, r := range d.sc.Rules {
 			res.Rules = append(res.Rules, spec.Rule(r))
 		}

@@ -90,6 +90,14 @@ type Observes struct {
 	PodInfo bool
 	// Closed: Snapshot.Closed is meaningful.
 	Closed bool
+	// InFlightEvents: Snapshot.InFlightEvents, the hints profile's
+	// in-flight list (R15), is meaningful. (In the classic profile the
+	// list is always empty.)
+	InFlightEvents bool
+	// HintCounts: the hints profile's UnschedulableCount,
+	// ConsecutiveErrorsCount and FlushTimestamp of each pod are meaningful
+	// (with PodInfo). kube-scheduler v1.33.13 has none of them.
+	HintCounts bool
 }
 
 // KnownDifference declares that targets of some profiles behave differently

@@ -22,12 +22,16 @@ import (
 //     gated=yes).
 //   - Flaky registers NodeTaint with FlakyHint, which always fails: an
 //     error counts as Queue (R16).
+//   - Affinity registers Pod/Add without a hint: an assigned pod added
+//     (AssignedPodAdd, R11h) requeues every pod it rejected, whatever their
+//     affinity terms (the hints profile has no affinity pre-filter).
 //
 // Any plugin can be a pending plugin ("fail a pending=(Fit)").
 const (
-	PluginFit   = "Fit"
-	PluginGate  = "Gate"
-	PluginFlaky = "Flaky"
+	PluginFit      = "Fit"
+	PluginGate     = "Gate"
+	PluginFlaky    = "Flaky"
+	PluginAffinity = "Affinity"
 )
 
 // The events of the hints registry that Registry has no name for.
@@ -42,15 +46,16 @@ var (
 // HintsRegistry is the plugin -> events registration of the hints profile's
 // standard set. Treat it as read-only.
 var HintsRegistry = spec.PluginEvents{
-	PluginFit:   {NodeAdd, NodeLabel},
-	PluginGate:  {PodLabel},
-	PluginFlaky: {NodeTaint},
+	PluginFit:      {NodeAdd, NodeLabel},
+	PluginGate:     {PodLabel},
+	PluginFlaky:    {NodeTaint},
+	PluginAffinity: {{Resource: spec.ResourcePod, ActionType: spec.Add}},
 }
 
 // HintsPlugins are the plugins of HintsRegistry, sorted, plus one that
 // registered nothing: the rejecting (and pending) plugins random runs draw
 // from in the hints profile.
-var HintsPlugins = []string{PluginFit, PluginFlaky, PluginGate, "UnregisteredPlugin"}
+var HintsPlugins = []string{PluginAffinity, PluginFit, PluginFlaky, PluginGate, "UnregisteredPlugin"}
 
 // ErrFlaky is the error FlakyHint returns.
 var ErrFlaky = errors.New("schedqtest: the Flaky hint cannot tell")
