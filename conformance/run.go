@@ -41,12 +41,18 @@ type Result struct {
 	// Profile is the contract profile (spec.Profile) the scenario is
 	// written for: "classic" or "hints".
 	Profile string `json:"profile,omitempty"`
+	// Observed is, for a known difference, how it showed: the step, its
+	// operation and each differing field (model / target).
+	Observed string `json:"observed,omitempty"`
 }
 
 // Report is every result for one target, as written for RESULTS.md.
 type Report struct {
 	Profile Profile  `json:"profile"`
 	Results []Result `json:"results"`
+	// Test is the name of the test that ran Run, to reproduce a result
+	// with go test -run.
+	Test string `json:"test,omitempty"`
 }
 
 // Options tune Run.
@@ -109,7 +115,7 @@ func Run(t *testing.T, newTarget NewTarget, opts Options) {
 		files = append(files, own...)
 	}
 	var mu sync.Mutex
-	var report Report
+	report := Report{Test: t.Name()}
 	for _, f := range files {
 		if sel != nil && !sel.MatchString(f.Name) {
 			continue
@@ -217,6 +223,7 @@ func RunFile(t *testing.T, newTarget NewTarget, f ScenarioFile) (res Result, pro
 			t.Logf("not applicable to %s: %s", prof.Name, d.na)
 		case d.failed && known != nil:
 			res.Outcome, res.Detail = Known, known.Reason+" ("+known.Source+")"
+			res.Observed = strings.TrimSpace(d.failure)
 			t.Logf("known difference of %s: %s\n  source: %s\n  observed: %s", prof.Name, known.Reason, known.Source, d.failureReport())
 		case d.failed:
 			res.Outcome, res.Detail = Fail, firstLine(strings.SplitN(d.failure, "\n", 2)[1])
