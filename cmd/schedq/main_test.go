@@ -240,7 +240,10 @@ func TestRunConformanceCatalogue(t *testing.T) {
 		t.Errorf("%d summary lines for %d files:\n%s", len(lines), len(files), out)
 	}
 	for _, l := range lines {
-		if !strings.Contains(l, ": ok: ") || !strings.HasSuffix(l, "model and impl agree") {
+		// Scenarios of the hints profile replay on the model only while
+		// impl refuses that profile.
+		hintsNA := strings.HasPrefix(l, "hints/") && strings.Contains(l, "; impl n/a: impl refuses the hints profile's config")
+		if !strings.Contains(l, ": ok: ") || !strings.HasSuffix(l, "model and impl agree") && !hintsNA {
 			t.Errorf("not ok: %s", l)
 		}
 	}
