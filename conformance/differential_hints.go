@@ -1,7 +1,10 @@
 package conformance
 
 import (
+	"flag"
+	"path/filepath"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 
@@ -14,43 +17,65 @@ import (
 // RunHintsDifferential is RunDifferential in the hints profile: the target,
 // built with schedqtest.HintsConfig (max backoff 0 in some runs), and the
 // model take the same random valid operations, compared after every step.
-// It returns "" if they agreed, else a failure has been reported on t; na
-// is set instead when the target refuses the hints config. Their number is
-// rapid's -rapid.checks (the CI size by default; `make verify` runs more).
+// It returns whether they agreed; na is set instead when the target
+// refuses the hints config. It runs DefaultChecks sequences (or
+// -rapid.checks); Run takes Options (Checks, Ignore, FailFileDir).
 //
 // The operations are those of the profile on which schedq and
 // kube-scheduler v1.37.2 agree by design: left out are the declared
-// differences — Add of a pod in activeQ, backoffQ or in flight, Delete of
-// an in-flight pod, failure of a pod already queued, Close — which the
+// differences (Add of a pod in activeQ, backoffQ or in flight, Delete of
+// an in-flight pod, failure of a pod already queued, Close), which the
 // hints scenarios show with their reasons.
 func RunHintsDifferential(t *testing.T, newTarget NewTarget) (ok bool, na string) {
+	t.Helper()
+	return runHintsDifferential(t, newTarget, randomOptions(Options{}))
+}
+
+func runHintsDifferential(t *testing.T, newTarget NewTarget, ro randomRuns) (ok bool, na string) {
 	t.Helper()
 	if _, na = constructTarget(t, newTarget, schedqtest.HintsConfig(), schedqtest.Start); na != "" {
 		return false, na
 	}
-	return t.Run("random", func(t *testing.T) { checkHintsDifferential(t, t, newTarget) }), ""
+	return t.Run("random", func(t *testing.T) {
+		if !ro.fromFlag {
+			checksFlag.Lock()
+			old := flag.Lookup("rapid.checks").Value.String()
+			_ = flag.Set("rapid.checks", strconv.Itoa(ro.checks))
+			defer func() { _ = flag.Set("rapid.checks", old); checksFlag.Unlock() }()
+		}
+		if dir, err := failFileDir(t, ro.failFileDir); err != nil {
+			t.Logf("conformance: rapid's fail files go to its default, testdata/rapid: %v", err)
+		} else {
+			t.Logf("conformance: rapid's fail files go to %s", filepath.Join(dir, "testdata", "rapid"))
+		}
+		checkHintsDifferential(t, t, newTarget, ro.ignore)
+	}), ""
 }
 
-func runHintsDifferentialResult(t *testing.T, newTarget NewTarget, skip string) Result {
+func runHintsDifferentialResult(t *testing.T, newTarget NewTarget, opts Options) Result {
 	res := Result{Scenario: "model-differential random runs (hints)", Rules: []spec.Rule{"R1h-R17"}, Outcome: Pass,
 		Profile: spec.ProfileHints.String()}
-	if skip != "" {
-		res.Outcome, res.Detail = NotApplicable, skip
+	if opts.SkipHintsDifferential != "" {
+		res.Outcome, res.Detail = NotApplicable, opts.SkipHintsDifferential
 		return res
 	}
-	ok, na := RunHintsDifferential(t, newTarget)
+	ro := randomOptions(opts)
+	ok, na := runHintsDifferential(t, newTarget, ro)
 	switch {
 	case na != "":
 		res.Outcome, res.Detail = NotApplicable, na
 	case !ok:
-		res.Outcome = Fail
+		res.Outcome, res.Detail = Fail, ro.String()
+	default:
+		res.Detail = ro.String()
 	}
 	return res
 }
 
-func checkHintsDifferential(rt rapid.TB, tb testing.TB, newTarget NewTarget) {
+func checkHintsDifferential(rt rapid.TB, tb testing.TB, newTarget NewTarget, ignore map[Observation]bool) {
 	rapid.Check(rt, func(r *rapid.T) {
 		g := newGenerator(tb, newTarget)
+		g.d.ignore = ignore
 		g.d.sc.Config = schedqtest.ConfigChange{Profile: spec.ProfileHints,
 			NoBackoff: rapid.IntRange(0, 4).Draw(r, "noBackoff") == 0}
 		if err := g.d.begin(); err != nil {

@@ -102,7 +102,7 @@ func TestHintsDifferentialCatchesBrokenTargets(t *testing.T) {
 		rec := &recordTB{TB: t}
 		func() {
 			done := make(chan struct{})
-			go func() { defer close(done); checkHintsDifferential(rec, t, nt) }()
+			go func() { defer close(done); checkHintsDifferential(rec, t, nt, nil) }()
 			<-done
 		}()
 		out := rec.String()

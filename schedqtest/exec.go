@@ -252,10 +252,12 @@ func (e *Executor) FailInfo(op Op) (*spec.QueuedPodInfo, int64, error) {
 	if op.Cycle != nil {
 		cycle = *op.Cycle
 	}
-	// The scheduler replaces both sets of rejectors with the new
-	// attempt's (R3h): Pop no longer clears them in the hints profile.
-	info.UnschedulablePlugins = spec.NewPluginSet(op.Plugins...)
-	info.PendingPlugins = spec.NewPluginSet(op.Pending...)
+	// As written, not normalised: every queue must normalise the sets it
+	// is handed (R3), and conformance checks that it does. The scheduler
+	// replaces both sets of rejectors with the new attempt's (R3h): in the
+	// hints profile Pop no longer clears them.
+	info.UnschedulablePlugins = spec.PluginSet(slices.Clone(op.Plugins))
+	info.PendingPlugins = spec.PluginSet(slices.Clone(op.Pending))
 	return &info, cycle, nil
 }
 
