@@ -100,11 +100,12 @@ func Profile() conformance.Profile {
 
 // HintsProfile is what the target claims when built with a config of the
 // hints profile: it then also reports each pod's UnschedulableCount,
-// ConsecutiveErrorsCount and FlushTimestamp. The in-flight list is
-// unexported upstream; its effects show in where failed pods go.
+// ConsecutiveErrorsCount and FlushTimestamp, and the in-flight list
+// (read from the unexported activeQueue, inflight.go).
 func HintsProfile() conformance.Profile {
 	p := Profile()
 	p.Observes.HintCounts = true
+	p.Observes.InFlightEvents = true
 	return p
 }
 
@@ -489,5 +490,12 @@ func (t *Target) Snapshot() spec.Snapshot {
 		s.InFlight = append(s.InFlight, t.info(pi))
 	}
 	sort.Slice(s.InFlight, func(i, j int) bool { return s.InFlight[i].Key() < s.InFlight[j].Key() })
+	if t.hints {
+		if l, ok := t.inFlightEvents(); ok {
+			s.InFlightEvents = l
+		} else {
+			panic("v137 adapter: cannot read the in-flight list (activeQueue.inFlightEvents): upstream's layout changed")
+		}
+	}
 	return s
 }
