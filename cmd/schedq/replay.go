@@ -205,6 +205,10 @@ func replay(f *file, withImpl bool) *trace {
 		case err != nil:
 			t.Err = fmt.Errorf("impl: %w", err)
 			return t
+		case usesNominator(f.sc.Ops) && !isNominator(q):
+			withImpl, t.Impl = false, false
+			t.ImplNA = "impl has no nominator (spec.Nominator, R18)"
+			q.Close()
 		default:
 			d = newImplDriver(q)
 			defer func() {
@@ -452,4 +456,17 @@ func placeOf(s *spec.Snapshot, k spec.PodKey) spec.Location {
 		}
 	}
 	return spec.Nowhere
+}
+
+// usesNominator reports whether a scenario uses the nominator operations
+// (R18), which need a queue implementing spec.Nominator.
+func usesNominator(ops []schedqtest.Op) bool {
+	return slices.ContainsFunc(ops, func(o schedqtest.Op) bool {
+		return o.Kind == schedqtest.KindNominate || o.Kind == schedqtest.KindNominated
+	})
+}
+
+func isNominator(q implQueue) bool {
+	_, ok := q.(spec.Nominator)
+	return ok
 }
