@@ -6,8 +6,13 @@
 // SchedulerQueueingHints gate is gone), moveRequestCycle no longer exists,
 // and SchedulerPopFromBackoffQ is still a gate, beta and on by default
 // (pkg/features/kube_features.go:2119), so backoff expiries are aligned to
-// 1s windows. The scenarios where this shows are declared as known
-// differences of conformance.ProfileUpstream137.
+// 1s windows. The classic scenarios where this shows are declared as known
+// differences of conformance.ProfileUpstream137. It is the reference of
+// schedq's hints profile (spec.ProfileHints): built with a config of that
+// profile, the target plugs in the config's queueing hints and PreEnqueue
+// plugins (hints.go), reports the hint fields and the in-flight list
+// (inflight.go), and passes the hints scenarios and random runs except the
+// differences they declare.
 //
 // What the adapter adds or maps, and why:
 //   - API changes since v1.33: Add and Update take a context, Delete a
@@ -100,12 +105,18 @@ func Profile() conformance.Profile {
 
 // HintsProfile is what the target claims when built with a config of the
 // hints profile: it then also reports each pod's UnschedulableCount,
-// ConsecutiveErrorsCount and FlushTimestamp, and the in-flight list
-// (read from the unexported activeQueue, inflight.go).
+// ConsecutiveErrorsCount and FlushTimestamp, the in-flight list (read from
+// the unexported activeQueue, inflight.go), moveRequestCycle as the
+// profile has it (none: -1 always) and whether Close was called. It then
+// observes everything the profile's invariants are stated over, so the
+// suite checks them (spec.CheckStep: I1, I2h-I5h, I6, I7) on the real
+// queue after every step.
 func HintsProfile() conformance.Profile {
 	p := Profile()
 	p.Observes.HintCounts = true
 	p.Observes.InFlightEvents = true
+	p.Observes.MoveRequestCycle = true
+	p.Observes.Closed = true
 	return p
 }
 
@@ -491,6 +502,7 @@ func (t *Target) Snapshot() spec.Snapshot {
 	}
 	sort.Slice(s.InFlight, func(i, j int) bool { return s.InFlight[i].Key() < s.InFlight[j].Key() })
 	if t.hints {
+		s.MoveRequestCycle, s.Closed = -1, t.closed
 		if l, ok := t.inFlightEvents(); ok {
 			s.InFlightEvents = l
 		} else {
