@@ -31,7 +31,8 @@ type ScenarioFile struct {
 }
 
 // Catalogue lists the scenarios of the embedded catalogue in rule order
-// (by their first rule id, then by name).
+// (classic scenarios first, then those of the hints profile; by their first
+// rule id, R3h counting as R3, then by name).
 func Catalogue() ([]ScenarioFile, error) { return catalogue("") }
 
 func catalogue(dir string) ([]ScenarioFile, error) {
@@ -46,8 +47,9 @@ func catalogue(dir string) ([]ScenarioFile, error) {
 		return nil, err
 	}
 	type keyed struct {
-		f    ScenarioFile
-		rule int
+		f       ScenarioFile
+		profile int
+		rule    int
 	}
 	ks := make([]keyed, len(files))
 	for i, f := range files {
@@ -55,15 +57,15 @@ func catalogue(dir string) ([]ScenarioFile, error) {
 		if err != nil {
 			return nil, err
 		}
-		ks[i] = keyed{f, 1000}
+		ks[i] = keyed{f, int(sc.Config.Profile), 1000}
 		if len(sc.Rules) > 0 {
-			if n, err := strconv.Atoi(strings.TrimPrefix(sc.Rules[0], "R")); err == nil && strings.HasPrefix(sc.Rules[0], "R") {
+			if n, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(sc.Rules[0], "R"), "h")); err == nil && strings.HasPrefix(sc.Rules[0], "R") {
 				ks[i].rule = n
 			}
 		}
 	}
 	slices.SortStableFunc(ks, func(a, b keyed) int {
-		return cmp.Or(cmp.Compare(a.rule, b.rule), cmp.Compare(a.f.Name, b.f.Name))
+		return cmp.Or(cmp.Compare(a.profile, b.profile), cmp.Compare(a.rule, b.rule), cmp.Compare(a.f.Name, b.f.Name))
 	})
 	for i := range ks {
 		files[i] = ks[i].f

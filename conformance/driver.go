@@ -89,7 +89,7 @@ func (d *driver) directive(cmd string, args []datadriven.CmdArg, input string) (
 
 // begin starts the model runs and the target at the first operation.
 func (d *driver) begin() error {
-	d.cfg = d.sc.Config.Apply(schedqtest.Config())
+	d.cfg = d.sc.Config.Build()
 	var err error
 	if d.expect, err = schedqtest.NewModelRun(d.cfg, d.start); err != nil {
 		return err
@@ -97,7 +97,9 @@ func (d *driver) begin() error {
 	if d.shadow, err = schedqtest.NewModelRun(d.cfg, d.start); err != nil {
 		return err
 	}
-	d.target = d.newTarget(d.tb, d.cfg, d.start)
+	if d.target, d.na = constructTarget(d.tb, d.newTarget, d.cfg, d.start); d.target == nil {
+		return nil // the target refuses the scenario's profile: n/a (profile.go)
+	}
 	d.prof = d.target.Profile()
 	d.exec = schedqtest.NewExecutor(d.target, func(dt time.Duration) error { d.target.Advance(dt); return nil })
 	o := d.prof.Observes
@@ -137,6 +139,9 @@ func (d *driver) step(op schedqtest.Op) (string, error) {
 	}
 	if op.Kind == schedqtest.KindPop && op.Blocked && !d.prof.Blocking && d.na == "" {
 		d.na = "the target's Pop does not block"
+	}
+	if d.na == "" {
+		d.na = opNotApplicable(d.target, op)
 	}
 	var out string
 	if !d.noExpect {
@@ -204,7 +209,7 @@ func firstLine(s string) string {
 
 func (d *driver) checksInvariants() bool {
 	o := d.prof.Observes
-	return o.MoveRequestCycle && o.PodInfo && o.Closed && !d.ignoresState()
+	return o.MoveRequestCycle && o.PodInfo && o.Closed && observesProfile(o, d.cfg) && !d.ignoresState()
 }
 
 // ignoresState reports whether a part of the state is left out of the

@@ -27,7 +27,10 @@ func (t implTarget) Profile() conformance.Profile {
 		Name:        conformance.ProfileImpl,
 		Description: "schedq impl: the concurrent implementation",
 		Blocking:    true,
-		Observes:    conformance.Observes{MoveRequestCycle: true, PodInfo: true, Closed: true, Metrics: true},
+		// impl's snapshots are spec.Snapshots: complete in either
+		// profile (it refuses the hints profile until it implements it).
+		Observes: conformance.Observes{MoveRequestCycle: true, PodInfo: true, Closed: true, Metrics: true,
+			InFlightEvents: true, HintCounts: true},
 	}
 }
 

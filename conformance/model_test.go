@@ -23,7 +23,8 @@ func (modelTarget) Profile() conformance.Profile {
 	return conformance.Profile{
 		Name:        conformance.ProfileModel,
 		Description: "schedq model: the executable specification",
-		Observes:    conformance.Observes{MoveRequestCycle: true, PodInfo: true, Closed: true},
+		Observes: conformance.Observes{MoveRequestCycle: true, PodInfo: true, Closed: true,
+			InFlightEvents: true, HintCounts: true},
 	}
 }
 

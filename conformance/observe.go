@@ -20,6 +20,16 @@ func Observed(o Observes, s spec.Snapshot) spec.Snapshot {
 	if !o.Closed {
 		s.Closed = false
 	}
+	if !o.InFlightEvents {
+		s.InFlightEvents = nil
+	}
+	if !o.HintCounts {
+		for _, l := range [][]spec.QueuedPodInfo{s.ActiveQ, s.BackoffQ, s.UnschedulablePods, s.InFlight} {
+			for i := range l {
+				l[i].UnschedulableCount, l[i].ConsecutiveErrorsCount, l[i].FlushTimestamp = 0, 0, time.Time{}
+			}
+		}
+	}
 	if !o.PodInfo {
 		for _, l := range [][]spec.QueuedPodInfo{s.ActiveQ, s.BackoffQ, s.UnschedulablePods, s.InFlight} {
 			for i := range l {

@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"errors"
 	"fmt"
 	"testing"
 	"time"
@@ -53,7 +54,12 @@ func Replay(newTarget func(cfg spec.Config, start time.Time) (Target, error), na
 		}
 		op := d.sc.Ops[len(d.sc.Ops)-1]
 		if d.expect == nil {
-			t, err := newTarget(d.sc.Config.Apply(schedqtest.Config()), d.start)
+			t, err := newTarget(d.sc.Config.Build(), d.start)
+			if err != nil && errors.Is(err, spec.ErrInvalidConfig) && d.sc.Config.Build().Validate() == nil {
+				// The target refuses the scenario's profile (profile.go).
+				out.NotApplicable = fmt.Sprintf("the target refuses the %s profile's config: %v", d.sc.Config.Profile, err)
+				return out, nil
+			}
 			if err != nil {
 				return out, err
 			}

@@ -41,6 +41,12 @@ type Result struct {
 	Rules    []spec.Rule `json:"rules"`
 	Outcome  Outcome     `json:"outcome"`
 	Detail   string      `json:"detail,omitempty"`
+	// Profile is the contract profile (spec.Profile) the scenario is
+	// written for: "classic" or "hints".
+	Profile string `json:"profile,omitempty"`
+	// Observed is, for a known difference, how it showed: the step, its
+	// operation and each differing field (model / target).
+	Observed string `json:"observed,omitempty"`
 }
 
 // Report is every result for one target, as written for RESULTS.md.
@@ -50,6 +56,9 @@ type Report struct {
 	// Summary says what ran: the scenarios selected and their outcomes,
 	// and the random runs (how many, what they compared) or why not.
 	Summary string `json:"summary,omitempty"`
+	// Test is the name of the test that ran Run, to reproduce a result
+	// with go test -run.
+	Test string `json:"test,omitempty"`
 }
 
 // Options tune Run. The zero value runs everything: the preflight check
@@ -83,9 +92,15 @@ type Options struct {
 	// stale. A name that is not a scenario of the run fails the run.
 	KnownDifferences map[string]KnownDifference
 	// SkipDifferential, if not empty, is why the model-differential random
-	// runs do not apply to this target (a profile whose semantics differ
-	// from the classic queue by design); the report shows it.
+	// runs of the classic profile do not apply to this target (a queue
+	// whose semantics differ from the classic queue by design); the report
+	// shows it.
 	SkipDifferential string
+	// SkipHintsDifferential is the same for the random runs of the hints
+	// profile ("differential-hints", RunHintsDifferential). A target that
+	// refuses the hints config needs none: those runs are then n/a by
+	// themselves. Checks, Ignore and FailFileDir apply to both.
+	SkipHintsDifferential string
 	// Checks is the number of random runs (operation sequences of about
 	// 30 steps each); 0 means DefaultChecks. rapid's -rapid.checks flag,
 	// when given on the command line, wins.
@@ -185,7 +200,7 @@ func Run(t *testing.T, newTarget NewTarget, opts Options) {
 		t.Fatalf("conformance: %v", err)
 	}
 
-	var report Report
+	report := Report{Test: t.Name()}
 	if !t.Run("preflight", func(t *testing.T) { report.Profile = Preflight(t, newTarget) }) {
 		t.Errorf("conformance: the adapter failed the preflight check (above); fix it first: no scenario ran")
 		return
@@ -203,7 +218,9 @@ func Run(t *testing.T, newTarget NewTarget, opts Options) {
 			res, prof := runFile(t, newTarget, f, opts.KnownDifferences[f.Name])
 			mu.Lock()
 			defer mu.Unlock()
-			report.Profile = prof
+			if prof.Name != "" { // "" if the target refused the scenario's profile
+				report.Profile = prof
+			}
 			report.Results = append(report.Results, res)
 			counts[slices.Index(outcomes, res.Outcome)]++
 		})
@@ -214,7 +231,7 @@ func Run(t *testing.T, newTarget NewTarget, opts Options) {
 	}
 	summary += fmt.Sprintf(": %d pass, %d fail, %d known differences, %d stale, %d n/a", counts[0], counts[1], counts[2], counts[3], counts[4])
 	t.Run("differential", func(t *testing.T) {
-		res := Result{Scenario: "model-differential random runs", Rules: []spec.Rule{"R1-R13"}, Outcome: Pass}
+		res := Result{Scenario: "model-differential random runs", Rules: []spec.Rule{"R1-R13"}, Outcome: Pass, Profile: spec.ProfileClassic.String()}
 		if report.Profile.Observes.Metrics && !slices.Contains(opts.Ignore, IgnoreMetrics) {
 			res.Rules = append(res.Rules, "R14")
 		}
@@ -235,6 +252,20 @@ func Run(t *testing.T, newTarget NewTarget, opts Options) {
 		report.Results = append(report.Results, res)
 		if res.Outcome == NotApplicable {
 			t.Skip(opts.SkipDifferential)
+		}
+	})
+	t.Run("differential-hints", func(t *testing.T) {
+		res := runHintsDifferentialResult(t, newTarget, opts)
+		mu.Lock()
+		defer mu.Unlock()
+		report.Results = append(report.Results, res)
+		if res.Outcome == NotApplicable {
+			summary += "; hints random runs n/a: " + res.Detail
+		} else {
+			summary += "; hints random runs: " + res.Detail + ": " + string(res.Outcome)
+		}
+		if res.Outcome == NotApplicable {
+			t.Skip(res.Detail)
 		}
 	})
 	report.Summary = summary
@@ -308,6 +339,7 @@ func runFile(t testing.TB, newTarget NewTarget, f ScenarioFile, own KnownDiffere
 	res = Result{Scenario: f.Name}
 	finish := func() {
 		prof = d.prof
+		res.Profile = d.sc.Config.Profile.String()
 		for _, r := range d.sc.Rules {
 			res.Rules = append(res.Rules, spec.Rule(r))
 		}
@@ -325,6 +357,9 @@ func runFile(t testing.TB, newTarget NewTarget, f ScenarioFile, own KnownDiffere
 			res.Outcome, res.Detail = Fail, "the scenario file is invalid or its expected output is not the model's"
 			if d.invalid != nil {
 				res.Detail = d.invalid.Error()
+				if !t.Failed() { // invalid only as driven on this target (e.g. a Pop that would block it)
+					t.Errorf("%s: %v", f.Name, d.invalid)
+				}
 			} else {
 				t.Errorf("%s: the expected output in the file must be what the model prints; if the diff above is intended, regenerate it with -rewrite on the model (go test ./conformance/ -run TestModel -rewrite for the catalogue)", f.Name)
 			}
@@ -336,6 +371,7 @@ func runFile(t testing.TB, newTarget NewTarget, f ScenarioFile, own KnownDiffere
 			if known.Source != "" {
 				res.Detail += " (" + known.Source + ")"
 			}
+			res.Observed = strings.TrimSpace(d.failure)
 			t.Logf("known difference of %s: %s\n  source: %s\n  observed: %s", prof.Name, known.Reason, known.Source, d.failureReport())
 		case d.failed:
 			res.Outcome, res.Detail = Fail, firstLine(strings.SplitN(d.failure, "\n", 2)[1])

@@ -85,7 +85,7 @@ func (m modelT) Advance(d time.Duration) {
 }
 func (m modelT) Profile() Profile { return m.prof }
 
-var everything = Observes{MoveRequestCycle: true, PodInfo: true, Closed: true}
+var everything = Observes{MoveRequestCycle: true, PodInfo: true, Closed: true, InFlightEvents: true, HintCounts: true}
 
 func newModelT(t testing.TB, cfg spec.Config, start time.Time) modelT {
 	m, err := model.New(cfg, start)

@@ -1,6 +1,12 @@
 // Package conformance is a reusable suite that tells how a scheduling queue
-// departs from the reference semantics of schedq (the classic kube-scheduler
-// queue, rules R1..R14 as stated on spec.Queue).
+// departs from the reference semantics of schedq, in either profile of the
+// contract: the classic kube-scheduler queue (rules R1..R14 as stated on
+// spec.Queue) and the queueing-hints queue of kube-scheduler v1.37.2
+// (spec.ProfileHints, rules R1h..R18). Scenarios under hints/ and the
+// "differential-hints" random runs are of the hints profile; a target whose
+// constructor refuses a profile's config (an error wrapping
+// spec.ErrInvalidConfig, as impl.New returns for the hints profile) reports
+// them n/a (profile.go).
 //
 // Wrap your queue in a Target and call Run from a test:
 //
@@ -113,6 +119,14 @@ type Observes struct {
 	PodInfo bool
 	// Closed: Snapshot.Closed is meaningful.
 	Closed bool
+	// InFlightEvents: Snapshot.InFlightEvents, the hints profile's
+	// in-flight list (R15), is meaningful. (In the classic profile the
+	// list is always empty.)
+	InFlightEvents bool
+	// HintCounts: the hints profile's UnschedulableCount,
+	// ConsecutiveErrorsCount and FlushTimestamp of each pod are meaningful
+	// (with PodInfo). kube-scheduler v1.33.13 has none of them.
+	HintCounts bool
 	// Metrics: the target implements MetricsReporter, and its
 	// pending_pods and queue_incoming_pods_total (R14) are compared with
 	// the model's after every step.

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/schedq/schedq/model"
+	"github.com/schedq/schedq/schedqtest"
 	"github.com/schedq/schedq/spec"
 )
 
@@ -24,33 +25,13 @@ var (
 	podLabel  = spec.ClusterEvent{Resource: spec.ResourcePod, ActionType: spec.UpdatePodLabel}
 )
 
-// hintsCfg: Fit wakes on NodeAdd (no hint: Queue) and on node label
-// updates (hint: Queue only for pods labelled fit=label); Gate is a
-// PreEnqueue plugin refusing pods labelled gated=yes, registered for pod
-// label updates with a hint that says Queue once the label is gone.
-func hintsCfg() spec.Config {
-	cfg := spec.DefaultConfig(spec.PluginEvents{
-		"Fit":  {nodeAdd, nodeLabel},
-		"Gate": {podLabel},
-	})
-	cfg.Profile = spec.ProfileHints
-	cfg.QueueingHints = spec.QueueingHints{
-		{Plugin: "Fit", Event: nodeLabel}: func(p *spec.Pod, _ spec.Occurrence) (spec.QueueingHint, error) {
-			if p.Labels["fit"] == "label" {
-				return spec.HintQueue, nil
-			}
-			return spec.HintSkip, nil
-		},
-		{Plugin: "Gate", Event: podLabel}: func(p *spec.Pod, ev spec.Occurrence) (spec.QueueingHint, error) {
-			if ev.New != nil && ev.New.UID == p.UID && ev.New.Labels["gated"] != "yes" {
-				return spec.HintQueue, nil
-			}
-			return spec.HintSkip, nil
-		},
-	}
-	cfg.PreEnqueuePlugins = spec.PreEnqueuePlugins{"Gate": func(p *spec.Pod) bool { return p.Labels["gated"] != "yes" }}
-	return cfg
-}
+// hintsCfg is the hints profile's standard hint set (schedqtest.HintsConfig,
+// the one the hints scenarios run with): Fit wakes on NodeAdd (no hint:
+// Queue) and on node label updates (hint: Queue only for pods labelled
+// fit=label); Gate is a PreEnqueue plugin refusing pods labelled
+// gated=yes, registered for pod label updates with a hint that says Queue
+// once the label is gone; Flaky's hint for node taints always errs.
+func hintsCfg() spec.Config { return schedqtest.HintsConfig() }
 
 // hm wraps a hints model and checks spec.CheckStep on every operation.
 type hm struct {

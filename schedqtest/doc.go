@@ -23,7 +23,7 @@
 //	add a [prio=10] [uid=U] [ns=NS] [labels=(app=web,v=1)] [affinity=(app=web)]
 //	add nil | add name= uid=u | add x uid=
 //	pop | pop blocked
-//	fail a [plugins=(NodeResourcesFit,TaintToleration)] [cycle=N]
+//	fail a [plugins=(NodeResourcesFit,TaintToleration)] [pending=(Fit)] [cycle=N]
 //	fail x never-popped [attempts=1] [cycle=N] [plugins=(...)]
 //	move NodeAdd [precheck=(a,b)]
 //	flush-backoff | flush-leftover
@@ -35,6 +35,23 @@
 //	assigned-update web-0 [labels=(..)] [old-labels=(..)] event=AssignedPodUpdate
 //	done a | done uid=U
 //	close
+//	nominate a node=n1 | nominate a mode=noop      (R18, a spec.Nominator)
+//	nominated n1                                   -> "nominated to n1: a b"
+//
+// A scenario is written for one profile of the contract. Without a
+// profile it is classic and starts from Config(). "config profile=hints"
+// makes it a scenario of the queueing-hints profile: it starts from
+// HintsConfig(), the standard hint set (plugins Fit, Gate, Flaky and
+// Affinity with named pure hints, and the PreEnqueue plugin Gate, which
+// gates pods labelled gated=yes), "max-backoff=0s" is allowed (no
+// backoff), pending=(..) hands back PendingPlugins, and the state shows
+// the hint fields of each pod and the in-flight list:
+//
+//	backoffQ: a(ts=+0s first=+0s attempts=1 expiry=+1s plugins=Fit unschedulableCount=1)
+//	unschedulablePods: g(labels=(gated=yes) ts=+0s attempts=0 plugins=Gate gatedBy=Gate)
+//	inFlight: b(ts=+0s first=+0s attempts=1)
+//	schedulingCycle=2 moveRequestCycle=-1
+//	inFlightEvents: pod:ns/b NodeAdd
 //
 // Pods are named: a name stands for the pod of namespace "ns" with UID
 // "uid-<name>" (Pod), and the Executor remembers the last version of each

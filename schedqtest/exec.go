@@ -1,6 +1,7 @@
 package schedqtest
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -26,6 +27,10 @@ type Popped struct {
 	Info  spec.QueuedPodInfo
 	Cycle int64
 }
+
+// ErrNoNominator: the queue does not implement spec.Nominator, so the
+// nominator operations do not apply to it.
+var ErrNoNominator = errors.New("the queue has no nominator (spec.Nominator)")
 
 // Executor applies operations to a spec.Queue, keeping the bookkeeping a
 // scenario needs by pod key: the last version of each pod it added or
@@ -65,6 +70,9 @@ type Outcome struct {
 	Popped *spec.QueuedPodInfo
 	// Cycle is the podSchedulingCycle Pop returned.
 	Cycle int64
+	// Nominated is what "nominated" returned: the names of the pods
+	// nominated to the node, in nomination order.
+	Nominated []string
 }
 
 // Err is the error the queue returned.
@@ -78,6 +86,12 @@ func (o Outcome) String() string {
 	}
 	if o.Op.Kind == KindPop {
 		return PopText(o.Popped, o.Cycle)
+	}
+	if o.Op.Kind == KindNominated {
+		if len(o.Nominated) == 0 {
+			return "nominated to " + o.Op.Node + ": -"
+		}
+		return "nominated to " + o.Op.Node + ": " + strings.Join(o.Nominated, " ")
 	}
 	return "ok"
 }
@@ -179,6 +193,24 @@ func (e *Executor) Apply(op Op) (Outcome, error) {
 		o.Step.Err = q.Done(spec.UID(op.UID))
 	case KindClose:
 		q.Close()
+	case KindNominate, KindNominated:
+		n, ok := q.(spec.Nominator)
+		if !ok {
+			return o, fmt.Errorf("%s: %w", op.Kind, ErrNoNominator)
+		}
+		if op.Kind == KindNominated {
+			for _, p := range n.NominatedPodsForNode(op.Node) {
+				o.Nominated = append(o.Nominated, NameOf(p.Key()))
+			}
+			break
+		}
+		p := e.version(op.Pod)
+		o.Step.Pod = op.Pod.Key()
+		mode := spec.NominateOverride
+		if op.Noop {
+			mode = spec.NominateNoop
+		}
+		o.Step.Err = n.AddNominatedPod(p, mode, op.Node)
 	default:
 		return o, fmt.Errorf("unknown operation %q", op.Kind)
 	}
@@ -220,9 +252,12 @@ func (e *Executor) FailInfo(op Op) (*spec.QueuedPodInfo, int64, error) {
 	if op.Cycle != nil {
 		cycle = *op.Cycle
 	}
-	// As written, not normalised: every queue must normalise the set it is
-	// handed (R3), and conformance checks that it does.
+	// As written, not normalised: every queue must normalise the sets it
+	// is handed (R3), and conformance checks that it does. The scheduler
+	// replaces both sets of rejectors with the new attempt's (R3h): in the
+	// hints profile Pop no longer clears them.
 	info.UnschedulablePlugins = spec.PluginSet(slices.Clone(op.Plugins))
+	info.PendingPlugins = spec.PluginSet(slices.Clone(op.Pending))
 	return &info, cycle, nil
 }
 

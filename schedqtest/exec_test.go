@@ -220,3 +220,43 @@ func TestFormatScenarioRoundTrip(t *testing.T) {
 		t.Error("ParseScenario accepted a header directive after an operation")
 	}
 }
+
+// A hints scenario: "config profile=hints" selects HintsConfig, the state
+// shows the hint fields and the in-flight list, and the file reads back to
+// the same scenario.
+func TestFormatHintsScenarioRoundTrip(t *testing.T) {
+	sc := schedqtest.Scenario{
+		Name:   "hints/example",
+		Rules:  []string{"R3h", "R15"},
+		Config: schedqtest.ConfigChange{Profile: spec.ProfileHints, NoBackoff: true},
+		Ops: schedqtest.MustParseOps(t, "add a", "add g labels=(gated=yes)", "pop", "move NodeAdd",
+			"fail a plugins=(Fit) pending=(Gate)", "nominate a node=n1", "nominated n1"),
+	}
+	text, err := schedqtest.FormatScenario(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"config profile=hints max-backoff=0s\n----\n",
+		"inFlightEvents: pod:ns/a NodeAdd\n",
+		"unschedulablePods: g(labels=(gated=yes) ts=+0s attempts=0 plugins=Gate gatedBy=Gate)",
+		"activeQ: a(ts=+0s first=+0s attempts=1 plugins=Fit unschedulableCount=1 pending=Gate)",
+		"nominated n1\n----\nnominated to n1: a\n"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("scenario text lacks %q:\n%s", want, text)
+		}
+	}
+	back, err := schedqtest.ParseScenario(sc.Name, text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(back, sc) {
+		t.Errorf("ParseScenario(FormatScenario(sc)) = %+v\nwant %+v", back, sc)
+	}
+	if _, err := schedqtest.FormatScenario(schedqtest.Scenario{Config: schedqtest.ConfigChange{NoBackoff: true},
+		Ops: schedqtest.MustParseOps(t, "add a")}); err == nil {
+		t.Error("FormatScenario accepted max-backoff=0s in the classic profile")
+	}
+	if _, err := schedqtest.ParseScenario("x", "config profile=fancy\n----\n"); err == nil {
+		t.Error("ParseScenario accepted an unknown profile")
+	}
+}

@@ -27,11 +27,13 @@ const (
 	KindActivate, KindUpdate, KindDelete          Kind = "activate", "update", "delete"
 	KindAssignedAdd, KindAssignedUpdate           Kind = "assigned-add", "assigned-update"
 	KindDone, KindClose                           Kind = "done", "close"
+	KindNominate, KindNominated                   Kind = "nominate", "nominated"
 )
 
 // Kinds lists every operation of the language, in rule order.
 var Kinds = []Kind{KindAdd, KindPop, KindFail, KindMove, KindFlushBackoff, KindFlushLeftover, KindTick,
-	KindActivate, KindUpdate, KindDelete, KindAssignedAdd, KindAssignedUpdate, KindDone, KindClose}
+	KindActivate, KindUpdate, KindDelete, KindAssignedAdd, KindAssignedUpdate, KindDone, KindClose,
+	KindNominate, KindNominated}
 
 var kindRules = map[Kind]spec.Rule{
 	KindAdd: spec.R1Add, KindPop: spec.R2Pop, KindFail: spec.R3AddUnschedulable,
@@ -39,6 +41,7 @@ var kindRules = map[Kind]spec.Rule{
 	KindTick: spec.RTick, KindActivate: spec.R8Activate, KindUpdate: spec.R9Update, KindDelete: spec.R10Delete,
 	KindAssignedAdd: spec.R11AssignedPod, KindAssignedUpdate: spec.R11AssignedPod,
 	KindDone: spec.R12Done, KindClose: spec.R13Close,
+	KindNominate: spec.R18Nominator, KindNominated: spec.R18Nominator,
 }
 
 // Rule is the rule the operation performs ("clock tick" for tick).
@@ -126,6 +129,9 @@ type Op struct {
 	Choose string
 	// Plugins: fail, the rejecting plugins (nil: none).
 	Plugins []string
+	// Pending: fail, the plugins that answered Pending (the hints
+	// profile's PendingPlugins, R3h; nil: none).
+	Pending []string
 	// Cycle: fail, the podSchedulingCycle handed back; nil means the one
 	// Pop returned (or 0 for never-popped).
 	Cycle *int64
@@ -151,6 +157,13 @@ type Op struct {
 	OldLabels map[string]string
 	// UID: done.
 	UID string
+	// Node: nominate (the node of NominateOverride) and nominated (the
+	// node asked about).
+	Node string
+	// Noop: nominate mode=noop, spec.NominateNoop (the pod's own
+	// NominatedNodeName, empty for scenario pods: the nomination is
+	// dropped); otherwise spec.NominateOverride.
+	Noop bool
 }
 
 // Rule is the rule the operation performs.
@@ -227,6 +240,28 @@ func OpFromArgs(cmd string, args []datadriven.CmdArg) (Op, error) {
 		if len(op.Plugins) == 0 {
 			op.Plugins = nil
 		}
+		op.Pending = p.list("pending")
+		if len(op.Pending) == 0 {
+			op.Pending = nil
+		}
+	case KindNominate:
+		op.Pod = PodRef{Name: p.name()}
+		if p.has("mode") {
+			switch m := p.str("mode"); m {
+			case "noop":
+				op.Noop = true
+			case "override":
+			default:
+				p.fail("nominate: mode=%s: want override or noop", m)
+			}
+		}
+		if !op.Noop {
+			op.Node = p.str("node")
+		} else if p.has("node") {
+			p.fail("nominate mode=noop takes no node= (the pod's own nominated node is used)")
+		}
+	case KindNominated:
+		op.Node = p.positional("node name")
 	case KindMove:
 		op.Event = p.event(p.positional("event name"))
 		op.PreCheck = p.list("precheck")
@@ -456,6 +491,18 @@ func (o Op) String() string {
 		if len(o.Plugins) > 0 {
 			w = append(w, "plugins=("+strings.Join(o.Plugins, ",")+")")
 		}
+		if len(o.Pending) > 0 {
+			w = append(w, "pending=("+strings.Join(o.Pending, ",")+")")
+		}
+	case KindNominate:
+		w = append(w, nameWord(o.Pod.Name))
+		if o.Noop {
+			w = append(w, "mode=noop")
+		} else {
+			w = append(w, "node="+o.Node)
+		}
+	case KindNominated:
+		w = append(w, o.Node)
 	case KindMove:
 		w = append(w, EventName(o.Event))
 		if o.PreCheck != nil {

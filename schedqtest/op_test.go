@@ -60,6 +60,14 @@ func TestParseOpRoundTrip(t *testing.T) {
 		"done uid=uid-",
 		"done uid=ghost",
 		"close",
+		"fail a plugins=(Fit) pending=(Gate)",
+		"fail a pending=(Fit)",
+		"fail x never-popped attempts=2 pending=(Fit)",
+		"move NodeLabel",
+		"move PodLabel",
+		"nominate a node=n1",
+		"nominate a mode=noop",
+		"nominated n1",
 	} {
 		op, err := schedqtest.ParseOp(line)
 		if err != nil {
@@ -90,6 +98,9 @@ tick 1500ms                               => tick 1.5s
   add   a   prio=2                        => add a prio=2
 update a touch labels=(v=x)               => update a labels=(v=x) touch
 assigned-update w event=AssignedPodUpdate => assigned-update w event=AssignedPodUpdate
+fail a pending=()                         => fail a
+move Node/UpdateNodeLabel                 => move NodeLabel
+nominate a mode=override node=n1          => nominate a node=n1
 `
 
 func TestParseOpSynonyms(t *testing.T) {
@@ -129,6 +140,10 @@ assigned-update w        => missing event=
 add a labels=(a=b        => cannot parse
 done                     => missing pod name
 pop blocked=yes          => takes no value
+nominate a               => missing node=
+nominate a mode=later    => want override or noop
+nominate a mode=noop node=n1 => takes no node=
+nominated                => missing node name
 `
 
 func TestParseOpErrors(t *testing.T) {
@@ -225,6 +240,16 @@ func opGen() *rapid.Generator[schedqtest.Op] {
 			if ps := rapid.SliceOfNDistinct(rapid.SampledFrom(plugins), 0, 3, rapid.ID[string]).Draw(t, "plugins"); len(ps) > 0 {
 				op.Plugins = ps
 			}
+			if ps := rapid.SliceOfNDistinct(rapid.SampledFrom(schedqtest.HintsPlugins), 0, 2, rapid.ID[string]).Draw(t, "pending"); len(ps) > 0 {
+				op.Pending = ps
+			}
+		case schedqtest.KindNominate:
+			op.Pod = schedqtest.PodRef{Name: rapid.SampledFrom(names).Draw(t, "name")}
+			if op.Noop = rapid.Bool().Draw(t, "noop"); !op.Noop {
+				op.Node = rapid.SampledFrom([]string{"n1", "node-2"}).Draw(t, "node")
+			}
+		case schedqtest.KindNominated:
+			op.Node = rapid.SampledFrom([]string{"n1", "node-2"}).Draw(t, "node")
 		case schedqtest.KindMove:
 			op.Event = eventGen().Draw(t, "event")
 			if rapid.Bool().Draw(t, "precheck?") {

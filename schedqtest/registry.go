@@ -55,6 +55,8 @@ var Events = map[string]spec.ClusterEvent{
 	"AssignedPodUpdate":    spec.EventAssignedPodUpdate,
 	"UnschedulableTimeout": spec.EventUnschedulableTimeout,
 	"ForceActivate":        spec.EventForceActivate,
+	"NodeLabel":            NodeLabel,
+	"PodLabel":             PodLabel,
 }
 
 var actions = []struct {
@@ -96,7 +98,7 @@ func EventName(e spec.ClusterEvent) string {
 
 func eventNames() []string {
 	return []string{"NodeAdd", "NodeTaint", "PVAdd", "WildCard", "AssignedPodDelete", "AssignedPodAdd",
-		"AssignedPodUpdate", "UnschedulableTimeout", "ForceActivate"}
+		"AssignedPodUpdate", "UnschedulableTimeout", "ForceActivate", "NodeLabel", "PodLabel"}
 }
 
 // ParseEvent parses an event name of the language (see EventName).

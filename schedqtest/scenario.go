@@ -78,19 +78,37 @@ type KnownDifference struct {
 // AppliesTo reports whether the difference is declared for profile.
 func (k KnownDifference) AppliesTo(profile string) bool { return slices.Contains(k.Profiles, profile) }
 
-// ConfigChange is the "config" directive: durations that replace the
-// defaults of Config(); zero keeps the default.
+// ConfigChange is the "config" directive: the profile the scenario is
+// written for, and durations that replace the defaults of its config
+// (ConfigFor); zero keeps the default.
+//
+// "config profile=hints" tags a scenario as one of the hints profile: it
+// starts from HintsConfig() (the standard hint set), the runner plays it
+// only on targets that accept that config, and its expected output is what
+// the model prints in that profile. Without profile= a scenario is
+// classic. "max-backoff=0s" (NoBackoff) is only valid in the hints
+// profile, where it switches backoff off (R7h).
 type ConfigChange struct {
+	Profile        spec.Profile  // profile=
 	InitialBackoff time.Duration // initial-backoff=
 	MaxBackoff     time.Duration // max-backoff=
 	Leftover       time.Duration // leftover=: PodMaxInUnschedulablePodsDuration
+	// NoBackoff is "max-backoff=0s": PodMaxBackoffDuration 0.
+	NoBackoff bool
 }
 
 // IsZero reports whether the change changes nothing.
 func (c ConfigChange) IsZero() bool { return c == ConfigChange{} }
 
-// Apply returns cfg with the change.
+// Build is the scenario's config: ConfigFor(c.Profile) with the change.
+func (c ConfigChange) Build() spec.Config { return c.Apply(ConfigFor(c.Profile)) }
+
+// Apply returns cfg with the change's durations (the profile is Build's
+// business).
 func (c ConfigChange) Apply(cfg spec.Config) spec.Config {
+	if c.NoBackoff {
+		cfg.PodMaxBackoffDuration = 0
+	}
 	if c.InitialBackoff != 0 {
 		cfg.PodInitialBackoffDuration = c.InitialBackoff
 	}
@@ -106,6 +124,12 @@ func (c ConfigChange) Apply(cfg spec.Config) spec.Config {
 // String is the directive line.
 func (c ConfigChange) String() string {
 	w := []string{"config"}
+	if c.Profile != spec.ProfileClassic {
+		w = append(w, "profile="+c.Profile.String())
+	}
+	if c.NoBackoff {
+		w = append(w, "max-backoff=0s")
+	}
 	for _, f := range []struct {
 		k string
 		d time.Duration
@@ -123,6 +147,16 @@ func ParseConfig(args []datadriven.CmdArg) (ConfigChange, error) {
 	for _, a := range args {
 		var dst *time.Duration
 		switch a.Key {
+		case "profile":
+			if len(a.Vals) != 1 {
+				return c, fmt.Errorf("config: profile takes one name (classic or hints)")
+			}
+			p, err := spec.ParseProfile(a.Vals[0])
+			if err != nil {
+				return c, fmt.Errorf("config: %w", err)
+			}
+			c.Profile = p
+			continue
 		case "initial-backoff":
 			dst = &c.InitialBackoff
 		case "max-backoff":
@@ -130,12 +164,16 @@ func ParseConfig(args []datadriven.CmdArg) (ConfigChange, error) {
 		case "leftover":
 			dst = &c.Leftover
 		default:
-			return c, fmt.Errorf("config: unknown setting %q (want initial-backoff, max-backoff, leftover)", a.Key)
+			return c, fmt.Errorf("config: unknown setting %q (want profile, initial-backoff, max-backoff, leftover)", a.Key)
 		}
 		if len(a.Vals) != 1 {
 			return c, fmt.Errorf("config: %s takes one duration", a.Key)
 		}
 		d, err := time.ParseDuration(a.Vals[0])
+		if err == nil && d == 0 && a.Key == "max-backoff" {
+			c.NoBackoff, c.MaxBackoff = true, 0
+			continue
+		}
 		if err != nil || d <= 0 {
 			return c, fmt.Errorf("config: %s=%s: want a positive Go duration", a.Key, a.Vals[0])
 		}
@@ -342,7 +380,7 @@ func FormatScenario(sc Scenario) (string, error) {
 	if len(sc.Requires) > 0 {
 		b.WriteString("requires observes=(" + strings.Join(sc.Requires, ",") + ")\n----\n\n")
 	}
-	r, err := NewModelRun(sc.Config.Apply(Config()), Start)
+	r, err := NewModelRun(sc.Config.Build(), Start)
 	if err != nil {
 		return "", err
 	}

@@ -133,9 +133,13 @@ type step struct {
 // A trace is a whole replay: the scenario, its config, the state before the
 // first operation and every step.
 type trace struct {
-	File    *file
-	Cfg     spec.Config
-	Impl    bool
+	File *file
+	Cfg  spec.Config
+	Impl bool
+	// ImplNA says why --impl did not replay on the implementation: it
+	// refuses the scenario's profile (impl.New rejects the hints profile
+	// until it implements it); the model alone is replayed.
+	ImplNA  string
 	Initial spec.Snapshot
 	Steps   []step
 	// Err is a mistake in the scenario that stopped the replay (e.g.
@@ -183,7 +187,7 @@ var wakeWait = 5 * time.Second
 // replay plays f on the model and, with withImpl, on the implementation,
 // checking the invariants after every step and comparing the two.
 func replay(f *file, withImpl bool) *trace {
-	cfg := f.sc.Config.Apply(schedqtest.Config())
+	cfg := f.sc.Config.Build() // the scenario's profile (config profile=hints)
 	t := &trace{File: f, Cfg: cfg, Impl: withImpl}
 	mr, err := schedqtest.NewModelRun(cfg, schedqtest.Start)
 	if err != nil {
@@ -194,16 +198,25 @@ func replay(f *file, withImpl bool) *trace {
 	var d *implDriver
 	if withImpl {
 		q, err := newImpl(cfg, schedqtest.Start)
-		if err != nil {
+		switch {
+		case err != nil && errors.Is(err, spec.ErrInvalidConfig) && cfg.Validate() == nil:
+			withImpl, t.Impl = false, false
+			t.ImplNA = fmt.Sprintf("impl refuses the %s profile's config (%v)", cfg.Profile, err)
+		case err != nil:
 			t.Err = fmt.Errorf("impl: %w", err)
 			return t
+		case usesNominator(f.sc.Ops) && !isNominator(q):
+			withImpl, t.Impl = false, false
+			t.ImplNA = "impl has no nominator (spec.Nominator, R18)"
+			q.Close()
+		default:
+			d = newImplDriver(q)
+			defer func() {
+				if d != nil {
+					d.close()
+				}
+			}()
 		}
-		d = newImplDriver(q)
-		defer func() {
-			if d != nil {
-				d.close()
-			}
-		}()
 	}
 	compareExpected, followed := true, false
 	diverged := 0 // the step at which impl diverged from the model
@@ -443,4 +456,17 @@ func placeOf(s *spec.Snapshot, k spec.PodKey) spec.Location {
 		}
 	}
 	return spec.Nowhere
+}
+
+// usesNominator reports whether a scenario uses the nominator operations
+// (R18), which need a queue implementing spec.Nominator.
+func usesNominator(ops []schedqtest.Op) bool {
+	return slices.ContainsFunc(ops, func(o schedqtest.Op) bool {
+		return o.Kind == schedqtest.KindNominate || o.Kind == schedqtest.KindNominated
+	})
+}
+
+func isNominator(q implQueue) bool {
+	_, ok := q.(spec.Nominator)
+	return ok
 }

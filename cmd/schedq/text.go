@@ -139,6 +139,8 @@ func (t *trace) okLine() string {
 	switch {
 	case t.Impl:
 		s += ", model and impl agree"
+	case t.ImplNA != "":
+		s += "; impl n/a: " + t.ImplNA
 	}
 	return s
 }

@@ -67,7 +67,7 @@ func steps(upstream []string) []*step {
 	}
 	return []*step{
 		{name: "gofmt + go vet (main module)", cmd: "make -s vet VET_UPSTREAM="},
-		{name: "spec: rules R1-R13 on model and impl (race)", cmd: "go test -json -race -count=1 ./spec/", count: countTests},
+		{name: "spec: R7 backoff, invariants, bad input on model and impl (race)", cmd: "go test -json -race -count=1 ./spec/", count: countTests},
 		{name: "model (race)", cmd: "go test -json -race -count=1 ./model/", count: countTests},
 		{name: "impl (race, goleak)", cmd: "go test -json -race -count=1 ./impl/", count: countTests},
 		{name: "properties: state machine, 20000 checks", cmd: "go test -json -count=1 -run '^TestStateMachine$' ./properties/ -rapid.checks=20000", count: countStateMachine},
@@ -91,6 +91,14 @@ func steps(upstream []string) []*step {
 			name:  "conformance: every target, RESULTS.md",
 			cmd:   "make -s conformance TESTFLAGS=-json RESULTS_DIR=${VERIFY_TMP}/results",
 			count: countConformance,
+		},
+		{
+			// The hints profile's model-differential random runs at the
+			// verify size: the model and the real v1.37.2 queue.
+			name: "conformance: hints-profile random runs, 3000 checks (model, upstream v1.37.2)",
+			cmd: "go test -json -count=1 -run 'TestModel/differential-hints' ./conformance/ -rapid.checks=3000 && " +
+				"cd conformance/upstream/v137 && go test -json -count=1 -run 'TestV137/differential-hints' . -rapid.checks=3000",
+			count: countTests,
 		},
 		{
 			name:  "conformance over the protocol (cmd/schedq-peer)",

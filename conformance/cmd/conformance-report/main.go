@@ -22,6 +22,7 @@ import (
 
 	"github.com/schedq/schedq/conformance"
 	"github.com/schedq/schedq/conformance/concurrent"
+	"github.com/schedq/schedq/spec"
 )
 
 // order puts the targets in a stable, meaningful order; unknown profiles
@@ -88,22 +89,136 @@ var mark = map[conformance.Outcome]string{
 	conformance.NotApplicable: "n/a",
 }
 
+// dirs are where each of this repository's targets runs, for the
+// reproduction commands; other targets get none.
+var dirs = map[string]string{
+	conformance.ProfileModel:              "./conformance/",
+	conformance.ProfileImpl:               "./conformance/",
+	conformance.ProfileUpstream133Classic: "conformance/upstream/v133",
+	conformance.ProfileUpstream133Hints:   "conformance/upstream/v133",
+	conformance.ProfileUpstream137:        "conformance/upstream/v137",
+}
+
+// reproduce is the command that replays one result.
+func reproduce(r conformance.Report, res conformance.Result) string {
+	dir, ok := dirs[r.Profile.Name]
+	if !ok || r.Test == "" {
+		return ""
+	}
+	run := "^" + r.Test + "$/^" + strings.ReplaceAll(res.Scenario, "/", "$/^") + "$"
+	if strings.HasPrefix(dir, "./") {
+		return fmt.Sprintf("go test %s -run '%s' -v", dir, run)
+	}
+	return fmt.Sprintf("(cd %s && go test -run '%s' -v .)", dir, run)
+}
+
+var profiles = []struct {
+	p     spec.Profile
+	title string
+	note  string
+}{
+	{spec.ProfileClassic, "Classic profile", "The classic queue (rules R1-R14): kube-scheduler v1.33.13 with SchedulerQueueingHints and SchedulerPopFromBackoffQ off."},
+	{spec.ProfileHints, "Hints profile", "The queueing-hints profile (rules R1h-R18, `config profile=hints`, the standard hint set of schedqtest.HintsConfig): kube-scheduler v1.37.2 with its default gates."},
+}
+
+func outcomes(m map[conformance.Outcome]int) string {
+	var parts []string
+	for _, o := range []conformance.Outcome{conformance.Pass, conformance.Known, conformance.NotApplicable, conformance.Fail, conformance.Stale} {
+		if n := m[o]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, o))
+		}
+	}
+	if len(parts) == 0 {
+		return "-"
+	}
+	return strings.Join(parts, ", ")
+}
+
 func render(reports []conformance.Report) string {
 	var b strings.Builder
 	b.WriteString("# Conformance results\n\n")
 	b.WriteString("Written by `make conformance` (conformance/cmd/conformance-report); do not edit by hand.\n")
 	b.WriteString("Each cell is the outcome of one scenario on one target. *known difference*: the target behaves\n")
 	b.WriteString("differently on purpose or by design, for the reason listed below; *n/a*: the scenario needs\n")
-	b.WriteString("something the target cannot do (block, or observe a field).\n\n")
-	b.WriteString("## Targets\n\n| target | profile |\n|---|---|\n")
+	b.WriteString("something the target cannot do (block, observe a field, or run the scenario's profile: a\n")
+	b.WriteString("target whose constructor refuses the profile's config).\n\n")
+	b.WriteString("## Targets\n\n| target | what it is |\n|---|---|\n")
 	for _, r := range reports {
 		fmt.Fprintf(&b, "| `%s` | %s |\n", r.Profile.Name, r.Profile.Description)
 	}
+	// totals[profile][target]
+	totals := map[spec.Profile][]map[conformance.Outcome]int{}
+	for _, pr := range profiles {
+		totals[pr.p] = make([]map[conformance.Outcome]int, len(reports))
+		for i, r := range reports {
+			totals[pr.p][i] = map[conformance.Outcome]int{}
+			for _, res := range r.Results {
+				if conformance.ProfileOf(res) == pr.p {
+					totals[pr.p][i][res.Outcome]++
+				}
+			}
+		}
+	}
+	b.WriteString("\n## Totals: profile x target\n\n| profile |")
+	for _, r := range reports {
+		fmt.Fprintf(&b, " %s |", r.Profile.Name)
+	}
+	b.WriteString("\n|---|")
+	for range reports {
+		b.WriteString("---|")
+	}
+	b.WriteString("\n")
+	for _, pr := range profiles {
+		fmt.Fprintf(&b, "| %s |", pr.p)
+		for i := range reports {
+			fmt.Fprintf(&b, " %s |", outcomes(totals[pr.p][i]))
+		}
+		b.WriteString("\n")
+	}
+	for _, pr := range profiles {
+		renderProfile(&b, reports, pr.p, pr.title, pr.note, totals[pr.p])
+	}
+	b.WriteString("\n## What ran\n\n")
+	for _, r := range reports {
+		if r.Summary != "" {
+			fmt.Fprintf(&b, "- %s\n", r.Summary)
+		}
+	}
+	b.WriteString("\n## Known differences and other notes\n\n")
+	b.WriteString("Each known difference with its reason and upstream source, how it showed (model = schedq's\n")
+	b.WriteString("reference, target = the queue), and the command that reproduces it.\n\n")
+	for _, r := range reports {
+		var lines []string
+		for _, res := range r.Results {
+			if res.Outcome == conformance.Pass || res.Detail == "" {
+				continue
+			}
+			l := fmt.Sprintf("- `%s` [%s] (%s): %s", res.Scenario, conformance.ProfileOf(res), res.Outcome, res.Detail)
+			if res.Observed != "" {
+				l += "\n\n  ```\n  " + strings.ReplaceAll(res.Observed, "\n", "\n  ") + "\n  ```\n"
+			}
+			if cmd := reproduce(r, res); cmd != "" && res.Outcome != conformance.NotApplicable {
+				l += fmt.Sprintf("\n  reproduce: `%s`\n", cmd)
+			}
+			lines = append(lines, l)
+		}
+		if len(lines) == 0 {
+			continue
+		}
+		fmt.Fprintf(&b, "### %s\n\n%s\n\n", r.Profile.Name, strings.Join(lines, "\n"))
+	}
+	return b.String()
+}
+
+func renderProfile(b *strings.Builder, reports []conformance.Report, p spec.Profile, title, note string, totals []map[conformance.Outcome]int) {
 	var scenarios []string
 	rules := map[string]string{}
 	cell := map[[2]string]conformance.Result{}
 	for _, r := range reports {
 		for _, res := range r.Results {
+			if conformance.ProfileOf(res) != p {
+				continue
+			}
 			if _, ok := rules[res.Scenario]; !ok {
 				scenarios = append(scenarios, res.Scenario)
 				var rs []string
@@ -115,62 +230,32 @@ func render(reports []conformance.Report) string {
 			cell[[2]string{res.Scenario, r.Profile.Name}] = res
 		}
 	}
-	b.WriteString("\n## Scenario x target\n\n| scenario | rules |")
+	fmt.Fprintf(b, "\n## %s: scenario x target\n\n%s\n\n| scenario | rules |", title, note)
 	for _, r := range reports {
-		fmt.Fprintf(&b, " %s |", r.Profile.Name)
+		fmt.Fprintf(b, " %s |", r.Profile.Name)
 	}
 	b.WriteString("\n|---|---|")
 	for range reports {
 		b.WriteString("---|")
 	}
 	b.WriteString("\n")
-	totals := make([]map[conformance.Outcome]int, len(reports))
-	for i := range totals {
-		totals[i] = map[conformance.Outcome]int{}
-	}
 	for _, sc := range scenarios {
-		fmt.Fprintf(&b, "| %s | %s |", sc, rules[sc])
-		for i, r := range reports {
+		fmt.Fprintf(b, "| %s | %s |", sc, rules[sc])
+		for _, r := range reports {
 			res, ok := cell[[2]string{sc, r.Profile.Name}]
 			if !ok {
 				b.WriteString(" not run |")
 				continue
 			}
-			totals[i][res.Outcome]++
-			fmt.Fprintf(&b, " %s |", mark[res.Outcome])
+			fmt.Fprintf(b, " %s |", mark[res.Outcome])
 		}
 		b.WriteString("\n")
 	}
 	b.WriteString("| **totals** | |")
 	for i := range reports {
-		var parts []string
-		for _, o := range []conformance.Outcome{conformance.Pass, conformance.Known, conformance.NotApplicable, conformance.Fail, conformance.Stale} {
-			if n := totals[i][o]; n > 0 {
-				parts = append(parts, fmt.Sprintf("%d %s", n, o))
-			}
-		}
-		fmt.Fprintf(&b, " %s |", strings.Join(parts, ", "))
+		fmt.Fprintf(b, " %s |", outcomes(totals[i]))
 	}
-	b.WriteString("\n\n## What ran\n\n")
-	for _, r := range reports {
-		if r.Summary != "" {
-			fmt.Fprintf(&b, "- %s\n", r.Summary)
-		}
-	}
-	b.WriteString("\n## Known differences and other notes\n\n")
-	for _, r := range reports {
-		var lines []string
-		for _, res := range r.Results {
-			if res.Outcome != conformance.Pass && res.Detail != "" {
-				lines = append(lines, fmt.Sprintf("- `%s` (%s): %s", res.Scenario, res.Outcome, res.Detail))
-			}
-		}
-		if len(lines) == 0 {
-			continue
-		}
-		fmt.Fprintf(&b, "### %s\n\n%s\n\n", r.Profile.Name, strings.Join(lines, "\n"))
-	}
-	return b.String()
+	b.WriteString("\n")
 }
 
 func readConcurrent(dir string) ([]concurrent.Report, error) {

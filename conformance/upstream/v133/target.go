@@ -58,6 +58,7 @@ type Target struct {
 	clock    *testingclock.FakeClock
 	logger   klog.Logger
 	profile  conformance.Profile
+	cfg      spec.Config
 	inFlight map[spec.PodKey]*framework.QueuedPodInfo
 	closed   bool // so that cleanup does not close twice: upstream Close panics then
 	// base is the registry's metrics when the target was made; relabel
@@ -92,11 +93,20 @@ func newTarget(hints bool, prof conformance.Profile) conformance.NewTarget {
 	// follow other rules, not compared.
 	prof.Observes = conformance.Observes{MoveRequestCycle: true, PodInfo: true, Metrics: !hints}
 	return func(t testing.TB, cfg spec.Config, start time.Time) conformance.Target {
+		if !hints && refuseHints(t, cfg) {
+			return nil
+		}
+		prof := prof
+		if cfg.Profile == spec.ProfileHints {
+			// v1.33 still updates moveRequestCycle but never reads it
+			// with hints on; the profile has none (hints.go).
+			prof.Observes.MoveRequestCycle = false
+		}
 		q, clk, err := newQueue(cfg, start, hints)
 		if err != nil {
 			t.Fatal(err)
 		}
-		tg := &Target{q: q, clock: clk, logger: klog.Background(), profile: prof,
+		tg := &Target{q: q, clock: clk, logger: klog.Background(), profile: prof, cfg: cfg,
 			inFlight: make(map[spec.PodKey]*framework.QueuedPodInfo),
 			base:     gatherMetrics(), relabel: make(map[conformance.IncomingSeries]int64)}
 		t.Cleanup(func() {
@@ -131,7 +141,8 @@ func newQueue(cfg spec.Config, start time.Time, hints bool) (*queue.PriorityQueu
 		queue.WithPodInitialBackoffDuration(cfg.PodInitialBackoffDuration),
 		queue.WithPodMaxBackoffDuration(cfg.PodMaxBackoffDuration),
 		queue.WithPodMaxInUnschedulablePodsDuration(cfg.PodMaxInUnschedulablePodsDuration),
-		queue.WithQueueingHintMapPerProfile(queue.QueueingHintMapPerProfile{SchedulerName: hintMap(cfg.PluginEvents)}),
+		queue.WithQueueingHintMapPerProfile(queue.QueueingHintMapPerProfile{SchedulerName: hintMapFor(cfg)}),
+		queue.WithPreEnqueuePluginMap(map[string][]framework.PreEnqueuePlugin{SchedulerName: preEnqueuePlugins(cfg)}),
 	)
 	return q, clk, nil
 }
@@ -250,7 +261,7 @@ func (t *Target) Pop() (*spec.QueuedPodInfo, int64, error) {
 		return nil, 0, spec.ErrClosed
 	}
 	t.inFlight[spec.PodKey(pi.Pod.Namespace+"/"+pi.Pod.Name)] = pi
-	out := toInfo(pi)
+	out := t.info(pi)
 	return &out, t.q.SchedulingCycle(), nil
 }
 
@@ -274,6 +285,7 @@ func (t *Target) AddUnschedulableIfNotPresent(info *spec.QueuedPodInfo, cycle in
 	}
 	pi.Attempts = info.Attempts
 	pi.UnschedulablePlugins = sets.New[string](info.UnschedulablePlugins...)
+	pi.PendingPlugins = sets.New[string](info.PendingPlugins...)
 	if err := t.q.AddUnschedulableIfNotPresent(t.logger, pi, cycle); err != nil {
 		return fmt.Errorf("%w: %v", spec.ErrAlreadyQueued, err)
 	}
@@ -391,6 +403,7 @@ func (t *Target) Update(oldPod, newPod *spec.Pod) error {
 		return fmt.Errorf("%w: the key changes", spec.ErrInvalidPod)
 	}
 	t.q.Update(t.logger, toV1(oldPod), toV1(newPod))
+	t.updateInFlight(newPod)
 	return nil
 }
 
@@ -457,7 +470,7 @@ func (t *Target) Snapshot() spec.Snapshot {
 		var out []spec.QueuedPodInfo
 		for _, p := range pods {
 			if pi, ok := t.q.GetPod(p.Name, p.Namespace); ok {
-				out = append(out, toInfo(pi))
+				out = append(out, t.info(pi))
 			}
 		}
 		spec.SortPods(out)
@@ -467,7 +480,7 @@ func (t *Target) Snapshot() spec.Snapshot {
 	s.BackoffQ = infos(t.q.PodsInBackoffQ())
 	s.UnschedulablePods = infos(t.q.UnschedulablePods())
 	for _, pi := range t.inFlight {
-		s.InFlight = append(s.InFlight, toInfo(pi))
+		s.InFlight = append(s.InFlight, t.info(pi))
 	}
 	sort.Slice(s.InFlight, func(i, j int) bool { return s.InFlight[i].Key() < s.InFlight[j].Key() })
 	return s

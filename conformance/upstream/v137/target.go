@@ -6,8 +6,13 @@
 // SchedulerQueueingHints gate is gone), moveRequestCycle no longer exists,
 // and SchedulerPopFromBackoffQ is still a gate, beta and on by default
 // (pkg/features/kube_features.go:2119), so backoff expiries are aligned to
-// 1s windows. The scenarios where this shows are declared as known
-// differences of conformance.ProfileUpstream137.
+// 1s windows. The classic scenarios where this shows are declared as known
+// differences of conformance.ProfileUpstream137. It is the reference of
+// schedq's hints profile (spec.ProfileHints): built with a config of that
+// profile, the target plugs in the config's queueing hints and PreEnqueue
+// plugins (hints.go), reports the hint fields and the in-flight list
+// (inflight.go), and passes the hints scenarios and random runs except the
+// differences they declare.
 //
 // What the adapter adds or maps, and why:
 //   - API changes since v1.33: Add and Update take a context, Delete a
@@ -75,6 +80,8 @@ const SchedulerName = "default-scheduler"
 
 // Target is the upstream queue behind the conformance.Target interface.
 type Target struct {
+	// hints: built with a config of the hints profile (hints.go).
+	hints    bool
 	q        *queue.PriorityQueue
 	clock    *testingclock.FakeClock
 	logger   klog.Logger
@@ -94,6 +101,23 @@ func Profile() conformance.Profile {
 		SilentNoOps: true,
 		Observes:    conformance.Observes{MoveRequestCycle: false, PodInfo: true},
 	}
+}
+
+// HintsProfile is what the target claims when built with a config of the
+// hints profile: it then also reports each pod's UnschedulableCount,
+// ConsecutiveErrorsCount and FlushTimestamp, the in-flight list (read from
+// the unexported activeQueue, inflight.go), moveRequestCycle as the
+// profile has it (none: -1 always) and whether Close was called. It then
+// observes everything the profile's invariants are stated over, so the
+// suite checks them (spec.CheckStep: I1, I2h-I5h, I6, I7) on the real
+// queue after every step.
+func HintsProfile() conformance.Profile {
+	p := Profile()
+	p.Observes.HintCounts = true
+	p.Observes.InFlightEvents = true
+	p.Observes.MoveRequestCycle = true
+	p.Observes.Closed = true
+	return p
 }
 
 // newQueue builds the upstream PriorityQueue with cfg, a fake clock reading
@@ -119,7 +143,8 @@ func newQueue(cfg spec.Config, start time.Time) (*queue.PriorityQueue, *testingc
 		queue.WithPodInitialBackoffDuration(cfg.PodInitialBackoffDuration),
 		queue.WithPodMaxBackoffDuration(cfg.PodMaxBackoffDuration),
 		queue.WithPodMaxInUnschedulablePodsDuration(cfg.PodMaxInUnschedulablePodsDuration),
-		queue.WithQueueingHintMapPerProfile(queue.QueueingHintMapPerProfile{SchedulerName: hintMap(cfg.PluginEvents)}),
+		queue.WithQueueingHintMapPerProfile(queue.QueueingHintMapPerProfile{SchedulerName: hintMapFor(cfg)}),
+		queue.WithPreEnqueuePluginMap(map[string]map[string]fwk.PreEnqueuePlugin{SchedulerName: preEnqueuePlugins(cfg)}),
 	)
 	return q, clk, nil
 }
@@ -132,7 +157,7 @@ func New() conformance.NewTarget {
 			t.Fatal(err)
 		}
 		logger := klog.Background()
-		tg := &Target{q: q, clock: clk, logger: logger, ctx: klog.NewContext(context.Background(), logger),
+		tg := &Target{hints: cfg.Profile == spec.ProfileHints, q: q, clock: clk, logger: logger, ctx: klog.NewContext(context.Background(), logger),
 			inFlight: make(map[spec.PodKey]*framework.QueuedPodInfo)}
 		t.Cleanup(func() {
 			if !tg.closed {
@@ -272,7 +297,12 @@ func toInfo(pi *framework.QueuedPodInfo) spec.QueuedPodInfo {
 }
 
 // Profile implements conformance.Target.
-func (t *Target) Profile() conformance.Profile { return Profile() }
+func (t *Target) Profile() conformance.Profile {
+	if t.hints {
+		return HintsProfile()
+	}
+	return Profile()
+}
 
 // Advance implements conformance.Target.
 func (t *Target) Advance(d time.Duration) { t.clock.Step(d) }
@@ -300,7 +330,7 @@ func (t *Target) Pop() (*spec.QueuedPodInfo, int64, error) {
 		return nil, 0, fmt.Errorf("Pop returned a %T; the adapter queues no pod groups", e)
 	}
 	t.inFlight[spec.PodKey(pi.Pod.Namespace+"/"+pi.Pod.Name)] = pi
-	out := toInfo(pi)
+	out := t.info(pi)
 	return &out, t.q.SchedulingCycle(), nil
 }
 
@@ -329,7 +359,7 @@ func (t *Target) AddUnschedulableIfNotPresent(info *spec.QueuedPodInfo, cycle in
 	pi.Attempts = info.Attempts
 	pi.ClearRejectorPlugins()
 	pi.UnschedulablePlugins = sets.New[string](info.UnschedulablePlugins...)
-	pi.PendingPlugins = sets.New[string]()
+	pi.PendingPlugins = sets.New[string](info.PendingPlugins...)
 	err := t.q.AddUnschedulablePodIfNotPresent(t.logger, pi, cycle)
 	// Upstream calls Done on every path, the error ones too
 	// (scheduling_queue.go:1079), so the pod is no longer in flight.
@@ -384,6 +414,7 @@ func (t *Target) Update(oldPod, newPod *spec.Pod) error {
 		return fmt.Errorf("%w: the key changes", spec.ErrInvalidPod)
 	}
 	t.q.Update(t.ctx, toV1(oldPod), toV1(newPod))
+	t.updateInFlight(newPod)
 	return nil
 }
 
@@ -457,7 +488,7 @@ func (t *Target) Snapshot() spec.Snapshot {
 		var out []spec.QueuedPodInfo
 		for _, p := range pods {
 			if pi, ok := t.q.GetPod(p.Name, p.Namespace, nil); ok {
-				out = append(out, toInfo(pi))
+				out = append(out, t.info(pi))
 			}
 		}
 		spec.SortPods(out)
@@ -467,8 +498,16 @@ func (t *Target) Snapshot() spec.Snapshot {
 	s.BackoffQ = infos(t.q.PodsInBackoffQ())
 	s.UnschedulablePods = infos(t.q.UnschedulablePods())
 	for _, pi := range t.inFlight {
-		s.InFlight = append(s.InFlight, toInfo(pi))
+		s.InFlight = append(s.InFlight, t.info(pi))
 	}
 	sort.Slice(s.InFlight, func(i, j int) bool { return s.InFlight[i].Key() < s.InFlight[j].Key() })
+	if t.hints {
+		s.MoveRequestCycle, s.Closed = -1, t.closed
+		if l, ok := t.inFlightEvents(); ok {
+			s.InFlightEvents = l
+		} else {
+			panic("v137 adapter: cannot read the in-flight list (activeQueue.inFlightEvents): upstream's layout changed")
+		}
+	}
 	return s
 }
