@@ -25,6 +25,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -138,6 +139,11 @@ type PriorityQueue struct {
 	wg      sync.WaitGroup
 
 	metrics counters
+
+	// p answers the decisions of cfg.Profile (profile.go); nom is the
+	// nominator (R18, both profiles).
+	p   profile
+	nom nominator
 }
 
 var _ spec.Queue = (*PriorityQueue)(nil)
@@ -160,10 +166,6 @@ func New(cfg spec.Config, opts ...Option) (*PriorityQueue, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	if cfg.Profile != spec.ProfileClassic {
-		// The hints profile has its own issue; never run it as classic.
-		return nil, fmt.Errorf("%w: impl implements the classic profile only, not %v", spec.ErrInvalidConfig, cfg.Profile)
-	}
 	// Own the registry: a caller changing its map later must not race with
 	// move requests.
 	if cfg.PluginEvents != nil {
@@ -173,6 +175,9 @@ func New(cfg spec.Config, opts ...Option) (*PriorityQueue, error) {
 		}
 		cfg.PluginEvents = evs
 	}
+	// The same for the hints profile's functions (R16, R17).
+	cfg.QueueingHints = maps.Clone(cfg.QueueingHints)
+	cfg.PreEnqueuePlugins = maps.Clone(cfg.PreEnqueuePlugins)
 	q := &PriorityQueue{
 		cfg:              cfg,
 		clock:            clock.RealClock{},
@@ -180,6 +185,8 @@ func New(cfg spec.Config, opts ...Option) (*PriorityQueue, error) {
 		byUID:            podIndex{byUID: true},
 		moveRequestCycle: -1,
 		stop:             make(chan struct{}),
+		p:                newProfile(cfg),
+		nom:              newNominator(),
 	}
 	q.activeQ = podHeap{where: inActiveQ, timeOf: func(e *entry) time.Time { return e.info.Timestamp }}
 	q.backoffQ = podHeap{where: inBackoffQ, timeOf: func(e *entry) time.Time { return q.cfg.BackoffExpiry(&e.info) }}
@@ -254,7 +261,11 @@ func (q *PriorityQueue) RunContext(ctx context.Context) {
 		}
 		q.wg.Done()
 	}
-	go q.flushEvery(ctx, q.clock.NewTicker(q.cfg.BackoffQFlushPeriod), q.FlushBackoffQCompleted, exit)
+	if q.p.alignedFlushes() {
+		go q.flushAligned(ctx, q.clock.NewTimer(q.p.backoffFlushDelay(q.clock.Now(), q.cfg.BackoffQFlushPeriod)), q.FlushBackoffQCompleted, exit)
+	} else {
+		go q.flushEvery(ctx, q.clock.NewTicker(q.cfg.BackoffQFlushPeriod), q.FlushBackoffQCompleted, exit)
+	}
 	go q.flushEvery(ctx, q.clock.NewTicker(q.cfg.UnschedulablePodsFlushPeriod), q.FlushUnschedulablePodsLeftover, exit)
 }
 
@@ -279,6 +290,32 @@ func (q *PriorityQueue) flushEvery(ctx context.Context, t clock.Ticker, flush fu
 		default:
 		}
 		flush()
+	}
+}
+
+// flushAligned is flushEvery for flushes due at the start of each ordering
+// window (R5h): the timer is set again after each flush for the next
+// window start, so the flushes stay aligned to the clock, not to Run.
+func (q *PriorityQueue) flushAligned(ctx context.Context, t clock.Timer, flush func(), exit func()) {
+	defer exit()
+	defer t.Stop()
+	for {
+		select {
+		case <-q.stop:
+			return
+		case <-ctx.Done():
+			return
+		case <-t.C():
+		}
+		select {
+		case <-q.stop:
+			return
+		case <-ctx.Done():
+			return
+		default:
+		}
+		flush()
+		t.Reset(q.p.backoffFlushDelay(q.clock.Now(), q.cfg.BackoffQFlushPeriod))
 	}
 }
 
@@ -320,11 +357,7 @@ func (q *PriorityQueue) Add(pod *spec.Pod) error {
 	h := hashesOf(pod)
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if err := q.addLocked(pod, h, activeUnschedulablePodAdd); err != nil {
-		return err
-	}
-	q.cond.Signal()
-	return nil
+	return q.addLocked(pod, h, activeUnschedulablePodAdd)
 }
 
 // hashes are a pod's hashes in the two indexes.
@@ -353,8 +386,10 @@ func (q *PriorityQueue) addLocked(pod *spec.Pod, h hashes, counter hotCounter) e
 	}
 	now := q.clock.Now()
 	e.info = spec.QueuedPodInfo{Pod: pod, Timestamp: now}
-	q.moveToActiveQ(e, now)
-	q.metrics.hot[counter]++
+	q.nom.add(pod, spec.NominateNoop, "") // R18
+	if q.p.added(q, e, now, counter) {
+		q.cond.Signal()
+	}
 	return nil
 }
 
@@ -364,7 +399,7 @@ func (q *PriorityQueue) addLocked(pod *spec.Pod, h hashes, counter hotCounter) e
 func (q *PriorityQueue) Pop() (*spec.QueuedPodInfo, int64, error) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	for q.activeQ.len() == 0 && !q.closed {
+	for !q.p.canPop(q) && !q.closed {
 		q.waiting++
 		q.cond.Wait()
 		q.waiting--
@@ -390,7 +425,7 @@ func (q *PriorityQueue) PopContext(ctx context.Context) (*spec.QueuedPodInfo, in
 	defer stop()
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	for q.activeQ.len() == 0 && !q.closed {
+	for !q.p.canPop(q) && !q.closed {
 		if err := ctx.Err(); err != nil {
 			return nil, 0, err
 		}
@@ -406,13 +441,13 @@ func (q *PriorityQueue) popLocked() (*spec.QueuedPodInfo, int64, error) {
 	if q.closed {
 		return nil, 0, spec.ErrClosed
 	}
-	e := q.activeQ.popMin()
+	e := q.p.next(q)
 	e.info.Attempts++
-	e.info.UnschedulablePlugins = nil
 	e.loc = inFlight
 	q.schedulingCycle++
 	out := new(spec.QueuedPodInfo)
 	*out = e.info
+	q.p.popped(q, e, out)
 	return out, q.schedulingCycle, nil
 }
 
@@ -435,7 +470,9 @@ func (q *PriorityQueue) AddUnschedulableIfNotPresent(pInfo *spec.QueuedPodInfo, 
 		return err
 	}
 	plugins := q.unschedulablePods.intern(pInfo.UnschedulablePlugins)
+	var flightUID spec.UID
 	if e != nil {
+		flightUID = e.info.Pod.UID
 		q.detach(e)
 		q.setPod(e, pod, h)
 	} else {
@@ -445,14 +482,9 @@ func (q *PriorityQueue) AddUnschedulableIfNotPresent(pInfo *spec.QueuedPodInfo, 
 	}
 	e.info = *pInfo
 	e.info.UnschedulablePlugins = plugins
-	e.info.Timestamp = q.clock.Now()
-	if q.moveRequestCycle >= podSchedulingCycle || len(plugins) == 0 {
-		q.pushBackoffQ(e)
-		q.metrics.hot[backoffScheduleAttemptFailure]++
-	} else {
-		q.unschedulablePods.add(e)
-		q.metrics.hot[unschedulableScheduleAttemptFailure]++
-	}
+	now := q.clock.Now()
+	e.info.Timestamp = now
+	q.p.failed(q, e, flightUID, podSchedulingCycle, now)
 	return nil
 }
 
@@ -472,7 +504,7 @@ func (q *PriorityQueue) AddUnschedulableIfNotPresent(pInfo *spec.QueuedPodInfo, 
 func (q *PriorityQueue) MoveAllToActiveOrBackoffQueue(event spec.ClusterEvent, preCheck spec.PreEnqueueCheck) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	q.movePods(event, q.clock.Now(), func(e *entry) bool { return preCheck == nil || preCheck(e.info.Pod) })
+	q.p.move(q, spec.Occurrence{Event: event}, q.clock.Now(), func(e *entry) bool { return preCheck == nil || preCheck(e.info.Pod) })
 }
 
 // movePods is the heart of R4, shared by R6 and R11: it moves the
@@ -592,13 +624,7 @@ func (q *PriorityQueue) shrink(now time.Time) {
 func (q *PriorityQueue) FlushUnschedulablePodsLeftover() {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	now := q.clock.Now()
-	leftover := func(e *entry) bool {
-		return now.Sub(e.info.Timestamp) > q.cfg.PodMaxInUnschedulablePodsDuration
-	}
-	if q.unschedulablePods.any(leftover) {
-		q.movePods(spec.EventUnschedulableTimeout, now, leftover)
-	}
+	q.p.leftover(q, q.clock.Now())
 }
 
 // Activate is R8 of spec.Queue.
@@ -614,13 +640,18 @@ func (q *PriorityQueue) Activate(pods []*spec.Pod) error {
 	moved := 0
 	for _, p := range pods {
 		e := q.pods.findKey(keyHash(p.Namespace, p.Name), p.Namespace, p.Name)
-		if e != nil && (e.loc == inUnschedulablePods || e.loc == inBackoffQ) {
+		switch {
+		case e != nil && e.loc == inUnschedulablePods:
+			if q.p.activateParked(q, e, now) {
+				moved++
+			}
+		case e != nil && e.loc == inBackoffQ:
 			q.detach(e)
 			q.moveToActiveQ(e, now)
 			moved++
-			continue
+		default:
+			q.p.activateOther(q, e, p)
 		}
-		q.moveRequestCycle = q.schedulingCycle
 	}
 	q.metrics.hot[activeForceActivate] += uint64(moved)
 	q.wake(moved)
@@ -649,27 +680,26 @@ func (q *PriorityQueue) Update(oldPod, newPod *spec.Pod) error {
 	}
 	if e == nil {
 		// Cannot fail: the pod is unknown and its UID is free.
-		_ = q.addLocked(newPod, h, activeUnschedulablePodUpdate)
-		q.cond.Signal()
-		return nil
+		return q.addLocked(newPod, h, activeUnschedulablePodUpdate)
 	}
-	oldPriority := e.info.Pod.Priority
+	if e.loc != inFlight {
+		q.nom.update(oldPod, newPod) // R18
+	}
+	oldPriority, oldUID := e.info.Pod.Priority, e.info.Pod.UID
 	q.setPod(e, newPod, h)
 	switch e.loc {
 	case inActiveQ:
 		if newPod.Priority != oldPriority {
 			q.resortActiveQ(e)
 		}
-	case inUnschedulablePods:
-		if spec.IsPodUpdated(oldPod, newPod) {
-			q.unschedulablePods.remove(q.unschedulablePods.groupOf(e.info.UnschedulablePlugins), e)
-			if q.requeue(e, q.clock.Now()) {
-				q.metrics.hot[activeUnschedulablePodUpdate]++
-				q.cond.Signal()
-			} else {
-				q.metrics.hot[backoffUnschedulablePodUpdate]++
-			}
+	case inBackoffQ:
+		if newPod.Priority != oldPriority {
+			q.p.resortBackoffQ(q, e)
 		}
+	case inUnschedulablePods:
+		q.p.updateUnschedulable(q, e, oldPod, newPod, q.clock.Now())
+	case inFlight:
+		q.p.updateInFlight(q, e, oldPod, newPod, oldUID)
 	}
 	return nil
 }
@@ -681,9 +711,16 @@ func (q *PriorityQueue) Delete(pod *spec.Pod) error {
 	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	nominated := q.nom.remove(pod.UID) // R18
 	e := q.pods.findKey(keyHash(pod.Namespace, pod.Name), pod.Namespace, pod.Name)
 	if e == nil {
+		if nominated {
+			return nil
+		}
 		return fmt.Errorf("%w: Delete of %s", spec.ErrPodNotFound, pod.Key())
+	}
+	if e.loc == inFlight {
+		q.p.leftFlight(q, e)
 	}
 	q.detach(e)
 	q.untrack(e)
@@ -698,7 +735,7 @@ func (q *PriorityQueue) AssignedPodAdded(pod *spec.Pod) error {
 	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	q.movePods(spec.EventAssignedPodAdd, q.clock.Now(), crossTopology(pod))
+	q.p.assignedPodAdded(q, pod, q.clock.Now())
 	return nil
 }
 
@@ -715,11 +752,7 @@ func (q *PriorityQueue) AssignedPodUpdated(oldPod, newPod *spec.Pod, event spec.
 	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if (spec.ClusterEvent{Resource: spec.ResourcePod, ActionType: spec.UpdatePodScaleDown}).Match(event) {
-		q.movePods(event, q.clock.Now(), func(*entry) bool { return true })
-		return nil
-	}
-	q.movePods(event, q.clock.Now(), crossTopology(newPod))
+	q.p.assignedPodUpdated(q, oldPod, newPod, event, q.clock.Now())
 	return nil
 }
 
@@ -744,6 +777,7 @@ func (q *PriorityQueue) Done(uid spec.UID) error {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if i, e := q.byUID.findUIDSlot(h, uid); e != nil && e.loc == inFlight {
+		q.p.leftFlight(q, e)
 		q.detach(e)
 		q.pods.remove(e)
 		q.byUID.removeAt(i)
@@ -790,6 +824,7 @@ func (q *PriorityQueue) Snapshot() spec.Snapshot {
 			s.InFlight = append(s.InFlight, e.info)
 		}
 	})
+	q.p.snapshot(&s)
 	q.mu.Unlock()
 	for _, pl := range []*[]spec.QueuedPodInfo{&s.ActiveQ, &s.BackoffQ, &s.UnschedulablePods, &s.InFlight} {
 		if len(*pl) == 0 {
@@ -798,6 +833,7 @@ func (q *PriorityQueue) Snapshot() spec.Snapshot {
 		}
 		for i := range *pl {
 			(*pl)[i].UnschedulablePlugins = slices.Clone((*pl)[i].UnschedulablePlugins)
+			(*pl)[i].PendingPlugins = slices.Clone((*pl)[i].PendingPlugins)
 		}
 		sortByKey(*pl)
 	}
@@ -876,11 +912,11 @@ func (q *PriorityQueue) resortActiveQ(e *entry) {
 // zero expiry); rank 0 keeps it ahead of every pod that has one, whatever
 // the clock reads.
 func (q *PriorityQueue) pushBackoffQ(e *entry) {
-	if e.info.Attempts <= 0 {
+	expiry := q.cfg.BackoffExpiry(&e.info)
+	if expiry.IsZero() {
 		q.backoffQ.push(e, 0, 0)
 		return
 	}
-	expiry := q.cfg.BackoffExpiry(&e.info)
 	q.backoffQ.push(e, 1, sinceBase(expiry, q.base))
 }
 
@@ -937,7 +973,7 @@ func (q *PriorityQueue) detach(e *entry) {
 	case inBackoffQ:
 		q.backoffQ.drop(e)
 	case inUnschedulablePods:
-		q.unschedulablePods.remove(q.unschedulablePods.groupOf(e.info.UnschedulablePlugins), e)
+		q.unschedulablePods.remove(q.unschedulablePods.groupOfEntry(e), e)
 	}
 	e.loc = nowhere
 }
