@@ -17,10 +17,14 @@ import (
 //     per entry in activeQ and backoffQ, with the sort key its pod has now,
 //     the heap order kept over every slot, and one position per entry in
 //     the group of unschedulablePods of its plugin set;
-//   - recycled entries are zero and indexed nowhere;
-//   - the slack left after a drain is within the documented bounds
-//     (see shrink), and a queue holding nothing refers to no entry;
+//   - recycled entries are zero, listed once and indexed nowhere, and the
+//     free list is within maxFree;
+//   - a queue holding nothing refers to no entry: no index slot, no heap
+//     slot (stale ones included), no group position;
 //   - moveRequestCycle <= schedulingCycle (I6).
+//
+// Failures name the structure, the pod (key, UID, place) and what
+// disagrees, at most 20 of them.
 //
 // It takes the queue's lock and walks everything, O(pods + capacity): it
 // is meant for tests (run it after every step of a test, or at quiescence

@@ -1,19 +1,21 @@
 package linearizability_test
 
 import (
+	"flag"
 	"fmt"
-	"math"
+	"regexp"
 	"runtime"
 	"slices"
-	"sync"
+	"strings"
 	"testing"
 
 	"github.com/anishathalye/porcupine"
 	testingclock "k8s.io/utils/clock/testing"
 
 	"github.com/schedq/schedq/impl"
+	"github.com/schedq/schedq/internal/lockedq"
 	lin "github.com/schedq/schedq/linearizability"
-	"github.com/schedq/schedq/model"
+	"github.com/schedq/schedq/schedqtest"
 	"github.com/schedq/schedq/spec"
 )
 
@@ -22,244 +24,21 @@ import (
 // the way real queues go wrong. Each must be caught within -lin.brokenruns
 // histories.
 //
-// Most are built on lockedModel, the executable model behind one mutex: a
-// queue that is linearizable by construction (one critical section per
-// operation), where a bug is a deliberately added lock release. One wraps
-// the real implementation and misuses its public API in two steps.
+// Most are built on internal/lockedq, the executable model behind one
+// mutex: a queue that is linearizable by construction (one critical
+// section per operation), where a bug is a deliberately added lock
+// release or a missing wake-up. One wraps the real implementation and
+// misuses its public API in two steps. The queues marked "yield" have a
+// runtime.Gosched inside the queue between the two critical sections, the
+// others none: the harness must find those races by its own scheduling
+// (bursts, yields at operation boundaries, GOMAXPROCS varied per history).
 
-// flaw selects the critical section lockedModel splits.
-type flaw int
-
-const (
-	noFlaw flaw = iota
-	// peekThenPop decides which pod to pop in one critical section and
-	// takes it in another, returning what it saw.
-	peekThenPop
-	// lateMoveRequestCycle moves the pods of a move request in one
-	// critical section and publishes moveRequestCycle in the next.
-	lateMoveRequestCycle
-	// staleBackoffFlush reads which backoffQ pods have completed their
-	// backoff in one critical section and moves them in another without
-	// looking again.
-	staleBackoffFlush
-)
-
-// lockedModel is model.Model behind a mutex, with a condition variable for
-// the blocking Pop and the fake clock for time. It keeps its own published
-// moveRequestCycle, which AddUnschedulableIfNotPresent and Snapshot use, so
-// that a flaw can publish it late; without a flaw it always equals the
-// model's.
-type lockedModel struct {
-	mu   sync.Mutex
-	cond sync.Cond
-	m    *model.Model
-	clk  *testingclock.FakeClock
-	flaw flaw
-
-	moveRequestCycle int64
-}
-
-func newLockedModel(f flaw) lin.NewQueue {
+// newLockedModel is internal/lockedq, the model behind one mutex, as a
+// queue under test: linearizable by construction without a flaw.
+func newLockedModel(f lockedq.Flaw) lin.NewQueue {
 	return func(cfg spec.Config, clk *testingclock.FakeClock) (spec.Queue, error) {
-		m, err := model.New(cfg, clk.Now())
-		if err != nil {
-			return nil, err
-		}
-		q := &lockedModel{m: m, clk: clk, flaw: f, moveRequestCycle: m.MoveRequestCycle()}
-		q.cond.L = &q.mu
-		return q, nil
+		return lockedq.New(cfg, clk, f)
 	}
-}
-
-// lock takes the mutex and brings the model's clock to the fake clock's:
-// the one clock read of the operation.
-func (q *lockedModel) lock() {
-	q.mu.Lock()
-	q.syncClock()
-}
-
-func (q *lockedModel) syncClock() {
-	if d := q.clk.Now().Sub(q.m.Now()); d > 0 {
-		if err := q.m.Step(d); err != nil {
-			panic(err)
-		}
-	}
-}
-
-// relock is the deliberate bug: the lock is dropped between two halves of
-// one operation, and other goroutines are invited to run.
-func (q *lockedModel) relock() {
-	q.mu.Unlock()
-	runtime.Gosched()
-	q.lock()
-}
-
-// publish copies the model's moveRequestCycle after an operation that may
-// have set it.
-func (q *lockedModel) publish() { q.moveRequestCycle = q.m.MoveRequestCycle() }
-
-func (q *lockedModel) unlockWake() {
-	q.cond.Broadcast()
-	q.mu.Unlock()
-}
-
-func (q *lockedModel) Add(p *spec.Pod) error {
-	q.lock()
-	defer q.unlockWake()
-	return q.m.Add(p)
-}
-
-func (q *lockedModel) Pop() (*spec.QueuedPodInfo, int64, error) {
-	q.lock()
-	defer q.mu.Unlock()
-	var c []spec.PodKey
-	for {
-		if q.m.Closed() {
-			return nil, 0, spec.ErrClosed
-		}
-		if c = q.m.PopCandidates(); len(c) > 0 {
-			break
-		}
-		q.cond.Wait()
-		q.syncClock()
-	}
-	if q.flaw != peekThenPop {
-		return q.m.PopPod(c[0])
-	}
-	s := q.m.Snapshot()
-	_, seen := s.Find(c[0])
-	seen.Attempts++
-	seen.UnschedulablePlugins = nil
-	cycle := q.m.SchedulingCycle() + 1
-	q.relock()
-	// Take the pod decided on if it is still there to take; report what
-	// was seen either way.
-	if !q.m.Closed() && slices.Contains(q.m.PopCandidates(), c[0]) {
-		if _, _, err := q.m.PopPod(c[0]); err != nil {
-			panic(err)
-		}
-	}
-	return &seen, cycle, nil
-}
-
-func (q *lockedModel) AddUnschedulableIfNotPresent(pInfo *spec.QueuedPodInfo, podSchedulingCycle int64) error {
-	q.lock()
-	defer q.unlockWake()
-	// The shortcut decision is made on the published moveRequestCycle; the
-	// model is told the outcome through the cycle it is given.
-	forced := int64(math.MaxInt64) // moveRequestCycle >= it never holds: unschedulablePods
-	if q.moveRequestCycle >= podSchedulingCycle {
-		forced = math.MinInt64 // always holds: backoffQ
-	}
-	return q.m.AddUnschedulableIfNotPresent(pInfo, forced)
-}
-
-func (q *lockedModel) MoveAllToActiveOrBackoffQueue(event spec.ClusterEvent, preCheck spec.PreEnqueueCheck) {
-	q.lock()
-	defer q.unlockWake()
-	q.m.MoveAllToActiveOrBackoffQueue(event, preCheck)
-	if q.flaw != lateMoveRequestCycle {
-		q.publish()
-		return
-	}
-	q.relock()
-	if q.m.Config().PluginEvents.IsEventOfInterest(event) {
-		q.moveRequestCycle = q.m.SchedulingCycle()
-	}
-}
-
-func (q *lockedModel) FlushBackoffQCompleted() {
-	q.lock()
-	defer q.unlockWake()
-	if q.flaw != staleBackoffFlush {
-		q.m.FlushBackoffQCompleted()
-		return
-	}
-	s := q.m.Snapshot()
-	cfg := q.m.Config()
-	var completed []*spec.Pod
-	for i := range s.BackoffQ {
-		if !cfg.IsBackingOff(&s.BackoffQ[i], s.Now) {
-			completed = append(completed, s.BackoffQ[i].Pod)
-		}
-	}
-	if len(completed) == 0 {
-		return
-	}
-	q.relock()
-	// Activate moves each pod from backoffQ (or unschedulablePods) to
-	// activeQ keeping its Timestamp and Attempts, as the flush does; it
-	// is the flush exactly when nothing moved in between.
-	if err := q.m.Activate(completed); err != nil {
-		panic(err)
-	}
-	q.publish()
-}
-
-func (q *lockedModel) FlushUnschedulablePodsLeftover() {
-	q.lock()
-	defer q.unlockWake()
-	q.m.FlushUnschedulablePodsLeftover()
-	q.publish()
-}
-
-func (q *lockedModel) Activate(pods []*spec.Pod) error {
-	q.lock()
-	defer q.unlockWake()
-	defer q.publish()
-	return q.m.Activate(pods)
-}
-
-func (q *lockedModel) Update(oldPod, newPod *spec.Pod) error {
-	q.lock()
-	defer q.unlockWake()
-	return q.m.Update(oldPod, newPod)
-}
-
-func (q *lockedModel) Delete(p *spec.Pod) error {
-	q.lock()
-	defer q.mu.Unlock()
-	return q.m.Delete(p)
-}
-
-func (q *lockedModel) AssignedPodAdded(p *spec.Pod) error {
-	q.lock()
-	defer q.unlockWake()
-	defer q.publish()
-	return q.m.AssignedPodAdded(p)
-}
-
-func (q *lockedModel) AssignedPodUpdated(oldPod, newPod *spec.Pod, event spec.ClusterEvent) error {
-	q.lock()
-	defer q.unlockWake()
-	defer q.publish()
-	return q.m.AssignedPodUpdated(oldPod, newPod, event)
-}
-
-func (q *lockedModel) Done(uid spec.UID) error {
-	q.lock()
-	defer q.mu.Unlock()
-	return q.m.Done(uid)
-}
-
-func (q *lockedModel) Close() {
-	q.lock()
-	defer q.unlockWake()
-	q.m.Close()
-}
-
-func (q *lockedModel) SchedulingCycle() int64 {
-	q.lock()
-	defer q.mu.Unlock()
-	return q.m.SchedulingCycle()
-}
-
-func (q *lockedModel) Snapshot() spec.Snapshot {
-	q.lock()
-	defer q.mu.Unlock()
-	s := q.m.Snapshot()
-	s.MoveRequestCycle = q.moveRequestCycle
-	return s
 }
 
 // peekingImpl wraps the real implementation with a Pop that looks before it
@@ -303,20 +82,27 @@ func (q peekingImpl) Pop() (*spec.QueuedPodInfo, int64, error) {
 func TestReferenceQueueIsLinearizable(t *testing.T) {
 	for _, n := range clientCounts(t) {
 		t.Run(fmt.Sprintf("clients=%d", n), func(t *testing.T) {
-			checkHistories(t, "lockedModel", newLockedModel(noFlaw), n, max(1, *runs/2))
+			checkHistories(t, "lockedModel", newLockedModel(0), n, max(1, *runs/2))
 		})
 	}
 }
 
-// brokenQueues are the deliberately non-linearizable queues.
+// brokenQueues are the deliberately broken queues: each is caught by a
+// history that is not linearizable or, for the lost wake-up, by every
+// client sleeping in Pop while activeQ holds a pod.
 var brokenQueues = []struct {
 	name     string
 	newQueue lin.NewQueue
 }{
-	{"impl with a peek-then-Pop wrapper", newPeekingImpl},
-	{"lockedModel, Pop decides and takes in two critical sections", newLockedModel(peekThenPop)},
-	{"lockedModel, MoveAll publishes moveRequestCycle late", newLockedModel(lateMoveRequestCycle)},
-	{"lockedModel, backoffQ flush moves what it saw before releasing the lock", newLockedModel(staleBackoffFlush)},
+	{"impl with a peek-then-Pop wrapper (yield)", newPeekingImpl},
+	{"Pop decides and takes in two critical sections (yield)", newLockedModel(lockedq.PeekThenPop | lockedq.Yield)},
+	{"Pop decides and takes in two critical sections", newLockedModel(lockedq.PeekThenPop)},
+	{"MoveAll publishes moveRequestCycle late (yield)", newLockedModel(lockedq.LateMoveRequestCycle | lockedq.Yield)},
+	{"backoffQ flush moves what it saw before releasing the lock (yield)", newLockedModel(lockedq.StaleBackoffFlush | lockedq.Yield)},
+	{"Add does not wake a blocked Pop", newLockedModel(lockedq.AddNoWake)},
+	{"requeued pod poppable before its in-flight bookkeeping is cleared", newLockedModel(lockedq.RequeueRace)},
+	{"backoffQ flush releases a pod whose expiry is exactly now (R7 boundary)", newLockedModel(lockedq.BackoffBoundary)},
+	{"leftover flush moves a pod exactly at the limit (R6 boundary)", newLockedModel(lockedq.LeftoverBoundary)},
 }
 
 // catch records and checks histories of newQueue until one is not
@@ -326,9 +112,13 @@ func catch(t *testing.T, newQueue lin.NewQueue, limit int, base uint64, st *stat
 	counts := clientCounts(t)
 	for i := range limit {
 		n := counts[i%len(counts)]
-		h, err := lin.Record(workload(n, i, base), newQueue)
+		h, err := record(workload(n, i, base), i, newQueue)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if len(h.LostWakeups) > 0 {
+			st.add(h, lin.Result{})
+			return i + 1, undecided, h, lin.Result{Outcome: porcupine.Ok}
 		}
 		res := lin.Check(h, *timeout)
 		st.add(h, res)
@@ -353,6 +143,10 @@ func TestBrokenQueueIsNotLinearizable(t *testing.T) {
 			}
 			t.Logf("caught after %d run(s) (%d clients, %d operations; %d undecided before); %v",
 				caught, h.Workload.Clients, len(h.Operations), undecided, &st)
+			if len(h.LostWakeups) > 0 {
+				t.Logf("lost wake-up: %s", h.LostWakeups[0])
+				return
+			}
 			if testing.Verbose() {
 				// The picture of a caught bug, to see what one looks like.
 				htmlPath, textPath, err := lin.WriteEvidence(h, res, "broken")
@@ -363,4 +157,140 @@ func TestBrokenQueueIsNotLinearizable(t *testing.T) {
 			}
 		})
 	}
+}
+
+var (
+	detection     = flag.Int("lin.detection", 0, "TestDetectionRate: CI-size runs of the broken-queue search per broken queue (0 skips it)")
+	detectionOnly = flag.String("lin.detection.only", "", "TestDetectionRate: only the broken queues whose name matches this regexp")
+)
+
+// TestDetectionRate measures how often a CI-size run catches each broken
+// queue: -lin.detection=N repeats the search of TestBrokenQueueIsNotLinearizable
+// (at most -lin.brokenruns histories, the CI default) N times per queue,
+// each from a fresh seed, and prints the table README.md publishes.
+func TestDetectionRate(t *testing.T) {
+	if *detection <= 0 {
+		t.Skip("-lin.detection=N not given")
+	}
+	base := baseSeed(t)
+	var b strings.Builder
+	fmt.Fprintf(&b, "| broken queue | runs | caught | median histories to detection | max |\n|---|---|---|---|---|\n")
+	var only *regexp.Regexp
+	if *detectionOnly != "" {
+		only = regexp.MustCompile(*detectionOnly)
+	}
+	for vi, v := range brokenQueues {
+		if only != nil && !only.MatchString(v.name) {
+			continue
+		}
+		caught := 0
+		var hs []int
+		for trial := range *detection {
+			var st stats
+			n, _, _, _ := catch(t, v.newQueue, *brokenRuns, base+uint64(vi)<<40+uint64(trial)<<20, &st)
+			if n > 0 {
+				caught++
+				hs = append(hs, n)
+			}
+		}
+		slices.Sort(hs)
+		med, mx := "-", "-"
+		if len(hs) > 0 {
+			med, mx = fmt.Sprint(hs[len(hs)/2]), fmt.Sprint(hs[len(hs)-1])
+		}
+		fmt.Fprintf(&b, "| %s | %d | %d (%d%%) | %s | %s |\n", v.name, *detection, caught, 100*caught / *detection, med, mx)
+		t.Logf("%s: %d/%d caught, histories %v", v.name, caught, *detection, hs)
+	}
+	t.Logf("detection rate (-lin.brokenruns=%d, -lin.ops=%d, -lin.clients=%s):\n%s", *brokenRuns, *ops, *clients, b.String())
+}
+
+// A caught broken queue's history comes out as a scenario file that
+// round-trips: printed (schedqtest.FormatScenario), parsed back
+// (schedqtest.ParseScenario) and replayed on the model, its prefix runs
+// and its last operation gives something other than what the queue gave:
+// the failure, reproduced without concurrency.
+func TestFailingHistoryPrintsAScenarioThatReplays(t *testing.T) {
+	base := baseSeed(t)
+	for try := range 20 {
+		var st stats
+		caught, _, h, res := catch(t, newLockedModel(lockedq.PeekThenPop|lockedq.Yield), *brokenRuns, base+uint64(try)<<32, &st)
+		if caught == 0 {
+			t.Fatal("the broken queue was not caught")
+		}
+		w, ok := h.Witness(res)
+		if !ok {
+			t.Fatalf("no witness in a history that is not linearizable:\n%s", h.Text(res))
+		}
+		if k := w.Next.Input.(lin.Input).Kind; strings.HasPrefix(w.Why, "allowed here") || k == lin.Snapshot || k == lin.SchedulingCycle {
+			// No single operation to blame, or an observation, which a
+			// scenario shows as the state after its last line: take
+			// another.
+			continue
+		}
+		text := w.Scenario("regressions/peek-then-pop", h.Config)
+		sc, err := schedqtest.ParseScenario("regressions/peek-then-pop", text)
+		if err != nil {
+			t.Fatalf("the printed scenario does not parse: %v\n%s", err, text)
+		}
+		run, err := schedqtest.NewModelRun(sc.Config.Apply(schedqtest.Config()), schedqtest.Start)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(sc.Ops) == 0 {
+			t.Fatalf("no operations:\n%s", text)
+		}
+		for i, op := range sc.Ops[:len(sc.Ops)-1] {
+			if _, _, err := run.Apply(op); err != nil {
+				t.Fatalf("operation %d (%s) of the printed prefix does not replay: %v\n%s", i+1, op, err, text)
+			}
+		}
+		last := sc.Ops[len(sc.Ops)-1]
+		o, _, err := run.Apply(last)
+		if err != nil {
+			t.Fatalf("the last operation (%s) does not replay: %v\n%s", last, err, text)
+		}
+		in, out := w.Next.Input.(lin.Input), w.Next.Output.(lin.Output)
+		same := schedqtest.SameError(o.Err(), out.Err)
+		if in.Kind == lin.Pop && out.Err == nil {
+			same = o.Popped != nil && out.Info != nil && o.Popped.Key() == out.Info.Key() && o.Cycle == out.Cycle
+		}
+		if same {
+			t.Fatalf("replayed on the model, the last operation (%s) gives what the queue gave (%s): the scenario does not reproduce the failure\n%s\n%s",
+				last, o, firstDivergence(h, w, sc), text)
+		}
+		if !strings.Contains(text, "the model rejects that") {
+			t.Errorf("the scenario does not say what the queue returned:\n%s", text)
+		}
+		t.Logf("the model gives %q where the queue gave another result; scenario:\n%s", o, text)
+		return
+	}
+	t.Fatal("20 caught histories and none with a single operation to blame")
+}
+
+// firstDivergence replays the witness's prefix on the model directly and
+// the printed scenario on a model run side by side, and says where their
+// states first differ: the operation the printing got wrong.
+func firstDivergence(h *lin.History, w lin.Witness, sc schedqtest.Scenario) string {
+	m := h.Model().Init().(*lin.State).Model
+	run, err := schedqtest.NewModelRun(sc.Config.Apply(schedqtest.Config()), schedqtest.Start)
+	if err != nil {
+		return err.Error()
+	}
+	j := 0
+	for i, op := range w.Prefix {
+		in := op.Input.(lin.Input)
+		lin.Apply(m, in, op.Output.(lin.Output))
+		if in.Kind == lin.Snapshot || in.Kind == lin.SchedulingCycle {
+			continue
+		}
+		if _, _, err := run.Apply(sc.Ops[j]); err != nil {
+			return fmt.Sprintf("operation %d (%s): %v", i, sc.Ops[j], err)
+		}
+		a, b := m.Snapshot(), run.Model.Snapshot()
+		if d := a.Diff(&b); d != "" {
+			return fmt.Sprintf("the states first differ after operation %d, %v printed as %q:\n%s", i, in.Kind, sc.Ops[j].String(), d)
+		}
+		j++
+	}
+	return "the states never differ"
 }

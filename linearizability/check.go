@@ -106,6 +106,9 @@ func (h *History) Text(res Result) string {
 		}
 	}
 	fmt.Fprintf(&b, "\nmodel state after it:\n%s", m.String())
+	if wit, ok := h.Witness(res); ok {
+		fmt.Fprintf(&b, "\n--- scenario (save as linearizability/testdata/scenarios/regressions/<name>.txt) ---\n%s\n", wit.Scenario("regressions/<name>", h.Config))
+	}
 	if len(longest) == len(h.Operations) {
 		return b.String()
 	}

@@ -17,7 +17,28 @@
 //   - Record drives one queue with 2..8 clients issuing random operations,
 //     Pop blocking included, with time on a fake clock that is stepped by
 //     operations of their own, and returns the history. Every history ends
-//     with Close, so no Pop is left waiting.
+//     with Close, so no Pop is left waiting. RecordTarget does the same for
+//     a queue that owns its clock (a conformance.Target).
+//   - Schedules. A race shows only in the interleavings that reach it, so
+//     each history explores its own: clients yield (runtime.Gosched) at
+//     random operation boundaries, pair up in contention bursts (two
+//     clients call at the same moment), and the tests vary GOMAXPROCS per
+//     history (1, 2, 4, 8). Nothing is ever inserted inside the queue.
+//   - Liveness. A Pop that sleeps forever and returns ErrClosed at Close is
+//     linearizable, so a lost wake-up is invisible to the check. The
+//     coordinator watches for it: when every live client sleeps in Pop by
+//     the runtime's own account (internal/parked) while activeQ holds a
+//     pod, History.LostWakeups says so. A recording that outlives its
+//     deadline fails with which client waits in which operation.
+//   - Boundaries. Half the clock steps land on an instant where the
+//     queue's decisions change: a backoffQ pod's expiry (R7: expiry == now
+//     is still backing off), an unschedulable pod's leftover limit (R6),
+//     exactly or one nanosecond either side (internal/boundary).
+//   - Plugin sets. A failed attempt hands AddUnschedulableIfNotPresent
+//     the rejecting plugins in random order, sometimes with one twice: the
+//     contract makes every queue normalise the set (sort, deduplicate, R3)
+//     and conformance checks that it does, so the workload deliberately
+//     passes raw sets and the model (which normalises) is the judge.
 //   - Check runs porcupine with a timeout; a result of Unknown is undecided,
 //     never a pass. WriteEvidence leaves the porcupine visualisation, a
 //     plain-text listing (ending with the operations that cannot come next
@@ -34,4 +55,11 @@
 // concurrently with everything; the others wait for the operations that
 // read the clock, because each such overlap doubles the times an operation
 // may have seen and the checker's work with it.
+//
+// Files: ops.go (the operations of a history), apply.go (replaying one on
+// the model, and why the model rejects it), porcupine.go (the porcupine
+// model and its state), describe.go (rendering in queue terms), harness.go
+// (recording), check.go (checking, evidence), json.go (saved histories),
+// scenario.go (a failing history's sequential witness as a scenario file,
+// schedqtest.FormatScenario).
 package linearizability

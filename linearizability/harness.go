@@ -2,9 +2,11 @@ package linearizability
 
 import (
 	"fmt"
+	"html"
 	"math/rand/v2"
 	"runtime"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -12,11 +14,13 @@ import (
 	"github.com/anishathalye/porcupine"
 	testingclock "k8s.io/utils/clock/testing"
 
+	"github.com/schedq/schedq/internal/boundary"
+	"github.com/schedq/schedq/internal/parked"
 	"github.com/schedq/schedq/spec"
 )
 
 // Namespace is the namespace of every pod a workload creates.
-const Namespace = "default"
+const Namespace = "ns"
 
 // Start is the time the fake clock of every recorded history starts at.
 var Start = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -27,31 +31,61 @@ var Start = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 // flushes itself, as recorded operations.
 type NewQueue func(cfg spec.Config, clk *testingclock.FakeClock) (spec.Queue, error)
 
+// Stepper is a queue with a clock of its own that the harness can step:
+// the shape of a conformance.Target, whose clock the adapter owns.
+type Stepper interface {
+	spec.Queue
+	// Advance moves the queue's clock forward by d, atomically.
+	Advance(d time.Duration)
+}
+
+// NewTarget makes a queue under test with its own steppable clock reading
+// start. As with NewQueue, it must not run its periodic flushes.
+type NewTarget func(cfg spec.Config, start time.Time) (Stepper, error)
+
+// fakeClocked is a queue on a fake clock the harness owns.
+type fakeClocked struct {
+	spec.Queue
+	clk *testingclock.FakeClock
+}
+
+func (f fakeClocked) Advance(d time.Duration) { f.clk.Step(d) }
+
+// CheckConsistency passes on the queue's own internal consistency check,
+// if it has one (impl's does), so the recorder can run it at quiescence.
+func (f fakeClocked) CheckConsistency() error {
+	if c, ok := f.Queue.(interface{ CheckConsistency() error }); ok {
+		return c.CheckConsistency()
+	}
+	return nil
+}
+
 // The plugins of the workload's registry, and the events clients raise.
 const (
 	pluginFit      = "NodeResourcesFit"
 	pluginTaint    = "TaintToleration"
 	pluginAffinity = "InterPodAffinity"
-	pluginVolume   = "VolumeBinding"
 )
 
-var plugins = []string{pluginFit, pluginTaint, pluginAffinity, spec.PluginPodTopologySpread, pluginVolume}
+var plugins = []string{pluginFit, pluginTaint, pluginAffinity, spec.PluginPodTopologySpread}
 
-// Registry is the plugin -> events registry of the workload's config.
+// Registry is the plugin -> events registry of the workload's config: the
+// one every suite uses (conformance.Registry, a test keeps them equal), so
+// that a failing history printed as a scenario replays with the same
+// registry.
 var Registry = spec.PluginEvents{
 	pluginFit:                    {{Resource: spec.ResourceNode, ActionType: spec.Add}, {Resource: spec.ResourcePod, ActionType: spec.Delete | spec.UpdatePodScaleDown}},
-	pluginTaint:                  {{Resource: spec.ResourceNode, ActionType: spec.Add | spec.UpdateNodeTaint}},
 	pluginAffinity:               {{Resource: spec.ResourcePod, ActionType: spec.Add | spec.UpdatePodLabel}},
-	spec.PluginPodTopologySpread: {{Resource: spec.ResourcePod, ActionType: spec.All}, {Resource: spec.ResourceNode, ActionType: spec.Add | spec.Delete}},
-	pluginVolume:                 {{Resource: spec.ResourcePersistentVolume, ActionType: spec.Add}},
+	spec.PluginPodTopologySpread: {{Resource: spec.ResourcePod, ActionType: spec.All}},
+	pluginTaint:                  {{Resource: spec.ResourceNode, ActionType: spec.UpdateNodeTaint}},
 }
 
 var events = []spec.ClusterEvent{
 	{Resource: spec.ResourceNode, ActionType: spec.Add},
 	{Resource: spec.ResourceNode, ActionType: spec.UpdateNodeTaint},
 	{Resource: spec.ResourceAssignedPod, ActionType: spec.Delete},
+	// No plugin registered for these: move requests that are no-ops.
 	{Resource: spec.ResourcePersistentVolume, ActionType: spec.Add},
-	// No plugin registered for StorageClass: a move request that is a no-op.
 	{Resource: spec.ResourceStorageClass, ActionType: spec.Add},
 	spec.WildCardEvent,
 }
@@ -65,9 +99,10 @@ func Config() spec.Config {
 	return cfg
 }
 
-// clockSteps are the durations clients step the fake clock by: around the
-// backoff boundaries (1s, 2s, 4s, 8s, 10s: expiry == now is still backing
-// off) and past the unschedulable limit.
+// clockSteps are the round durations clients step the fake clock by,
+// when a step is not steered onto a boundary (Workload.BoundarySteps):
+// around the backoff durations (1s, 2s, 4s, 8s, 10s) and past the
+// unschedulable limit.
 var clockSteps = []time.Duration{
 	100 * time.Millisecond, 500 * time.Millisecond, time.Second, time.Second,
 	2 * time.Second, 4 * time.Second, 10 * time.Second, 16 * time.Second,
@@ -97,6 +132,40 @@ type Workload struct {
 	// MaxRescues bounds the pods the coordinator adds when every client is
 	// blocked in Pop; after that it closes the queue early.
 	MaxRescues int
+	// Yields is the probability of a runtime.Gosched at each operation
+	// boundary of a client (before the call and after the return, never
+	// inside the queue): it varies which client runs next. Default 0.3;
+	// negative disables.
+	Yields float64
+	// Bursts is the probability that a client, before an operation,
+	// waits briefly for another client to do the same, so that both call
+	// at once: contention on the queue's lock where a race lives.
+	// Default 0.25; negative disables.
+	Bursts float64
+	// BoundarySteps is the fraction of clock steps steered onto a
+	// boundary instant of the queue's pods (internal/boundary: a
+	// backoff expiry or the leftover limit, exactly or 1ns either side).
+	// Default 0.5; negative disables.
+	BoundarySteps float64
+	// OnlyFreeAdds restricts the workload to what a queue that resets a
+	// pod on a duplicate Add and queues a second copy on an Update in
+	// flight (upstream v1.33 classic) agrees with the model on: a client
+	// adds (or updates, as an add) only a pod no one holds, updates no
+	// held pod, and only the client that popped a pod deletes it.
+	OnlyFreeAdds bool
+	// NoSnapshots leaves Snapshot out of the operations: for an adapter
+	// whose snapshot cannot be taken atomically with a Pop (upstream's
+	// adapter records the pods in flight after upstream's Pop returns).
+	NoSnapshots bool
+	// SilentNoOps makes the model accept a nil error where it returns
+	// one for an operation that changes nothing (a target whose Delete,
+	// Done and Activate report nothing: conformance.Profile.SilentNoOps).
+	SilentNoOps bool
+	// Deadline bounds the recording (default 30s): past it the
+	// coordinator closes the queue, and a recording still stuck after
+	// that fails with a diagnosis (which client waits in which
+	// operation, what the queue holds) instead of hanging the test.
+	Deadline time.Duration
 }
 
 func (w Workload) withDefaults() Workload {
@@ -114,6 +183,18 @@ func (w Workload) withDefaults() Workload {
 		if w.MaxRescues < 4 {
 			w.MaxRescues = 4
 		}
+	}
+	if w.Deadline <= 0 {
+		w.Deadline = 30 * time.Second
+	}
+	if w.Yields == 0 {
+		w.Yields = 0.3
+	}
+	if w.Bursts == 0 {
+		w.Bursts = 0.25
+	}
+	if w.BoundarySteps == 0 {
+		w.BoundarySteps = 0.5
 	}
 	return w
 }
@@ -133,10 +214,20 @@ type History struct {
 	// Overlapping is how many operations overlap an operation of another
 	// client: a history where it is low barely tested concurrency.
 	Overlapping int
+	// LostWakeups describes each moment every live client slept in Pop,
+	// by the runtime's account, while activeQ held a pod: a liveness
+	// failure that linearizability cannot see (a Pop that sleeps forever
+	// and returns ErrClosed at Close is linearizable). The coordinator
+	// closes the queue after the first.
+	LostWakeups []string
+	// BoundarySteps is how many clock steps landed on a boundary.
+	BoundarySteps int
 }
 
 // Model returns the porcupine model for this history.
-func (h *History) Model() porcupine.Model { return Model(h.Config, Start) }
+func (h *History) Model() porcupine.Model {
+	return ModelWith(h.Config, Start, ModelOptions{SilentNoOps: h.Workload.SilentNoOps})
+}
 
 // universe is the pods of a workload: each client owns PodsPerClient pods
 // with distinct names, priorities mostly distinct (ties on priority make
@@ -227,10 +318,15 @@ func (r *recorder) doGated(l *log, in Input, concurrent bool, f func() Output) O
 // run is the shared state of one recording.
 type run struct {
 	w   Workload
-	q   spec.Queue
-	clk *testingclock.FakeClock
+	q   Stepper
 	u   *universe
 	rec recorder
+	// free marks, under OnlyFreeAdds, the pods no one holds (by key).
+	freeMu sync.Mutex
+	free   map[spec.PodKey]bool
+	burst  barrier
+	// boundarySteps counts the steered steps.
+	boundarySteps atomic.Int64
 	// alive counts clients still issuing operations, inPop those inside
 	// Pop, progress the operations returned: together they tell the
 	// coordinator when every live client is stuck in Pop.
@@ -248,23 +344,40 @@ func (r *run) maybeStuck() {
 	}
 }
 
-// Record runs one workload against a fresh queue and returns its history.
-// Clients issue random operations; a coordinator (the last ClientId) adds a
-// pod whenever every live client is blocked in Pop, and closes the queue
-// once the clients are done (or the rescues run out), so every Pop returns.
+// Record runs one workload against a fresh queue on a fake clock and
+// returns its history. Clients issue random operations; a coordinator (the
+// last ClientId) adds a pod whenever every live client is blocked in Pop,
+// and closes the queue once the clients are done (or the rescues run out),
+// so every Pop returns.
 func Record(w Workload, newQueue NewQueue) (*History, error) {
+	return RecordTarget(w, func(cfg spec.Config, start time.Time) (Stepper, error) {
+		clk := testingclock.NewFakeClock(start)
+		q, err := newQueue(cfg, clk)
+		if err != nil {
+			return nil, err
+		}
+		return fakeClocked{q, clk}, nil
+	})
+}
+
+// RecordTarget is Record for a queue that owns its clock (a
+// conformance.Target, say).
+func RecordTarget(w Workload, newTarget NewTarget) (*History, error) {
 	w = w.withDefaults()
 	cfg := Config()
-	clk := testingclock.NewFakeClock(Start)
-	q, err := newQueue(cfg, clk)
+	q, err := newTarget(cfg, Start)
 	if err != nil {
 		return nil, err
 	}
 	rng := rand.New(rand.NewPCG(w.Seed, 0x5c4ed))
-	r := &run{w: w, q: q, clk: clk, u: newUniverse(w, rng), stuck: make(chan struct{}, 1)}
+	r := &run{w: w, q: q, u: newUniverse(w, rng), stuck: make(chan struct{}, 1), free: map[spec.PodKey]bool{}}
+	for _, p := range r.u.all {
+		r.free[p.Key()] = true
+	}
 	r.alive.Store(int32(w.Clients))
 
 	logs := make([]*log, w.Clients+1)
+	clients := make([]*client, w.Clients)
 	var wg sync.WaitGroup
 	// The clients start together, so that their operations interleave from
 	// the first one.
@@ -273,21 +386,44 @@ func Record(w Workload, newQueue NewQueue) (*History, error) {
 		logs[c] = &log{id: c}
 		cl := &client{run: r, log: logs[c], rng: rand.New(rand.NewPCG(w.Seed, uint64(c)+1)),
 			pods: append([]*spec.Pod(nil), r.u.owned[c]...)}
+		clients[c] = cl
 		wg.Add(1)
+		ready := make(chan struct{})
 		go func() {
 			defer wg.Done()
 			defer r.maybeStuck()
 			defer r.alive.Add(-1)
+			defer cl.finished.Store(true)
+			cl.gid = parked.Current()
+			close(ready)
 			<-start
 			cl.loop()
 		}()
+		<-ready
 	}
 	coord := &log{id: w.Clients}
 	logs[w.Clients] = coord
 	h := &History{Workload: w, Config: cfg}
 	close(start)
-	h.Rescues, h.ClosedEarly = r.coordinate(coord)
-	wg.Wait()
+	var hang string
+	h.Rescues, h.ClosedEarly, h.LostWakeups, hang = r.coordinate(coord, clients)
+	finished := make(chan struct{})
+	go func() { wg.Wait(); close(finished) }()
+	select {
+	case <-finished:
+	case <-time.After(w.Deadline / 2):
+		return nil, fmt.Errorf("linearizability: the recording did not finish within %v (%s), nor %v after Close:\n%s",
+			w.Deadline, hang, w.Deadline/2, describeClients(clients))
+	}
+	h.BoundarySteps = int(r.boundarySteps.Load())
+	// At quiescence a queue with an internal consistency check (impl's
+	// indexes, heaps and groups against the pods it holds) must pass it:
+	// a leak there shows in no history.
+	if c, ok := r.q.(interface{ CheckConsistency() error }); ok {
+		if err := c.CheckConsistency(); err != nil {
+			return nil, fmt.Errorf("linearizability: at quiescence after the history (seed %d): %w", w.Seed, err)
+		}
+	}
 
 	for _, l := range logs {
 		h.Operations = append(h.Operations, l.ops...)
@@ -297,32 +433,46 @@ func Record(w Workload, newQueue NewQueue) (*History, error) {
 	return h, nil
 }
 
-// coordinate waits for the clients, adding a rescue pod whenever all live
-// clients sit in Pop and nothing else happens, then closes the queue as a
-// recorded operation. A rescue that was not needed (a Pop was about to
-// return anyway) is harmless: it is one more Add in the history.
-func (r *run) coordinate(l *log) (rescues int, early bool) {
+// coordinate waits for the clients, adding a rescue pod whenever every
+// live client sleeps in Pop (by the runtime's account, internal/parked)
+// with activeQ empty, then closes the queue as a recorded operation. If
+// every live client sleeps in Pop while activeQ holds a pod, that is a
+// lost wake-up: it is reported and the queue closed. A rescue that was not
+// needed is harmless: it is one more Add in the history.
+func (r *run) coordinate(l *log, clients []*client) (rescues int, early bool, lost []string, hang string) {
 	poll := time.NewTicker(2 * time.Millisecond)
 	defer poll.Stop()
-	stuck := func() bool {
-		alive := r.alive.Load()
-		return alive > 0 && r.inPop.Load() == alive
-	}
+	deadline := time.Now().Add(r.w.Deadline)
 	for r.alive.Load() > 0 {
 		select {
 		case <-r.stuck:
 		case <-poll.C: // in case a signal raced with the counters
 		}
-		if !stuck() {
-			continue
+		if time.Now().After(deadline) {
+			hang = fmt.Sprintf("past its deadline; clients:\n%s", describeClients(clients))
+			if s, ok := snapshotWithin(r.q, time.Second); ok {
+				hang += "  queue: " + describeSnapshot(s)
+			} else {
+				hang += "  queue: Snapshot did not return within 1s (its lock is held)"
+			}
+			early = true
+			break
 		}
-		// Give a Pop that is about to find a pod the chance to return.
 		before := r.progress.Load()
-		for range 50 {
-			runtime.Gosched()
-		}
-		if !stuck() || r.progress.Load() != before {
+		if !allParked(clients) {
 			continue
+		}
+		// Read-only and unrecorded: a Snapshot changes nothing, so the
+		// history does not need it.
+		s := r.q.Snapshot()
+		if !allParked(clients) || r.progress.Load() != before {
+			continue
+		}
+		if len(s.ActiveQ) > 0 {
+			lost = append(lost, fmt.Sprintf("every live client sleeps in Pop while activeQ holds %s (%d pods); a Pop must be woken when activeQ fills (R2)\n%s",
+				s.ActiveQ[0].Pod.Name, len(s.ActiveQ), describeClients(clients)))
+			early = true
+			break
 		}
 		if rescues == len(r.u.rescue) {
 			early = true
@@ -333,7 +483,90 @@ func (r *run) coordinate(l *log) (rescues int, early bool) {
 		r.rec.do(l, Input{Kind: Add, Pod: p}, func() Output { return Output{Err: r.q.Add(p)} })
 	}
 	r.rec.do(l, Input{Kind: Close}, func() Output { r.q.Close(); return Output{} })
-	return rescues, early
+	return rescues, early, lost, hang
+}
+
+func snapshotWithin(q spec.Queue, d time.Duration) (spec.Snapshot, bool) {
+	ch := make(chan spec.Snapshot, 1)
+	go func() { ch <- q.Snapshot() }()
+	select {
+	case s := <-ch:
+		return s, true
+	case <-time.After(d):
+		return spec.Snapshot{}, false
+	}
+}
+
+func describeSnapshot(s spec.Snapshot) string {
+	return html.UnescapeString(strings.ReplaceAll(describer{start: Start}.snapshot(&s, nil), "<br>", "; "))
+}
+
+// allParked reports whether every live client is inside Pop and asleep
+// there, and at least one is.
+func allParked(clients []*client) bool {
+	var ids []parked.ID
+	for _, c := range clients {
+		if c.finished.Load() {
+			continue
+		}
+		if !c.inPopNow.Load() {
+			return false
+		}
+		ids = append(ids, c.gid)
+	}
+	if len(ids) == 0 {
+		return false
+	}
+	all := parked.All()
+	for _, id := range ids {
+		if s, ok := all[id]; !ok || !s.Parked() || !s.In(").Pop(") {
+			return false
+		}
+	}
+	return true
+}
+
+func describeClients(clients []*client) string {
+	var ids []parked.ID
+	for _, c := range clients {
+		if !c.finished.Load() {
+			ids = append(ids, c.gid)
+		}
+	}
+	return parked.Describe(ids...)
+}
+
+// barrier lets clients call at the same moment: the first to arrive waits
+// (yielding, briefly) for a second, and both go.
+type barrier struct {
+	mu  sync.Mutex
+	gen chan struct{}
+}
+
+func (b *barrier) arrive() {
+	b.mu.Lock()
+	if b.gen != nil {
+		close(b.gen)
+		b.gen = nil
+		b.mu.Unlock()
+		return
+	}
+	g := make(chan struct{})
+	b.gen = g
+	b.mu.Unlock()
+	for range 100 {
+		select {
+		case <-g:
+			return
+		default:
+			runtime.Gosched()
+		}
+	}
+	b.mu.Lock()
+	if b.gen == g {
+		b.gen = nil
+	}
+	b.mu.Unlock()
 }
 
 // held is a pod a client popped and has not finished with.
@@ -348,6 +581,11 @@ type client struct {
 	rng  *rand.Rand
 	pods []*spec.Pod // the current version of each pod the client owns
 	held []held
+	// gid is the client's goroutine; inPopNow and finished tell the
+	// coordinator where it is.
+	gid      parked.ID
+	inPopNow atomic.Bool
+	finished atomic.Bool
 }
 
 // weights of the operations a client picks when it is not finishing a
@@ -357,7 +595,7 @@ var weights = []struct {
 	w    int
 }{
 	{Add, 22}, {Pop, 20}, {FlushBackoffQ, 8}, {Step, 8}, {MoveAll, 6}, {Activate, 5},
-	{Delete, 5}, {Update, 5}, {Snapshot, 5}, {FlushLeftover, 3}, {AssignedPodAdded, 2},
+	{Delete, 5}, {Update, 5}, {Snapshot, 7}, {FlushLeftover, 3}, {AssignedPodAdded, 2},
 	{AssignedPodUpdated, 1}, {Done, 2}, {SchedulingCycle, 2},
 }
 
@@ -370,28 +608,59 @@ var totalWeight = func() int {
 }()
 
 func (c *client) pick() Kind {
-	n := c.rng.IntN(totalWeight)
-	for _, w := range weights {
-		if n < w.w {
-			return w.kind
+	for {
+		n := c.rng.IntN(totalWeight)
+		for _, w := range weights {
+			if n < w.w {
+				if w.kind == Snapshot && c.w.NoSnapshots {
+					break
+				}
+				return w.kind
+			}
+			n -= w.w
 		}
-		n -= w.w
 	}
-	panic("unreachable")
 }
 
 func (c *client) loop() {
 	for range c.w.OpsPerClient {
+		if c.rng.Float64() < c.w.Bursts {
+			c.burst.arrive()
+		}
+		c.yield()
 		if len(c.held) > 0 && c.rng.IntN(2) == 0 {
 			c.finish()
 		} else {
 			c.issue(c.pick())
 		}
 		c.progress.Add(1)
-		if c.rng.IntN(4) == 0 {
-			runtime.Gosched()
-		}
+		c.yield()
 	}
+}
+
+// yield is a randomised runtime.Gosched at an operation boundary.
+func (c *client) yield() {
+	if c.rng.Float64() < c.w.Yields {
+		runtime.Gosched()
+	}
+}
+
+// setFree marks a pod held by no one (OnlyFreeAdds) or takes it, and
+// reports whether it was free.
+func (r *run) takeFree(k spec.PodKey) bool {
+	r.freeMu.Lock()
+	defer r.freeMu.Unlock()
+	if !r.free[k] {
+		return false
+	}
+	r.free[k] = false
+	return true
+}
+
+func (r *run) setFree(k spec.PodKey) {
+	r.freeMu.Lock()
+	r.free[k] = true
+	r.freeMu.Unlock()
 }
 
 // finish ends the scheduling attempt of a popped pod: it failed (rejected by
@@ -400,22 +669,44 @@ func (c *client) finish() {
 	i := c.rng.IntN(len(c.held))
 	h := c.held[i]
 	c.held = removeHeld(c.held, i)
-	if c.rng.IntN(10) < 7 {
+	if n := c.rng.IntN(20); n < 11 {
 		info := h.info
-		info.UnschedulablePlugins = nil
-		if c.rng.IntN(5) > 0 {
-			for _, p := range plugins {
-				if c.rng.IntN(3) == 0 {
-					info.UnschedulablePlugins = append(info.UnschedulablePlugins, p)
-				}
-			}
-		}
+		info.UnschedulablePlugins = c.rejectors()
 		in := Input{Kind: AddUnschedulable, Info: &info, Cycle: h.cycle}
 		c.rec.do(c.log, in, func() Output { return Output{Err: c.q.AddUnschedulableIfNotPresent(in.Info, in.Cycle)} })
+		return
+	} else if n < 13 && c.w.OnlyFreeAdds {
+		// Under OnlyFreeAdds only the client holding a pod deletes it.
+		p := h.info.Pod
+		c.rec.do(c.log, Input{Kind: Delete, Pod: p}, func() Output { return Output{Err: c.q.Delete(p)} })
+		c.setFree(p.Key())
 		return
 	}
 	uid := h.info.Pod.UID
 	c.rec.do(c.log, Input{Kind: Done, UID: uid}, func() Output { return Output{Err: c.q.Done(uid)} })
+	c.setFree(h.info.Pod.Key())
+}
+
+// rejectors is the plugin set a failed attempt hands back: none at times
+// (the shortcut of R3), else random plugins in random order, sometimes one
+// twice. The caller's set is deliberately not normalised: the contract
+// makes every queue sort and deduplicate it (R3), and conformance checks
+// that each does, so handing over raw sets here exercises it.
+func (c *client) rejectors() spec.PluginSet {
+	if c.rng.IntN(5) == 0 {
+		return nil
+	}
+	var out spec.PluginSet
+	for _, p := range plugins {
+		if c.rng.IntN(3) == 0 {
+			out = append(out, p)
+		}
+	}
+	c.rng.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
+	if len(out) > 0 && c.rng.IntN(4) == 0 {
+		out = append(out, out[0])
+	}
+	return out
 }
 
 func removeHeld(s []held, i int) []held {
@@ -434,14 +725,19 @@ func (c *client) issue(k Kind) {
 	switch k {
 	case Add:
 		_, in.Pod = c.own()
+		if c.w.OnlyFreeAdds && !c.takeFree(in.Pod.Key()) {
+			return
+		}
 		f = func() Output { return Output{Err: c.q.Add(in.Pod)} }
 	case Pop:
 		f = func() Output {
+			c.inPopNow.Store(true)
 			if c.inPop.Add(1) == c.alive.Load() {
 				c.maybeStuck()
 			}
 			info, cycle, err := c.q.Pop()
 			c.inPop.Add(-1)
+			c.inPopNow.Store(false)
 			out := Output{Err: err, Cycle: cycle}
 			if info != nil {
 				cp := *info
@@ -457,8 +753,8 @@ func (c *client) issue(k Kind) {
 	case FlushLeftover:
 		f = func() Output { c.q.FlushUnschedulablePodsLeftover(); return Output{} }
 	case Step:
-		in.D = clockSteps[c.rng.IntN(len(clockSteps))]
-		f = func() Output { c.clk.Step(in.D); return Output{} }
+		in.D = c.clockStep()
+		f = func() Output { c.q.Advance(in.D); return Output{} }
 	case MoveAll:
 		in.Event = events[c.rng.IntN(len(events))]
 		switch c.rng.IntN(4) {
@@ -475,10 +771,16 @@ func (c *client) issue(k Kind) {
 		}
 		f = func() Output { return Output{Err: c.q.Activate(in.Pods)} }
 	case Delete:
+		if c.w.OnlyFreeAdds {
+			return // only the holder deletes (finish)
+		}
 		_, in.Pod = c.own()
 		f = func() Output { return Output{Err: c.q.Delete(in.Pod)} }
 	case Update:
 		i, old := c.own()
+		if c.w.OnlyFreeAdds && !c.takeFree(old.Key()) {
+			return // an update in flight would be queued twice upstream
+		}
 		p := *old
 		switch c.rng.IntN(3) {
 		case 0:
@@ -523,6 +825,21 @@ func (c *client) issue(k Kind) {
 		return
 	}
 	c.rec.do(c.log, in, f)
+}
+
+// clockStep is a step onto a boundary instant of the queue's pods (a
+// fraction BoundarySteps of the time, when there is one), else a round
+// duration. The queue is read with an unrecorded Snapshot (read-only);
+// other clients may move the clock or the pods before the step, which
+// then lands near the boundary instead: still a step worth taking.
+func (c *client) clockStep() time.Duration {
+	if c.rng.Float64() < c.w.BoundarySteps {
+		if d, ok := boundary.Pick(c.q.Snapshot(), Config(), c.rng.IntN(1<<30)); ok {
+			c.boundarySteps.Add(1)
+			return d
+		}
+	}
+	return clockSteps[c.rng.IntN(len(clockSteps))]
 }
 
 // count fills in BlockedPops and Overlapping; Operations are in call order.

@@ -3,6 +3,7 @@ package linearizability_test
 import (
 	"flag"
 	"fmt"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -25,10 +26,11 @@ var (
 	clients         = flag.String("lin.clients", "2,4,8", "client counts to run")
 	pods            = flag.Int("lin.pods", 3, "pods each client owns")
 	timeout         = flag.Duration("lin.timeout", 30*time.Second, "porcupine timeout per history; running out fails the test")
-	brokenRuns      = flag.Int("lin.brokenruns", 200, "histories each broken queue gets to be caught in")
+	brokenRuns      = flag.Int("lin.brokenruns", 400, "histories each broken queue gets to be caught in")
 	concurrentSteps = flag.Float64("lin.concurrentsteps", 0.25, "fraction of clock steps that may overlap operations reading the clock")
 	replay          = flag.String("lin.replay", "", "a history saved as JSON next to a visualisation, for TestReplay to check again")
 	seed            = flag.Uint64("lin.seed", 0, "seed of the clients' choices (0: from the time)")
+	boundarySteps   = flag.Float64("lin.boundarysteps", 0.5, "fraction of clock steps steered onto a backoff expiry or the leftover limit (+/- 1ns); negative: none")
 )
 
 func newImpl(cfg spec.Config, clk *testingclock.FakeClock) (spec.Queue, error) {
@@ -56,13 +58,24 @@ func baseSeed(t *testing.T) uint64 {
 	return s
 }
 
+// procs are the GOMAXPROCS settings histories cycle through: one
+// processor (interleavings only at yields and preemption), as many as the
+// machine has, and more than it has (goroutines preempted mid-operation).
+var procs = []int{1, 2, 4, 8}
+
+// record records history i with GOMAXPROCS procs[i%len(procs)].
+func record(w lin.Workload, i int, newQueue lin.NewQueue) (*lin.History, error) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs[i%len(procs)]))
+	return lin.Record(w, newQueue)
+}
+
 func workload(clients, i int, base uint64) lin.Workload {
 	per := *ops / clients
 	if per < 4 {
 		per = 4
 	}
 	return lin.Workload{Clients: clients, OpsPerClient: per, PodsPerClient: *pods, Seed: base + uint64(i),
-		ConcurrentSteps: *concurrentSteps}
+		ConcurrentSteps: *concurrentSteps, BoundarySteps: *boundarySteps}
 }
 
 // stats summarises the checks of several histories.
@@ -106,9 +119,12 @@ func checkHistories(t *testing.T, name string, newQueue lin.NewQueue, clients, n
 	base := baseSeed(t)
 	var st stats
 	for i := range n {
-		h, err := lin.Record(workload(clients, i, base), newQueue)
+		h, err := record(workload(clients, i, base), i, newQueue)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
+		}
+		for _, lost := range h.LostWakeups {
+			t.Errorf("%s: history %d (%d clients, seed %d): lost wake-up: %s", name, i, clients, h.Workload.Seed, lost)
 		}
 		res := lin.Check(h, *timeout)
 		st.add(h, res)
@@ -123,8 +139,12 @@ func checkHistories(t *testing.T, name string, newQueue lin.NewQueue, clients, n
 		if res.Outcome == porcupine.Unknown {
 			verdict = fmt.Sprintf("is UNDECIDED: the checker gave up after %v (a failure, not a pass; raise -lin.timeout or shrink -lin.ops)", *timeout)
 		}
-		t.Errorf("%s: history %d (%d clients, %d operations, seed %d) %s\n  visualisation: %s\n  listing:       %s",
-			name, i, clients, len(h.Operations), h.Workload.Seed, verdict, htmlPath, textPath)
+		scenario := ""
+		if wit, ok := h.Witness(res); ok {
+			scenario = "\n--- scenario (save as linearizability/testdata/scenarios/regressions/<name>.txt) ---\n" + wit.Scenario(name, h.Config)
+		}
+		t.Errorf("%s: history %d (%d clients, %d operations, seed %d) %s\n  visualisation: %s\n  listing:       %s%s",
+			name, i, clients, len(h.Operations), h.Workload.Seed, verdict, htmlPath, textPath, scenario)
 	}
 	t.Logf("%s, %d clients: %v", name, clients, &st)
 }

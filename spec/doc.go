@@ -7,9 +7,21 @@
 // contract (go doc ./spec Queue). This overview only maps it; where the two
 // differ, Queue is right and this overview is wrong.
 //
-// The semantics are those of the classic upstream queue: kube-scheduler
-// v1.33.13, pkg/scheduler/backend/queue, with the feature gates
-// SchedulerQueueingHints and SchedulerPopFromBackoffQ off.
+// The contract has two profiles, selected by Config.Profile (see Profile
+// for the decisions D1-D7 in which they differ):
+//
+//   - ProfileClassic (the zero value): the classic upstream queue,
+//     kube-scheduler v1.33.13, pkg/scheduler/backend/queue, with the feature
+//     gates SchedulerQueueingHints and SchedulerPopFromBackoffQ off. Rules
+//     R1-R14 and invariants I1-I6 below.
+//   - ProfileHints: the queue kube-scheduler runs today, v1.37.2 with its
+//     default gates: queueing hints, the in-flight list, Pop from backoffQ,
+//     PreEnqueue plugins and scheduling gates. Its rules are R1h-R14h (the
+//     hints-profile answer to Rn) and R15-R18, its invariants I2h-I5h and I7
+//     beside the shared I1 and I6; they are stated in hints.go and
+//     hints_invariants.go. The nominator (R18) belongs to both profiles.
+//
+// The overview below is the classic profile's.
 //
 // # Places
 //

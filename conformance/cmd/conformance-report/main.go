@@ -1,7 +1,11 @@
 // Command conformance-report turns the <profile>.json files written by
 // conformance.Run (with $SCHEDQ_CONFORMANCE_RESULTS set) into RESULTS.md: a
 // table of scenario x target with totals, followed by every known
-// difference with its reason and source.
+// difference with its reason and source, and then the concurrency
+// section from concurrent/<profile>.json (written by
+// conformance/concurrent.Run): wake-up checks, conservation runs,
+// linearizability where the profile has the model's semantics, and every
+// concurrency violation found, with its reproduction.
 //
 //	conformance-report -in DIR -out conformance/RESULTS.md
 package main
@@ -17,6 +21,7 @@ import (
 	"strings"
 
 	"github.com/schedq/schedq/conformance"
+	"github.com/schedq/schedq/conformance/concurrent"
 )
 
 // order puts the targets in a stable, meaningful order; unknown profiles
@@ -59,7 +64,18 @@ func main() {
 		}
 		return reports[i].Profile.Name < reports[j].Profile.Name
 	})
-	if err := os.WriteFile(*out, []byte(render(reports)), 0o644); err != nil {
+	conc, err := readConcurrent(filepath.Join(*in, concurrent.ReportDir))
+	if err != nil {
+		log.Fatal(err)
+	}
+	sort.Slice(conc, func(i, j int) bool {
+		ri, rj := rank(conc[i].Profile.Name), rank(conc[j].Profile.Name)
+		if ri != rj {
+			return ri < rj
+		}
+		return conc[i].Profile.Name < conc[j].Profile.Name
+	})
+	if err := os.WriteFile(*out, []byte(render(reports)+renderConcurrent(conc)), 0o644); err != nil {
 		log.Fatal(err)
 	}
 }
@@ -149,4 +165,152 @@ func render(reports []conformance.Report) string {
 		fmt.Fprintf(&b, "### %s\n\n%s\n\n", r.Profile.Name, strings.Join(lines, "\n"))
 	}
 	return b.String()
+}
+
+func readConcurrent(dir string) ([]concurrent.Report, error) {
+	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	if err != nil {
+		return nil, err
+	}
+	var out []concurrent.Report
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		var r concurrent.Report
+		if err := json.Unmarshal(b, &r); err != nil {
+			return nil, fmt.Errorf("%s: %v", f, err)
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// renderConcurrent is the concurrency section: what ran against each
+// target, and every violation found.
+func renderConcurrent(reports []concurrent.Report) string {
+	var b strings.Builder
+	b.WriteString("\n## Concurrency\n\n")
+	if len(reports) == 0 {
+		b.WriteString("No concurrent results (conformance/concurrent writes them under concurrent/ of the results directory).\n")
+		return b.String()
+	}
+	b.WriteString("Written from conformance/concurrent (`concurrent.Run`). *Wake-ups*: for each operation that must wake a\n")
+	b.WriteString("blocked Pop, the Pop goroutine is first seen parked inside the target's Pop by the runtime's own account\n")
+	b.WriteString("(internal/parked), then the operation runs and the Pop must return; *n/a* where the operation does not put\n")
+	b.WriteString("a pod in activeQ on that target (or its Pop does not block there). *Conservation*: workers add, pop, hand\n")
+	b.WriteString("back, finish and delete pods concurrently with moves, flushes and clock steps (GOMAXPROCS varied per\n")
+	b.WriteString("round); no pod may be handed to two Pops without being handed back in between, and after quiescence every\n")
+	b.WriteString("pod added and neither Done nor deleted is held exactly once. *Linearizability*: concurrent histories checked\n")
+	b.WriteString("against the model (package linearizability), for profiles with the model's semantics.\n\n")
+	b.WriteString("| target | wake-ups | conservation | linearizability | findings |\n|---|---|---|---|---|\n")
+	for _, r := range reports {
+		counts := map[conformance.Outcome]int{}
+		for _, w := range r.Wakeups {
+			counts[w.Outcome]++
+		}
+		var wk []string
+		for _, o := range []conformance.Outcome{conformance.Pass, conformance.NotApplicable, conformance.Fail} {
+			if counts[o] > 0 {
+				wk = append(wk, fmt.Sprintf("%d %s", counts[o], o))
+			}
+		}
+		c := r.Conservation
+		cons := fmt.Sprintf("%d rounds x %d workers, %d ops, %d Pops, all workers asleep in Pop %d times", c.Rounds, c.Workers, c.Operations, c.Pops, c.Stuck)
+		switch {
+		case len(c.Violations) > 0:
+			cons = "**FAIL**: " + cons
+		case len(c.KnownViolations) > 0:
+			cons += fmt.Sprintf("; %d known violation(s) seen", len(c.KnownViolations))
+		default:
+			cons += "; no violation"
+		}
+		linz := "n/a (semantics differ from the model's)"
+		if l := r.Linearizability; l != nil {
+			linz = fmt.Sprintf("%d histories (clients %s), %d ops", l.Histories, l.Clients, l.Operations)
+			if l.Failures+l.Undecided > 0 {
+				linz = fmt.Sprintf("**FAIL** (%d not linearizable, %d undecided): ", l.Failures, l.Undecided) + linz
+			} else {
+				linz += ", all linearizable"
+			}
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %d |\n", r.Profile.Name, strings.Join(wk, ", "), cons, linz, len(r.Findings))
+	}
+	// Wake-up checks, check x target.
+	var checks []string
+	cell := map[[2]string]concurrent.WakeResult{}
+	for _, r := range reports {
+		for _, w := range r.Wakeups {
+			if _, ok := cell[[2]string{w.Check, ""}]; !ok {
+				checks = append(checks, w.Check)
+				cell[[2]string{w.Check, ""}] = w
+			}
+			cell[[2]string{w.Check, r.Profile.Name}] = w
+		}
+	}
+	b.WriteString("\n### Wake-up checks\n\n| operation | rules |")
+	for _, r := range reports {
+		fmt.Fprintf(&b, " %s |", r.Profile.Name)
+	}
+	b.WriteString("\n|---|---|")
+	for range reports {
+		b.WriteString("---|")
+	}
+	b.WriteString("\n")
+	for _, ch := range checks {
+		fmt.Fprintf(&b, "| %s | %s |", ch, cell[[2]string{ch, ""}].Rules)
+		for _, r := range reports {
+			w, ok := cell[[2]string{ch, r.Profile.Name}]
+			if !ok {
+				b.WriteString(" not run |")
+				continue
+			}
+			fmt.Fprintf(&b, " %s |", mark[w.Outcome])
+		}
+		b.WriteString("\n")
+	}
+	var notes []string
+	for _, r := range reports {
+		for _, w := range r.Wakeups {
+			if w.Outcome != conformance.Pass {
+				notes = append(notes, fmt.Sprintf("- `%s`, %s (%s): %s", r.Profile.Name, w.Check, w.Outcome, firstLine(w.Detail)))
+			}
+		}
+		for _, v := range r.Conservation.Violations {
+			notes = append(notes, fmt.Sprintf("- `%s`, conservation: %s", r.Profile.Name, firstLine(v)))
+		}
+		if l := r.Linearizability; l != nil && l.Detail != "" {
+			notes = append(notes, fmt.Sprintf("- `%s`, linearizability: %s", r.Profile.Name, firstLine(l.Detail)))
+		}
+	}
+	if len(notes) > 0 {
+		b.WriteString("\n" + strings.Join(notes, "\n") + "\n")
+	}
+	b.WriteString("\n### Concurrency violations found\n\n")
+	found := false
+	for _, r := range reports {
+		for _, f := range r.Findings {
+			found = true
+			fmt.Fprintf(&b, "#### %s: %s\n\n", r.Profile.Name, f.Title)
+			if f.Rate != "" {
+				fmt.Fprintf(&b, "Reproduced in %s (conformance/upstream, the reproduction subtest).", f.Rate)
+			}
+			if n := len(r.Conservation.KnownViolations); n > 0 {
+				fmt.Fprintf(&b, " Seen %d time(s) in the conservation rounds of this run, confirmed by upstream's own log line for the pod.", n)
+			}
+			fmt.Fprintf(&b, "\n\n```\n%s\n```\n\nSource: %s\n\n", f.Reproduction, f.Source)
+		}
+	}
+	if !found {
+		b.WriteString("None: every target passed the checks above.\n")
+	}
+	return b.String()
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
 }

@@ -1,0 +1,644 @@
+package concurrent
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/schedq/schedq/conformance"
+	"github.com/schedq/schedq/internal/parked"
+	"github.com/schedq/schedq/schedqtest"
+	"github.com/schedq/schedq/spec"
+)
+
+// ConservationResult is what the conservation runs did and found.
+type ConservationResult struct {
+	Rounds     int `json:"rounds"`
+	Workers    int `json:"workers"`
+	Operations int `json:"operations"`
+	Pops       int `json:"pops"`
+	// Stuck is how many times every worker slept in Pop at once; each
+	// time the coordinator drained backoffQ and unschedulablePods (a
+	// clock step past every backoff and the leftover limit, then both
+	// flushes), which must wake them, or added a rescue pod.
+	Stuck    int   `json:"stuck"`
+	Rescues  int   `json:"rescues"`
+	MaxProcs []int `json:"gomaxprocs"`
+	// Violations are the conservation failures (the first few of the
+	// first round with any).
+	Violations []string `json:"violations,omitempty"`
+	// KnownViolations are violations that a known finding explains
+	// (Options.Known): reported, not failed.
+	KnownViolations []string `json:"known_violations,omitempty"`
+}
+
+// podState is the harness's account of one pod. The account is updated
+// before the operation that changes it is called whenever the queue may
+// act on the change at once (a pod added can be popped before Add
+// returns), so that the account never lags the queue.
+type podState int
+
+const (
+	free      podState = iota // not held: never added, Done or deleted
+	queued                    // in activeQ, backoffQ or unschedulablePods (or being popped)
+	held                      // popped by holder, not yet handed back
+	returning                 // being handed back by holder (AddUnschedulableIfNotPresent)
+	finishing                 // being ended by holder (Done or Delete)
+)
+
+var stateNames = [...]string{"free", "queued", "held", "returning", "finishing"}
+
+func (s podState) String() string { return stateNames[s] }
+
+type account struct {
+	state  podState
+	holder int // worker, for held, returning, finishing
+	cycle  int64
+	pod    *spec.Pod
+	// deleted: the pod object is gone; the next Add re-creates it with a
+	// fresh UID, as the API server does (a queue may remember a UID).
+	deleted bool
+	version int
+}
+
+// ledger is the harness's account of every pod, behind a mutex.
+type ledger struct {
+	mu         sync.Mutex
+	pods       map[spec.PodKey]*account
+	violations []string
+}
+
+func (l *ledger) violate(format string, args ...any) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.violatef(format, args...)
+}
+
+func (l *ledger) violatef(format string, args ...any) {
+	if len(l.violations) < 5 {
+		l.violations = append(l.violations, fmt.Sprintf(format, args...))
+	}
+}
+
+// RunConservation runs opts.Rounds rounds of opts.Workers concurrent
+// workers against fresh targets and checks conservation during and after
+// each.
+func RunConservation(t *testing.T, newTarget conformance.NewTarget, opts Options) ConservationResult {
+	res := Conservation(t, newTarget, opts)
+	for _, v := range res.Violations {
+		t.Errorf("%s", v)
+	}
+	for _, v := range res.KnownViolations {
+		t.Logf("known: %s", v)
+	}
+	t.Logf("%d rounds x %d workers: %d operations, %d Pops, %d times every worker slept in Pop, %d rescue Adds; GOMAXPROCS %v",
+		res.Rounds, res.Workers, res.Operations, res.Pops, res.Stuck, res.Rescues, res.MaxProcs)
+	return res
+}
+
+// Conservation runs the rounds, up to the first with a violation, and
+// returns what they found without reporting it on t (which only
+// registers cleanups).
+func Conservation(t testing.TB, newTarget conformance.NewTarget, opts Options) ConservationResult {
+	opts = opts.withDefaults()
+	res := ConservationResult{Workers: opts.Workers}
+	procs := []int{1, 2, 4, 8}
+	for i := range opts.Rounds {
+		p := procs[i%len(procs)]
+		prev := runtime.GOMAXPROCS(p)
+		r := runRound(t, newTarget, opts, opts.Seed+uint64(i))
+		runtime.GOMAXPROCS(prev)
+		res.Rounds++
+		res.MaxProcs = append(res.MaxProcs, p)
+		res.Operations += r.ops
+		res.Pops += r.pops
+		res.Stuck += r.stuck
+		res.Rescues += r.rescues
+		unknown := false
+		for _, v := range r.violations {
+			msg := fmt.Sprintf("round %d (seed %d, GOMAXPROCS %d): %s", i, opts.Seed+uint64(i), p, v)
+			if f := knownFinding(opts.Known, v); f != "" {
+				res.KnownViolations = append(res.KnownViolations, msg+"\n  known: "+f)
+				continue
+			}
+			unknown = true
+			res.Violations = append(res.Violations, msg)
+		}
+		if unknown {
+			break
+		}
+	}
+	return res
+}
+
+func knownFinding(known []Finding, v string) string {
+	for _, f := range known {
+		if f.Match != "" && strings.Contains(v, f.Match) && (f.Evidence == nil || f.Evidence(v)) {
+			return f.Title
+		}
+	}
+	return ""
+}
+
+type roundResult struct {
+	ops, pops, stuck, rescues int
+	violations                []string
+}
+
+type worker struct {
+	r     *round
+	id    int
+	gid   atomic.Int64 // its goroutine, for parked
+	rng   *rand.Rand
+	owned []*spec.Pod
+	held  []heldPod
+	// doing is the operation in progress, for a hang's diagnosis.
+	doing  atomic.Pointer[string]
+	inPop  atomic.Bool
+	popped atomic.Int64 // Pops returned
+	// heldNames is held, for the coordinator's reports.
+	heldNames atomic.Pointer[string]
+	closed    bool
+}
+
+type heldPod struct {
+	info  *spec.QueuedPodInfo
+	cycle int64
+}
+
+type round struct {
+	target conformance.Target
+	cfg    spec.Config
+	silent bool
+	led    *ledger
+	ops    atomic.Int64
+	pops   atomic.Int64
+	all    []*spec.Pod
+}
+
+// events the workers raise; PVAdd is of no interest to any plugin.
+var events = []spec.ClusterEvent{schedqtest.NodeAdd, schedqtest.NodeTaint, schedqtest.PVAdd, spec.WildCardEvent,
+	{Resource: spec.ResourcePod, ActionType: spec.Delete}}
+
+// steps are the clock steps: onto and around the backoff boundaries and
+// the leftover limit.
+func steps(cfg spec.Config) []time.Duration {
+	b, lim := cfg.PodInitialBackoffDuration, cfg.PodMaxInUnschedulablePodsDuration
+	return []time.Duration{b - 1, b, b + 1, 2 * b, cfg.PodMaxBackoffDuration, lim, lim + 1, 100 * time.Millisecond}
+}
+
+func runRound(t testing.TB, newTarget conformance.NewTarget, opts Options, seed uint64) roundResult {
+	cfg := wakeConfig()
+	target := newTarget(t, cfg, start)
+	r := &round{target: target, cfg: cfg, silent: target.Profile().SilentNoOps, led: &ledger{pods: map[spec.PodKey]*account{}}}
+	rng := rand.New(rand.NewPCG(seed, 0xc0))
+	workers := make([]*worker, opts.Workers)
+	for i := range workers {
+		w := &worker{r: r, id: i, rng: rand.New(rand.NewPCG(seed, uint64(i)+1))}
+		for j := range 3 {
+			name := fmt.Sprintf("w%d-p%d", i, j)
+			p := &spec.Pod{Namespace: "ns", Name: name, UID: spec.UID("uid-" + name), Priority: int32(rng.IntN(5)) * 10,
+				Labels: map[string]string{"app": []string{"web", "db"}[rng.IntN(2)]}}
+			if rng.IntN(3) == 0 {
+				p.RequiredAffinityTerms = []spec.AffinityTerm{{MatchLabels: map[string]string{"app": "web"}}}
+			}
+			w.owned = append(w.owned, p)
+			r.all = append(r.all, p)
+			r.led.pods[p.Key()] = &account{pod: p}
+		}
+		workers[i] = w
+	}
+	var rescue []*spec.Pod
+	for j := range 2 * opts.Workers {
+		name := fmt.Sprintf("rescue-%d", j)
+		p := &spec.Pod{Namespace: "ns", Name: name, UID: spec.UID("uid-" + name), Priority: -1}
+		rescue = append(rescue, p)
+		r.led.pods[p.Key()] = &account{pod: p}
+	}
+
+	var wg sync.WaitGroup
+	var alive atomic.Int32
+	alive.Store(int32(len(workers)))
+	begin := make(chan struct{})
+	for _, w := range workers {
+		wg.Add(1)
+		ready := make(chan struct{})
+		go func() {
+			defer wg.Done()
+			defer alive.Add(-1)
+			w.gid.Store(int64(parked.Current()))
+			close(ready)
+			<-begin
+			w.loop(opts.OpsPerWorker)
+		}()
+		<-ready
+	}
+	close(begin)
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+
+	res := roundResult{}
+	deadline := time.Now().Add(opts.Deadline)
+	closed := false
+	closeQ := func() {
+		if !closed {
+			closed = true
+			target.Close()
+		}
+	}
+	poll := time.NewTicker(time.Millisecond)
+	defer poll.Stop()
+loop:
+	for {
+		select {
+		case <-done:
+			break loop
+		case <-poll.C:
+		}
+		if time.Now().After(deadline) {
+			res.violations = append(res.violations, r.hang(workers, opts.Deadline))
+			closeQ()
+			// Give the workers a last chance to finish; a queue that
+			// hangs them leaks them, and the report says so.
+			select {
+			case <-done:
+			case <-time.After(opts.Deadline / 4):
+			}
+			res.ops, res.pops = int(r.ops.Load()), int(r.pops.Load())
+			return res
+		}
+		if closed || !allParked(workers) {
+			continue
+		}
+		// Every live worker sleeps in Pop. If activeQ holds a pod now,
+		// and they still sleep after it was seen, nobody will ever take
+		// it: a lost wake-up.
+		before := popCounts(workers)
+		s, ok := snapshotWithin(target, opts.Deadline/4)
+		if !ok {
+			continue // the deadline will diagnose it
+		}
+		if len(s.ActiveQ) > 0 && allParked(workers) && slices.Equal(before, popCounts(workers)) {
+			r.led.violate("lost wake-up: every worker sleeps in Pop while activeQ holds %s\n%s  queue: %s",
+				s.ActiveQ[0].Pod.Name, r.describeWorkers(workers), describe(s))
+			closeQ()
+			continue
+		}
+		res.stuck++
+		if len(s.BackoffQ)+len(s.UnschedulablePods) > 0 {
+			// Drain: past every backoff and the leftover limit, then
+			// both flushes; the flushes must wake the Pops.
+			target.Advance(cfg.PodMaxInUnschedulablePodsDuration + cfg.PodMaxBackoffDuration + time.Nanosecond)
+			target.FlushUnschedulablePodsLeftover()
+			target.FlushBackoffQCompleted()
+			continue
+		}
+		if res.rescues < len(rescue) {
+			p := rescue[res.rescues]
+			res.rescues++
+			r.led.mu.Lock()
+			r.led.pods[p.Key()].state = queued
+			r.led.mu.Unlock()
+			if err := target.Add(p); err != nil {
+				r.led.violate("rescue Add(%s): %v", p.Name, err)
+			}
+			continue
+		}
+		closeQ()
+	}
+	closeQ()
+	res.ops, res.pops = int(r.ops.Load()), int(r.pops.Load())
+	r.final()
+	res.violations = append(res.violations, r.led.violations...)
+	return res
+}
+
+func popCounts(ws []*worker) []int64 {
+	out := make([]int64, len(ws))
+	for i, w := range ws {
+		out[i] = w.popped.Load()
+	}
+	return out
+}
+
+// allParked reports whether every worker still running sleeps in Pop, by
+// the runtime's account, and at least one does.
+func allParked(ws []*worker) bool {
+	any := false
+	for _, w := range ws {
+		if w.doing.Load() == nil {
+			continue // finished
+		}
+		if !w.inPop.Load() {
+			return false
+		}
+		any = true
+	}
+	if !any {
+		return false
+	}
+	all := parked.All()
+	for _, w := range ws {
+		if w.doing.Load() == nil {
+			continue
+		}
+		s, ok := all[parked.ID(w.gid.Load())]
+		if !ok || !s.Parked() || !s.In(PopFrame) {
+			return false
+		}
+	}
+	return true
+}
+
+func (w *worker) set(op string) { w.doing.Store(&op) }
+
+func (w *worker) publishHeld() {
+	var names []string
+	for _, h := range w.held {
+		names = append(names, h.info.Pod.Name)
+	}
+	s := strings.Join(names, ",")
+	w.heldNames.Store(&s)
+}
+
+func (w *worker) loop(n int) {
+	defer w.doing.Store(nil)
+	for range n {
+		if len(w.held) > 0 && (w.rng.IntN(2) == 0 || w.closed) {
+			w.finish(w.rng.IntN(len(w.held)))
+		} else {
+			w.issue()
+		}
+		w.r.ops.Add(1)
+		if w.rng.IntN(4) == 0 {
+			runtime.Gosched()
+		}
+	}
+	for len(w.held) > 0 {
+		w.finish(0)
+	}
+}
+
+// finish ends the attempt of a held pod: handed back (R3), Done (R12) or
+// deleted (R10).
+func (w *worker) finish(i int) {
+	h := w.held[i]
+	w.held = append(w.held[:i], w.held[i+1:]...)
+	w.publishHeld()
+	key := h.info.Key()
+	led := w.r.led
+	q := w.r.target
+	switch n := w.rng.IntN(10); {
+	case n < 6:
+		info := *h.info
+		info.UnschedulablePlugins = nil
+		for _, p := range []string{"NodeResourcesFit", "InterPodAffinity", "PodTopologySpread", "TaintToleration"} {
+			if w.rng.IntN(3) == 0 {
+				info.UnschedulablePlugins = append(info.UnschedulablePlugins, p)
+			}
+		}
+		w.transition(key, held, returning)
+		w.set("AddUnschedulableIfNotPresent(" + string(key) + ")")
+		if err := q.AddUnschedulableIfNotPresent(&info, h.cycle); err != nil {
+			led.violate("worker %d: AddUnschedulableIfNotPresent(%s) of the pod it popped at cycle %d: %v", w.id, key, h.cycle, err)
+		}
+		led.mu.Lock()
+		if a := led.pods[key]; a.state == returning && a.holder == w.id {
+			a.state = queued
+		}
+		led.mu.Unlock()
+	default:
+		w.transition(key, held, finishing)
+		var err error
+		deleted := n >= 9
+		if !deleted {
+			w.set("Done(" + string(key) + ")")
+			err = q.Done(h.info.Pod.UID)
+		} else {
+			w.set("Delete(" + string(key) + ")")
+			err = q.Delete(h.info.Pod)
+		}
+		if err != nil {
+			led.violate("worker %d: ending %s, which it popped at cycle %d: %v", w.id, key, h.cycle, err)
+		}
+		led.mu.Lock()
+		led.pods[key].deleted = led.pods[key].deleted || deleted
+		led.mu.Unlock()
+		w.transition(key, finishing, free)
+	}
+}
+
+// transition moves a pod this worker holds from one state to the next.
+func (w *worker) transition(key spec.PodKey, from, to podState) {
+	led := w.r.led
+	led.mu.Lock()
+	defer led.mu.Unlock()
+	a := led.pods[key]
+	if a.state != from || a.holder != w.id {
+		led.violatef("worker %d: %s is %v (worker %d), want %v by this worker", w.id, key, a.state, a.holder, from)
+	}
+	a.state, a.holder = to, w.id
+}
+
+func (w *worker) issue() {
+	q := w.r.target
+	led := w.r.led
+	switch n := w.rng.IntN(100); {
+	case n < 22: // Add (or Update of an unknown pod, R9) of an owned pod not held
+		i := w.rng.IntN(len(w.owned))
+		p := w.owned[i]
+		led.mu.Lock()
+		a := led.pods[p.Key()]
+		if a.state != free {
+			led.mu.Unlock()
+			return
+		}
+		if a.deleted {
+			// Re-created: a new object, a new UID.
+			a.version++
+			c := *p
+			c.UID = spec.UID(fmt.Sprintf("uid-%s-%d", p.Name, a.version))
+			p, a.pod, a.deleted = &c, &c, false
+			w.owned[i] = p
+		}
+		a.state = queued
+		led.mu.Unlock()
+		var err error
+		if w.rng.IntN(5) == 0 {
+			w.set("Update(" + p.Name + ") of a pod the queue does not hold")
+			err = q.Update(p, p)
+		} else {
+			w.set("Add(" + p.Name + ")")
+			err = q.Add(p)
+		}
+		if err != nil {
+			led.violate("worker %d: adding %s, which was neither held nor in flight: %v", w.id, p.Name, err)
+		}
+	case n < 50:
+		if w.closed || len(w.held) >= 2 {
+			return
+		}
+		w.set("Pop")
+		w.inPop.Store(true)
+		info, cycle, err := q.Pop()
+		w.inPop.Store(false)
+		w.popped.Add(1)
+		if err != nil || info == nil {
+			w.closed = true
+			return
+		}
+		w.r.pops.Add(1)
+		key := info.Key()
+		led.mu.Lock()
+		a, ok := led.pods[key]
+		switch {
+		case !ok:
+			led.violatef("worker %d: Pop returned %s, which nobody added", w.id, key)
+		case a.state == queued || a.state == returning:
+			a.state, a.holder, a.cycle = held, w.id, cycle
+		default:
+			led.violatef("worker %d: Pop returned %s at cycle %d, but it is %v (worker %d, popped at cycle %d): handed out twice without being handed back (I4)",
+				w.id, key, cycle, a.state, a.holder, a.cycle)
+		}
+		led.mu.Unlock()
+		w.held = append(w.held, heldPod{info, cycle})
+		w.publishHeld()
+	case n < 58:
+		e := events[w.rng.IntN(len(events))]
+		w.set("MoveAllToActiveOrBackoffQueue(" + e.String() + ")")
+		q.MoveAllToActiveOrBackoffQueue(e, nil)
+	case n < 66:
+		w.set("FlushBackoffQCompleted")
+		q.FlushBackoffQCompleted()
+	case n < 70:
+		w.set("FlushUnschedulablePodsLeftover")
+		q.FlushUnschedulablePodsLeftover()
+	case n < 80:
+		st := steps(w.r.cfg)
+		d := st[w.rng.IntN(len(st))]
+		w.set("Step(" + d.String() + ")")
+		q.Advance(d)
+	case n < 86:
+		p := w.r.all[w.rng.IntN(len(w.r.all))]
+		w.set("Activate(" + p.Name + ")")
+		_ = q.Activate([]*spec.Pod{p})
+	case n < 90:
+		w.set("AssignedPodAdded(web-0)")
+		_ = q.AssignedPodAdded(webPod)
+	case n < 94:
+		w.set("SchedulingCycle")
+		q.SchedulingCycle()
+	default:
+		w.set("Snapshot")
+		s := q.Snapshot()
+		// I1 at any instant: no pod in two places.
+		seen := map[spec.PodKey]spec.Location{}
+		for _, pl := range s.Places() {
+			for _, p := range pl.Pods {
+				if l, dup := seen[p.Key()]; dup {
+					led.violate("worker %d: Snapshot shows %s in %v and in %v (I1)\n  queue: %s", w.id, p.Key(), l, pl.Loc, describe(s))
+				}
+				seen[p.Key()] = pl.Loc
+			}
+		}
+	}
+}
+
+// final checks conservation after quiescence: every pod the account says
+// is queued is held exactly once, in activeQ, backoffQ or
+// unschedulablePods; every other pod is not held at all.
+func (r *round) final() {
+	s := r.target.Snapshot()
+	count := map[spec.PodKey][]spec.Location{}
+	for _, pl := range s.Places() {
+		for _, p := range pl.Pods {
+			count[p.Key()] = append(count[p.Key()], pl.Loc)
+		}
+	}
+	led := r.led
+	led.mu.Lock()
+	defer led.mu.Unlock()
+	var keys []spec.PodKey
+	for k := range led.pods {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
+	for _, k := range keys {
+		a, locs := led.pods[k], count[k]
+		switch {
+		case a.state == queued && (len(locs) != 1 || locs[0] == spec.InFlight):
+			led.violatef("after quiescence %s, added and neither Done nor deleted, is held %d times (%v), want once in activeQ, backoffQ or unschedulablePods (I4)\n  queue: %s",
+				k, len(locs), locs, describe(s))
+		case a.state == free && len(locs) > 0:
+			led.violatef("after quiescence %s, Done or deleted (or never added), is still held in %v (I4)\n  queue: %s", k, locs, describe(s))
+		case a.state != queued && a.state != free:
+			led.violatef("after quiescence %s is %v by worker %d: a worker did not finish", k, a.state, a.holder)
+		}
+		delete(count, k)
+	}
+	for k, locs := range count {
+		led.violatef("after quiescence the queue holds %s in %v, which nobody added (I4)", k, locs)
+	}
+}
+
+// hang diagnoses a round that did not finish by its deadline: what each
+// worker is doing and where its goroutine waits, what the queue holds,
+// and which pods are unaccounted for.
+func (r *round) hang(ws []*worker, d time.Duration) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "the round did not finish within its deadline of %v\n", d)
+	b.WriteString(r.describeWorkers(ws))
+	s, ok := snapshotWithin(r.target, time.Second)
+	if !ok {
+		b.WriteString("  queue: Snapshot did not return within 1s (its lock is held)\n")
+		return b.String()
+	}
+	fmt.Fprintf(&b, "  queue: %s\n", describe(s))
+	where := map[spec.PodKey]spec.Location{}
+	for _, pl := range s.Places() {
+		for _, p := range pl.Pods {
+			where[p.Key()] = pl.Loc
+		}
+	}
+	r.led.mu.Lock()
+	defer r.led.mu.Unlock()
+	var lost []string
+	for k, a := range r.led.pods {
+		if _, in := where[k]; a.state == queued && !in {
+			lost = append(lost, string(k))
+		}
+	}
+	sort.Strings(lost)
+	if len(lost) > 0 {
+		fmt.Fprintf(&b, "  unaccounted for (added, not held by a worker, not Done, not deleted, and not in the queue): %s\n", strings.Join(lost, ", "))
+	}
+	return b.String()
+}
+
+func (r *round) describeWorkers(ws []*worker) string {
+	all := parked.All()
+	var b strings.Builder
+	for _, w := range ws {
+		op := "finished"
+		if p := w.doing.Load(); p != nil {
+			op = *p
+		}
+		heldNames := ""
+		if p := w.heldNames.Load(); p != nil {
+			heldNames = *p
+		}
+		g := "exited"
+		if s, ok := all[parked.ID(w.gid.Load())]; ok {
+			g = s.String()
+		}
+		fmt.Fprintf(&b, "  worker %d in %s, holding [%s]: %s\n", w.id, op, heldNames, g)
+	}
+	return b.String()
+}

@@ -1,0 +1,217 @@
+package linearizability
+
+import (
+	"errors"
+	"fmt"
+	"html"
+	"strings"
+	"time"
+
+	"github.com/schedq/schedq/model"
+	"github.com/schedq/schedq/spec"
+)
+
+// describer renders operations and states in queue terms. Times are shown
+// relative to the history's start.
+type describer struct{ start time.Time }
+
+func (d describer) at(t time.Time) string {
+	if t.IsZero() {
+		return "never"
+	}
+	return "+" + t.Sub(d.start).String()
+}
+
+func podName(p *spec.Pod) string {
+	if p == nil {
+		return "<nil>"
+	}
+	if p.Namespace == Namespace {
+		return p.Name
+	}
+	return string(p.Key())
+}
+
+func errName(err error) string {
+	if err == nil {
+		return "ok"
+	}
+	for _, s := range sentinels {
+		if errors.Is(err, s) {
+			return strings.TrimPrefix(s.Error(), "schedq: ")
+		}
+	}
+	return err.Error()
+}
+
+// operation is the short label on the timeline bar (plain text).
+func (d describer) operation(in Input, out Output) string {
+	switch in.Kind {
+	case Pop:
+		if out.Err != nil {
+			return "Pop → " + errName(out.Err)
+		}
+		if out.Info == nil {
+			return "Pop → <nil>"
+		}
+		return fmt.Sprintf("Pop → %s #%d", podName(out.Info.Pod), out.Cycle)
+	case Add, Delete, AssignedPodAdded:
+		return fmt.Sprintf("%s(%s) → %s", in.Kind, podName(in.Pod), errName(out.Err))
+	case Update:
+		return fmt.Sprintf("Update(%s %s) → %s", podName(in.Pod), updateWhat(in.OldPod, in.Pod), errName(out.Err))
+	case AssignedPodUpdated:
+		return fmt.Sprintf("AssignedPodUpdated(%s, %s) → %s", podName(in.Pod), in.Event, errName(out.Err))
+	case AddUnschedulable:
+		rej := "none"
+		if len(in.Info.UnschedulablePlugins) > 0 {
+			rej = strings.Join(in.Info.UnschedulablePlugins, ",")
+		}
+		return fmt.Sprintf("Unschedulable(%s #%d by %s) → %s", podName(in.Info.Pod), in.Cycle, rej, errName(out.Err))
+	case MoveAll:
+		s := "MoveAll(" + in.Event.String()
+		if in.PreCheck.Fn != nil {
+			s += ", " + in.PreCheck.Name
+		}
+		return s + ")"
+	case Activate:
+		names := make([]string, len(in.Pods))
+		for i, p := range in.Pods {
+			names[i] = podName(p)
+		}
+		return fmt.Sprintf("Activate(%s) → %s", strings.Join(names, ","), errName(out.Err))
+	case Done:
+		return fmt.Sprintf("Done(%s) → %s", in.UID, errName(out.Err))
+	case Step:
+		return "clock +" + in.D.String()
+	case Snapshot:
+		if out.Snapshot == nil {
+			return "Snapshot → <nil>"
+		}
+		s := out.Snapshot
+		return fmt.Sprintf("Snapshot → a%d b%d u%d f%d #%d", len(s.ActiveQ), len(s.BackoffQ), len(s.UnschedulablePods), len(s.InFlight), s.SchedulingCycle)
+	case SchedulingCycle:
+		return fmt.Sprintf("SchedulingCycle → %d", out.Cycle)
+	}
+	return in.Kind.String()
+}
+
+// long is operation with the details a plain-text listing needs: the
+// attempts and Timestamp of a pod handed over, what a Snapshot saw.
+func (d describer) long(in Input, out Output) string {
+	s := d.operation(in, out)
+	switch {
+	case in.Kind == Pop && out.Info != nil:
+		s += fmt.Sprintf("  [attempts %d, ts %s, first %s]", out.Info.Attempts, d.at(out.Info.Timestamp), d.at(out.Info.InitialAttemptTimestamp))
+	case in.Kind == AddUnschedulable && in.Info != nil:
+		s += fmt.Sprintf("  [attempts %d]", in.Info.Attempts)
+	case in.Kind == Snapshot && out.Snapshot != nil:
+		s += "\n              " + strings.ReplaceAll(html.UnescapeString(d.snapshot(out.Snapshot, nil)), "<br>", "\n              ")
+	}
+	return s
+}
+
+func updateWhat(old, new *spec.Pod) string {
+	switch {
+	case old == nil || new == nil:
+		return ""
+	case old.Priority != new.Priority:
+		return fmt.Sprintf("prio %d→%d", old.Priority, new.Priority)
+	case spec.IsPodUpdated(old, new):
+		return "labels"
+	}
+	return "status only"
+}
+
+func (d describer) info(p *spec.QueuedPodInfo, loc spec.Location, cfg *spec.Config) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s(prio %d, attempts %d, ts %s", podName(p.Pod), p.Pod.Priority, p.Attempts, d.at(p.Timestamp))
+	if loc == spec.InBackoffQ && cfg != nil {
+		fmt.Fprintf(&b, ", until %s", d.at(cfg.BackoffExpiry(p)))
+	}
+	if len(p.UnschedulablePlugins) > 0 {
+		fmt.Fprintf(&b, ", rejected by %s", strings.Join(p.UnschedulablePlugins, ","))
+	}
+	b.WriteString(")")
+	return b.String()
+}
+
+func (d describer) snapshot(s *spec.Snapshot, cfg *spec.Config) string {
+	lines := []string{fmt.Sprintf("now %s · schedulingCycle %d · moveRequestCycle %d", d.at(s.Now), s.SchedulingCycle, s.MoveRequestCycle)}
+	if s.Closed {
+		lines[0] += " · closed"
+	}
+	for _, pl := range s.Places() {
+		parts := make([]string, len(pl.Pods))
+		for i := range pl.Pods {
+			parts[i] = d.info(&pl.Pods[i], pl.Loc, cfg)
+		}
+		if pl.Loc == spec.InActiveQ && len(pl.Pods) > 0 {
+			max := spec.MaximalPods(pl.Pods)
+			names := make([]string, len(max))
+			for i, k := range max {
+				names[i] = strings.TrimPrefix(string(k), Namespace+"/")
+			}
+			parts = append(parts, "⇒ Pop may return "+strings.Join(names, " or "))
+		}
+		lines = append(lines, fmt.Sprintf("%s: %s", pl.Loc, strings.Join(parts, " ")))
+	}
+	for i := range lines {
+		lines[i] = html.EscapeString(lines[i])
+	}
+	return strings.Join(lines, "<br>")
+}
+
+// state is the tooltip text of a state (HTML).
+func (d describer) state(m *model.Model) string {
+	s := m.Snapshot()
+	cfg := m.Config()
+	return d.snapshot(&s, &cfg)
+}
+
+// metadata is the tooltip text of an operation (HTML).
+func (d describer) metadata(md Metadata) string {
+	who := fmt.Sprintf("client %d", md.Client)
+	if md.Client < 0 {
+		who = "coordinator"
+	}
+	lines := []string{fmt.Sprintf("%s, operation %d: %s", who, md.Seq, d.operation(md.In, md.Out))}
+	switch in := md.In; in.Kind {
+	case Add, Delete, AssignedPodAdded, Update, AssignedPodUpdated:
+		lines = append(lines, "pod: "+describePod(in.Pod))
+		if in.OldPod != nil {
+			lines = append(lines, "old pod: "+describePod(in.OldPod))
+		}
+	case AddUnschedulable:
+		lines = append(lines, "handed back: "+d.info(in.Info, spec.Nowhere, nil)+fmt.Sprintf(" from cycle %d", in.Cycle))
+	}
+	if md.Out.Info != nil {
+		lines = append(lines, "returned: "+d.info(md.Out.Info, spec.InFlight, nil))
+	}
+	if md.Out.Err != nil {
+		lines = append(lines, "error: "+md.Out.Err.Error())
+	}
+	for i := range lines {
+		lines[i] = html.EscapeString(lines[i])
+	}
+	if md.Out.Snapshot != nil {
+		lines = append(lines, "<strong>observed:</strong><br>"+d.snapshot(md.Out.Snapshot, nil))
+	}
+	return strings.Join(lines, "<br>")
+}
+
+func describePod(p *spec.Pod) string {
+	if p == nil {
+		return "<nil>"
+	}
+	s := fmt.Sprintf("%s uid=%s prio=%d", p.Key(), p.UID, p.Priority)
+	if len(p.Labels) > 0 {
+		s += fmt.Sprintf(" labels=%v", p.Labels)
+	}
+	for _, t := range p.RequiredAffinityTerms {
+		s += fmt.Sprintf(" affinity=%v", t.MatchLabels)
+	}
+	if p.Status != "" {
+		s += " status=" + p.Status
+	}
+	return s
+}
