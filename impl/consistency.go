@@ -65,7 +65,7 @@ func (q *PriorityQueue) CheckConsistency() error {
 		return ^e.info.Pod.Priority, sinceBase(e.info.Timestamp, q.base)
 	}, bad)
 	q.backoffQ.check(keyed, count[inBackoffQ], func(e *entry) (int32, int64) {
-		expiry := q.cfg.BackoffExpiry(&e.info)
+		expiry := q.expiry(e)
 		if expiry.IsZero() {
 			return 0, 0
 		}
@@ -130,7 +130,7 @@ func (q *PriorityQueue) checkSlack() error {
 func isZero(e *entry) bool {
 	return e.info.Pod == nil && e.loc == nowhere && e.pos == 0 && e.keySlot == (slotRef{}) &&
 		e.info.Timestamp.IsZero() && e.info.InitialAttemptTimestamp.IsZero() &&
-		e.info.Attempts == 0 && e.info.UnschedulablePlugins == nil
+		e.info.Attempts == 0 && e.info.UnschedulablePlugins == nil && e.info.hints == nil
 }
 
 func uidOf(e *entry) string {

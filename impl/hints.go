@@ -93,8 +93,9 @@ func says(fn spec.QueueingHintFn, pod *spec.Pod, occ spec.Occurrence) bool {
 // podStrategy is spec.Config.PodStrategy without building the rejector
 // set: a plugin both unschedulable and pending is asked twice, which
 // changes nothing, hints being pure.
-func (h *hints) podStrategy(info *spec.QueuedPodInfo, occ spec.Occurrence) spec.Strategy {
-	if len(info.UnschedulablePlugins) == 0 && len(info.PendingPlugins) == 0 {
+func (h *hints) podStrategy(info *podInfo, occ spec.Occurrence) spec.Strategy {
+	pending := info.pending()
+	if len(info.UnschedulablePlugins) == 0 && len(pending) == 0 {
 		return spec.StrategyAfterBackoff
 	}
 	if occ.Event.IsWildCard() {
@@ -104,13 +105,13 @@ func (h *hints) podStrategy(info *spec.QueuedPodInfo, occ spec.Occurrence) spec.
 		return spec.StrategyAfterBackoff
 	}
 	best := spec.StrategySkip
-	for _, set := range [2]spec.PluginSet{info.UnschedulablePlugins, info.PendingPlugins} {
+	for _, set := range [2]spec.PluginSet{info.UnschedulablePlugins, pending} {
 		for _, plugin := range set {
 			for _, r := range h.regs[plugin] {
 				if !spec.HintsMatch(r.ev, occ.Event) || !says(r.fn, info.Pod, occ) {
 					continue
 				}
-				if info.PendingPlugins.Has(plugin) {
+				if pending.Has(plugin) {
 					return spec.StrategyImmediately
 				}
 				best = spec.StrategyAfterBackoff
@@ -155,7 +156,7 @@ func (h *hints) preEnqueue(pod *spec.Pod, gating string) string {
 // gate parks a detached entry refused by plugin g in unschedulablePods:
 // g is its gating plugin and joins its rejectors; Timestamp is kept (R17).
 func (h *hints) gate(q *PriorityQueue, e *entry, g string) {
-	e.info.GatingPlugin = g
+	e.info.hf().GatingPlugin = g
 	if !e.info.UnschedulablePlugins.Has(g) {
 		e.info.UnschedulablePlugins = q.unschedulablePods.intern(append(slices.Clone(e.info.UnschedulablePlugins), g))
 	}
@@ -165,11 +166,13 @@ func (h *hints) gate(q *PriorityQueue, e *entry, g string) {
 // admit (D6) is R17 for a detached entry bound for activeQ or backoffQ; it
 // returns where the pod went.
 func (h *hints) admit(q *PriorityQueue, e *entry, to place, now time.Time) place {
-	if g := h.preEnqueue(e.info.Pod, e.info.GatingPlugin); g != "" {
+	if g := h.preEnqueue(e.info.Pod, e.info.gating()); g != "" {
 		h.gate(q, e, g)
 		return inUnschedulablePods
 	}
-	e.info.GatingPlugin = ""
+	if e.info.hints != nil {
+		e.info.hints.GatingPlugin = ""
+	}
 	h.enter(q, e, to, now)
 	return to
 }
@@ -191,7 +194,7 @@ func (h *hints) place(q *PriorityQueue, e *entry, s spec.Strategy, now time.Time
 	case s == spec.StrategySkip:
 		q.unschedulablePods.add(e)
 		return inUnschedulablePods
-	case s == spec.StrategyAfterBackoff && q.cfg.IsBackingOff(&e.info, now):
+	case s == spec.StrategyAfterBackoff && q.backingOff(e, now):
 		return h.admit(q, e, inBackoffQ, now)
 	default:
 		return h.admit(q, e, inActiveQ, now)
@@ -201,7 +204,7 @@ func (h *hints) place(q *PriorityQueue, e *entry, s spec.Strategy, now time.Time
 // poppable reports whether a pod in place p may be taken by a Pop: any
 // pod of activeQ, a pod some plugin rejected in backoffQ (R2h).
 func poppable(e *entry, p place) bool {
-	return p == inActiveQ || p == inBackoffQ && (len(e.info.UnschedulablePlugins) > 0 || len(e.info.PendingPlugins) > 0)
+	return p == inActiveQ || p == inBackoffQ && e.info.rejected()
 }
 
 // pushBackoffQ puts a detached entry in backoffQ and, if some plugin
@@ -213,7 +216,7 @@ func (h *hints) pushBackoffQ(q *PriorityQueue, e *entry) {
 		h.rebuildPopQ(q) // backoffQ renumbered its slots
 		return
 	}
-	if len(e.info.UnschedulablePlugins) > 0 || len(e.info.PendingPlugins) > 0 {
+	if e.info.rejected() {
 		h.popQ.push(h.windowSlot(q, e))
 		if len(h.popQ.s) > 2*q.backoffQ.len()+compactAt {
 			h.popQ.compact()
@@ -223,7 +226,7 @@ func (h *hints) pushBackoffQ(q *PriorityQueue, e *entry) {
 
 func (h *hints) windowSlot(q *PriorityQueue, e *entry) wslot {
 	return wslot{
-		exp:  sinceBase(q.cfg.BackoffExpiry(&e.info), q.base),
+		exp:  sinceBase(q.expiry(e), q.base),
 		prio: e.info.Pod.Priority,
 		ts:   sinceBase(e.info.Timestamp, q.base),
 		seq:  e.pos,
@@ -273,6 +276,7 @@ func (h *hints) popped(_ *PriorityQueue, e *entry, out *spec.QueuedPodInfo) {
 	e.pos = h.start + uint32(len(h.list)-h.head)
 	h.list = append(h.list, flightEntry{pod: e.info.Pod})
 	out.UnschedulablePlugins = slices.Clone(out.UnschedulablePlugins)
+	// out.HintFields is a copy; only its set is shared.
 	out.PendingPlugins = slices.Clone(out.PendingPlugins)
 }
 
@@ -280,14 +284,15 @@ func (h *hints) popped(_ *PriorityQueue, e *entry, out *spec.QueuedPodInfo) {
 // end its flight, place it.
 func (h *hints) failed(q *PriorityQueue, e *entry, flightUID spec.UID, _ int64, now time.Time) {
 	info := &e.info
-	info.PendingPlugins = q.unschedulablePods.intern(info.PendingPlugins)
-	if len(info.UnschedulablePlugins) == 0 && len(info.PendingPlugins) == 0 {
-		info.ConsecutiveErrorsCount++
+	hf := info.hf()
+	hf.PendingPlugins = q.unschedulablePods.intern(hf.PendingPlugins)
+	if len(info.UnschedulablePlugins) == 0 && len(hf.PendingPlugins) == 0 {
+		hf.ConsecutiveErrorsCount++
 	} else {
-		info.UnschedulableCount++
-		info.ConsecutiveErrorsCount = 0
+		hf.UnschedulableCount++
+		hf.ConsecutiveErrorsCount = 0
 	}
-	info.FlushTimestamp = time.Time{}
+	hf.FlushTimestamp = time.Time{}
 	s := spec.StrategyAfterBackoff
 	own := e
 	if flightUID == "" {
@@ -314,8 +319,8 @@ func (h *hints) failed(q *PriorityQueue, e *entry, flightUID spec.UID, _ int64, 
 }
 
 // replay is ReplayStrategy over the records after the marker at i.
-func (h *hints) replay(i int, info *spec.QueuedPodInfo) spec.Strategy {
-	if len(info.UnschedulablePlugins) == 0 && len(info.PendingPlugins) == 0 {
+func (h *hints) replay(i int, info *podInfo) spec.Strategy {
+	if !info.rejected() {
 		return spec.StrategyAfterBackoff
 	}
 	best := spec.StrategySkip
@@ -324,7 +329,7 @@ func (h *hints) replay(i int, info *spec.QueuedPodInfo) spec.Strategy {
 			continue
 		}
 		best = max(best, h.podStrategy(info, h.list[j].occ))
-		if best == spec.StrategyImmediately || best == spec.StrategyAfterBackoff && len(info.PendingPlugins) == 0 {
+		if best == spec.StrategyImmediately || best == spec.StrategyAfterBackoff && len(info.pending()) == 0 {
 			break // nothing later can change the answer
 		}
 	}
@@ -351,7 +356,7 @@ func (h *hints) moveRequest(q *PriorityQueue, occ spec.Occurrence, now time.Time
 			return
 		}
 		for _, e := range g.pods {
-			if !keep(e) || e.info.Gated() && !q.cfg.GatingEventMatches(e.info.GatingPlugin, occ.Event) {
+			if !keep(e) || e.info.gating() != "" && !q.cfg.GatingEventMatches(e.info.gating(), occ.Event) {
 				continue
 			}
 			s := h.podStrategy(&e.info, occ)
@@ -359,10 +364,10 @@ func (h *hints) moveRequest(q *PriorityQueue, occ spec.Occurrence, now time.Time
 				continue
 			}
 			to := inActiveQ
-			if s == spec.StrategyAfterBackoff && q.cfg.IsBackingOff(&e.info, now) {
+			if s == spec.StrategyAfterBackoff && q.backingOff(e, now) {
 				to = inBackoffQ
 			}
-			choices = append(choices, moveChoice{e: e, to: to, gate: h.preEnqueue(e.info.Pod, e.info.GatingPlugin)})
+			choices = append(choices, moveChoice{e: e, to: to, gate: h.preEnqueue(e.info.Pod, e.info.gating())})
 		}
 	})
 	h.scratch = choices
@@ -371,13 +376,15 @@ func (h *hints) moveRequest(q *PriorityQueue, occ spec.Occurrence, now time.Time
 		c := &choices[i]
 		q.detach(c.e)
 		if flush {
-			c.e.info.FlushTimestamp = now
+			c.e.info.hf().FlushTimestamp = now
 		}
 		if c.gate != "" {
 			h.gate(q, c.e, c.gate)
 			continue
 		}
-		c.e.info.GatingPlugin = ""
+		if c.e.info.hints != nil {
+			c.e.info.hints.GatingPlugin = ""
+		}
 		h.enter(q, c.e, c.to, now)
 		if c.to == inActiveQ {
 			toActive++
@@ -422,8 +429,8 @@ func (h *hints) assignedPodUpdated(q *PriorityQueue, oldPod, newPod *spec.Pod, e
 func (h *hints) leftover(q *PriorityQueue, now time.Time) {
 	old := func(e *entry) bool {
 		last := e.info.Timestamp
-		if e.info.FlushTimestamp.After(last) {
-			last = e.info.FlushTimestamp
+		if e.info.hints != nil && e.info.hints.FlushTimestamp.After(last) {
+			last = e.info.hints.FlushTimestamp
 		}
 		return now.Sub(last) > q.cfg.PodMaxInUnschedulablePodsDuration
 	}
@@ -579,13 +586,13 @@ func (h *hints) metrics(q *PriorityQueue, m *MetricsSnapshot) {
 		if e.loc == inFlight {
 			return
 		}
-		if e.loc == inUnschedulablePods && e.info.Gated() {
+		if e.loc == inUnschedulablePods && e.info.gating() != "" {
 			gated++
 		}
 		for _, p := range e.info.UnschedulablePlugins {
 			m.UnschedulablePods[p]++
 		}
-		for _, p := range e.info.PendingPlugins {
+		for _, p := range e.info.pending() {
 			if !e.info.UnschedulablePlugins.Has(p) {
 				m.UnschedulablePods[p]++
 			}

@@ -41,7 +41,7 @@ import (
 // entry is one pod held by the queue. Its key is its pod's: the queue
 // key of an entry never changes (Update keeps it).
 type entry struct {
-	info spec.QueuedPodInfo
+	info podInfo
 	// pos is the entry's place in the structure loc names: the seq of its
 	// live slot in activeQ or backoffQ (podHeap), its index in its group of
 	// unschedulablePods (podGroup). Unused in flight: an in-flight pod is reached by
@@ -189,7 +189,7 @@ func New(cfg spec.Config, opts ...Option) (*PriorityQueue, error) {
 		nom:              newNominator(),
 	}
 	q.activeQ = podHeap{where: inActiveQ, timeOf: func(e *entry) time.Time { return e.info.Timestamp }}
-	q.backoffQ = podHeap{where: inBackoffQ, timeOf: func(e *entry) time.Time { return q.cfg.BackoffExpiry(&e.info) }}
+	q.backoffQ = podHeap{where: inBackoffQ, timeOf: q.expiry}
 	for _, o := range opts {
 		o(q)
 	}
@@ -385,7 +385,7 @@ func (q *PriorityQueue) addLocked(pod *spec.Pod, h hashes, counter hotCounter) e
 		q.track(e, h)
 	}
 	now := q.clock.Now()
-	e.info = spec.QueuedPodInfo{Pod: pod, Timestamp: now}
+	e.info = podInfo{Pod: pod, Timestamp: now}
 	q.nom.add(pod, spec.NominateNoop, "") // R18
 	if q.p.added(q, e, now, counter) {
 		q.cond.Signal()
@@ -446,7 +446,7 @@ func (q *PriorityQueue) popLocked() (*spec.QueuedPodInfo, int64, error) {
 	e.loc = inFlight
 	q.schedulingCycle++
 	out := new(spec.QueuedPodInfo)
-	*out = e.info
+	*out = e.info.full()
 	q.p.popped(q, e, out)
 	return out, q.schedulingCycle, nil
 }
@@ -480,7 +480,7 @@ func (q *PriorityQueue) AddUnschedulableIfNotPresent(pInfo *spec.QueuedPodInfo, 
 		e.info.Pod = pod
 		q.track(e, h)
 	}
-	e.info = *pInfo
+	e.info.set(pInfo)
 	e.info.UnschedulablePlugins = plugins
 	now := q.clock.Now()
 	e.info.Timestamp = now
@@ -569,7 +569,7 @@ func (q *PriorityQueue) movePods(event spec.ClusterEvent, now time.Time, keep fu
 // requeue is "requeueing a pod" of spec.Queue for a detached entry. It
 // reports whether the pod went to activeQ; the caller wakes Pop.
 func (q *PriorityQueue) requeue(e *entry, now time.Time) bool {
-	if q.cfg.IsBackingOff(&e.info, now) {
+	if q.backingOff(e, now) {
 		q.pushBackoffQ(e)
 		return false
 	}
@@ -587,7 +587,7 @@ func (q *PriorityQueue) FlushBackoffQCompleted() {
 	moved := 0
 	// backoffQ is ordered by expiry and being past one's expiry is
 	// monotone in it, so the completed pods are exactly a prefix.
-	for q.backoffQ.len() > 0 && !q.cfg.IsBackingOff(&q.backoffQ.min().info, now) {
+	for q.backoffQ.len() > 0 && !q.backingOff(q.backoffQ.min(), now) {
 		q.moveToActiveQ(q.backoffQ.popMin(), now)
 		moved++
 	}
@@ -815,13 +815,13 @@ func (q *PriorityQueue) Snapshot() spec.Snapshot {
 	q.pods.all(func(e *entry) {
 		switch e.loc {
 		case inActiveQ:
-			s.ActiveQ = append(s.ActiveQ, e.info)
+			s.ActiveQ = append(s.ActiveQ, e.info.full())
 		case inBackoffQ:
-			s.BackoffQ = append(s.BackoffQ, e.info)
+			s.BackoffQ = append(s.BackoffQ, e.info.full())
 		case inUnschedulablePods:
-			s.UnschedulablePods = append(s.UnschedulablePods, e.info)
+			s.UnschedulablePods = append(s.UnschedulablePods, e.info.full())
 		case inFlight:
-			s.InFlight = append(s.InFlight, e.info)
+			s.InFlight = append(s.InFlight, e.info.full())
 		}
 	})
 	q.p.snapshot(&s)
@@ -912,7 +912,7 @@ func (q *PriorityQueue) resortActiveQ(e *entry) {
 // zero expiry); rank 0 keeps it ahead of every pod that has one, whatever
 // the clock reads.
 func (q *PriorityQueue) pushBackoffQ(e *entry) {
-	expiry := q.cfg.BackoffExpiry(&e.info)
+	expiry := q.expiry(e)
 	if expiry.IsZero() {
 		q.backoffQ.push(e, 0, 0)
 		return

@@ -119,7 +119,7 @@ func (u *unschedulablePods) groupOf(plugins spec.PluginSet) *podGroup {
 // private group if it also has pending plugins (hints profile, R16), whose
 // hints a group-wide test cannot answer for.
 func (u *unschedulablePods) groupOfEntry(e *entry) *podGroup {
-	if len(e.info.PendingPlugins) > 0 {
+	if len(e.info.pending()) > 0 {
 		return &u.private
 	}
 	return u.groupOf(e.info.UnschedulablePlugins)
