@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -32,19 +33,31 @@ var (
 	hNodeTaint = spec.ClusterEvent{Resource: spec.ResourceNode, ActionType: spec.UpdateNodeTaint}
 	hPodLabel  = spec.ClusterEvent{Resource: spec.ResourcePod, ActionType: spec.UpdatePodLabel}
 	hPVAdd     = spec.ClusterEvent{Resource: spec.ResourcePersistentVolume, ActionType: spec.Add}
+	hSCAdd     = spec.ClusterEvent{Resource: spec.ResourceStorageClass, ActionType: spec.Add}
 )
+
+// quotaOpen is the outside state the PreEnqueue plugin Quota reads (as a
+// real PreEnqueue plugin may read the cluster): while it is false, Quota
+// refuses pods labelled quota=yes. An operation of the test flips it; each
+// rapid run starts with it false. Only then can a gated pod become
+// admissible without changing, which is what shows whether a move request
+// re-examines gated pods it should skip (R4h).
+var quotaOpen atomic.Bool
 
 // hintsDiffConfig: Fit wakes on NodeAdd (no hint: Queue) and on node label
 // updates (Queue only for pods labelled fit=label); Flaky's hint for node
 // taints always errs (which counts as Queue); Gate is a PreEnqueue plugin
 // refusing pods labelled gated=yes, registered for pod label updates with
-// a hint that says Queue once the pod itself lost the label; Unreg
+// a hint that says Queue once the pod itself lost the label; Quota is a
+// PreEnqueue plugin refusing pods labelled quota=yes while quotaOpen is
+// false, registered (without a hint) for StorageClass/Add only; Unreg
 // registered nothing.
 func hintsDiffConfig() spec.Config {
 	cfg := spec.DefaultHintsConfig(spec.PluginEvents{
 		"Fit":   {hNodeAdd, hNodeLabel},
 		"Flaky": {hNodeTaint},
 		"Gate":  {hPodLabel},
+		"Quota": {hSCAdd},
 	})
 	cfg.QueueingHints = spec.QueueingHints{
 		{Plugin: "Fit", Event: hNodeLabel}: func(p *spec.Pod, _ spec.Occurrence) (spec.QueueingHint, error) {
@@ -63,17 +76,20 @@ func hintsDiffConfig() spec.Config {
 			return spec.HintSkip, nil
 		},
 	}
-	cfg.PreEnqueuePlugins = spec.PreEnqueuePlugins{"Gate": func(p *spec.Pod) bool { return p.Labels["gated"] != "yes" }}
+	cfg.PreEnqueuePlugins = spec.PreEnqueuePlugins{
+		"Gate":  func(p *spec.Pod) bool { return p.Labels["gated"] != "yes" },
+		"Quota": func(p *spec.Pod) bool { return quotaOpen.Load() || p.Labels["quota"] != "yes" },
+	}
 	return cfg
 }
 
 var (
-	hEvents = []spec.ClusterEvent{hNodeAdd, hNodeLabel, hNodeTaint, hPVAdd, spec.WildCardEvent,
+	hEvents = []spec.ClusterEvent{hNodeAdd, hNodeLabel, hNodeTaint, hPVAdd, hSCAdd, spec.WildCardEvent,
 		{Resource: spec.ResourceNode, ActionType: spec.Update}, hPodLabel,
 		{Resource: spec.ResourceTargetPod, ActionType: spec.UpdatePodLabel}, spec.EventUnschedulableTimeout, spec.EventForceActivate}
 	hNames   = []string{"a", "b", "c", "d"}
-	hLabels  = []map[string]string{nil, {"gated": "yes"}, {"fit": "label"}}
-	hPlugins = []string{"Fit", "Flaky", "Gate", "Unreg"}
+	hLabels  = []map[string]string{nil, {"gated": "yes"}, {"fit": "label"}, {"quota": "yes"}}
+	hPlugins = []string{"Fit", "Flaky", "Gate", "Quota", "Unreg"}
 	hNodes   = []string{"n1", "n2"}
 )
 
@@ -305,6 +321,11 @@ func (p *hintsPair) actions() map[string]func(*rapid.T) {
 			p.step(fmt.Sprintf("nominate %s mode=%d node=%q", pod.Name, mode, node), spec.Step{Rule: spec.R18Nominator},
 				func() error { return p.m.AddNominatedPod(pod, mode, node) }, func() error { return p.q.AddNominatedPod(pod, mode, node) })
 		},
+		"quota": func(t *rapid.T) {
+			open := !quotaOpen.Load()
+			p.trace = append(p.trace, fmt.Sprintf("quota open=%v (outside state PreEnqueue plugin Quota reads)", open))
+			quotaOpen.Store(open)
+		},
 		"bad": func(t *rapid.T) {
 			p.step("add nil / activate nil / update changing the key", spec.Step{Rule: spec.R1Add},
 				func() error {
@@ -342,6 +363,7 @@ func TestHintsImplMatchesModel(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		quotaOpen.Store(false)
 		p := &hintsPair{t: t, cfg: cfg, q: q, clock: fc, m: m, popped: map[string]struct {
 			info  spec.QueuedPodInfo
 			cycle int64

@@ -54,14 +54,14 @@ type mutant struct {
 var mutants = []mutant{
 	{
 		name: "shortcut-compares-with->",
-		file: "impl/queue.go",
-		old:  "if q.moveRequestCycle >= podSchedulingCycle || len(plugins) == 0 {",
-		new:  "if q.moveRequestCycle > podSchedulingCycle || len(plugins) == 0 {",
+		file: "impl/classic.go",
+		old:  "if q.moveRequestCycle >= podSchedulingCycle || len(e.info.UnschedulablePlugins) == 0 {",
+		new:  "if q.moveRequestCycle > podSchedulingCycle || len(e.info.UnschedulablePlugins) == 0 {",
 		desc: "R3: a pod failing in the very cycle of a move request is parked in unschedulablePods (lost wake-up)",
 	},
 	{
 		name: "leftover-flush-keeps-moveRequestCycle",
-		file: "impl/queue.go",
+		file: "impl/classic.go",
 		old:  "\t\tq.movePods(spec.EventUnschedulableTimeout, now, leftover)\n",
 		new:  "\t\tmrc := q.moveRequestCycle\n\t\tq.movePods(spec.EventUnschedulableTimeout, now, leftover)\n\t\tq.moveRequestCycle = mrc\n",
 		desc: "R6: the leftover flush moves pods but is not recorded as a move request",
@@ -69,7 +69,7 @@ var mutants = []mutant{
 	{
 		name: "backoff-expiry-by-plain-shift",
 		file: "impl/queue.go",
-		old:  "expiry := q.cfg.BackoffExpiry(&e.info)",
+		old:  "expiry := q.expiry(e)",
 		new:  "expiry := e.info.Timestamp.Add(min(q.cfg.PodInitialBackoffDuration<<uint(max(e.info.Attempts-1, 0)), q.cfg.PodMaxBackoffDuration))",
 		desc: "R7: the backoffQ key is initial<<(attempts-1), which overflows for large attempts and misorders backoffQ",
 	},
@@ -83,8 +83,8 @@ var mutants = []mutant{
 	{
 		name: "backoff-flush-releases-at-expiry",
 		file: "impl/queue.go",
-		old:  "for q.backoffQ.len() > 0 && !q.cfg.IsBackingOff(&q.backoffQ.min().info, now) {",
-		new:  "for q.backoffQ.len() > 0 && !q.cfg.BackoffExpiry(&q.backoffQ.min().info).After(now) {",
+		old:  "for q.backoffQ.len() > 0 && !q.backingOff(q.backoffQ.min(), now) {",
+		new:  "for q.backoffQ.len() > 0 && !q.expiry(q.backoffQ.min()).After(now) {",
 		desc: "R5/R7: a pod whose expiry equals now is released one tick early (the pre-v1.33 boundary)",
 	},
 	{
@@ -124,23 +124,23 @@ var mutants = []mutant{
 	},
 	{
 		name: "activate-ignores-in-flight-pod",
-		file: "impl/queue.go",
-		old:  "\t\tq.moveRequestCycle = q.schedulingCycle\n\t}\n\tq.metrics.hot[activeForceActivate]",
-		new:  "\t\tif e == nil || e.loc != inFlight {\n\t\t\tq.moveRequestCycle = q.schedulingCycle\n\t\t}\n\t}\n\tq.metrics.hot[activeForceActivate]",
+		file: "impl/classic.go",
+		old:  "func (classic) activateOther(q *PriorityQueue, _ *entry, _ *spec.Pod) {\n\tq.moveRequestCycle = q.schedulingCycle\n}",
+		new:  "func (classic) activateOther(q *PriorityQueue, e *entry, _ *spec.Pod) {\n\tif e == nil || e.loc != inFlight {\n\t\tq.moveRequestCycle = q.schedulingCycle\n\t}\n}",
 		desc: "R8: activating a pod in flight does not set moveRequestCycle, so its failure parks it",
 	},
 	{
 		name: "leftover-age-inclusive",
-		file: "impl/queue.go",
+		file: "impl/classic.go",
 		old:  "return now.Sub(e.info.Timestamp) > q.cfg.PodMaxInUnschedulablePodsDuration",
 		new:  "return now.Sub(e.info.Timestamp) >= q.cfg.PodMaxInUnschedulablePodsDuration",
 		desc: "R6: a pod exactly PodMaxInUnschedulablePodsDuration old already counts as leftover",
 	},
 	{
 		name: "update-requeues-on-irrelevant-change",
-		file: "impl/queue.go",
-		old:  "if spec.IsPodUpdated(oldPod, newPod) {",
-		new:  "if oldPod != newPod {",
+		file: "impl/classic.go",
+		old:  "if !spec.IsPodUpdated(oldPod, newPod) {",
+		new:  "if oldPod == newPod {",
 		desc: "R9: a status or resourceVersion update moves an unschedulable pod",
 	},
 	{
@@ -153,7 +153,7 @@ var mutants = []mutant{
 	{
 		name: "requeue-ignores-backoff",
 		file: "impl/queue.go",
-		old:  "if q.cfg.IsBackingOff(&e.info, now) {\n\t\tq.pushBackoffQ(e)",
+		old:  "if q.backingOff(e, now) {\n\t\tq.pushBackoffQ(e)",
 		new:  "if e.info.Attempts < 0 {\n\t\tq.pushBackoffQ(e)",
 		desc: "R4: a move request sends a still backing-off pod straight to activeQ",
 	},
