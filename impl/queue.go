@@ -1,13 +1,23 @@
 // Package impl is the production scheduling queue: a queue that satisfies
-// the contract of spec.Queue (the classic kube-scheduler queue), built for
-// speed and safe for concurrent use. It behaves exactly like package model,
-// the contract's executable form, for every operation; the differences are
-// the ones a real queue needs: Pop blocks on an empty activeQ instead of
+// the contract of spec.Queue in both of its profiles (spec.Profile: the
+// classic kube-scheduler v1.33 queue, and v1.37.2's queueing hints), built
+// for speed and safe for concurrent use. It behaves exactly like package
+// model, the contract's executable form, for every operation; the
+// differences are the ones a real queue needs: Pop blocks instead of
 // returning spec.ErrWouldBlock, time comes from an injected clock, the two
-// flushes run periodically after Run, and pods that spec.Less leaves tied
-// are popped in the order they entered activeQ.
+// flushes run periodically after Run (in the hints profile the backoffQ
+// flush at the start of every one-second window), and pods that spec.Less
+// leaves tied are popped in the order they entered activeQ.
 //
-// Layout: every pod the queue holds has one entry of 96 bytes, found by key
+// The profiles share this machine; where they differ (the decisions D1-D7
+// of spec.Profile) it asks its profile (profile.go), answered once in
+// classic.go and once in hints.go, which adds the in-flight list, a second
+// heap over backoffQ for Pop's ordering windows, PreEnqueue gating and hint
+// replay.
+//
+// Layout: every pod the queue holds has one entry of 104 bytes (the
+// hints profile's per-pod fields, spec.HintFields, behind a pointer that
+// stays nil in the classic profile), found by key
 // (Add, Update, Delete, Activate) and by UID (Done) in two compact hash
 // indexes (index.go). The entry records where the pod is: activeQ and
 // backoffQ are 4-ary heaps of 24-byte slots that carry the sort keys inline
