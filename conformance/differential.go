@@ -1,7 +1,15 @@
 package conformance
 
 import (
+	"cmp"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -18,17 +26,119 @@ import (
 // observed snapshots. It returns whether it passed. rapid shrinks a failing
 // sequence, and the failure prints it as a scenario file, with the model's
 // expected output, that reproduces the failure when saved under a
-// directory of Options.Dirs.
+// directory of Options.Dirs. It runs DefaultChecks sequences (or
+// -rapid.checks) and compares everything; Run takes Options.
 func RunDifferential(t *testing.T, newTarget NewTarget) bool {
 	t.Helper()
-	return t.Run("random", func(t *testing.T) { checkDifferential(t, t, newTarget) })
+	return runDifferential(t, newTarget, randomOptions(Options{}))
+}
+
+// randomRuns is what the random runs do.
+type randomRuns struct {
+	checks      int
+	fromFlag    bool // -rapid.checks was given and wins
+	ignore      map[Observation]bool
+	failFileDir string
+}
+
+func randomOptions(o Options) randomRuns {
+	r := randomRuns{checks: cmp.Or(o.Checks, DefaultChecks), failFileDir: o.FailFileDir}
+	if n, ok := checksOnCommandLine(); ok {
+		r.checks, r.fromFlag = n, true
+	}
+	if r.failFileDir == "" {
+		r.failFileDir = cmp.Or(os.Getenv(EnvFailFileDir), DefaultFailFileDir())
+	}
+	for _, ob := range o.Ignore {
+		if r.ignore == nil {
+			r.ignore = make(map[Observation]bool)
+		}
+		r.ignore[ob] = true
+	}
+	return r
+}
+
+// String says what the random runs do, for the summary and the report.
+func (r randomRuns) String() string {
+	s := fmt.Sprintf("%d checks", r.checks)
+	if r.fromFlag {
+		s += " (-rapid.checks)"
+	}
+	if len(r.ignore) > 0 {
+		var ig []string
+		for _, o := range observations {
+			if r.ignore[o] {
+				ig = append(ig, string(o))
+			}
+		}
+		s += ", ignoring " + strings.Join(ig, ", ")
+		if slices.ContainsFunc(ig, func(o string) bool { return o != string(IgnoreMetrics) }) {
+			s += " (so no step invariants)"
+		}
+	}
+	return s
+}
+
+// checksOnCommandLine returns the -rapid.checks given on the command line,
+// read once, before the suite sets the flag itself.
+var checksOnCommandLine = sync.OnceValues(func() (int, bool) {
+	n, set := 0, false
+	flag.Visit(func(f *flag.Flag) {
+		if f.Name == "rapid.checks" {
+			n, _ = strconv.Atoi(f.Value.String())
+			set = true
+		}
+	})
+	return n, set
+})
+
+// checksFlag serialises the setting of rapid's process-wide -rapid.checks.
+var checksFlag sync.Mutex
+
+func runDifferential(t *testing.T, newTarget NewTarget, ro randomRuns) bool {
+	t.Helper()
+	return t.Run("random", func(t *testing.T) {
+		if !ro.fromFlag {
+			// rapid reads the number of checks from its flag only.
+			checksFlag.Lock()
+			old := flag.Lookup("rapid.checks").Value.String()
+			_ = flag.Set("rapid.checks", strconv.Itoa(ro.checks))
+			defer func() { _ = flag.Set("rapid.checks", old); checksFlag.Unlock() }()
+		}
+		if dir, err := failFileDir(t, ro.failFileDir); err != nil {
+			t.Logf("conformance: rapid's fail files go to its default, testdata/rapid: %v", err)
+		} else {
+			t.Logf("conformance: rapid's fail files go to %s (Options.FailFileDir, $%s); a saved one is replayed first on the next run", filepath.Join(dir, "testdata", "rapid"), EnvFailFileDir)
+		}
+		checkDifferential(t, t, newTarget, ro.ignore)
+	})
+}
+
+// failFileDir makes dir the working directory of the test, where rapid
+// reads and writes its fail files (testdata/rapid/...). It fails in a
+// parallel test, whose working directory cannot change.
+func failFileDir(t testing.TB, dir string) (abs string, err error) {
+	if abs, err = filepath.Abs(dir); err != nil {
+		return "", err
+	}
+	if err := os.MkdirAll(abs, 0o755); err != nil {
+		return "", err
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%v", r)
+		}
+	}()
+	t.Chdir(abs)
+	return abs, nil
 }
 
 // checkDifferential is the random runs reporting to rt; targets are made
 // with tb.
-func checkDifferential(rt rapid.TB, tb testing.TB, newTarget NewTarget) {
+func checkDifferential(rt rapid.TB, tb testing.TB, newTarget NewTarget, ignore map[Observation]bool) {
 	rapid.Check(rt, func(r *rapid.T) {
 		g := newGenerator(tb, newTarget)
+		g.d.ignore = ignore
 		if err := g.d.begin(); err != nil {
 			r.Fatal(err)
 		}
@@ -67,7 +177,7 @@ func (g *generator) do(rt *rapid.T, op schedqtest.Op) {
 		rt.Fatalf("the generator drew an invalid operation %s: %v", op, d.invalid)
 	}
 	if d.failed {
-		rt.Fatalf("target and model disagree (model = the reference, target = %s):\n%s", d.prof.Name, d.failureReport())
+		rt.Fatalf("random run: target and model disagree (model = the reference, target = %s; observed: %s):\n%s", d.prof.Name, d.observes(), d.failureReport())
 	}
 }
 
@@ -172,6 +282,26 @@ func (g *generator) actions() map[string]func(*rapid.T) {
 		},
 		"tick": func(rt *rapid.T) {
 			g.do(rt, schedqtest.Op{Kind: schedqtest.KindTick, Duration: rapid.SampledFrom(diffSteps).Draw(rt, "step")})
+		},
+		// The instants where R5 and R7 decide: exactly a backoffQ pod's
+		// expiry (still backing off, v1.33) and one nanosecond after it.
+		// Plain steps reach them rarely, and an off-by-one there is the
+		// classic backoff bug.
+		"tick-to-expiry": func(rt *rapid.T) {
+			m := g.d.shadow.Model
+			var steps []time.Duration
+			for _, p := range m.Snapshot().BackoffQ {
+				if d := g.d.cfg.BackoffExpiry(&p).Sub(m.Now()); d >= 0 {
+					steps = append(steps, d, d+1)
+				}
+			}
+			if len(steps) == 0 {
+				rt.Skip("no backoffQ pod with an expiry ahead")
+			}
+			g.do(rt, schedqtest.Op{Kind: schedqtest.KindTick, Duration: rapid.SampledFrom(steps).Draw(rt, "toExpiry")})
+			if rapid.Bool().Draw(rt, "thenFlush") {
+				g.do(rt, schedqtest.Op{Kind: schedqtest.KindFlushBackoff})
+			}
 		},
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/cockroachdb/datadriven"
 
+	"github.com/schedq/schedq/internal/parked"
 	"github.com/schedq/schedq/schedqtest"
 	"github.com/schedq/schedq/spec"
 )
@@ -46,6 +47,13 @@ type driver struct {
 	// noExpect skips the expectation run (the differential runs, whose
 	// failure report computes it afterwards).
 	noExpect bool
+	// ignore are the observations left out of the comparison
+	// (Options.Ignore, for the random runs).
+	ignore map[Observation]bool
+	// metrics counts the shadow's metrics where the target reports its
+	// own (Observes.Metrics).
+	metrics  *metricsModel
+	reporter MetricsReporter
 
 	na      string // why the scenario does not apply to the target
 	failure string // the first failure, with the scenario's operations
@@ -107,6 +115,13 @@ func (d *driver) begin() error {
 	}
 	if mistake := AdapterMistake(o, d.target.Snapshot()); mistake != "" {
 		d.fail(0, nil, "%s", mistake)
+	}
+	if o.Metrics && !d.ignore[IgnoreMetrics] {
+		r, ok := d.target.(MetricsReporter)
+		if !ok {
+			d.fail(0, nil, "%s", mistakeNoMetrics)
+		}
+		d.reporter, d.metrics = r, &metricsModel{}
 	}
 	return nil
 }
@@ -189,7 +204,53 @@ func firstLine(s string) string {
 
 func (d *driver) checksInvariants() bool {
 	o := d.prof.Observes
-	return o.MoveRequestCycle && o.PodInfo && o.Closed
+	return o.MoveRequestCycle && o.PodInfo && o.Closed && !d.ignoresState()
+}
+
+// ignoresState reports whether a part of the state is left out of the
+// comparison: the target may then differ from the model there on purpose,
+// and the invariants, stated over that state, do not apply to it.
+func (d *driver) ignoresState() bool {
+	for o := range d.ignore {
+		if o != IgnoreMetrics {
+			return true
+		}
+	}
+	return false
+}
+
+// observed reduces a snapshot to what is compared: what the target
+// observes, less what is ignored.
+func (d *driver) observed(s spec.Snapshot) spec.Snapshot {
+	s = Observed(d.prof.Observes, s)
+	if len(d.ignore) == 0 {
+		return s
+	}
+	if d.ignore[IgnoreMoveRequestCycle] {
+		s.MoveRequestCycle = 0
+	}
+	if d.ignore[IgnoreClosed] {
+		s.Closed = false
+	}
+	for _, l := range [][]spec.QueuedPodInfo{s.ActiveQ, s.BackoffQ, s.UnschedulablePods, s.InFlight} {
+		for i := range l {
+			d.maskInfo(&l[i])
+		}
+	}
+	return s
+}
+
+// maskInfo clears the ignored fields of one pod.
+func (d *driver) maskInfo(p *spec.QueuedPodInfo) {
+	if d.ignore[IgnoreTimestamps] {
+		p.Timestamp, p.InitialAttemptTimestamp = time.Time{}, time.Time{}
+	}
+	if d.ignore[IgnoreAttempts] {
+		p.Attempts = 0
+	}
+	if d.ignore[IgnorePlugins] {
+		p.UnschedulablePlugins = nil
+	}
 }
 
 // drive performs op on the target and the shadow and compares them. A
@@ -201,6 +262,7 @@ func (d *driver) drive(stepNo int, op schedqtest.Op) {
 		}
 	}()
 	before := d.target.Snapshot()
+	shadowBefore := d.shadow.Model.Snapshot()
 	var problems []string
 	problem := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
 	var record spec.StepRecord
@@ -246,6 +308,12 @@ func (d *driver) drive(stepNo int, op schedqtest.Op) {
 			problem("%s returned %s\n  model:  %s\n  target: %s", op.Rule(), "a different outcome", mo, to)
 		}
 	}
+	if d.metrics != nil {
+		// Counted before any woken Pop: the pods the operation moved
+		// into a place count even if a Pop took them at once.
+		shadowAfter := d.shadow.Model.Snapshot()
+		d.metrics.step(op, &shadowBefore, &shadowAfter)
+	}
 	woken := d.wake(op, problem)
 	after := d.target.Snapshot()
 	if mistake := AdapterMistake(d.prof.Observes, after); mistake != "" {
@@ -265,8 +333,14 @@ func (d *driver) drive(stepNo int, op schedqtest.Op) {
 			problem("%s broken by %s: %v", id, op.Rule(), err)
 		}
 	}
-	if diff := diffStates(Observed(d.prof.Observes, d.shadow.Model.Snapshot()), Observed(d.prof.Observes, after), d.start, d.cfg); diff != "" {
+	shadowNow := d.shadow.Model.Snapshot()
+	if diff := diffStates(d.observed(shadowNow), d.observed(after), d.start, d.cfg); diff != "" {
 		problem("%s left a different state (observed: %s)\n%s", op.Rule(), d.observes(), strings.TrimSuffix(diff, "\n"))
+	}
+	if d.reporter != nil {
+		if diff := diffMetrics(d.metrics.expected(&shadowNow), d.reporter.Metrics()); diff != "" {
+			problem("%s: the metrics after %s differ\n%s", spec.R14Metrics, op.Rule(), strings.TrimSuffix(diff, "\n"))
+		}
 	}
 	if len(problems) > 0 {
 		d.fail(stepNo, &op, "%s", strings.Join(problems, "\n"))
@@ -284,6 +358,17 @@ func (d *driver) observes() string {
 	}
 	if o.Closed {
 		parts = append(parts, "closed")
+	}
+	if o.Metrics {
+		parts = append(parts, "metrics")
+	}
+	if len(d.ignore) > 0 {
+		var ig []string
+		for k := range d.ignore {
+			ig = append(ig, string(k))
+		}
+		slices.Sort(ig)
+		parts = append(parts, "ignoring "+strings.Join(ig, ", "))
 	}
 	return strings.Join(parts, ", ")
 }
@@ -323,9 +408,20 @@ func (d *driver) comparePop(got *spec.QueuedPodInfo, cycle int64, err error, wok
 	} else {
 		mo = d.shadow.ApplyPopOf(got.Key())
 	}
-	if mo.Cycle != cycle || d.prof.Observes.PodInfo && !schedqtest.InfoEqual(mo.Popped, got) {
+	if mo.Cycle != cycle || d.prof.Observes.PodInfo && !d.infoEqual(mo.Popped, got) {
 		problem("R2 Pop%s returned a different pod info\n  model:  %s\n  target: %s%s", woke, infoText(mo.Popped, mo.Cycle, d), infoText(got, cycle, d), "")
 	}
+}
+
+// infoEqual compares two pod infos less the ignored fields.
+func (d *driver) infoEqual(a, b *spec.QueuedPodInfo) bool {
+	if a == nil || b == nil || len(d.ignore) == 0 {
+		return schedqtest.InfoEqual(a, b)
+	}
+	ac, bc := *a, *b
+	d.maskInfo(&ac)
+	d.maskInfo(&bc)
+	return schedqtest.InfoEqual(&ac, &bc)
 }
 
 func infoText(p *spec.QueuedPodInfo, cycle int64, d *driver) string {
@@ -340,11 +436,11 @@ func infoText(p *spec.QueuedPodInfo, cycle int64, d *driver) string {
 // startBlockedPop starts a Pop on the target in a goroutine and returns
 // once the runtime shows it parked inside Pop.
 func (d *driver) startBlockedPop() error {
-	ids := make(chan int64, 1)
+	ids := make(chan parked.ID, 1)
 	bp := &blockedPop{done: make(chan struct{})}
 	target := d.target
 	go func() {
-		ids <- goroutineID()
+		ids <- parked.Current()
 		p, c, err := target.Pop()
 		var r popResult
 		r.cycle, r.err = c, err
@@ -356,7 +452,10 @@ func (d *driver) startBlockedPop() error {
 		d.results <- r
 	}()
 	id := <-ids
-	if err := awaitParked(id, ".Pop(", bp.done, wakeDeadline); err != nil {
+	if _, err := parked.AwaitUnless(id, ".Pop(", bp.done, wakeDeadline); err != nil {
+		if errors.Is(err, parked.ErrReturned) {
+			return fmt.Errorf("Pop returned without blocking")
+		}
 		return err
 	}
 	d.blocked = append(d.blocked, bp)

@@ -27,8 +27,19 @@ func (t implTarget) Profile() conformance.Profile {
 		Name:        conformance.ProfileImpl,
 		Description: "schedq impl: the concurrent implementation",
 		Blocking:    true,
-		Observes:    conformance.Observes{MoveRequestCycle: true, PodInfo: true, Closed: true},
+		Observes:    conformance.Observes{MoveRequestCycle: true, PodInfo: true, Closed: true, Metrics: true},
 	}
+}
+
+// Metrics reports the queue's metrics (R14) to the suite: Observes.Metrics
+// above says it does. It shadows impl's own Metrics, whose types are impl's.
+func (t implTarget) Metrics() conformance.Metrics {
+	m := t.PriorityQueue.Metrics()
+	out := conformance.Metrics{PendingPods: m.PendingPods, IncomingPods: map[conformance.IncomingSeries]uint64{}}
+	for k, v := range m.IncomingPods {
+		out.IncomingPods[conformance.IncomingSeries{Queue: k.Queue, Event: k.Event}] = v
+	}
+	return out
 }
 
 func newImplTarget(t testing.TB, cfg spec.Config, start time.Time) conformance.Target {
@@ -41,17 +52,37 @@ func newImplTarget(t testing.TB, cfg spec.Config, start time.Time) conformance.T
 	return implTarget{q, clk}
 }
 
-// TestImpl runs the whole suite against the implementation: every scenario
-// and the model-differential random runs.
+// TestImpl runs the whole suite against the implementation: the preflight
+// check of the adapter, every scenario, and the model-differential random
+// runs, metrics included.
 func TestImpl(t *testing.T) {
 	conformance.Run(t, newImplTarget, conformance.Options{CatalogueDir: "testdata/scenarios"})
 }
 
-// Example shows one scenario run against an adapter; Run does the same for
-// the whole catalogue inside a test.
+// Example replays one scenario of the catalogue against the adapter
+// outside a test (conformance.Replay, what a command does); inside a test,
+// conformance.Run does the same for the whole catalogue and the random
+// runs, as TestImpl shows.
 func Example() {
-	t := &testing.T{}
-	res, prof := conformance.RunScenario(t, newImplTarget, "failure/in-the-cycle-of-a-move-request-takes-the-shortcut")
-	fmt.Println(prof.Name, res.Rules, res.Outcome)
-	// Output: schedq-impl [R3 I3] pass
+	newTarget := func(cfg spec.Config, start time.Time) (conformance.Target, error) {
+		clk := testingclock.NewFakeClock(start)
+		q, err := impl.New(cfg, impl.WithClock(clk))
+		return implTarget{q, clk}, err
+	}
+	cat, err := conformance.Catalogue()
+	if err != nil {
+		panic(err)
+	}
+	for _, f := range cat {
+		if f.Name != "failure/in-the-cycle-of-a-move-request-takes-the-shortcut" {
+			continue
+		}
+		r, err := conformance.Replay(newTarget, f.Name, f.Text)
+		if err != nil {
+			panic(err)
+		}
+		last := r.Steps[len(r.Steps)-1]
+		fmt.Printf("%s: %d steps, last %q, agrees with the model: %v\n", f.Name, len(r.Steps), last.Op, r.Failure == "")
+	}
+	// Output: failure/in-the-cycle-of-a-move-request-takes-the-shortcut: 4 steps, last "fail a plugins=(NodeResourcesFit)", agrees with the model: true
 }

@@ -81,8 +81,12 @@ func diffStates(model, target spec.Snapshot, start time.Time, cfg spec.Config) s
 		// A difference the rendering does not show (e.g. a field of the
 		// pod it leaves out): fall back to the field-by-field diff.
 		for _, l := range strings.Split(strings.TrimSpace(model.Diff(&target)), "\n") {
-			fmt.Fprintf(&b, "  model != target: %s\n", l)
+			fmt.Fprintf(&b, "  %s  (left of !=: model, right: target)\n", l)
 		}
 	}
 	return b.String()
 }
+
+// mistakeNoMetrics is the adapter mistake of a profile that claims metrics
+// without the method to read them.
+const mistakeNoMetrics = "adapter mistake: Profile().Observes.Metrics is set but the target does not implement conformance.MetricsReporter (Metrics() conformance.Metrics)"

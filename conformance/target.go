@@ -1,6 +1,6 @@
 // Package conformance is a reusable suite that tells how a scheduling queue
 // departs from the reference semantics of schedq (the classic kube-scheduler
-// queue, rules R1..R13 as stated on spec.Queue).
+// queue, rules R1..R14 as stated on spec.Queue).
 //
 // Wrap your queue in a Target and call Run from a test:
 //
@@ -8,26 +8,33 @@
 //		conformance.Run(t, newMyTarget, conformance.Options{})
 //	}
 //
-// Run plays the scenario catalogue and then model-differential random runs.
-// A scenario is a text file (testdata/scenarios/<group>/<name>.txt, embedded
-// in the package) in the language of package schedqtest: one operation a
-// line, each followed by the state the model prints after it. Each scenario
+// Run first checks the adapter ("preflight": the requirements stated on
+// Target, each failure named as an adapter mistake), then plays the
+// scenario catalogue, then model-differential random runs. A scenario is a
+// text file (testdata/scenarios/<group>/<name>.txt, embedded in the
+// package) in the language of package schedqtest: one operation a line,
+// each followed by the state the model prints after it. Each scenario
 // cites the rule ids it checks. The target and a shadow model perform the
 // same operations; after each one their errors (schedqtest.SameError), the
-// pod each Pop returned (one the model allows, I5) and the observed
-// snapshots must agree, and on a target that observes everything the
-// invariants I1..I6 (spec.CheckStep) must hold. A failure names the
-// scenario, the step and its operation line, the rule or invariant, each
-// differing field as "model: X / target: Y", and the operations as a
-// scenario.
+// pod each Pop returned (one the model allows, I5), the observed snapshots
+// and, for a target that reports them, the metrics (R14) must agree, and
+// on a target that observes everything the invariants I1..I6
+// (spec.CheckStep) must hold. A failure names the scenario, the step and
+// its operation line, the rule or invariant, each differing field as
+// "model: X / target: Y", and the operations as a scenario. The random
+// runs fail the same way, with the shrunk operation sequence printed as a
+// scenario file.
 //
 // A scenario may declare that a given profile (an upstream version or mode)
 // behaves differently on purpose ("known-difference" in the file); such a
 // scenario still runs, and its failure is reported as a known difference
 // with the reason and the upstream source line, never skipped silently; a
-// declared difference that does not show fails as stale. Options.Dirs runs
-// your own scenario files the same way, e.g. regressions saved from a
-// failing random run. See example_test.go for a complete adapter.
+// declared difference that does not show fails as stale. Your own queue
+// declares its differences in Options.KnownDifferences, and
+// Options.Ignore leaves named observations out of the random runs.
+// Options.Dirs runs your own scenario files the same way, e.g.
+// regressions saved from a failing random run. See example_test.go for a
+// complete adapter, and testdata/myqueue for a module of its own.
 package conformance
 
 import (
@@ -39,13 +46,29 @@ import (
 )
 
 // Target is a queue under test: the operations of spec.Queue, a way to move
-// its clock, and the profile it claims. Snapshot is the target's
-// observation of which place holds which pod and of the cycle counters; a
-// target that cannot observe a part says so in Profile.Observes, and the
-// suite then does not compare that part. Snapshot must set Now to the
-// target's clock, sort each list by key (spec.SortPods) and build plugin
-// sets with spec.NewPluginSet: the suite reports a snapshot that does not
-// as an adapter mistake (AdapterMistake) before it looks at any rule.
+// its clock, and the profile it claims.
+//
+// What the suite requires of a target, beyond the rules of spec.Queue (it
+// checks all of it in a "preflight" subtest before any scenario, and
+// names a failure as an adapter mistake, AdapterMistake, never as a broken
+// rule):
+//
+//   - Snapshot().Now is set, and is the target's clock: the start time
+//     NewTarget was given, moved by exactly what Advance added. (Left
+//     zero, every backoff expiry would look wrong.)
+//   - Each list of a Snapshot is sorted by key (spec.SortPods), whatever
+//     order the queue keeps its pods in.
+//   - Where Profile.Observes.PodInfo is set, each pod's
+//     UnschedulablePlugins is a normalised plugin set, sorted and without
+//     duplicates (spec.NewPluginSet): rebuild it with spec.NewPluginSet if
+//     the queue keeps plugins in a map or a set.
+//   - Where Profile.Observes.Metrics is set, the target implements
+//     MetricsReporter.
+//   - Profile().Name is not empty (reports and known differences use it).
+//
+// Snapshot is the target's observation of which place holds which pod and
+// of the cycle counters; a target that cannot observe a part says so in
+// Profile.Observes, and the suite then does not compare that part.
 type Target interface {
 	spec.Queue
 	// Advance moves the target's clock forward by d (a fake clock: the
@@ -90,6 +113,10 @@ type Observes struct {
 	PodInfo bool
 	// Closed: Snapshot.Closed is meaningful.
 	Closed bool
+	// Metrics: the target implements MetricsReporter, and its
+	// pending_pods and queue_incoming_pods_total (R14) are compared with
+	// the model's after every step.
+	Metrics bool
 }
 
 // KnownDifference declares that targets of some profiles behave differently

@@ -10,6 +10,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/schedq/schedq/impl"
+	"github.com/schedq/schedq/schedqtest"
 	"github.com/schedq/schedq/spec"
 )
 
@@ -42,7 +43,7 @@ func drawBackoffConfig(t *rapid.T) spec.Config {
 		rapid.Int64Range(max(int64(initial), math.MaxInt64/2), math.MaxInt64),
 		rapid.Just(int64(math.MaxInt64)),
 	).Draw(t, "max"))
-	cfg := spec.DefaultConfig(registry)
+	cfg := schedqtest.Config()
 	cfg.PodInitialBackoffDuration, cfg.PodMaxBackoffDuration = initial, max
 	return cfg
 }
@@ -74,8 +75,8 @@ func TestBackoffMonotonic(t *testing.T) {
 
 		// The R7 boundary: still backing off up to and including the
 		// expiry, done 1ns after it; never backing off without attempts.
-		ts := t0.Add(time.Duration(rapid.Int64Range(-1<<40, 1<<40).Draw(t, "timestamp offset")))
-		p := spec.QueuedPodInfo{Pod: runPod("a", 0), Timestamp: ts, Attempts: a}
+		ts := schedqtest.Start.Add(time.Duration(rapid.Int64Range(-1<<40, 1<<40).Draw(t, "timestamp offset")))
+		p := spec.QueuedPodInfo{Pod: schedqtest.Pod("a", 0), Timestamp: ts, Attempts: a}
 		exp := ts.Add(d)
 		if a == 0 {
 			if !cfg.BackoffExpiry(&p).IsZero() || cfg.IsBackingOff(&p, ts) || cfg.IsBackingOff(&p, time.Time{}) {
@@ -107,7 +108,7 @@ func TestBackoffMonotonic(t *testing.T) {
 func TestImplBackoffFlush(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		cfg := drawBackoffConfig(t)
-		clk := testingclock.NewFakeClock(t0)
+		clk := testingclock.NewFakeClock(schedqtest.Start)
 		q, err := impl.New(cfg, impl.WithClock(clk))
 		if err != nil {
 			t.Fatal(err)
@@ -123,7 +124,7 @@ func TestImplBackoffFlush(t *testing.T) {
 		}
 		var pods []spec.PodKey
 		for i := range rapid.IntRange(1, 6).Draw(t, "pods") {
-			p := runPod(string(rune('a'+i)), 0)
+			p := schedqtest.Pod(string(rune('a'+i)), 0)
 			pods = append(pods, p.Key())
 			step(spec.Step{Rule: spec.R1Add, Pod: p.Key()}, func() error { return q.Add(p) })
 			info, cycle, err := q.Pop()

@@ -9,6 +9,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/schedq/schedq/impl"
+	"github.com/schedq/schedq/schedqtest"
 	"github.com/schedq/schedq/spec"
 )
 
@@ -19,8 +20,8 @@ import (
 // hundred operations; and Pop returns only pods that were in activeQ.
 func TestConservation(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		cfg := drawConfig(rapidChooser{t})
-		clk := testingclock.NewFakeClock(t0)
+		cfg := drawConfig(rapidChooser{t}).Apply(schedqtest.Config())
+		clk := testingclock.NewFakeClock(schedqtest.Start)
 		q, err := impl.New(cfg, impl.WithClock(clk))
 		if err != nil {
 			t.Fatal(err)
@@ -30,7 +31,7 @@ func TestConservation(t *testing.T) {
 
 		held := map[spec.PodKey]*spec.Pod{} // what the queue must hold
 		added, removed := 0, 0
-		handBack := map[spec.PodKey]poppedPod{}
+		handBack := map[spec.PodKey]schedqtest.Popped{}
 		enter := func(k spec.PodKey, p *spec.Pod) {
 			if _, ok := held[k]; !ok {
 				added++
@@ -55,8 +56,8 @@ func TestConservation(t *testing.T) {
 			s := q.Snapshot()
 			switch rapid.IntRange(0, 9).Draw(t, "op") {
 			case 0: // Add
-				k := pick(c, "pod", universe)
-				p := genPod(c, k)
+				p := drawPod(c)
+				k := p.Key()
 				if err := q.Add(p); err != nil {
 					mustErr("Add", err, spec.ErrAlreadyQueued)
 				} else {
@@ -73,7 +74,7 @@ func TestConservation(t *testing.T) {
 				if loc, was := s.Find(info.Key()); loc != spec.InActiveQ || was.Pod != held[info.Key()] {
 					t.Fatalf("Pop returned %s, which was in %s", info.Key(), loc)
 				}
-				handBack[info.Key()] = poppedPod{*info, cycle}
+				handBack[info.Key()] = schedqtest.Popped{Info: *info, Cycle: cycle}
 			case 2: // AddUnschedulableIfNotPresent, possibly stale
 				ks := slices.Sorted(func(y func(spec.PodKey) bool) {
 					for k := range handBack {
@@ -86,26 +87,27 @@ func TestConservation(t *testing.T) {
 					continue
 				}
 				rec := handBack[pick(c, "hand back", ks)]
-				rec.info.UnschedulablePlugins = spec.NewPluginSet(rapid.SliceOfN(rapid.SampledFrom(rejectors), 0, 2).Draw(t, "plugins")...)
-				if err := q.AddUnschedulableIfNotPresent(&rec.info, rec.cycle); err != nil {
+				rec.Info.UnschedulablePlugins = spec.NewPluginSet(rapid.SliceOfN(rapid.SampledFrom(schedqtest.Plugins), 0, 2).Draw(t, "plugins")...)
+				if err := q.AddUnschedulableIfNotPresent(&rec.Info, rec.Cycle); err != nil {
 					mustErr("AddUnschedulableIfNotPresent", err, spec.ErrAlreadyQueued)
 				} else {
-					enter(rec.info.Key(), rec.info.Pod)
+					enter(rec.Info.Key(), rec.Info.Pod)
 				}
 			case 3: // Update
-				k := pick(c, "pod", universe)
+				np := drawPod(c)
+				k := np.Key()
 				old := held[k]
 				if old == nil {
-					old = genPod(c, k)
+					old = drawPodRef(c, np.Name).Build()
 				}
-				np := genPod(c, k)
 				if err := q.Update(old, np); err != nil {
 					t.Fatalf("Update: %v", err)
 				}
 				enter(k, np)
 			case 4: // Delete
-				k := pick(c, "pod", universe)
-				if err := q.Delete(genPod(c, k)); err != nil {
+				p := drawPod(c)
+				k := p.Key()
+				if err := q.Delete(p); err != nil {
 					mustErr("Delete", err, spec.ErrPodNotFound)
 					if held[k] != nil {
 						t.Fatalf("Delete of held %s: %v", k, err)
@@ -124,14 +126,14 @@ func TestConservation(t *testing.T) {
 				}
 				leave(f.Key())
 			case 6:
-				q.MoveAllToActiveOrBackoffQueue(pick(c, "event", events), pick(c, "preCheck", preChecks).f)
+				q.MoveAllToActiveOrBackoffQueue(pick(c, "event", events), schedqtest.PreCheck(drawPreCheck(c)))
 			case 7:
 				clk.Step(pick(c, "tick", tickDurations))
 			case 8:
 				q.FlushBackoffQCompleted()
 				q.FlushUnschedulablePodsLeftover()
 			case 9:
-				pods := []*spec.Pod{genPod(c, pick(c, "pod", universe))}
+				pods := []*spec.Pod{drawPod(c)}
 				if err := q.Activate(pods); err != nil {
 					t.Fatal(err)
 				}

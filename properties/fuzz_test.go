@@ -10,9 +10,11 @@ import (
 
 // FuzzQueue is TestStateMachine driven by the fuzzer: the input decodes,
 // one byte per choice, into a config and then a sequence of operations of
-// the same alphabet (each operation's first byte picks it, the following
-// bytes its arguments), and the implementation and the model are compared
-// after every step exactly as in the state machine.
+// the scenario language (each operation's first byte picks its kind in
+// schedqtest.Kinds, the following bytes its arguments), and the
+// implementation and the model are compared after every step exactly as in
+// the state machine. A failing input prints its operations as a scenario
+// file that replays the failure, as the state machine does.
 //
 // Plain `go test` runs the seed corpus in testdata/fuzz/FuzzQueue; `make
 // fuzz` fuzzes for FUZZTIME. Regenerate the seeds with
@@ -20,11 +22,10 @@ import (
 func FuzzQueue(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		c := &byteChooser{data: data}
-		p := newPair(t, drawConfig(c))
+		p := newPair(t, "FuzzQueue", drawConfig(c))
 		defer p.close()
-		for p.steps < maxFuzzSteps && !c.exhausted() {
-			a := actions[c.choose(len(actions), "action")]
-			a.run(p, c)
+		for p.steps() < maxFuzzSteps && !c.exhausted() {
+			p.genKind(c)
 		}
 	})
 }
@@ -71,11 +72,10 @@ func TestWriteFuzzSeeds(t *testing.T) {
 	const seeds = 32
 	for i := range seeds {
 		c := &recordingChooser{r: rand.New(rand.NewPCG(uint64(i), 0x5eed))}
-		p := newPair(nopReporter{t}, drawConfig(c))
+		p := newPair(nopReporter{t}, "TestWriteFuzzSeeds", drawConfig(c))
 		steps := 10 + c.r.IntN(110)
-		for p.steps < steps {
-			a := actions[c.choose(len(actions), "action")]
-			a.run(p, c)
+		for p.steps() < steps {
+			p.genKind(c)
 		}
 		p.close()
 		content := fmt.Sprintf("go test fuzz v1\n[]byte(%q)\n", c.out)

@@ -27,21 +27,19 @@ import (
 // to the implementation that invalidates a mutant fails this test instead
 // of silently testing nothing: adapt the snippet when that happens.
 //
-// Cost and gating (decided by measurement on 2 cores): the mutants take
-// 15 s with a warm build cache and 45 s with a cold one (a `go test` build
-// per mutant, without -race, plus a run until rapid finds and shrinks a
-// failure; two run in parallel), and the whole package at most 60 s with
-// -race alone and 80 s inside a full `go test -race ./...`, well under
-// the 3 minutes this package may take. So
-// the test runs in `make test`; `go test -short` skips it for quick local
-// iterations, and scripts/verify runs it as a suite of its own.
+// Cost and gating, measured on the shared 2-core machine (load average
+// about 15): `go test -race ./properties/` takes 75 to 120 s, nearly all of
+// it this test (a `go test -vet=off` build per mutant, without -race, plus
+// a run until rapid finds and shrinks a failure, at most 5 s of
+// shrinking; two run in parallel), well under the 3 minutes this package
+// may take. So the test runs in `make test`; `go test -short` skips it for
+// quick local iterations, and scripts/verify runs it as a suite of its
+// own.
 //
 // The subprocesses run -rapid.checks=10000: that is a budget, not a cost,
-// since rapid stops at the first failure. The slowest mutant to find
-// (backoff-expiry-by-plain-shift, which needs two pods in backoffQ, one with
-// an overflowing attempt count, and a flush between their expiries) takes
-// about 450 checks on average, so 2000 would let it survive about one run
-// in a hundred.
+// since rapid stops at the first failure. At make test's 100 checks the
+// boundary mutants are caught too (TestBoundaryMutantsAtCICount; the table
+// is in doc.go).
 
 type mutant struct {
 	name string
@@ -86,6 +84,13 @@ var mutants = []mutant{
 		old:  "for q.backoffQ.len() > 0 && !q.backingOff(q.backoffQ.min(), now) {",
 		new:  "for q.backoffQ.len() > 0 && !q.expiry(q.backoffQ.min()).After(now) {",
 		desc: "R5/R7: a pod whose expiry equals now is released one tick early (the pre-v1.33 boundary)",
+	},
+	{
+		name: "requeue-at-expiry-skips-backoffQ",
+		file: "impl/queue.go",
+		old:  "if q.cfg.IsBackingOff(&e.info, now) {\n\t\tq.pushBackoffQ(e)",
+		new:  "if q.cfg.BackoffExpiry(&e.info).After(now) {\n\t\tq.pushBackoffQ(e)",
+		desc: "R4/R7: a move sends a pod whose expiry equals now to activeQ (expiry == now treated as completed)",
 	},
 	{
 		name: "pop-does-not-advance-schedulingCycle",
@@ -177,72 +182,16 @@ type mutantResult struct {
 var (
 	checkRE     = regexp.MustCompile(`CHECK\[([^\]]+)\]`)
 	failedHdr   = regexp.MustCompile(`\[rapid\] (failed|panic) after \d+ tests`)
-	mutantFlags = []string{"-rapid.checks=10000", "-rapid.nofailfile", "-rapid.shrinktime=20s"}
+	mutantFlags = []string{"-rapid.checks=10000", "-rapid.nofailfile", "-rapid.shrinktime=5s"}
 )
 
 func TestMutantsAreCaught(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: builds and runs TestStateMachine once per mutant")
 	}
-	root, err := filepath.Abs("..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Fatalf("no go command: %v", err)
-	}
-
-	// Every patch must apply exactly once before anything runs.
-	patched := make([]string, len(mutants))
-	for i, m := range mutants {
-		src, err := os.ReadFile(filepath.Join(root, m.file))
-		if err != nil {
-			t.Fatalf("mutant %s: %v", m.name, err)
-		}
-		if n := strings.Count(string(src), m.old); n != 1 {
-			t.Errorf("mutant %s: its old snippet occurs %d times in %s, want exactly once; adapt the mutant to the implementation:\n%s",
-				m.name, n, m.file, m.old)
-			continue
-		}
-		patched[i] = strings.Replace(string(src), m.old, m.new, 1)
-	}
-	if t.Failed() {
-		t.FailNow()
-	}
-
-	run := func(t *testing.T, overlay map[string]string) (out string, failed bool) {
-		dir := t.TempDir()
-		replace := make(map[string]string)
-		for file, content := range overlay {
-			p := filepath.Join(dir, filepath.Base(file))
-			if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			replace[filepath.Join(root, file)] = p
-		}
-		js, _ := json.Marshal(map[string]any{"Replace": replace})
-		ov := filepath.Join(dir, "overlay.json")
-		if err := os.WriteFile(ov, js, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-		defer cancel()
-		args := append([]string{"test", "-overlay=" + ov, "-run", "^TestStateMachine$", "-count=1", "-timeout=4m", "./properties/"}, mutantFlags...)
-		cmd := exec.CommandContext(ctx, goBin, args...)
-		cmd.Dir = root
-		var buf bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &buf, &buf
-		err := cmd.Run()
-		if ctx.Err() != nil {
-			return buf.String() + "\n(killed: 5 minute limit)", true
-		}
-		if err != nil {
-			if _, ok := err.(*exec.ExitError); !ok {
-				t.Fatalf("go test: %v", err)
-			}
-		}
-		return buf.String(), err != nil
+	root, patched := patchMutants(t)
+	run := func(t *testing.T, overlay map[string]string) (string, bool) {
+		return runOverlay(t, root, overlay, mutantFlags...)
 	}
 
 	// The control: the unpatched implementation must pass, or every mutant
@@ -263,7 +212,7 @@ func TestMutantsAreCaught(t *testing.T) {
 			t.Run(m.name, func(t *testing.T) {
 				t.Parallel()
 				start := time.Now()
-				out, failed := run(t, map[string]string{m.file: patched[i]})
+				out, failed := run(t, map[string]string{m.file: patched[m.name]})
 				r := mutantResult{name: m.name, caught: failed, steps: -1, dur: time.Since(start)}
 				if failed {
 					if bad := buildFailure(out); bad != "" {
@@ -302,6 +251,77 @@ func TestMutantsAreCaught(t *testing.T) {
 		fmt.Fprintf(&b, "%-44s %-11s %-16s %5s %6.1fs\n", r.name, res, r.check, steps, r.dur.Seconds())
 	}
 	t.Log("\n" + b.String())
+}
+
+// patchMutants returns the module root and each mutant's patched file, by
+// mutant name. Every patch must apply exactly once before anything runs.
+func patchMutants(t *testing.T) (root string, patched map[string]string) {
+	t.Helper()
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	patched = make(map[string]string, len(mutants))
+	for _, m := range mutants {
+		src, err := os.ReadFile(filepath.Join(root, m.file))
+		if err != nil {
+			t.Fatalf("mutant %s: %v", m.name, err)
+		}
+		if n := strings.Count(string(src), m.old); n != 1 {
+			t.Errorf("mutant %s: its old snippet occurs %d times in %s, want exactly once; adapt the mutant to the implementation:\n%s",
+				m.name, n, m.file, m.old)
+			continue
+		}
+		patched[m.name] = strings.Replace(string(src), m.old, m.new, 1)
+	}
+	if t.Failed() {
+		t.FailNow()
+	}
+	return root, patched
+}
+
+// runOverlay runs TestStateMachine in a `go test` of its own, with the
+// files of overlay (module-relative path -> content) replacing the
+// originals, and returns its output and whether it failed.
+func runOverlay(t *testing.T, root string, overlay map[string]string, flags ...string) (out string, failed bool) {
+	t.Helper()
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatalf("no go command: %v", err)
+	}
+	dir := t.TempDir()
+	replace := make(map[string]string)
+	for file, content := range overlay {
+		p := filepath.Join(dir, filepath.Base(file))
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		replace[filepath.Join(root, file)] = p
+	}
+	js, _ := json.Marshal(map[string]any{"Replace": replace})
+	ov := filepath.Join(dir, "overlay.json")
+	if err := os.WriteFile(ov, js, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	args := append([]string{"test", "-vet=off", "-overlay=" + ov, "-run", "^TestStateMachine$", "-count=1", "-timeout=4m", "./properties/"}, flags...)
+	cmd := exec.CommandContext(ctx, goBin, args...)
+	cmd.Dir = root
+	// The subprocess tests the implementation, whatever this run's subject.
+	cmd.Env = append(os.Environ(), subjectEnv+"=")
+	var buf bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &buf, &buf
+	err = cmd.Run()
+	if ctx.Err() != nil {
+		return buf.String() + "\n(killed: 5 minute limit)", true
+	}
+	if err != nil {
+		if _, ok := err.(*exec.ExitError); !ok {
+			t.Fatalf("go test: %v", err)
+		}
+	}
+	return buf.String(), err != nil
 }
 
 // buildFailure returns the compiler's complaint if the run failed to build.
@@ -355,4 +375,68 @@ func minimalSequence(out string) string {
 		b.WriteString("    " + m[1] + "\n")
 	}
 	return b.String()
+}
+
+// boundaryMutants are the mutants that get an R7 or R6 boundary wrong by
+// one comparison: they survive unless a clock step lands exactly on an
+// expiry or a leftover limit (internal/boundary).
+var boundaryMutants = []string{"backoff-flush-releases-at-expiry", "requeue-at-expiry-skips-backoffQ", "leftover-age-inclusive"}
+
+// boundarySeedsEnv, if set to N, makes TestBoundaryMutantsAtCICount run.
+const boundarySeedsEnv = "SCHEDQ_BOUNDARY_SEEDS"
+
+// TestBoundaryMutantsAtCICount measures how often TestStateMachine at the
+// CI check count (rapid's default 100 checks, as make test runs it)
+// catches each boundary mutant, over N seeds (rapid.seed 1..N), and
+// fails if one is caught in less than 95% of them. It builds one test binary per mutant
+// and runs it N times, so it runs only when asked:
+//
+//	SCHEDQ_BOUNDARY_SEEDS=20 go test -run TestBoundaryMutantsAtCICount -v ./properties/
+//
+// The last table is in doc.go.
+func TestBoundaryMutantsAtCICount(t *testing.T) {
+	n, _ := strconv.Atoi(os.Getenv(boundarySeedsEnv))
+	if n <= 0 {
+		t.Skipf("set %s=N to measure the boundary mutants over N seeds", boundarySeedsEnv)
+	}
+	root, patched := patchMutants(t)
+	file := map[string]string{}
+	for _, m := range mutants {
+		file[m.name] = m.file
+	}
+	type row struct {
+		name          string
+		caught, steps int
+		dur           time.Duration
+	}
+	rows := make([]row, len(boundaryMutants))
+	for i, name := range boundaryMutants {
+		if patched[name] == "" {
+			t.Fatalf("no mutant %s in the mutant table", name)
+		}
+		rows[i].name = name
+		for seed := 1; seed <= n; seed++ {
+			start := time.Now()
+			out, failed := runOverlay(t, root, map[string]string{file[name]: patched[name]},
+				"-rapid.checks=100", "-rapid.nofailfile", "-rapid.shrinktime=1s", fmt.Sprintf("-rapid.seed=%d", seed))
+			rows[i].dur += time.Since(start)
+			if bad := buildFailure(out); bad != "" {
+				t.Fatalf("mutant %s does not build:\n%s", name, bad)
+			}
+			if failed {
+				rows[i].caught++
+			} else {
+				t.Logf("%s survived rapid.seed=%d", name, seed)
+			}
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%-36s %-7s %s\n", "mutant", "checks", "caught")
+	for _, r := range rows {
+		fmt.Fprintf(&b, "%-36s %-7d %d of %d seeds (%.1fs a run)\n", r.name, 100, r.caught, n, r.dur.Seconds()/float64(n))
+		if r.caught*100 < 95*n {
+			t.Errorf("%s survived %d of %d seeds at the CI check count: caught in less than 95%%", r.name, n-r.caught, n)
+		}
+	}
+	t.Log("\n" + b.String())
 }

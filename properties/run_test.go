@@ -7,6 +7,7 @@ import (
 	testingclock "k8s.io/utils/clock/testing"
 
 	"github.com/schedq/schedq/impl"
+	"github.com/schedq/schedq/schedqtest"
 	"github.com/schedq/schedq/spec"
 )
 
@@ -50,8 +51,8 @@ func expectIn(t *testing.T, q *impl.PriorityQueue, loc spec.Location, k spec.Pod
 
 func runningQueue(t *testing.T) (*impl.PriorityQueue, *testingclock.FakeClock) {
 	t.Helper()
-	clk := testingclock.NewFakeClock(t0)
-	q, err := impl.New(spec.DefaultConfig(registry), impl.WithClock(clk))
+	clk := testingclock.NewFakeClock(schedqtest.Start)
+	q, err := impl.New(schedqtest.Config(), impl.WithClock(clk))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,32 +62,28 @@ func runningQueue(t *testing.T) (*impl.PriorityQueue, *testingclock.FakeClock) {
 }
 
 // pop pops the pod with key k.
-func pop(t *testing.T, q *impl.PriorityQueue, k spec.PodKey) poppedPod {
+func pop(t *testing.T, q *impl.PriorityQueue, k spec.PodKey) schedqtest.Popped {
 	t.Helper()
 	p, cycle, err := q.Pop()
 	if err != nil || p.Key() != k {
 		t.Fatalf("Pop = %v, %v; want %s", p, err, k)
 	}
-	return poppedPod{info: *p, cycle: cycle}
+	return schedqtest.Popped{Info: *p, Cycle: cycle}
 }
 
 // fail hands a popped pod back with plugins.
-func fail(t *testing.T, q *impl.PriorityQueue, p poppedPod, plugins ...string) {
+func fail(t *testing.T, q *impl.PriorityQueue, p schedqtest.Popped, plugins ...string) {
 	t.Helper()
-	p.info.UnschedulablePlugins = spec.NewPluginSet(plugins...)
-	if err := q.AddUnschedulableIfNotPresent(&p.info, p.cycle); err != nil {
+	p.Info.UnschedulablePlugins = spec.NewPluginSet(plugins...)
+	if err := q.AddUnschedulableIfNotPresent(&p.Info, p.Cycle); err != nil {
 		t.Fatal(err)
 	}
-}
-
-func runPod(name string, prio int32) *spec.Pod {
-	return &spec.Pod{Namespace: "ns-a", Name: name, UID: spec.UID("uid-" + name), Priority: prio}
 }
 
 func TestRunFlushesAreWired(t *testing.T) {
 	t.Run("backoffQ drains within one flush period of expiry", func(t *testing.T) {
 		q, clk := runningQueue(t)
-		a, b := runPod("a", 1), runPod("b", 0)
+		a, b := schedqtest.Pod("a", 1), schedqtest.Pod("b", 0)
 		for _, p := range []*spec.Pod{a, b} {
 			if err := q.Add(p); err != nil {
 				t.Fatal(err)
@@ -117,7 +114,7 @@ func TestRunFlushesAreWired(t *testing.T) {
 
 	t.Run("leftovers leave unschedulablePods after the limit plus one flush period", func(t *testing.T) {
 		q, clk := runningQueue(t)
-		x, y := runPod("x", 1), runPod("y", 0)
+		x, y := schedqtest.Pod("x", 1), schedqtest.Pod("y", 0)
 		for _, p := range []*spec.Pod{x, y} {
 			if err := q.Add(p); err != nil {
 				t.Fatal(err)

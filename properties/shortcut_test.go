@@ -11,6 +11,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/schedq/schedq/impl"
+	"github.com/schedq/schedq/schedqtest"
 	"github.com/schedq/schedq/spec"
 )
 
@@ -31,13 +32,12 @@ import (
 // flush period later the leftover flush and the backoffQ flush bring every
 // pod back to activeQ, and the blocked Pop wakes.
 func TestShortcutNoLostWakeUp(t *testing.T) {
-	interesting := []spec.ClusterEvent{events[0], events[3], events[5], spec.WildCardEvent}
-	uninteresting := []spec.ClusterEvent{events[1], events[4], events[8]}
-	keys := universe[:4]
+	interesting := []spec.ClusterEvent{schedqtest.NodeAdd, schedqtest.NodeTaint, schedqtest.AssignedPodDelete, spec.WildCardEvent}
+	uninteresting := slices.DeleteFunc(slices.Clone(events), schedqtest.Registry.IsEventOfInterest)
 
 	rapid.Check(t, func(t *rapid.T) {
-		cfg := spec.DefaultConfig(registry)
-		clk := testingclock.NewFakeClock(t0)
+		cfg := schedqtest.Config()
+		clk := testingclock.NewFakeClock(schedqtest.Start)
 		q, err := impl.New(cfg, impl.WithClock(clk))
 		if err != nil {
 			t.Fatal(err)
@@ -46,7 +46,7 @@ func TestShortcutNoLostWakeUp(t *testing.T) {
 
 		var cycle int64       // Pops so far, counted here
 		lastMove := int64(-1) // schedulingCycle at the last move request, tracked here
-		inFlight := map[spec.PodKey]poppedPod{}
+		inFlight := map[spec.PodKey]schedqtest.Popped{}
 		flying := func() []spec.PodKey {
 			return slices.Sorted(func(y func(spec.PodKey) bool) {
 				for k := range inFlight {
@@ -57,9 +57,9 @@ func TestShortcutNoLostWakeUp(t *testing.T) {
 			})
 		}
 		pods := map[spec.PodKey]*spec.Pod{}
-		for _, k := range keys {
-			ns, name := splitKey(k)
-			pods[k] = &spec.Pod{Namespace: ns, Name: name, UID: spec.UID("uid-" + string(k))}
+		for _, name := range names[:4] {
+			k := schedqtest.Key(name)
+			pods[k] = schedqtest.Pod(name, 0)
 			if err := q.Add(pods[k]); err != nil {
 				t.Fatal(err)
 			}
@@ -75,28 +75,28 @@ func TestShortcutNoLostWakeUp(t *testing.T) {
 			if c != cycle {
 				t.Fatalf("Pop returned cycle %d, want %d", c, cycle)
 			}
-			inFlight[info.Key()] = poppedPod{info: *info, cycle: c}
+			inFlight[info.Key()] = schedqtest.Popped{Info: *info, Cycle: c}
 			return info.Key()
 		}
 		fail := func(t *rapid.T, k spec.PodKey, plugins spec.PluginSet) {
 			rec := inFlight[k]
 			delete(inFlight, k)
-			rec.info.UnschedulablePlugins = plugins
-			if err := q.AddUnschedulableIfNotPresent(&rec.info, rec.cycle); err != nil {
+			rec.Info.UnschedulablePlugins = plugins
+			if err := q.AddUnschedulableIfNotPresent(&rec.Info, rec.Cycle); err != nil {
 				t.Fatal(err)
 			}
 			want := spec.InUnschedulablePods
-			if lastMove >= rec.cycle || len(plugins) == 0 {
+			if lastMove >= rec.Cycle || len(plugins) == 0 {
 				want = spec.InBackoffQ
 			}
 			s := q.Snapshot()
 			if got, _ := s.Find(k); got != want {
 				t.Fatalf("pod %s failed in cycle %d (plugins %v, last move request in cycle %d): in %s, want %s",
-					k, rec.cycle, plugins, lastMove, got, want)
+					k, rec.Cycle, plugins, lastMove, got, want)
 			}
 		}
 		drawPlugins := func(t *rapid.T) spec.PluginSet {
-			return spec.NewPluginSet(rapid.SliceOfNDistinct(rapid.SampledFrom(rejectors), 0, 3, rapid.ID[string]).Draw(t, "plugins")...)
+			return spec.NewPluginSet(rapid.SliceOfNDistinct(rapid.SampledFrom(schedqtest.Plugins), 0, 3, rapid.ID[string]).Draw(t, "plugins")...)
 		}
 
 		t.Repeat(map[string]func(*rapid.T){

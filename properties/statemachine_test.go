@@ -7,21 +7,23 @@ import (
 )
 
 // TestStateMachine drives the implementation and the model with the same
-// random operations (the alphabet in pair_test.go) and checks after every
-// step that their results and snapshots agree and that I1-I6 hold on both.
-// On failure rapid prints the minimal sequence of operations, one
-// "#n operation" line each, and the CHECK that failed.
+// random operations of the scenario language (one action per kind of
+// schedqtest.Kinds, generate_test.go) and checks after every step that
+// their results and snapshots agree and that I1-I6 hold on both
+// (pair_test.go). On failure rapid shrinks the sequence, and the failure
+// names the CHECK that failed and prints the operations as a scenario
+// file that replays it (report_test.go).
 //
 // make test runs rapid's default 100 checks; make verify runs
 // -rapid.checks=20000.
 func TestStateMachine(t *testing.T) {
 	var checks, steps int
 	rapid.Check(t, func(rt *rapid.T) {
-		p := newPair(rt, drawConfig(rapidChooser{rt}))
+		p := newPair(rt, "TestStateMachine", drawConfig(rapidChooser{rt}))
 		defer p.close()
-		rt.Repeat(p.rapidActions(rt))
+		rt.Repeat(p.rapidActions())
 		checks++
-		steps += p.steps
+		steps += p.steps()
 	})
 	if checks > 0 {
 		t.Logf("%d checks (shrinking included), %d steps, %.1f steps per check", checks, steps, float64(steps)/float64(checks))

@@ -220,7 +220,9 @@ func (e *Executor) FailInfo(op Op) (*spec.QueuedPodInfo, int64, error) {
 	if op.Cycle != nil {
 		cycle = *op.Cycle
 	}
-	info.UnschedulablePlugins = spec.NewPluginSet(op.Plugins...)
+	// As written, not normalised: every queue must normalise the set it is
+	// handed (R3), and conformance checks that it does.
+	info.UnschedulablePlugins = spec.PluginSet(slices.Clone(op.Plugins))
 	return &info, cycle, nil
 }
 

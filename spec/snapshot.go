@@ -11,7 +11,12 @@ import (
 // each place (each list sorted by key) and both cycle counters. Heap order is
 // not part of it: which pod Pop may return is a function of the activeQ set
 // (MaximalPods). Snapshots are what every suite compares and what the
-// invariants are stated over.
+// invariants are stated over, so a queue's snapshot must be canonical: Now
+// is the queue's clock at that instant (never zero: backoff expiries are
+// read against it), each list is sorted by key (SortPods) whatever order
+// the queue keeps, and each UnschedulablePlugins is a normalised plugin
+// set (NewPluginSet). The conformance suite checks this first and names a
+// snapshot that breaks it as an adapter mistake.
 type Snapshot struct {
 	Now               time.Time
 	ActiveQ           []QueuedPodInfo

@@ -24,6 +24,7 @@ package parked
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"runtime"
 	"strconv"
@@ -172,10 +173,27 @@ func parse(b []byte) map[ID]State {
 // timeout is a bound on a hang, never the means of ordering: Await returns
 // as soon as the state is observed.
 func Await(id ID, frame string, timeout time.Duration) (State, error) {
+	return AwaitUnless(id, frame, nil, timeout)
+}
+
+// ErrReturned is AwaitUnless's error when done was closed first: the
+// blocking call returned instead of parking.
+var ErrReturned = errors.New("parked: the call returned without blocking")
+
+// AwaitUnless is Await that also gives up, with ErrReturned, as soon as
+// done is closed: the caller closes done when the call it expects to block
+// returns, so a call that never blocks is told at once rather than after
+// timeout. A nil done never closes.
+func AwaitUnless(id ID, frame string, done <-chan struct{}, timeout time.Duration) (State, error) {
 	deadline := time.Now().Add(timeout)
 	pause := time.Duration(0)
 	var last State
 	for {
+		select {
+		case <-done:
+			return State{}, ErrReturned
+		default:
+		}
 		s, ok := Lookup(id)
 		if !ok {
 			return State{}, fmt.Errorf("parked: goroutine %d exited before it parked in %s (last seen: %v)", id, frame, last)

@@ -151,7 +151,13 @@ func render(reports []conformance.Report) string {
 		}
 		fmt.Fprintf(&b, " %s |", strings.Join(parts, ", "))
 	}
-	b.WriteString("\n\n## Known differences and other notes\n\n")
+	b.WriteString("\n\n## What ran\n\n")
+	for _, r := range reports {
+		if r.Summary != "" {
+			fmt.Fprintf(&b, "- %s\n", r.Summary)
+		}
+	}
+	b.WriteString("\n## Known differences and other notes\n\n")
 	for _, r := range reports {
 		var lines []string
 		for _, res := range r.Results {

@@ -12,6 +12,12 @@
 //     calls them directly (linkname, flush.go), so scenarios decide when
 //     they happen, as with every other target.
 //   - moveRequestCycle is read by reflection, for observation only.
+//   - Metrics (R14) are read from the process's registry, which every
+//     queue of the process shares, as what changed since the target was
+//     made (the suite makes one queue at a time). Moves by a wildcard
+//     event other than upstream's two are raised under upstream's
+//     ForceActivate (its other wildcard labels are unexported), so the
+//     adapter counts them under their own label again.
 //   - Bad input the upstream API cannot express (a nil pod panics there) is
 //     rejected by the adapter with the spec errors before reaching the
 //     queue; everything else upstream ignores silently (SilentNoOps).
@@ -54,6 +60,10 @@ type Target struct {
 	profile  conformance.Profile
 	inFlight map[spec.PodKey]*framework.QueuedPodInfo
 	closed   bool // so that cleanup does not close twice: upstream Close panics then
+	// base is the registry's metrics when the target was made; relabel
+	// corrects the series of wildcard moves (see the package doc).
+	base    conformance.Metrics
+	relabel map[conformance.IncomingSeries]int64
 }
 
 var _ conformance.Target = (*Target)(nil)
@@ -78,14 +88,17 @@ func QueueingHints() conformance.NewTarget {
 func newTarget(hints bool, prof conformance.Profile) conformance.NewTarget {
 	prof.Blocking = true
 	prof.SilentNoOps = true
-	prof.Observes = conformance.Observes{MoveRequestCycle: true, PodInfo: true}
+	// Classic mode counts as R14 says; with queueing hints the counts
+	// follow other rules, not compared.
+	prof.Observes = conformance.Observes{MoveRequestCycle: true, PodInfo: true, Metrics: !hints}
 	return func(t testing.TB, cfg spec.Config, start time.Time) conformance.Target {
 		q, clk, err := newQueue(cfg, start, hints)
 		if err != nil {
 			t.Fatal(err)
 		}
 		tg := &Target{q: q, clock: clk, logger: klog.Background(), profile: prof,
-			inFlight: make(map[spec.PodKey]*framework.QueuedPodInfo)}
+			inFlight: make(map[spec.PodKey]*framework.QueuedPodInfo),
+			base:     gatherMetrics(), relabel: make(map[conformance.IncomingSeries]int64)}
 		t.Cleanup(func() {
 			if !tg.closed {
 				q.Close()
@@ -277,7 +290,74 @@ func (t *Target) preCheck(pre spec.PreEnqueueCheck) queue.PreEnqueueCheck {
 
 // MoveAllToActiveOrBackoffQueue is R4.
 func (t *Target) MoveAllToActiveOrBackoffQueue(e spec.ClusterEvent, pre spec.PreEnqueueCheck) {
-	t.q.MoveAllToActiveOrBackoffQueue(t.logger, toEvent(e), nil, nil, t.preCheck(pre))
+	fe := toEvent(e)
+	var before conformance.Metrics
+	relabel := fe.Label() != e.EventLabel()
+	if relabel {
+		before = gatherMetrics()
+	}
+	t.q.MoveAllToActiveOrBackoffQueue(t.logger, fe, nil, nil, t.preCheck(pre))
+	if relabel {
+		after := gatherMetrics()
+		for _, q := range []string{conformance.MetricQueueActive, conformance.MetricQueueBackoff} {
+			up, own := conformance.IncomingSeries{Queue: q, Event: fe.Label()}, conformance.IncomingSeries{Queue: q, Event: e.EventLabel()}
+			d := int64(after.IncomingPods[up] - before.IncomingPods[up])
+			t.relabel[up] -= d
+			t.relabel[own] += d
+		}
+	}
+}
+
+// Metrics implements conformance.MetricsReporter: what the registry's
+// scheduler_pending_pods and scheduler_queue_incoming_pods_total gained
+// since the target was made.
+func (t *Target) Metrics() conformance.Metrics {
+	now := gatherMetrics()
+	out := conformance.Metrics{PendingPods: map[string]int{}, IncomingPods: map[conformance.IncomingSeries]uint64{}}
+	for l, v := range now.PendingPods {
+		out.PendingPods[l] = v - t.base.PendingPods[l]
+	}
+	for s, v := range now.IncomingPods {
+		out.IncomingPods[s] = v - t.base.IncomingPods[s]
+	}
+	for s, d := range t.relabel {
+		out.IncomingPods[s] = uint64(int64(out.IncomingPods[s]) + d)
+	}
+	for s, v := range out.IncomingPods {
+		if v == 0 {
+			delete(out.IncomingPods, s)
+		}
+	}
+	return out
+}
+
+// gatherMetrics reads the queue metrics of the process's registry.
+func gatherMetrics() conformance.Metrics {
+	out := conformance.Metrics{PendingPods: map[string]int{}, IncomingPods: map[conformance.IncomingSeries]uint64{}}
+	mfs, err := metrics.GetGather().Gather()
+	if err != nil {
+		panic(fmt.Sprintf("reading the metrics registry: %v", err))
+	}
+	for _, mf := range mfs {
+		for _, m := range mf.GetMetric() {
+			var queue, event string
+			for _, l := range m.GetLabel() {
+				switch l.GetName() {
+				case "queue":
+					queue = l.GetValue()
+				case "event":
+					event = l.GetValue()
+				}
+			}
+			switch mf.GetName() {
+			case "scheduler_pending_pods":
+				out.PendingPods[queue] = int(m.GetGauge().GetValue())
+			case "scheduler_queue_incoming_pods_total":
+				out.IncomingPods[conformance.IncomingSeries{Queue: queue, Event: event}] = uint64(m.GetCounter().GetValue())
+			}
+		}
+	}
+	return out
 }
 
 // FlushBackoffQCompleted is R5, upstream's own flush.

@@ -1,0 +1,431 @@
+package conformance
+
+import (
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/schedq/schedq/schedqtest"
+	"github.com/schedq/schedq/spec"
+)
+
+// The suite as a queue author uses it: each check below is shown failing
+// on a target built to fail it, with the message its author would read.
+
+// snapshotFix is the model with its snapshots rewritten by fix: an adapter
+// mistake.
+type snapshotFix struct {
+	modelT
+	fix func(*spec.Snapshot)
+}
+
+func (s snapshotFix) Snapshot() spec.Snapshot {
+	snap := s.modelT.Snapshot()
+	s.fix(&snap)
+	return snap
+}
+
+// Each requirement of Target fails the preflight check with a message
+// that names the adapter mistake, and never a rule or invariant.
+func TestPreflightNamesEachMistake(t *testing.T) {
+	model := func(fix func(*spec.Snapshot)) NewTarget {
+		return func(t testing.TB, cfg spec.Config, start time.Time) Target {
+			return snapshotFix{newModelT(t, cfg, start), fix}
+		}
+	}
+	for _, c := range []struct {
+		name string
+		new  NewTarget
+		want string
+	}{
+		{"unset-now", model(func(s *spec.Snapshot) { s.Now = time.Time{} }),
+			"adapter mistake: Snapshot().Now is not set"},
+		{"wrong-start", model(func(s *spec.Snapshot) { s.Now = s.Now.Add(time.Hour) }),
+			"adapter mistake: Snapshot().Now is 2026-01-01T01:00:00Z on a fresh target, not the start time given to NewTarget (2026-01-01T00:00:00Z)"},
+		{"now-ignores-advance", func(t testing.TB, cfg spec.Config, start time.Time) Target {
+			return snapshotFix{newModelT(t, cfg, start), func(s *spec.Snapshot) { s.Now = start }}
+		}, "adapter mistake: Snapshot().Now does not follow Advance: Advance(1s) moved it from 2026-01-01T00:00:00Z to 2026-01-01T00:00:00Z"},
+		{"unsorted-lists", model(func(s *spec.Snapshot) { slices.Reverse(s.ActiveQ) }),
+			"adapter mistake: Snapshot() lists activeQ not sorted by key (ns/c before ns/a); sort each list with spec.SortPods"},
+		{"unnormalised-plugins", model(func(s *spec.Snapshot) {
+			for _, l := range [][]spec.QueuedPodInfo{s.BackoffQ, s.UnschedulablePods} {
+				for i := range l {
+					l[i].UnschedulablePlugins = append(slices.Clone(l[i].UnschedulablePlugins), "InterPodAffinity")
+				}
+			}
+		}), "not a normalised plugin set (sorted, no duplicates); build it with spec.NewPluginSet"},
+		{"metrics-claimed", func(t testing.TB, cfg spec.Config, start time.Time) Target {
+			m := newModelT(t, cfg, start)
+			m.prof.Observes.Metrics = true
+			return m
+		}, mistakeNoMetrics},
+		{"no-name", func(t testing.TB, cfg spec.Config, start time.Time) Target {
+			m := newModelT(t, cfg, start)
+			m.prof.Name = ""
+			return m
+		}, "adapter mistake: Profile().Name is empty"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rec := &recordTB{TB: t}
+			done := make(chan struct{})
+			go func() { defer close(done); Preflight(rec, c.new) }()
+			<-done
+			out := rec.String()
+			if !rec.Failed() || !strings.Contains(out, c.want) {
+				t.Fatalf("preflight: failed=%v, want a failure naming %q:\n%s", rec.Failed(), c.want, out)
+			}
+			if regexp.MustCompile(`\b(R\d+|I\d)\b`).MatchString(out) {
+				t.Errorf("the adapter mistake is blamed on a rule or invariant:\n%s", out)
+			}
+		})
+	}
+	// The real adapters pass.
+	for name, nt := range map[string]NewTarget{
+		"model": func(t testing.TB, cfg spec.Config, start time.Time) Target { return newModelT(t, cfg, start) },
+		"impl":  func(t testing.TB, cfg spec.Config, start time.Time) Target { return newImplT(t, cfg, start) },
+	} {
+		rec := &recordTB{TB: t}
+		Preflight(rec, nt)
+		if rec.Failed() {
+			t.Errorf("%s fails the preflight check:\n%s", name, rec)
+		}
+	}
+}
+
+// A known difference declared in Options is reported as known where the
+// scenario fails, and fails as stale where it does not; Options naming
+// no scenario of the run, or giving no reason, are refused.
+func TestOptionsKnownDifferences(t *testing.T) {
+	const name = "done/ends-the-time-in-flight"
+	f := ScenarioFile{Name: name, Text: catalogueText(t, name)}
+	own := KnownDifference{Reason: "our Done keeps the pod until the binding is confirmed", Source: "myqueue/done.go:12"}
+	run := func(nt NewTarget, k KnownDifference) (Result, *recordTB) {
+		rec := &recordTB{TB: t}
+		var res Result
+		done := make(chan struct{})
+		go func() { defer close(done); res, _ = runFile(rec, nt, f, k) }()
+		<-done
+		return res, rec
+	}
+	broken := func(t testing.TB, cfg spec.Config, start time.Time) Target { return newBrokenDone(t, cfg, start) }
+	res, rec := run(broken, own)
+	if rec.Failed() || res.Outcome != Known || !strings.Contains(res.Detail, own.Reason) || !strings.Contains(res.Detail, own.Source) {
+		t.Errorf("declared difference on the broken target: %+v, failed=%v\n%s", res, rec.Failed(), rec)
+	}
+	res, rec = run(broken, KnownDifference{})
+	if !rec.Failed() || res.Outcome != Fail {
+		t.Errorf("undeclared difference: %+v, failed=%v", res, rec.Failed())
+	}
+	res, rec = run(func(t testing.TB, cfg spec.Config, start time.Time) Target { return newModelT(t, cfg, start) }, own)
+	if !rec.Failed() || res.Outcome != Stale || !strings.Contains(rec.String(), "declares a known difference for test-model") {
+		t.Errorf("declared difference on a target without it: %+v, failed=%v\n%s", res, rec.Failed(), rec)
+	}
+	other := own
+	other.Profiles = []string{"some-other-profile"}
+	if res, rec = run(broken, other); res.Outcome != Fail || !rec.Failed() {
+		t.Errorf("a difference declared for another profile excused this one: %+v", res)
+	}
+
+	files := []ScenarioFile{f}
+	for _, c := range []struct {
+		opts Options
+		want string
+	}{
+		{Options{KnownDifferences: map[string]KnownDifference{"done/ends-the-time-in-fligth": own}}, `names "done/ends-the-time-in-fligth", which is not a scenario of this run`},
+		{Options{KnownDifferences: map[string]KnownDifference{name: {Source: "x"}}}, "has no Reason"},
+		{Options{Ignore: []Observation{"order"}}, `unknown observation "order"`},
+		{Options{Checks: -1}, "Options.Checks is -1"},
+	} {
+		if err := c.opts.validate(files); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("validate(%+v) = %v, want an error naming %q", c.opts, err, c.want)
+		}
+	}
+	if err := (Options{KnownDifferences: map[string]KnownDifference{name: own}}).validate(files); err != nil {
+		t.Error(err)
+	}
+}
+
+// Run with Options: the declared difference is known, Scenarios selects
+// without switching off the random runs, and the report says what ran.
+func TestRunReportsWhatRan(t *testing.T) {
+	dir := t.TempDir()
+	why := KnownDifference{Reason: "our Done ignores a UID not in flight, as upstream's does"}
+	Run(t, func(t testing.TB, cfg spec.Config, start time.Time) Target {
+		return silentDone{newModelT(t, cfg, start)}
+	}, Options{
+		Scenarios: "^done/",
+		KnownDifferences: map[string]KnownDifference{
+			"done/after-a-failure-changes-nothing":   why,
+			"done/of-an-unknown-uid-changes-nothing": why,
+		},
+		Checks:     20,
+		Ignore:     []Observation{IgnoreTimestamps},
+		ResultsDir: dir,
+	})
+	b, err := os.ReadFile(filepath.Join(dir, "test-model.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r Report
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(r.Results, func(r Result) bool { return r.Scenario == "model-differential random runs" })
+	if i < 0 || r.Results[i].Outcome != Pass || r.Results[i].Detail != "20 checks, ignoring timestamps (so no step invariants)" && !strings.Contains(r.Results[i].Detail, "-rapid.checks") {
+		t.Errorf("the random runs did not run as asked: %+v", r.Results)
+	}
+	if !regexp.MustCompile(`^conformance test-model: preflight ok; 3 of \d+ scenarios ran \(selected by Scenarios="\^done/"\): 1 pass, 0 fail, 2 known differences, 0 stale, 0 n/a; random runs: 20 checks.*: pass$`).MatchString(r.Summary) {
+		t.Errorf("summary = %q", r.Summary)
+	}
+}
+
+// silentDone ignores a Done of a UID not in flight.
+type silentDone struct{ modelT }
+
+func (s silentDone) Done(uid spec.UID) error { _ = s.modelT.Done(uid); return nil }
+
+// lostFirstAttempt forgets InitialAttemptTimestamp: it differs from the
+// model in timestamps only.
+type lostFirstAttempt struct{ modelT }
+
+func (l lostFirstAttempt) Add(p *spec.Pod) error { return l.modelT.Add(p) }
+
+func (l lostFirstAttempt) Snapshot() spec.Snapshot {
+	s := l.modelT.Snapshot()
+	for _, pl := range s.Places() {
+		for i := range pl.Pods {
+			pl.Pods[i].InitialAttemptTimestamp = time.Time{}
+		}
+	}
+	return s
+}
+
+func (l lostFirstAttempt) Pop() (*spec.QueuedPodInfo, int64, error) {
+	p, c, err := l.modelT.Pop()
+	if p != nil {
+		p.InitialAttemptTimestamp = time.Time{}
+	}
+	return p, c, err
+}
+
+// randomRun runs the random runs on a target, recording instead of
+// failing, with rapid's fail files off.
+func randomRun(t *testing.T, nt NewTarget, ignore ...Observation) *recordTB {
+	t.Helper()
+	setFlag(t, "rapid.nofailfile", "true")
+	rec := &recordTB{TB: t}
+	ro := randomOptions(Options{Ignore: ignore})
+	done := make(chan struct{})
+	go func() { defer close(done); checkDifferential(rec, t, nt, ro.ignore) }()
+	<-done
+	return rec
+}
+
+func setFlag(t *testing.T, name, value string) {
+	t.Helper()
+	old := flag.Lookup(name).Value.String()
+	if err := flag.Set(name, value); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = flag.Set(name, old) })
+}
+
+// Ignore leaves out exactly what it names: a target that differs in
+// timestamps passes with IgnoreTimestamps, and fails without it, or with
+// another observation ignored, on the differing field.
+func TestIgnore(t *testing.T) {
+	nt := func(t testing.TB, cfg spec.Config, start time.Time) Target {
+		return lostFirstAttempt{newModelT(t, cfg, start)}
+	}
+	if rec := randomRun(t, nt, IgnoreTimestamps); rec.Failed() {
+		t.Errorf("ignoring timestamps, the random runs fail:\n%s", rec)
+	}
+	rec := randomRun(t, nt, IgnoreAttempts, IgnoreMetrics)
+	if !rec.Failed() {
+		t.Fatal("ignoring attempts, the random runs pass a target that drops InitialAttemptTimestamp")
+	}
+	for _, want := range []string{"random run: target and model disagree", "observed: places, schedulingCycle, pod fields, moveRequestCycle, closed, ignoring attempts, metrics)", "  model:  ", "  target: "} {
+		if !strings.Contains(rec.String(), want) {
+			t.Errorf("the failure lacks %q:\n%s", want, rec)
+		}
+	}
+}
+
+// brokenMetrics is the implementation with metrics that forget the
+// backoffQ flush.
+type brokenMetrics struct{ implT }
+
+func (b brokenMetrics) Metrics() Metrics {
+	m := b.PriorityQueue.Metrics()
+	out := Metrics{PendingPods: m.PendingPods, IncomingPods: map[IncomingSeries]uint64{}}
+	for k, v := range m.IncomingPods {
+		if k.Event != spec.BackoffComplete {
+			out.IncomingPods[IncomingSeries{k.Queue, k.Event}] = v
+		}
+	}
+	return out
+}
+
+func (b brokenMetrics) Profile() Profile {
+	p := b.implT.Profile()
+	p.Observes.Metrics = true
+	return p
+}
+
+// Metrics are compared after every step where the target reports them:
+// a count the target forgets fails the step, citing R14, with each
+// differing series as "model: X / target: Y"; ignored, it passes.
+func TestMetricsCompared(t *testing.T) {
+	nt := func(t testing.TB, cfg spec.Config, start time.Time) Target {
+		return brokenMetrics{newImplT(t, cfg, start)}
+	}
+	name := "backoff-flush/releases-a-pod-only-past-its-expiry"
+	d, rec := play(t, name, catalogueText(t, name), nt)
+	if rec.Failed() || !d.failed {
+		t.Fatalf("failed=%v file ok=%v:\n%s", d.failed, !rec.Failed(), rec)
+	}
+	want := "R14 Metrics: the metrics after R5 flushBackoffQCompleted differ\n  scheduler_queue_incoming_pods_total{queue=\"active\",event=\"BackoffComplete\"}: model: 1 / target: 0"
+	if !strings.Contains(d.failure, want) {
+		t.Errorf("the failure lacks %q:\n%s", want, d.failure)
+	}
+	if rec := randomRun(t, nt, IgnoreMetrics); rec.Failed() {
+		t.Errorf("ignoring metrics, the random runs fail:\n%s", rec)
+	}
+}
+
+// offByOne releases from backoffQ a pod whose expiry equals now: the
+// classic backoff bug (R5, R7: such a pod is still backing off).
+type offByOne struct{ modelT }
+
+func (o offByOne) FlushBackoffQCompleted() {
+	o.Model.FlushBackoffQCompleted()
+	cfg := o.Model.Config()
+	for _, p := range o.Model.Snapshot().BackoffQ {
+		if cfg.BackoffExpiry(&p).Equal(o.Model.Now()) {
+			_ = o.Model.Activate([]*spec.Pod{p.Pod})
+		}
+	}
+}
+
+// How many random runs it takes to catch the off-by-one, over 20 seeds:
+// every seed must catch it within DefaultChecks. The figures are logged
+// (go test -v -run TestChecksToCatchOffByOne).
+func TestChecksToCatchOffByOne(t *testing.T) {
+	setFlag(t, "rapid.shrinktime", "50ms")
+	setFlag(t, "rapid.checks", strconv.Itoa(DefaultChecks))
+	nt := func(t testing.TB, cfg spec.Config, start time.Time) Target { return offByOne{newModelT(t, cfg, start)} }
+	after := regexp.MustCompile(`\[rapid\] failed after (\d+) tests`)
+	var counts []int
+	for seed := 1; seed <= 20; seed++ {
+		setFlag(t, "rapid.seed", strconv.Itoa(seed))
+		rec := randomRun(t, nt)
+		m := after.FindStringSubmatch(rec.String())
+		if !rec.Failed() || m == nil {
+			t.Fatalf("seed %d: %d random runs did not catch the off-by-one:\n%s", seed, DefaultChecks, rec)
+		}
+		if !strings.Contains(rec.String(), "R5 flushBackoffQCompleted left a different state") {
+			t.Errorf("seed %d: the failure does not cite R5:\n%s", seed, rec)
+		}
+		n, _ := strconv.Atoi(m[1])
+		counts = append(counts, n+1)
+	}
+	slices.Sort(counts)
+	sum := 0
+	for _, n := range counts {
+		sum += n
+	}
+	t.Logf("checks to catch the off-by-one over %d seeds: median %d, mean %.1f, max %d", len(counts), counts[len(counts)/2], float64(sum)/float64(len(counts)), counts[len(counts)-1])
+}
+
+// rapid's fail files go to the directory asked for, never to the
+// package's testdata.
+func TestFailFileDir(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := failFileDir(t, dir); err != nil {
+		t.Fatal(err)
+	}
+	setFlag(t, "rapid.shrinktime", "50ms")
+	rec := &recordTB{TB: t}
+	done := make(chan struct{})
+	go func() { defer close(done); checkDifferential(rec, t, newBrokenDone, nil) }()
+	<-done
+	if !rec.Failed() {
+		t.Fatal("the broken target passed")
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "testdata", "rapid", "*", "*.fail"))
+	if len(files) != 1 {
+		t.Errorf("fail files under %s: %v\n%s", dir, files, rec)
+	}
+}
+
+// BenchmarkRandomRuns measures one random run (a check: an operation
+// sequence of about 30 steps compared with the model after each) on the
+// implementation and on the model; DefaultChecks is chosen with it.
+func BenchmarkRandomRuns(b *testing.B) {
+	for name, nt := range map[string]NewTarget{
+		"impl":  func(t testing.TB, cfg spec.Config, start time.Time) Target { return newImplT(t, cfg, start) },
+		"model": func(t testing.TB, cfg spec.Config, start time.Time) Target { return newModelT(t, cfg, start) },
+	} {
+		b.Run(name, func(b *testing.B) {
+			old := flag.Lookup("rapid.checks").Value.String()
+			defer func() { _ = flag.Set("rapid.checks", old) }()
+			_ = flag.Set("rapid.checks", strconv.Itoa(b.N))
+			b.ResetTimer()
+			checkDifferential(b, b, nt, nil)
+		})
+	}
+}
+
+// The metrics the model counts (R14), worked out by hand for a sequence
+// that enters every place by every route.
+func TestModelMetrics(t *testing.T) {
+	run, err := schedqtest.NewModelRun(schedqtest.Config(), schedqtest.Start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mm metricsModel
+	for _, op := range schedqtest.MustParseOps(t,
+		"add a", "add b", "pop", "pop",
+		"fail a plugins=(NodeResourcesFit)", // unschedulable, ScheduleAttemptFailure
+		"fail b",                            // backoff (no plugin), ScheduleAttemptFailure
+		"move NodeAdd",                      // a, backing off: backoff, NodeAdd
+		"tick 2s", "flush-backoff",          // a, b: active, BackoffComplete
+		"pop", "fail a plugins=(NodeResourcesFit)", // unschedulable again
+		"activate a",                    // active, ForceActivate
+		"update b labels=(v=x)",         // in place: nothing
+		"update e",                      // unknown: added, UnschedulablePodUpdate
+		"delete e", "pop", "done uid-b", // nothing enters a place
+	) {
+		before := run.Model.Snapshot()
+		if _, _, err := run.ApplyOnly(op); err != nil {
+			t.Fatalf("%s: %v", op, err)
+		}
+		after := run.Model.Snapshot()
+		mm.step(op, &before, &after)
+	}
+	s := run.Model.Snapshot()
+	got := mm.expected(&s)
+	want := Metrics{
+		PendingPods: map[string]int{"active": 0, "backoff": 0, "unschedulable": 0, "gated": 0},
+		IncomingPods: map[IncomingSeries]uint64{
+			{"active", "UnschedulablePodAdd"}:           2,
+			{"unschedulable", "ScheduleAttemptFailure"}: 2,
+			{"backoff", "ScheduleAttemptFailure"}:       1,
+			{"backoff", "NodeAdd"}:                      1,
+			{"active", "BackoffComplete"}:               2,
+			{"active", "ForceActivate"}:                 1,
+			{"active", "UnschedulablePodUpdate"}:        1,
+		},
+	}
+	want.PendingPods["active"] = 1 // a, activated; b was popped and done
+	if d := diffMetrics(want, got); d != "" {
+		t.Errorf("the model's metrics (left: by hand as model, right: counted as target):\n%s\nstate:\n%s", d, run.Render())
+	}
+}
