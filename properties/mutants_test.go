@@ -88,8 +88,8 @@ var mutants = []mutant{
 	{
 		name: "requeue-at-expiry-skips-backoffQ",
 		file: "impl/queue.go",
-		old:  "if q.cfg.IsBackingOff(&e.info, now) {\n\t\tq.pushBackoffQ(e)",
-		new:  "if q.cfg.BackoffExpiry(&e.info).After(now) {\n\t\tq.pushBackoffQ(e)",
+		old:  "if q.backingOff(e, now) {\n\t\tq.pushBackoffQ(e)",
+		new:  "if q.expiry(e).After(now) {\n\t\tq.pushBackoffQ(e)",
 		desc: "R4/R7: a move sends a pod whose expiry equals now to activeQ (expiry == now treated as completed)",
 	},
 	{

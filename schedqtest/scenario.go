@@ -84,6 +84,7 @@ type ConfigChange struct {
 	InitialBackoff time.Duration // initial-backoff=
 	MaxBackoff     time.Duration // max-backoff=
 	Leftover       time.Duration // leftover=: PodMaxInUnschedulablePodsDuration
+	Profile        spec.Profile  // profile=: classic (the zero value) or hints
 }
 
 // IsZero reports whether the change changes nothing.
@@ -100,6 +101,9 @@ func (c ConfigChange) Apply(cfg spec.Config) spec.Config {
 	if c.Leftover != 0 {
 		cfg.PodMaxInUnschedulablePodsDuration = c.Leftover
 	}
+	if c.Profile != spec.ProfileClassic {
+		cfg.Profile = c.Profile
+	}
 	return cfg
 }
 
@@ -114,6 +118,9 @@ func (c ConfigChange) String() string {
 			w = append(w, f.k+"="+f.d.String())
 		}
 	}
+	if c.Profile != spec.ProfileClassic {
+		w = append(w, "profile="+c.Profile.String())
+	}
 	return strings.Join(w, " ")
 }
 
@@ -123,6 +130,16 @@ func ParseConfig(args []datadriven.CmdArg) (ConfigChange, error) {
 	for _, a := range args {
 		var dst *time.Duration
 		switch a.Key {
+		case "profile":
+			if len(a.Vals) != 1 {
+				return c, fmt.Errorf("config: profile takes one name")
+			}
+			p, err := spec.ParseProfile(a.Vals[0])
+			if err != nil {
+				return c, fmt.Errorf("config: %w", err)
+			}
+			c.Profile = p
+			continue
 		case "initial-backoff":
 			dst = &c.InitialBackoff
 		case "max-backoff":
@@ -130,7 +147,7 @@ func ParseConfig(args []datadriven.CmdArg) (ConfigChange, error) {
 		case "leftover":
 			dst = &c.Leftover
 		default:
-			return c, fmt.Errorf("config: unknown setting %q (want initial-backoff, max-backoff, leftover)", a.Key)
+			return c, fmt.Errorf("config: unknown setting %q (want initial-backoff, max-backoff, leftover, profile)", a.Key)
 		}
 		if len(a.Vals) != 1 {
 			return c, fmt.Errorf("config: %s takes one duration", a.Key)
