@@ -448,8 +448,14 @@ func (p *pair) genUpdate(c chooser) bool {
 	// In the hints profile an Update giving a pod in flight another UID
 	// is left out: the model then keeps a marker under the old UID, which
 	// its own I7 refuses; the contract has yet to say what it means.
-	if c.choose(4, "old version") == 3 && !(p.cfg.Profile == spec.ProfileHints && p.model.Model.Where(op.Pod.Key()) == spec.InFlight) {
+	if c.choose(4, "old version") == 3 {
 		op.Pod.UID = ptr(string(schedqtest.UIDOf(op.Pod.Name)) + "-2")
+	}
+	if p.cfg.Profile == spec.ProfileHints {
+		s := p.model.Model.Snapshot()
+		if loc, cur := s.Find(op.Pod.Key()); loc == spec.InFlight {
+			op.Pod.UID = ptr(string(cur.Pod.UID)) // the UID it has in flight
+		}
 	}
 	switch c.choose(7, "change") {
 	case 1:
