@@ -276,7 +276,6 @@ func (h *hints) popped(_ *PriorityQueue, e *entry, out *spec.QueuedPodInfo) {
 	e.pos = h.start + uint32(len(h.list)-h.head)
 	h.list = append(h.list, flightEntry{pod: e.info.Pod})
 	out.UnschedulablePlugins = slices.Clone(out.UnschedulablePlugins)
-	// out.HintFields is a copy; only its set is shared.
 	out.PendingPlugins = slices.Clone(out.PendingPlugins)
 }
 
@@ -413,16 +412,17 @@ func (h *hints) record(occ spec.Occurrence) {
 	}
 }
 
-func all(*entry) bool { return true }
+// everyPod is the keep of a move request over all unschedulable pods.
+func everyPod(*entry) bool { return true }
 
 // assignedPodAdded (D2) is R11h: every unschedulable pod, the assigned pod
 // as the event's object.
 func (h *hints) assignedPodAdded(q *PriorityQueue, pod *spec.Pod, now time.Time) {
-	h.move(q, spec.Occurrence{Event: spec.EventAssignedPodAdd, New: pod}, now, all)
+	h.move(q, spec.Occurrence{Event: spec.EventAssignedPodAdd, New: pod}, now, everyPod)
 }
 
 func (h *hints) assignedPodUpdated(q *PriorityQueue, oldPod, newPod *spec.Pod, event spec.ClusterEvent, now time.Time) {
-	h.move(q, spec.Occurrence{Event: event, Old: oldPod, New: newPod}, now, all)
+	h.move(q, spec.Occurrence{Event: event, Old: oldPod, New: newPod}, now, everyPod)
 }
 
 // leftover (D7) is R6h: the later of Timestamp and FlushTimestamp.
