@@ -110,6 +110,9 @@ func (c ConfigChange) Apply(cfg spec.Config) spec.Config {
 // String is the directive line.
 func (c ConfigChange) String() string {
 	w := []string{"config"}
+	if c.Profile != spec.ProfileClassic {
+		w = append(w, "profile="+c.Profile.String())
+	}
 	for _, f := range []struct {
 		k string
 		d time.Duration
@@ -117,9 +120,6 @@ func (c ConfigChange) String() string {
 		if f.d != 0 {
 			w = append(w, f.k+"="+f.d.String())
 		}
-	}
-	if c.Profile != spec.ProfileClassic {
-		w = append(w, "profile="+c.Profile.String())
 	}
 	return strings.Join(w, " ")
 }
