@@ -65,12 +65,14 @@ func (q *PriorityQueue) CheckConsistency() error {
 		return ^e.info.Pod.Priority, sinceBase(e.info.Timestamp, q.base)
 	}, bad)
 	q.backoffQ.check(keyed, count[inBackoffQ], func(e *entry) (int32, int64) {
-		if e.info.Attempts <= 0 {
+		expiry := q.expiry(e)
+		if expiry.IsZero() {
 			return 0, 0
 		}
-		return 1, sinceBase(q.cfg.BackoffExpiry(&e.info), q.base)
+		return 1, sinceBase(expiry, q.base)
 	}, bad)
 	q.unschedulablePods.check(keyed, count[inUnschedulablePods], bad)
+	q.p.check(q, keyed, bad)
 
 	seen := map[*entry]bool{}
 	for i, e := range q.free {
@@ -128,7 +130,7 @@ func (q *PriorityQueue) checkSlack() error {
 func isZero(e *entry) bool {
 	return e.info.Pod == nil && e.loc == nowhere && e.pos == 0 && e.keySlot == (slotRef{}) &&
 		e.info.Timestamp.IsZero() && e.info.InitialAttemptTimestamp.IsZero() &&
-		e.info.Attempts == 0 && e.info.UnschedulablePlugins == nil
+		e.info.Attempts == 0 && e.info.UnschedulablePlugins == nil && e.info.hints == nil
 }
 
 func uidOf(e *entry) string {
@@ -310,7 +312,7 @@ func (u *unschedulablePods) check(keyed map[*entry]bool, want int, bad func(stri
 				bad("unschedulablePods: group %v holds %s", g.plugins, describe(e))
 			case e.pos != uint32(i):
 				bad("unschedulablePods: %s is at %d of group %v, records %d", describe(e), i, g.plugins, e.pos)
-			case u.groupOf(e.info.UnschedulablePlugins) != g:
+			case u.groupOfEntry(e) != g:
 				bad("unschedulablePods: %s (plugins %v) is in the group of %v", describe(e), e.info.UnschedulablePlugins, g.plugins)
 			}
 			seen[e] = true

@@ -123,7 +123,7 @@ func TestIndexAgainstMap(t *testing.T) {
 		}
 		if e == nil {
 			p := &spec.Pod{Namespace: ns, Name: name, UID: spec.UID(fmt.Sprintf("u-%d", step))}
-			e = &entry{info: spec.QueuedPodInfo{Pod: p}}
+			e = &entry{info: podInfo{Pod: p}}
 			h := hashesOf(p)
 			keys.insert(h.key, e)
 			uids.insert(h.uid, e)

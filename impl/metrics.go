@@ -12,6 +12,9 @@ const (
 	// MetricQueueIncomingPods is the counter of pods entering a queue, by
 	// labels "queue" and "event".
 	MetricQueueIncomingPods = "scheduler_queue_incoming_pods_total"
+	// MetricUnschedulablePods is the gauge of queued pods each plugin
+	// rejects, by label "plugin" (hints profile, R14h).
+	MetricUnschedulablePods = "scheduler_unschedulable_pods"
 )
 
 // Values of the "queue" label (R14 of spec.Queue).
@@ -19,7 +22,9 @@ const (
 	QueueActive        = "active"
 	QueueBackoff       = "backoff"
 	QueueUnschedulable = "unschedulable"
-	// QueueGated is always 0: this profile has no scheduling gates.
+	// QueueGated counts the gated pods of unschedulablePods (hints
+	// profile, R17); they are not in QueueUnschedulable. Always 0 in the
+	// classic profile, which has no scheduling gates.
 	QueueGated = "gated"
 )
 
@@ -57,6 +62,11 @@ type MetricsSnapshot struct {
 	// IncomingPods is MetricQueueIncomingPods: series -> pods counted so
 	// far. Only series that counted at least one pod are present.
 	IncomingPods map[IncomingKey]uint64
+	// UnschedulablePods is MetricUnschedulablePods (hints profile, R14h):
+	// plugin -> queued pods (not in flight) that have it as a rejector.
+	// Only plugins with at least one pod are present; nil in the classic
+	// profile.
+	UnschedulablePods map[string]int
 }
 
 // hotCounter names the incoming series whose labels are known in advance.
@@ -72,6 +82,11 @@ const (
 	unschedulableScheduleAttemptFailure
 	activeBackoffComplete
 	activeForceActivate
+	// The hints profile's own (R14h).
+	activeUnscheduledPodAdd
+	unschedulableUnscheduledPodAdd
+	activePopFromBackoffQ
+	activeScheduleAttemptFailure
 	numHotCounters
 )
 
@@ -83,6 +98,30 @@ var hotKeys = [numHotCounters]IncomingKey{
 	unschedulableScheduleAttemptFailure: {QueueUnschedulable, spec.ScheduleAttemptFailure},
 	activeBackoffComplete:               {QueueActive, spec.BackoffComplete},
 	activeForceActivate:                 {QueueActive, spec.ForceActivate},
+	activeUnscheduledPodAdd:             {QueueActive, UnscheduledPodAdd},
+	unschedulableUnscheduledPodAdd:      {QueueUnschedulable, UnscheduledPodAdd},
+	activePopFromBackoffQ:               {QueueActive, PopFromBackoffQ},
+	activeScheduleAttemptFailure:        {QueueActive, spec.ScheduleAttemptFailure},
+}
+
+// Event labels of the hints profile (R14h) that the classic one has not.
+const (
+	// UnscheduledPodAdd is v1.37.2's label for Add (classic:
+	// "UnschedulablePodAdd").
+	UnscheduledPodAdd = "UnscheduledPodAdd"
+	// PopFromBackoffQ counts pods Pop took from backoffQ (R2h).
+	PopFromBackoffQ = "PopFromBackoffQ"
+)
+
+// queueLabel is the "queue" label of a place.
+func queueLabel(p place) string {
+	switch p {
+	case inActiveQ:
+		return QueueActive
+	case inBackoffQ:
+		return QueueBackoff
+	}
+	return QueueUnschedulable
 }
 
 // counters holds MetricQueueIncomingPods. It is guarded by the queue's
@@ -147,5 +186,6 @@ func (q *PriorityQueue) Metrics() MetricsSnapshot {
 			m.IncomingPods[hotKeys[i]] += v
 		}
 	}
+	q.p.metrics(q, &m)
 	return m
 }

@@ -1,13 +1,23 @@
 // Package impl is the production scheduling queue: a queue that satisfies
-// the contract of spec.Queue (the classic kube-scheduler queue), built for
-// speed and safe for concurrent use. It behaves exactly like package model,
-// the contract's executable form, for every operation; the differences are
-// the ones a real queue needs: Pop blocks on an empty activeQ instead of
+// the contract of spec.Queue in both of its profiles (spec.Profile: the
+// classic kube-scheduler v1.33 queue, and v1.37.2's queueing hints), built
+// for speed and safe for concurrent use. It behaves exactly like package
+// model, the contract's executable form, for every operation; the
+// differences are the ones a real queue needs: Pop blocks instead of
 // returning spec.ErrWouldBlock, time comes from an injected clock, the two
-// flushes run periodically after Run, and pods that spec.Less leaves tied
-// are popped in the order they entered activeQ.
+// flushes run periodically after Run (in the hints profile the backoffQ
+// flush at the start of every one-second window), and pods that spec.Less
+// leaves tied are popped in the order they entered activeQ.
 //
-// Layout: every pod the queue holds has one entry of 96 bytes, found by key
+// The profiles share this machine; where they differ (the decisions D1-D7
+// of spec.Profile) it asks its profile (profile.go), answered once in
+// classic.go and once in hints.go, which adds the in-flight list, a second
+// heap over backoffQ for Pop's ordering windows, PreEnqueue gating and hint
+// replay.
+//
+// Layout: every pod the queue holds has one entry of 104 bytes (the
+// hints profile's per-pod fields, spec.HintFields, behind a pointer that
+// stays nil in the classic profile), found by key
 // (Add, Update, Delete, Activate) and by UID (Done) in two compact hash
 // indexes (index.go). The entry records where the pod is: activeQ and
 // backoffQ are 4-ary heaps of 24-byte slots that carry the sort keys inline
@@ -25,6 +35,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -40,7 +51,7 @@ import (
 // entry is one pod held by the queue. Its key is its pod's: the queue
 // key of an entry never changes (Update keeps it).
 type entry struct {
-	info spec.QueuedPodInfo
+	info podInfo
 	// pos is the entry's place in the structure loc names: the seq of its
 	// live slot in activeQ or backoffQ (podHeap), its index in its group of
 	// unschedulablePods (podGroup). Unused in flight: an in-flight pod is reached by
@@ -138,6 +149,11 @@ type PriorityQueue struct {
 	wg      sync.WaitGroup
 
 	metrics counters
+
+	// p answers the decisions of cfg.Profile (profile.go); nom is the
+	// nominator (R18, both profiles).
+	p   profile
+	nom nominator
 }
 
 var _ spec.Queue = (*PriorityQueue)(nil)
@@ -160,10 +176,6 @@ func New(cfg spec.Config, opts ...Option) (*PriorityQueue, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	if cfg.Profile != spec.ProfileClassic {
-		// The hints profile has its own issue; never run it as classic.
-		return nil, fmt.Errorf("%w: impl implements the classic profile only, not %v", spec.ErrInvalidConfig, cfg.Profile)
-	}
 	// Own the registry: a caller changing its map later must not race with
 	// move requests.
 	if cfg.PluginEvents != nil {
@@ -173,6 +185,9 @@ func New(cfg spec.Config, opts ...Option) (*PriorityQueue, error) {
 		}
 		cfg.PluginEvents = evs
 	}
+	// The same for the hints profile's functions (R16, R17).
+	cfg.QueueingHints = maps.Clone(cfg.QueueingHints)
+	cfg.PreEnqueuePlugins = maps.Clone(cfg.PreEnqueuePlugins)
 	q := &PriorityQueue{
 		cfg:              cfg,
 		clock:            clock.RealClock{},
@@ -180,9 +195,11 @@ func New(cfg spec.Config, opts ...Option) (*PriorityQueue, error) {
 		byUID:            podIndex{byUID: true},
 		moveRequestCycle: -1,
 		stop:             make(chan struct{}),
+		p:                newProfile(cfg),
+		nom:              newNominator(),
 	}
 	q.activeQ = podHeap{where: inActiveQ, timeOf: func(e *entry) time.Time { return e.info.Timestamp }}
-	q.backoffQ = podHeap{where: inBackoffQ, timeOf: func(e *entry) time.Time { return q.cfg.BackoffExpiry(&e.info) }}
+	q.backoffQ = podHeap{where: inBackoffQ, timeOf: q.expiry}
 	for _, o := range opts {
 		o(q)
 	}
@@ -254,7 +271,11 @@ func (q *PriorityQueue) RunContext(ctx context.Context) {
 		}
 		q.wg.Done()
 	}
-	go q.flushEvery(ctx, q.clock.NewTicker(q.cfg.BackoffQFlushPeriod), q.FlushBackoffQCompleted, exit)
+	if q.p.alignedFlushes() {
+		go q.flushAligned(ctx, q.clock.NewTimer(q.p.backoffFlushDelay(q.clock.Now(), q.cfg.BackoffQFlushPeriod)), q.FlushBackoffQCompleted, exit)
+	} else {
+		go q.flushEvery(ctx, q.clock.NewTicker(q.cfg.BackoffQFlushPeriod), q.FlushBackoffQCompleted, exit)
+	}
 	go q.flushEvery(ctx, q.clock.NewTicker(q.cfg.UnschedulablePodsFlushPeriod), q.FlushUnschedulablePodsLeftover, exit)
 }
 
@@ -279,6 +300,32 @@ func (q *PriorityQueue) flushEvery(ctx context.Context, t clock.Ticker, flush fu
 		default:
 		}
 		flush()
+	}
+}
+
+// flushAligned is flushEvery for flushes due at the start of each ordering
+// window (R5h): the timer is set again after each flush for the next
+// window start, so the flushes stay aligned to the clock, not to Run.
+func (q *PriorityQueue) flushAligned(ctx context.Context, t clock.Timer, flush func(), exit func()) {
+	defer exit()
+	defer t.Stop()
+	for {
+		select {
+		case <-q.stop:
+			return
+		case <-ctx.Done():
+			return
+		case <-t.C():
+		}
+		select {
+		case <-q.stop:
+			return
+		case <-ctx.Done():
+			return
+		default:
+		}
+		flush()
+		t.Reset(q.p.backoffFlushDelay(q.clock.Now(), q.cfg.BackoffQFlushPeriod))
 	}
 }
 
@@ -320,11 +367,7 @@ func (q *PriorityQueue) Add(pod *spec.Pod) error {
 	h := hashesOf(pod)
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if err := q.addLocked(pod, h, activeUnschedulablePodAdd); err != nil {
-		return err
-	}
-	q.cond.Signal()
-	return nil
+	return q.addLocked(pod, h, activeUnschedulablePodAdd)
 }
 
 // hashes are a pod's hashes in the two indexes.
@@ -352,9 +395,11 @@ func (q *PriorityQueue) addLocked(pod *spec.Pod, h hashes, counter hotCounter) e
 		q.track(e, h)
 	}
 	now := q.clock.Now()
-	e.info = spec.QueuedPodInfo{Pod: pod, Timestamp: now}
-	q.moveToActiveQ(e, now)
-	q.metrics.hot[counter]++
+	e.info = podInfo{Pod: pod, Timestamp: now}
+	q.nom.add(pod, spec.NominateNoop, "") // R18
+	if q.p.added(q, e, now, counter) {
+		q.cond.Signal()
+	}
 	return nil
 }
 
@@ -364,7 +409,7 @@ func (q *PriorityQueue) addLocked(pod *spec.Pod, h hashes, counter hotCounter) e
 func (q *PriorityQueue) Pop() (*spec.QueuedPodInfo, int64, error) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	for q.activeQ.len() == 0 && !q.closed {
+	for !q.p.canPop(q) && !q.closed {
 		q.waiting++
 		q.cond.Wait()
 		q.waiting--
@@ -390,7 +435,7 @@ func (q *PriorityQueue) PopContext(ctx context.Context) (*spec.QueuedPodInfo, in
 	defer stop()
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	for q.activeQ.len() == 0 && !q.closed {
+	for !q.p.canPop(q) && !q.closed {
 		if err := ctx.Err(); err != nil {
 			return nil, 0, err
 		}
@@ -406,13 +451,13 @@ func (q *PriorityQueue) popLocked() (*spec.QueuedPodInfo, int64, error) {
 	if q.closed {
 		return nil, 0, spec.ErrClosed
 	}
-	e := q.activeQ.popMin()
+	e := q.p.next(q)
 	e.info.Attempts++
-	e.info.UnschedulablePlugins = nil
 	e.loc = inFlight
 	q.schedulingCycle++
 	out := new(spec.QueuedPodInfo)
-	*out = e.info
+	*out = e.info.full()
+	q.p.popped(q, e, out)
 	return out, q.schedulingCycle, nil
 }
 
@@ -435,7 +480,9 @@ func (q *PriorityQueue) AddUnschedulableIfNotPresent(pInfo *spec.QueuedPodInfo, 
 		return err
 	}
 	plugins := q.unschedulablePods.intern(pInfo.UnschedulablePlugins)
+	var flightUID spec.UID
 	if e != nil {
+		flightUID = e.info.Pod.UID
 		q.detach(e)
 		q.setPod(e, pod, h)
 	} else {
@@ -443,16 +490,11 @@ func (q *PriorityQueue) AddUnschedulableIfNotPresent(pInfo *spec.QueuedPodInfo, 
 		e.info.Pod = pod
 		q.track(e, h)
 	}
-	e.info = *pInfo
+	e.info.set(pInfo)
 	e.info.UnschedulablePlugins = plugins
-	e.info.Timestamp = q.clock.Now()
-	if q.moveRequestCycle >= podSchedulingCycle || len(plugins) == 0 {
-		q.pushBackoffQ(e)
-		q.metrics.hot[backoffScheduleAttemptFailure]++
-	} else {
-		q.unschedulablePods.add(e)
-		q.metrics.hot[unschedulableScheduleAttemptFailure]++
-	}
+	now := q.clock.Now()
+	e.info.Timestamp = now
+	q.p.failed(q, e, flightUID, podSchedulingCycle, now)
 	return nil
 }
 
@@ -472,7 +514,7 @@ func (q *PriorityQueue) AddUnschedulableIfNotPresent(pInfo *spec.QueuedPodInfo, 
 func (q *PriorityQueue) MoveAllToActiveOrBackoffQueue(event spec.ClusterEvent, preCheck spec.PreEnqueueCheck) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	q.movePods(event, q.clock.Now(), func(e *entry) bool { return preCheck == nil || preCheck(e.info.Pod) })
+	q.p.move(q, spec.Occurrence{Event: event}, q.clock.Now(), func(e *entry) bool { return preCheck == nil || preCheck(e.info.Pod) })
 }
 
 // movePods is the heart of R4, shared by R6 and R11: it moves the
@@ -537,7 +579,7 @@ func (q *PriorityQueue) movePods(event spec.ClusterEvent, now time.Time, keep fu
 // requeue is "requeueing a pod" of spec.Queue for a detached entry. It
 // reports whether the pod went to activeQ; the caller wakes Pop.
 func (q *PriorityQueue) requeue(e *entry, now time.Time) bool {
-	if q.cfg.IsBackingOff(&e.info, now) {
+	if q.backingOff(e, now) {
 		q.pushBackoffQ(e)
 		return false
 	}
@@ -555,7 +597,7 @@ func (q *PriorityQueue) FlushBackoffQCompleted() {
 	moved := 0
 	// backoffQ is ordered by expiry and being past one's expiry is
 	// monotone in it, so the completed pods are exactly a prefix.
-	for q.backoffQ.len() > 0 && !q.cfg.IsBackingOff(&q.backoffQ.min().info, now) {
+	for q.backoffQ.len() > 0 && !q.backingOff(q.backoffQ.min(), now) {
 		q.moveToActiveQ(q.backoffQ.popMin(), now)
 		moved++
 	}
@@ -592,13 +634,7 @@ func (q *PriorityQueue) shrink(now time.Time) {
 func (q *PriorityQueue) FlushUnschedulablePodsLeftover() {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	now := q.clock.Now()
-	leftover := func(e *entry) bool {
-		return now.Sub(e.info.Timestamp) > q.cfg.PodMaxInUnschedulablePodsDuration
-	}
-	if q.unschedulablePods.any(leftover) {
-		q.movePods(spec.EventUnschedulableTimeout, now, leftover)
-	}
+	q.p.leftover(q, q.clock.Now())
 }
 
 // Activate is R8 of spec.Queue.
@@ -614,13 +650,18 @@ func (q *PriorityQueue) Activate(pods []*spec.Pod) error {
 	moved := 0
 	for _, p := range pods {
 		e := q.pods.findKey(keyHash(p.Namespace, p.Name), p.Namespace, p.Name)
-		if e != nil && (e.loc == inUnschedulablePods || e.loc == inBackoffQ) {
+		switch {
+		case e != nil && e.loc == inUnschedulablePods:
+			if q.p.activateParked(q, e, now) {
+				moved++
+			}
+		case e != nil && e.loc == inBackoffQ:
 			q.detach(e)
 			q.moveToActiveQ(e, now)
 			moved++
-			continue
+		default:
+			q.p.activateOther(q, e, p)
 		}
-		q.moveRequestCycle = q.schedulingCycle
 	}
 	q.metrics.hot[activeForceActivate] += uint64(moved)
 	q.wake(moved)
@@ -649,27 +690,26 @@ func (q *PriorityQueue) Update(oldPod, newPod *spec.Pod) error {
 	}
 	if e == nil {
 		// Cannot fail: the pod is unknown and its UID is free.
-		_ = q.addLocked(newPod, h, activeUnschedulablePodUpdate)
-		q.cond.Signal()
-		return nil
+		return q.addLocked(newPod, h, activeUnschedulablePodUpdate)
 	}
-	oldPriority := e.info.Pod.Priority
+	if e.loc != inFlight {
+		q.nom.update(oldPod, newPod) // R18
+	}
+	oldPriority, oldUID := e.info.Pod.Priority, e.info.Pod.UID
 	q.setPod(e, newPod, h)
 	switch e.loc {
 	case inActiveQ:
 		if newPod.Priority != oldPriority {
 			q.resortActiveQ(e)
 		}
-	case inUnschedulablePods:
-		if spec.IsPodUpdated(oldPod, newPod) {
-			q.unschedulablePods.remove(q.unschedulablePods.groupOf(e.info.UnschedulablePlugins), e)
-			if q.requeue(e, q.clock.Now()) {
-				q.metrics.hot[activeUnschedulablePodUpdate]++
-				q.cond.Signal()
-			} else {
-				q.metrics.hot[backoffUnschedulablePodUpdate]++
-			}
+	case inBackoffQ:
+		if newPod.Priority != oldPriority {
+			q.p.resortBackoffQ(q, e)
 		}
+	case inUnschedulablePods:
+		q.p.updateUnschedulable(q, e, oldPod, newPod, q.clock.Now())
+	case inFlight:
+		q.p.updateInFlight(q, e, oldPod, newPod, oldUID)
 	}
 	return nil
 }
@@ -681,9 +721,16 @@ func (q *PriorityQueue) Delete(pod *spec.Pod) error {
 	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	nominated := q.nom.remove(pod.UID) // R18
 	e := q.pods.findKey(keyHash(pod.Namespace, pod.Name), pod.Namespace, pod.Name)
 	if e == nil {
+		if nominated {
+			return nil
+		}
 		return fmt.Errorf("%w: Delete of %s", spec.ErrPodNotFound, pod.Key())
+	}
+	if e.loc == inFlight {
+		q.p.leftFlight(q, e)
 	}
 	q.detach(e)
 	q.untrack(e)
@@ -698,7 +745,7 @@ func (q *PriorityQueue) AssignedPodAdded(pod *spec.Pod) error {
 	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	q.movePods(spec.EventAssignedPodAdd, q.clock.Now(), crossTopology(pod))
+	q.p.assignedPodAdded(q, pod, q.clock.Now())
 	return nil
 }
 
@@ -715,11 +762,7 @@ func (q *PriorityQueue) AssignedPodUpdated(oldPod, newPod *spec.Pod, event spec.
 	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if (spec.ClusterEvent{Resource: spec.ResourcePod, ActionType: spec.UpdatePodScaleDown}).Match(event) {
-		q.movePods(event, q.clock.Now(), func(*entry) bool { return true })
-		return nil
-	}
-	q.movePods(event, q.clock.Now(), crossTopology(newPod))
+	q.p.assignedPodUpdated(q, oldPod, newPod, event, q.clock.Now())
 	return nil
 }
 
@@ -744,6 +787,7 @@ func (q *PriorityQueue) Done(uid spec.UID) error {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if i, e := q.byUID.findUIDSlot(h, uid); e != nil && e.loc == inFlight {
+		q.p.leftFlight(q, e)
 		q.detach(e)
 		q.pods.remove(e)
 		q.byUID.removeAt(i)
@@ -781,15 +825,16 @@ func (q *PriorityQueue) Snapshot() spec.Snapshot {
 	q.pods.all(func(e *entry) {
 		switch e.loc {
 		case inActiveQ:
-			s.ActiveQ = append(s.ActiveQ, e.info)
+			s.ActiveQ = append(s.ActiveQ, e.info.full())
 		case inBackoffQ:
-			s.BackoffQ = append(s.BackoffQ, e.info)
+			s.BackoffQ = append(s.BackoffQ, e.info.full())
 		case inUnschedulablePods:
-			s.UnschedulablePods = append(s.UnschedulablePods, e.info)
+			s.UnschedulablePods = append(s.UnschedulablePods, e.info.full())
 		case inFlight:
-			s.InFlight = append(s.InFlight, e.info)
+			s.InFlight = append(s.InFlight, e.info.full())
 		}
 	})
+	q.p.snapshot(&s)
 	q.mu.Unlock()
 	for _, pl := range []*[]spec.QueuedPodInfo{&s.ActiveQ, &s.BackoffQ, &s.UnschedulablePods, &s.InFlight} {
 		if len(*pl) == 0 {
@@ -798,6 +843,7 @@ func (q *PriorityQueue) Snapshot() spec.Snapshot {
 		}
 		for i := range *pl {
 			(*pl)[i].UnschedulablePlugins = slices.Clone((*pl)[i].UnschedulablePlugins)
+			(*pl)[i].PendingPlugins = slices.Clone((*pl)[i].PendingPlugins)
 		}
 		sortByKey(*pl)
 	}
@@ -876,11 +922,11 @@ func (q *PriorityQueue) resortActiveQ(e *entry) {
 // zero expiry); rank 0 keeps it ahead of every pod that has one, whatever
 // the clock reads.
 func (q *PriorityQueue) pushBackoffQ(e *entry) {
-	if e.info.Attempts <= 0 {
+	expiry := q.expiry(e)
+	if expiry.IsZero() {
 		q.backoffQ.push(e, 0, 0)
 		return
 	}
-	expiry := q.cfg.BackoffExpiry(&e.info)
 	q.backoffQ.push(e, 1, sinceBase(expiry, q.base))
 }
 
@@ -937,7 +983,7 @@ func (q *PriorityQueue) detach(e *entry) {
 	case inBackoffQ:
 		q.backoffQ.drop(e)
 	case inUnschedulablePods:
-		q.unschedulablePods.remove(q.unschedulablePods.groupOf(e.info.UnschedulablePlugins), e)
+		q.unschedulablePods.remove(q.unschedulablePods.groupOfEntry(e), e)
 	}
 	e.loc = nowhere
 }

@@ -115,11 +115,21 @@ func (u *unschedulablePods) groupOf(plugins spec.PluginSet) *podGroup {
 	return &u.private
 }
 
+// groupOfEntry returns the group e belongs in: its plugin set's, or the
+// private group if it also has pending plugins (hints profile, R16), whose
+// hints a group-wide test cannot answer for.
+func (u *unschedulablePods) groupOfEntry(e *entry) *podGroup {
+	if len(e.info.pending()) > 0 {
+		return &u.private
+	}
+	return u.groupOf(e.info.UnschedulablePlugins)
+}
+
 func (u *unschedulablePods) len() int { return u.n }
 
 // add puts a detached entry in its group.
 func (u *unschedulablePods) add(e *entry) {
-	g := u.groupOf(e.info.UnschedulablePlugins)
+	g := u.groupOfEntry(e)
 	e.loc = inUnschedulablePods
 	e.pos = uint32(len(g.pods))
 	g.pods = append(g.pods, e)

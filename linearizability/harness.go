@@ -93,9 +93,15 @@ var events = []spec.ClusterEvent{
 // Config is the queue config every workload uses: the upstream backoff
 // (1s, 10s) and a short unschedulable limit, so the leftover flush matters
 // within the few minutes of fake time a history spans.
-func Config() spec.Config {
+func Config() spec.Config { return ConfigFor(spec.ProfileClassic) }
+
+// ConfigFor is Config in profile p. In the hints profile every registered
+// event has no hint (Queue) and there is no PreEnqueue plugin, so a
+// history saved as JSON replays without functions (spec.Config).
+func ConfigFor(p spec.Profile) spec.Config {
 	cfg := spec.DefaultConfig(Registry)
 	cfg.PodMaxInUnschedulablePodsDuration = 15 * time.Second
+	cfg.Profile = p
 	return cfg
 }
 
@@ -166,6 +172,9 @@ type Workload struct {
 	// that fails with a diagnosis (which client waits in which
 	// operation, what the queue holds) instead of hanging the test.
 	Deadline time.Duration
+	// Profile is the queue's profile (spec.Config.Profile): the config
+	// of the recording is ConfigFor(Profile).
+	Profile spec.Profile
 }
 
 func (w Workload) withDefaults() Workload {
@@ -364,7 +373,7 @@ func Record(w Workload, newQueue NewQueue) (*History, error) {
 // conformance.Target, say).
 func RecordTarget(w Workload, newTarget NewTarget) (*History, error) {
 	w = w.withDefaults()
-	cfg := Config()
+	cfg := ConfigFor(w.Profile)
 	q, err := newTarget(cfg, Start)
 	if err != nil {
 		return nil, err
@@ -834,7 +843,7 @@ func (c *client) issue(k Kind) {
 // then lands near the boundary instead: still a step worth taking.
 func (c *client) clockStep() time.Duration {
 	if c.rng.Float64() < c.w.BoundarySteps {
-		if d, ok := boundary.Pick(c.q.Snapshot(), Config(), c.rng.IntN(1<<30)); ok {
+		if d, ok := boundary.Pick(c.q.Snapshot(), ConfigFor(c.run.w.Profile), c.rng.IntN(1<<30)); ok {
 			c.boundarySteps.Add(1)
 			return d
 		}

@@ -116,10 +116,18 @@ func (s *stats) String() string {
 // checker could not decide in time.
 func checkHistories(t *testing.T, name string, newQueue lin.NewQueue, clients, n int) {
 	t.Helper()
+	checkHistoriesIn(t, name, spec.ProfileClassic, newQueue, clients, n)
+}
+
+// checkHistoriesIn is checkHistories in a profile.
+func checkHistoriesIn(t *testing.T, name string, profile spec.Profile, newQueue lin.NewQueue, clients, n int) {
+	t.Helper()
 	base := baseSeed(t)
 	var st stats
 	for i := range n {
-		h, err := record(workload(clients, i, base), i, newQueue)
+		w := workload(clients, i, base)
+		w.Profile = profile
+		h, err := record(w, i, newQueue)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -156,6 +164,18 @@ func TestImplIsLinearizable(t *testing.T) {
 	for _, n := range clientCounts(t) {
 		t.Run(fmt.Sprintf("clients=%d", n), func(t *testing.T) {
 			checkHistories(t, "impl", newImpl, n, *runs)
+		})
+	}
+}
+
+// TestImplIsLinearizableHints is TestImplIsLinearizable in the
+// queueing-hints profile (spec.ProfileHints): Pop may take from backoffQ,
+// failures replay the events recorded while the pod was in flight, and the
+// model checks every history in that profile.
+func TestImplIsLinearizableHints(t *testing.T) {
+	for _, n := range clientCounts(t) {
+		t.Run(fmt.Sprintf("clients=%d", n), func(t *testing.T) {
+			checkHistoriesIn(t, "impl-hints", spec.ProfileHints, newImpl, n, *runs)
 		})
 	}
 }

@@ -30,6 +30,39 @@ func FuzzQueue(f *testing.F) {
 	})
 }
 
+// FuzzQueueHints is FuzzQueue in the queueing-hints profile. Its seeds are
+// made when it runs, the way TestWriteFuzzSeeds makes FuzzQueue's (the
+// same choices, decoded in this profile), so plain `go test` runs them
+// without a corpus directory of its own.
+func FuzzQueueHints(f *testing.F) {
+	for i := range 16 {
+		c := &recordingChooser{r: rand.New(rand.NewPCG(uint64(i), 0x5eed))}
+		p := newPair(nopFuzzReporter{f}, "FuzzQueueHints", drawHintsConfig(c))
+		steps := 10 + c.r.IntN(110)
+		for p.steps() < steps {
+			p.genKind(c)
+		}
+		p.close()
+		f.Add(c.out)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c := &byteChooser{data: data}
+		p := newPair(t, "FuzzQueueHints", drawHintsConfig(c))
+		defer p.close()
+		for p.steps() < maxFuzzSteps && !c.exhausted() {
+			p.genKind(c)
+		}
+	})
+}
+
+// nopFuzzReporter lets FuzzQueueHints drive a pair to record its seeds; a
+// failure there is a failure of the fuzz test.
+type nopFuzzReporter struct{ f *testing.F }
+
+func (r nopFuzzReporter) Helper()                           {}
+func (r nopFuzzReporter) Logf(string, ...any)               {}
+func (r nopFuzzReporter) Fatalf(format string, args ...any) { r.f.Fatalf(format, args...) }
+
 // maxFuzzSteps bounds one input's run; longer inputs are not more useful.
 const maxFuzzSteps = 300
 

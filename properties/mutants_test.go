@@ -43,23 +43,106 @@ import (
 
 type mutant struct {
 	name string
+	// test is the state machine that must catch the mutant: "" for
+	// TestStateMachine (classic profile), hintsMachine for the hints
+	// profile's rows.
+	test string
 	file string // relative to the module root
 	old  string
 	new  string
 	desc string
 }
 
+// hintsMachine is the state machine of the queueing-hints profile. Its rows
+// below are the hints mutants it catches with the shared registry (no
+// queueing hint functions, no PreEnqueue plugin, no pending plugins in the
+// language yet); impl/mutants_test.go has them all, caught by impl's own
+// differential test, which has those.
+const hintsMachine = "TestStateMachineHints"
+
 var mutants = []mutant{
 	{
+		name: "hints-event-not-recorded-in-flight",
+		test: hintsMachine,
+		file: "impl/hints.go",
+		old:  "func (h *hints) record(occ spec.Occurrence) {\n\tif h.head < len(h.list) {",
+		new:  "func (h *hints) record(occ spec.Occurrence) {\n\tif false {",
+		desc: "R15: a move request while pods are in flight is not recorded, so their failures miss it (lost event)",
+	},
+	{
+		name: "hints-done-trims-events-others-need",
+		test: hintsMachine,
+		file: "impl/hints.go",
+		old:  "\t\th.list[i].dead = true\n\t}\n\tif h.orphans != nil {",
+		new:  "\t\th.list[i].dead = true\n\t\tfor j := i + 1; j < len(h.list) && h.list[j].isRecord(); j++ {\n\t\t\th.list[j].pod, h.list[j].dead = e.info.Pod, true\n\t\t}\n\t}\n\tif h.orphans != nil {",
+		desc: "R12h: leaving flight drops the records after the pod's own marker, which pods popped before it still need",
+	},
+	{
+		name: "hints-replay-from-list-front",
+		test: hintsMachine,
+		file: "impl/hints.go",
+		old:  "for j := i + 1; j < len(h.list); j++ {",
+		new:  "for j := h.head; j < len(h.list); j++ {",
+		desc: "R15.4: a failing pod replays events recorded before its own Pop",
+	},
+	{
+		name: "hints-pop-from-backoffQ-takes-error-pods",
+		test: hintsMachine,
+		file: "impl/hints.go",
+		old:  "\tif e.info.rejected() {\n\t\th.popQ.push(h.windowSlot(q, e))",
+		new:  "\tif true {\n\t\th.popQ.push(h.windowSlot(q, e))",
+		desc: "R2h: Pop from backoffQ takes a pod no plugin rejected (an error retry) early",
+	},
+	{
+		name: "hints-activate-in-flight-not-recorded",
+		test: hintsMachine,
+		file: "impl/hints.go",
+		old:  "if e != nil && e.loc == inFlight && e.info.Pod.UID == pod.UID && h.markerOf(e, pod.UID) >= 0 {",
+		new:  "if false {",
+		desc: "R8h: Activate of an in-flight pod is forgotten, so its failure parks it",
+	},
+	{
+		name: "hints-pop-clears-rejectors",
+		test: hintsMachine,
+		file: "impl/hints.go",
+		old:  "\th.list = append(h.list, flightEntry{pod: e.info.Pod})\n",
+		new:  "\th.list = append(h.list, flightEntry{pod: e.info.Pod})\n\te.info.UnschedulablePlugins, out.UnschedulablePlugins = nil, nil\n",
+		desc: "R2h: Pop clears the rejectors, as classic Pop (and v1.33) does",
+	},
+	{
+		name: "hints-in-flight-update-queues-a-copy",
+		test: hintsMachine,
+		file: "impl/hints.go",
+		old:  "func (h *hints) updateInFlight(_ *PriorityQueue, e *entry, oldPod, newPod *spec.Pod, oldUID spec.UID) {\n",
+		new:  "func (h *hints) updateInFlight(q *PriorityQueue, e *entry, oldPod, newPod *spec.Pod, oldUID spec.UID) {\n\tdefer q.pushActiveQ(e)\n",
+		desc: "R9h: an Update of an in-flight pod queues it in activeQ (upstream v1.33's second copy) instead of only recording it",
+	},
+	{
+		name: "hints-wrong-count-drives-backoff",
+		test: hintsMachine,
+		file: "impl/hints.go",
+		old:  "\t\thf.UnschedulableCount++\n\t\thf.ConsecutiveErrorsCount = 0\n",
+		new:  "\t\thf.UnschedulableCount++\n",
+		desc: "R3h/R7h: a verdict does not reset ConsecutiveErrorsCount, so the error count keeps driving the backoff",
+	},
+	{
+		name: "hints-expiry-not-aligned",
+		test: hintsMachine,
+		file: "impl/podinfo.go",
+		old:  "\tf := e.info.full()\n\treturn q.cfg.IsBackingOff(&f, now)",
+		new:  "\tf := e.info.full()\n\tif e.info.hints != nil {\n\t\td := spec.HintsBackoffDuration(f.BackoffCount(), q.cfg.PodInitialBackoffDuration, q.cfg.PodMaxBackoffDuration)\n\t\treturn d > 0 && !f.Timestamp.Add(d).Before(now)\n\t}\n\treturn q.cfg.IsBackingOff(&f, now)",
+		desc: "R7h: backoff ends at the exact instant, not at the end of its one-second window",
+	},
+	{
 		name: "shortcut-compares-with->",
-		file: "impl/queue.go",
-		old:  "if q.moveRequestCycle >= podSchedulingCycle || len(plugins) == 0 {",
-		new:  "if q.moveRequestCycle > podSchedulingCycle || len(plugins) == 0 {",
+		file: "impl/classic.go",
+		old:  "if q.moveRequestCycle >= podSchedulingCycle || len(e.info.UnschedulablePlugins) == 0 {",
+		new:  "if q.moveRequestCycle > podSchedulingCycle || len(e.info.UnschedulablePlugins) == 0 {",
 		desc: "R3: a pod failing in the very cycle of a move request is parked in unschedulablePods (lost wake-up)",
 	},
 	{
 		name: "leftover-flush-keeps-moveRequestCycle",
-		file: "impl/queue.go",
+		file: "impl/classic.go",
 		old:  "\t\tq.movePods(spec.EventUnschedulableTimeout, now, leftover)\n",
 		new:  "\t\tmrc := q.moveRequestCycle\n\t\tq.movePods(spec.EventUnschedulableTimeout, now, leftover)\n\t\tq.moveRequestCycle = mrc\n",
 		desc: "R6: the leftover flush moves pods but is not recorded as a move request",
@@ -67,7 +150,7 @@ var mutants = []mutant{
 	{
 		name: "backoff-expiry-by-plain-shift",
 		file: "impl/queue.go",
-		old:  "expiry := q.cfg.BackoffExpiry(&e.info)",
+		old:  "expiry := q.expiry(e)",
 		new:  "expiry := e.info.Timestamp.Add(min(q.cfg.PodInitialBackoffDuration<<uint(max(e.info.Attempts-1, 0)), q.cfg.PodMaxBackoffDuration))",
 		desc: "R7: the backoffQ key is initial<<(attempts-1), which overflows for large attempts and misorders backoffQ",
 	},
@@ -81,15 +164,15 @@ var mutants = []mutant{
 	{
 		name: "backoff-flush-releases-at-expiry",
 		file: "impl/queue.go",
-		old:  "for q.backoffQ.len() > 0 && !q.cfg.IsBackingOff(&q.backoffQ.min().info, now) {",
-		new:  "for q.backoffQ.len() > 0 && !q.cfg.BackoffExpiry(&q.backoffQ.min().info).After(now) {",
+		old:  "for q.backoffQ.len() > 0 && !q.backingOff(q.backoffQ.min(), now) {",
+		new:  "for q.backoffQ.len() > 0 && !q.expiry(q.backoffQ.min()).After(now) {",
 		desc: "R5/R7: a pod whose expiry equals now is released one tick early (the pre-v1.33 boundary)",
 	},
 	{
 		name: "requeue-at-expiry-skips-backoffQ",
 		file: "impl/queue.go",
-		old:  "if q.cfg.IsBackingOff(&e.info, now) {\n\t\tq.pushBackoffQ(e)",
-		new:  "if q.cfg.BackoffExpiry(&e.info).After(now) {\n\t\tq.pushBackoffQ(e)",
+		old:  "if q.backingOff(e, now) {\n\t\tq.pushBackoffQ(e)",
+		new:  "if q.expiry(e).After(now) {\n\t\tq.pushBackoffQ(e)",
 		desc: "R4/R7: a move sends a pod whose expiry equals now to activeQ (expiry == now treated as completed)",
 	},
 	{
@@ -129,23 +212,23 @@ var mutants = []mutant{
 	},
 	{
 		name: "activate-ignores-in-flight-pod",
-		file: "impl/queue.go",
-		old:  "\t\tq.moveRequestCycle = q.schedulingCycle\n\t}\n\tq.metrics.hot[activeForceActivate]",
-		new:  "\t\tif e == nil || e.loc != inFlight {\n\t\t\tq.moveRequestCycle = q.schedulingCycle\n\t\t}\n\t}\n\tq.metrics.hot[activeForceActivate]",
+		file: "impl/classic.go",
+		old:  "func (classic) activateOther(q *PriorityQueue, _ *entry, _ *spec.Pod) {\n\tq.moveRequestCycle = q.schedulingCycle\n}",
+		new:  "func (classic) activateOther(q *PriorityQueue, e *entry, _ *spec.Pod) {\n\tif e == nil || e.loc != inFlight {\n\t\tq.moveRequestCycle = q.schedulingCycle\n\t}\n}",
 		desc: "R8: activating a pod in flight does not set moveRequestCycle, so its failure parks it",
 	},
 	{
 		name: "leftover-age-inclusive",
-		file: "impl/queue.go",
+		file: "impl/classic.go",
 		old:  "return now.Sub(e.info.Timestamp) > q.cfg.PodMaxInUnschedulablePodsDuration",
 		new:  "return now.Sub(e.info.Timestamp) >= q.cfg.PodMaxInUnschedulablePodsDuration",
 		desc: "R6: a pod exactly PodMaxInUnschedulablePodsDuration old already counts as leftover",
 	},
 	{
 		name: "update-requeues-on-irrelevant-change",
-		file: "impl/queue.go",
-		old:  "if spec.IsPodUpdated(oldPod, newPod) {",
-		new:  "if oldPod != newPod {",
+		file: "impl/classic.go",
+		old:  "if !spec.IsPodUpdated(oldPod, newPod) {",
+		new:  "if oldPod == newPod {",
 		desc: "R9: a status or resourceVersion update moves an unschedulable pod",
 	},
 	{
@@ -158,7 +241,7 @@ var mutants = []mutant{
 	{
 		name: "requeue-ignores-backoff",
 		file: "impl/queue.go",
-		old:  "if q.cfg.IsBackingOff(&e.info, now) {\n\t\tq.pushBackoffQ(e)",
+		old:  "if q.backingOff(e, now) {\n\t\tq.pushBackoffQ(e)",
 		new:  "if e.info.Attempts < 0 {\n\t\tq.pushBackoffQ(e)",
 		desc: "R4: a move request sends a still backing-off pod straight to activeQ",
 	},
@@ -190,15 +273,15 @@ func TestMutantsAreCaught(t *testing.T) {
 		t.Skip("-short: builds and runs TestStateMachine once per mutant")
 	}
 	root, patched := patchMutants(t)
-	run := func(t *testing.T, overlay map[string]string) (string, bool) {
-		return runOverlay(t, root, overlay, mutantFlags...)
+	run := func(t *testing.T, test string, overlay map[string]string) (string, bool) {
+		return runOverlay(t, root, test, overlay, mutantFlags...)
 	}
 
 	// The control: the unpatched implementation must pass, or every mutant
 	// would be "caught" for nothing.
 	t.Run("control", func(t *testing.T) {
-		if out, failed := run(t, nil); failed {
-			t.Fatalf("TestStateMachine fails on the unpatched implementation:\n%s", out)
+		if out, failed := run(t, "(TestStateMachine|"+hintsMachine+")", nil); failed {
+			t.Fatalf("TestStateMachine or %s fails on the unpatched implementation:\n%s", hintsMachine, out)
 		}
 	})
 	if t.Failed() {
@@ -212,7 +295,7 @@ func TestMutantsAreCaught(t *testing.T) {
 			t.Run(m.name, func(t *testing.T) {
 				t.Parallel()
 				start := time.Now()
-				out, failed := run(t, map[string]string{m.file: patched[m.name]})
+				out, failed := run(t, m.test, map[string]string{m.file: patched[m.name]})
 				r := mutantResult{name: m.name, caught: failed, steps: -1, dur: time.Since(start)}
 				if failed {
 					if bad := buildFailure(out); bad != "" {
@@ -283,8 +366,11 @@ func patchMutants(t *testing.T) (root string, patched map[string]string) {
 // runOverlay runs TestStateMachine in a `go test` of its own, with the
 // files of overlay (module-relative path -> content) replacing the
 // originals, and returns its output and whether it failed.
-func runOverlay(t *testing.T, root string, overlay map[string]string, flags ...string) (out string, failed bool) {
+func runOverlay(t *testing.T, root, test string, overlay map[string]string, flags ...string) (out string, failed bool) {
 	t.Helper()
+	if test == "" {
+		test = "TestStateMachine"
+	}
 	goBin, err := exec.LookPath("go")
 	if err != nil {
 		t.Fatalf("no go command: %v", err)
@@ -305,7 +391,7 @@ func runOverlay(t *testing.T, root string, overlay map[string]string, flags ...s
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	args := append([]string{"test", "-vet=off", "-overlay=" + ov, "-run", "^TestStateMachine$", "-count=1", "-timeout=4m", "./properties/"}, flags...)
+	args := append([]string{"test", "-vet=off", "-overlay=" + ov, "-run", "^" + test + "$", "-count=1", "-timeout=4m", "./properties/"}, flags...)
 	cmd := exec.CommandContext(ctx, goBin, args...)
 	cmd.Dir = root
 	// The subprocess tests the implementation, whatever this run's subject.
@@ -417,7 +503,7 @@ func TestBoundaryMutantsAtCICount(t *testing.T) {
 		rows[i].name = name
 		for seed := 1; seed <= n; seed++ {
 			start := time.Now()
-			out, failed := runOverlay(t, root, map[string]string{file[name]: patched[name]},
+			out, failed := runOverlay(t, root, "", map[string]string{file[name]: patched[name]},
 				"-rapid.checks=100", "-rapid.nofailfile", "-rapid.shrinktime=1s", fmt.Sprintf("-rapid.seed=%d", seed))
 			rows[i].dur += time.Since(start)
 			if bad := buildFailure(out); bad != "" {

@@ -41,7 +41,7 @@ type pair struct {
 // with a config drawn from configs.
 func newPair(r reporter, suite string, change schedqtest.ConfigChange) *pair {
 	r.Helper()
-	cfg := change.Apply(schedqtest.Config())
+	cfg := change.Build()
 	sub, err := subjectFromEnv().new(cfg)
 	if err != nil {
 		r.Fatalf("%v", err)

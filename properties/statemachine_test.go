@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"pgregory.net/rapid"
+
+	"github.com/schedq/schedq/schedqtest"
 )
 
 // TestStateMachine drives the implementation and the model with the same
@@ -16,10 +18,19 @@ import (
 //
 // make test runs rapid's default 100 checks; make verify runs
 // -rapid.checks=20000.
-func TestStateMachine(t *testing.T) {
+func TestStateMachine(t *testing.T) { stateMachine(t, "TestStateMachine", drawConfig) }
+
+// TestStateMachineHints is TestStateMachine in the queueing-hints profile
+// (config profile=hints): spec.CheckStep dispatches to the profile's
+// invariants (I2h-I5h, I7) and the snapshots include the in-flight list.
+func TestStateMachineHints(t *testing.T) {
+	stateMachine(t, "TestStateMachineHints", drawHintsConfig)
+}
+
+func stateMachine(t *testing.T, name string, draw func(chooser) schedqtest.ConfigChange) {
 	var checks, steps int
 	rapid.Check(t, func(rt *rapid.T) {
-		p := newPair(rt, "TestStateMachine", drawConfig(rapidChooser{rt}))
+		p := newPair(rt, name, draw(rapidChooser{rt}))
 		defer p.close()
 		rt.Repeat(p.rapidActions())
 		checks++

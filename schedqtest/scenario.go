@@ -118,6 +118,9 @@ func (c ConfigChange) Apply(cfg spec.Config) spec.Config {
 	if c.Leftover != 0 {
 		cfg.PodMaxInUnschedulablePodsDuration = c.Leftover
 	}
+	if c.Profile != spec.ProfileClassic {
+		cfg.Profile = c.Profile
+	}
 	return cfg
 }
 

@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/schedq/schedq/impl"
 	"github.com/schedq/schedq/spec"
 )
 
@@ -431,12 +430,4 @@ func unjoin(err error) []error {
 		return nil
 	}
 	return []error{err}
-}
-
-// Until the implementation has the hints profile, it must refuse it rather
-// than run it as classic.
-func TestImplRefusesHintsProfile(t *testing.T) {
-	if _, err := impl.New(hintsConfig()); !errors.Is(err, spec.ErrInvalidConfig) {
-		t.Fatalf("impl.New(hints profile) = %v, want ErrInvalidConfig", err)
-	}
 }

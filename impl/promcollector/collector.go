@@ -5,6 +5,7 @@
 //
 //	scheduler_pending_pods{queue}                    gauge
 //	scheduler_queue_incoming_pods_total{queue,event} counter
+//	scheduler_unschedulable_pods{plugin}             gauge (hints profile)
 //
 // The queue keeps its metrics itself (impl.PriorityQueue.Metrics, a
 // snapshot taken under its lock); the Collector reads that snapshot at every
@@ -36,6 +37,7 @@ type Collector struct {
 	src      Source
 	pending  *prometheus.Desc
 	incoming *prometheus.Desc
+	plugins  *prometheus.Desc
 }
 
 var _ prometheus.Collector = (*Collector)(nil)
@@ -57,18 +59,22 @@ func New(src Source, constLabels ...prometheus.Labels) *Collector {
 	return &Collector{
 		src: src,
 		pending: prometheus.NewDesc(impl.MetricPendingPods,
-			"Pods waiting in the scheduling queue, by queue: active (activeQ), backoff (backoffQ), unschedulable (unschedulablePods), gated (always 0 here). Pods being scheduled are not counted.",
+			"Pods waiting in the scheduling queue, by queue: active (activeQ), backoff (backoffQ), unschedulable (unschedulablePods, gated pods apart), gated (pods a PreEnqueue plugin refuses; always 0 in the classic profile). Pods being scheduled are not counted.",
 			[]string{"queue"}, cl),
 		incoming: prometheus.NewDesc(impl.MetricQueueIncomingPods,
 			"Pods that entered a queue, by queue and by the event or operation that brought them there.",
 			[]string{"queue", "event"}, cl),
+		plugins: prometheus.NewDesc(impl.MetricUnschedulablePods,
+			"Queued pods (not being scheduled) that each plugin rejected, in the queueing-hints profile; absent in the classic profile.",
+			[]string{"plugin"}, cl),
 	}
 }
 
-// Describe sends the two metric descriptions.
+// Describe sends the metric descriptions.
 func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- c.pending
 	ch <- c.incoming
+	ch <- c.plugins
 }
 
 // Collect sends one snapshot of the queue's metrics: every queue's pending
@@ -80,5 +86,8 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	}
 	for k, n := range m.IncomingPods {
 		ch <- prometheus.MustNewConstMetric(c.incoming, prometheus.CounterValue, float64(n), k.Queue, k.Event)
+	}
+	for plugin, n := range m.UnschedulablePods {
+		ch <- prometheus.MustNewConstMetric(c.plugins, prometheus.GaugeValue, float64(n), plugin)
 	}
 }

@@ -124,7 +124,7 @@ func TestCollectorExposition(t *testing.T) {
 	_ = q.AddUnschedulableIfNotPresent(p, cycle)
 	c := promcollector.New(q, prometheus.Labels{"profile": "default-scheduler"})
 	want := `
-# HELP scheduler_pending_pods Pods waiting in the scheduling queue, by queue: active (activeQ), backoff (backoffQ), unschedulable (unschedulablePods), gated (always 0 here). Pods being scheduled are not counted.
+# HELP scheduler_pending_pods Pods waiting in the scheduling queue, by queue: active (activeQ), backoff (backoffQ), unschedulable (unschedulablePods, gated pods apart), gated (pods a PreEnqueue plugin refuses; always 0 in the classic profile). Pods being scheduled are not counted.
 # TYPE scheduler_pending_pods gauge
 scheduler_pending_pods{profile="default-scheduler",queue="active"} 1
 scheduler_pending_pods{profile="default-scheduler",queue="backoff"} 1
@@ -134,6 +134,46 @@ scheduler_pending_pods{profile="default-scheduler",queue="unschedulable"} 0
 # TYPE scheduler_queue_incoming_pods_total counter
 scheduler_queue_incoming_pods_total{event="ScheduleAttemptFailure",profile="default-scheduler",queue="backoff"} 1
 scheduler_queue_incoming_pods_total{event="UnschedulablePodAdd",profile="default-scheduler",queue="active"} 2
+`
+	if err := testutil.CollectAndCompare(c, strings.NewReader(want)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestCollectorExpositionHints pins the hints profile's series: a gated
+// pod counted under queue="gated", not "unschedulable", and
+// scheduler_unschedulable_pods by rejecting plugin (R14h).
+func TestCollectorExpositionHints(t *testing.T) {
+	fc := clocktesting.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	cfg := spec.DefaultHintsConfig(spec.PluginEvents{"Fit": {{Resource: spec.ResourceNode, ActionType: spec.Add}}})
+	cfg.PreEnqueuePlugins = spec.PreEnqueuePlugins{"Gate": func(p *spec.Pod) bool { return p.Labels["gated"] != "yes" }}
+	q, err := impl.New(cfg, impl.WithClock(fc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	_ = q.Add(&spec.Pod{Namespace: "ns", Name: "a", UID: "a", Labels: map[string]string{"gated": "yes"}})
+	_ = q.Add(&spec.Pod{Namespace: "ns", Name: "b", UID: "b"})
+	p, cycle, _ := q.Pop()
+	p.UnschedulablePlugins = spec.NewPluginSet("Fit")
+	_ = q.AddUnschedulableIfNotPresent(p, cycle)
+	c := promcollector.New(q)
+	want := `
+# HELP scheduler_pending_pods Pods waiting in the scheduling queue, by queue: active (activeQ), backoff (backoffQ), unschedulable (unschedulablePods, gated pods apart), gated (pods a PreEnqueue plugin refuses; always 0 in the classic profile). Pods being scheduled are not counted.
+# TYPE scheduler_pending_pods gauge
+scheduler_pending_pods{queue="active"} 0
+scheduler_pending_pods{queue="backoff"} 0
+scheduler_pending_pods{queue="gated"} 1
+scheduler_pending_pods{queue="unschedulable"} 1
+# HELP scheduler_queue_incoming_pods_total Pods that entered a queue, by queue and by the event or operation that brought them there.
+# TYPE scheduler_queue_incoming_pods_total counter
+scheduler_queue_incoming_pods_total{event="ScheduleAttemptFailure",queue="unschedulable"} 1
+scheduler_queue_incoming_pods_total{event="UnscheduledPodAdd",queue="active"} 1
+scheduler_queue_incoming_pods_total{event="UnscheduledPodAdd",queue="unschedulable"} 1
+# HELP scheduler_unschedulable_pods Queued pods (not being scheduled) that each plugin rejected, in the queueing-hints profile; absent in the classic profile.
+# TYPE scheduler_unschedulable_pods gauge
+scheduler_unschedulable_pods{plugin="Fit"} 1
+scheduler_unschedulable_pods{plugin="Gate"} 1
 `
 	if err := testutil.CollectAndCompare(c, strings.NewReader(want)); err != nil {
 		t.Fatal(err)

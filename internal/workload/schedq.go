@@ -20,20 +20,72 @@ func Config() spec.Config {
 	return spec.DefaultConfig(spec.PluginEvents{Plugin: {NodeAdd}})
 }
 
+// Gate is the PreEnqueue plugin of the hints workloads: it refuses pods
+// labelled GateLabel=yes and registered only GateEvent, so a move request
+// for NodeAdd leaves the pods it gates alone (R4h).
+const (
+	Gate      = "Gate"
+	GateLabel = "gated"
+)
+
+// GateEvent is the only event Gate registered.
+var GateEvent = spec.ClusterEvent{Resource: spec.ResourcePod, ActionType: spec.UpdatePodLabel}
+
+// HintsConfig is Config in the queueing-hints profile: Plugin's
+// registration has no hint (Queue), as upstream's default, and there is no
+// PreEnqueue plugin.
+func HintsConfig() spec.Config { return spec.DefaultHintsConfig(spec.PluginEvents{Plugin: {NodeAdd}}) }
+
+// GatedConfig is HintsConfig with the PreEnqueue plugin Gate.
+func GatedConfig() spec.Config {
+	c := spec.DefaultHintsConfig(spec.PluginEvents{Plugin: {NodeAdd}, Gate: {GateEvent}})
+	c.PreEnqueuePlugins = spec.PreEnqueuePlugins{Gate: func(p *spec.Pod) bool { return p.Labels[GateLabel] != "yes" }}
+	return c
+}
+
+// SchedqHints is schedq's implementation in the queueing-hints profile
+// (HintsConfig), compared with upstream v1.37.2; in GatedMoves, with
+// GatedConfig.
+func SchedqHints() Subject { return Of("schedq-hints", SchedqHintsTarget) }
+
+// SchedqHintsTarget is the Target behind SchedqHints.
+var SchedqHintsTarget = func() Target[*spec.Pod, *spec.QueuedPodInfo] {
+	t := SchedqTarget
+	t.New = func(tb testing.TB) Queue[*spec.Pod, *spec.QueuedPodInfo] { return newSchedq(tb, HintsConfig()) }
+	return t
+}()
+
+// SchedqGated is SchedqHints with Gate (GatedConfig), for GatedMoves.
+func SchedqGated() Subject { return Of("schedq-hints", SchedqGatedTarget) }
+
+// SchedqGatedTarget is the Target behind SchedqGated.
+var SchedqGatedTarget = func() Target[*spec.Pod, *spec.QueuedPodInfo] {
+	t := SchedqTarget
+	t.New = func(tb testing.TB) Queue[*spec.Pod, *spec.QueuedPodInfo] { return newSchedq(tb, GatedConfig()) }
+	t.GatedPod = func(i int, priority int32) *spec.Pod {
+		p := t.Pod(i, priority)
+		p.Labels = map[string]string{GateLabel: "yes"}
+		return p
+	}
+	return t
+}()
+
+func newSchedq(tb testing.TB, cfg spec.Config) *schedq {
+	clk := clocktesting.NewFakeClock(Start)
+	q, err := impl.New(cfg, impl.WithClock(clk))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return &schedq{q: q, clock: clk, rejected: spec.NewPluginSet(Plugin)}
+}
+
 // Schedq is schedq's implementation (package impl) through its public API,
 // spec.Queue, with spec pods.
 func Schedq() Subject { return Of("schedq", SchedqTarget) }
 
 // SchedqTarget is the Target behind Schedq.
 var SchedqTarget = Target[*spec.Pod, *spec.QueuedPodInfo]{
-	New: func(tb testing.TB) Queue[*spec.Pod, *spec.QueuedPodInfo] {
-		clk := clocktesting.NewFakeClock(Start)
-		q, err := impl.New(Config(), impl.WithClock(clk))
-		if err != nil {
-			tb.Fatal(err)
-		}
-		return &schedq{q: q, clock: clk, rejected: spec.NewPluginSet(Plugin)}
-	},
+	New: func(tb testing.TB) Queue[*spec.Pod, *spec.QueuedPodInfo] { return newSchedq(tb, Config()) },
 	Pod: func(i int, priority int32) *spec.Pod {
 		return &spec.Pod{
 			Namespace: "bench",
@@ -67,9 +119,12 @@ func (s *schedq) Pop() (*spec.QueuedPodInfo, int64) {
 }
 
 func (s *schedq) Fail(info *spec.QueuedPodInfo, cycle int64, rejected bool) {
+	// What the scheduler does with the Pop result: name the plugins that
+	// rejected this attempt (none: an error), then hand it back. (Classic
+	// Pop cleared them already; the hints profile's Pop keeps the last
+	// attempt's, which the scheduler replaces, R3h.)
+	info.UnschedulablePlugins = nil
 	if rejected {
-		// What the scheduler does with the Pop result: name the plugins
-		// that rejected the pod, then hand it back.
 		info.UnschedulablePlugins = s.rejected
 	}
 	must(s.q.AddUnschedulableIfNotPresent(info, cycle))

@@ -77,6 +77,11 @@ type Target[P, I any] struct {
 	Priority func(pod P) int32
 	// PodOf returns the pod of a popped handle.
 	PodOf func(info I) P
+	// GatedPod, if set, builds pod i as Pod does but refused by the
+	// queue's PreEnqueue plugin Gate (a scheduling gate, R17), which
+	// registered only Pod/UpdatePodLabel: the queue is in a profile with
+	// PreEnqueue plugins. GatedMoves runs only the targets that have it.
+	GatedPod func(i int, priority int32) P
 }
 
 // Subject is a named Target with its type parameters erased, so that
@@ -91,12 +96,14 @@ type Subject struct {
 	producerConsumer func(b *testing.B)
 	retained         func(b *testing.B, unschedulable bool)
 	afterDrain       func(b *testing.B, n int, unschedulable bool)
+	hintReplay       func(b *testing.B)
+	gatedMoves       func(b *testing.B) // nil if the target has no gates
 }
 
 // Of names a Target as a Subject; the name is the last element of every
 // sub-benchmark it runs (BenchmarkAddPop/N=1000/<name>).
 func Of[P, I any](name string, t Target[P, I]) Subject {
-	return Subject{
+	s := Subject{
 		Name:             name,
 		addPop:           func(b *testing.B, n int) { addPop(b, t, n) },
 		moveAll:          func(b *testing.B) { moveAll(b, t) },
@@ -105,7 +112,13 @@ func Of[P, I any](name string, t Target[P, I]) Subject {
 		producerConsumer: func(b *testing.B) { producerConsumer(b, t) },
 		retained:         func(b *testing.B, unschedulable bool) { retained(b, t, unschedulable) },
 		afterDrain:       func(b *testing.B, n int, unschedulable bool) { retainedAfterDrain(b, t, n, unschedulable) },
+		hintReplay:       func(b *testing.B) { hintReplay(b, t) },
+		gatedMoves:       func(b *testing.B) { gatedMoves(b, t) },
 	}
+	if t.GatedPod == nil {
+		s.gatedMoves = nil
+	}
+	return s
 }
 
 // Workload sizes.
@@ -190,6 +203,39 @@ func Retained(b *testing.B, subjects ...Subject) {
 	}
 }
 
+// InFlight is how many pods HintReplay keeps in flight at once.
+const InFlight = 100
+
+// HintReplay is failures while events arrive for pods in flight, what the
+// queueing-hints profile records and replays (R15, R3h): InFlight pods are
+// popped, then each fails after one more move request (NodeAdd, which
+// Plugin registered for) has arrived, so the k-th failure finds k events
+// recorded after its marker and its rejector's hint decides from them;
+// the events are trimmed as the pods leave flight. Then the clock passes
+// every backoff and backoffQ is flushed. One op is a round over Pods pods;
+// ns/pod is per pod popped and failed (its share of the events included).
+// A classic queue runs the same calls (the moveRequestCycle shortcut).
+func HintReplay(b *testing.B, subjects ...Subject) {
+	for _, s := range subjects {
+		b.Run(s.Name, s.hintReplay)
+	}
+}
+
+// GatedMoves is move requests over unschedulablePods when half of it is
+// gated (scheduling gates, R17): Pods/2 pods refused by PreEnqueue wait
+// there gated, Pods/2 failed ones wait rejected by Plugin, and a move
+// request for NodeAdd (which the gating plugin did not register, so gated
+// pods are skipped, R4h) moves the 10% of the rejected ones its preCheck
+// passes, which then fail again. One op is one request; ns/pod is per
+// unschedulable pod held. Only targets with GatedPod run it.
+func GatedMoves(b *testing.B, subjects ...Subject) {
+	for _, s := range subjects {
+		if s.gatedMoves != nil {
+			b.Run(s.Name, s.gatedMoves)
+		}
+	}
+}
+
 // Burst sizes of RetainedAfterDrain: a million pods through activeQ, half
 // a million parked in unschedulablePods.
 const (
@@ -233,6 +279,8 @@ func All(b *testing.B, subjects ...Subject) {
 	b.Run("SchedulingLoop", func(b *testing.B) { SchedulingLoop(b, subjects...) })
 	b.Run("ProducerConsumer", func(b *testing.B) { ProducerConsumer(b, subjects...) })
 	b.Run("Retained", func(b *testing.B) { Retained(b, subjects...) })
+	b.Run("HintReplay", func(b *testing.B) { HintReplay(b, subjects...) })
+	b.Run("GatedMoves", func(b *testing.B) { GatedMoves(b, subjects...) })
 }
 
 // Priorities returns n random priorities in [0, 1000) (a fixed seed, so
@@ -532,6 +580,77 @@ func retained[P, I any](b *testing.B, t Target[P, I], unschedulable bool) {
 		q.Close()
 	}
 	b.ReportMetric(total/float64(b.N)/Pods, "retained-B/pod")
+}
+
+func hintReplay[P, I any](b *testing.B, t Target[P, I]) {
+	ps := pods(t, Pods)
+	q := t.New(b)
+	defer q.Close()
+	for _, p := range ps {
+		q.Add(p)
+	}
+	type popped struct {
+		info  I
+		cycle int64
+	}
+	inFlight := make([]popped, 0, InFlight)
+	round := func() {
+		for i := 0; i < Pods; i += InFlight {
+			for range InFlight {
+				info, cycle := q.Pop()
+				inFlight = append(inFlight, popped{info, cycle})
+			}
+			for _, f := range inFlight {
+				q.MoveAll(nil)
+				q.Fail(f.info, f.cycle, true)
+			}
+			inFlight = inFlight[:0]
+		}
+		q.Step(PastMaxBackoff)
+		q.FlushBackoffQ()
+	}
+	round()
+	var m meter
+	b.ReportAllocs()
+	b.StopTimer()
+	b.ResetTimer()
+	for range b.N {
+		m.start(b)
+		round()
+		m.stop(b, Pods)
+	}
+	m.report(b)
+}
+
+func gatedMoves[P, I any](b *testing.B, t Target[P, I]) {
+	prios := Priorities(Pods)
+	check := preCheck(t)
+	q := t.New(b)
+	defer q.Close()
+	passing := 0
+	for i, pr := range prios {
+		if i%2 == 0 {
+			q.Add(t.GatedPod(i, pr))
+			continue
+		}
+		q.Add(t.Pod(i, pr))
+		if Selected(pr) {
+			passing++
+		}
+	}
+	failAll(q, Pods/2, true, 0)
+	var m meter
+	b.ReportAllocs()
+	b.StopTimer()
+	b.ResetTimer()
+	for range b.N {
+		q.Step(PastMaxBackoff)
+		m.start(b)
+		q.MoveAll(check)
+		m.stop(b, Pods)
+		failAll(q, passing, true, 0)
+	}
+	m.report(b)
 }
 
 func retainedAfterDrain[P, I any](b *testing.B, t Target[P, I], n int, unschedulable bool) {

@@ -8,14 +8,20 @@ import (
 // The workloads' benchmarks against schedq alone are in impl/bench_test.go
 // (make bench); the comparison benchmarks are in the upstream modules.
 
-// TestWorkloads runs every workload once against schedq: each is a valid
+// TestWorkloads runs every workload once against schedq in both profiles
+// (GatedMoves in the hints profile only): each is a valid
 // sequence of operations (a queue error panics, a Pop that would block on
 // an empty activeQ hangs) and reports its metrics. Nothing is timed.
 func TestWorkloads(t *testing.T) {
 	if err := flag.Set("test.benchtime", "1x"); err != nil {
 		t.Fatal(err)
 	}
-	s := Schedq()
+	for _, s := range []Subject{Schedq(), SchedqHints(), SchedqGated()} {
+		testWorkloads(t, s)
+	}
+}
+
+func testWorkloads(t *testing.T, s Subject) {
 	for name, run := range map[string]func(*testing.B){
 		"AddPop":             func(b *testing.B) { s.addPop(b, 1_000) },
 		"MoveAll":            s.moveAll,
@@ -24,8 +30,13 @@ func TestWorkloads(t *testing.T) {
 		"ProducerConsumer":   s.producerConsumer,
 		"Retained":           func(b *testing.B) { s.retained(b, true) },
 		"RetainedAfterDrain": func(b *testing.B) { s.afterDrain(b, 1_000, true) },
+		"HintReplay":         s.hintReplay,
+		"GatedMoves":         s.gatedMoves,
 	} {
-		t.Run(name, func(t *testing.T) {
+		if run == nil || s.gatedMoves != nil && name != "GatedMoves" {
+			continue
+		}
+		t.Run(s.Name+"/"+name, func(t *testing.T) {
 			r := testing.Benchmark(run)
 			if r.N != 1 {
 				t.Fatalf("ran %d times, want 1", r.N)

@@ -31,8 +31,11 @@ import (
 	"github.com/schedq/schedq/internal/workload"
 )
 
+// subjects are schedq in both profiles and upstream v1.37.2: the hints
+// profile (schedq-hints) has v1.37.2's semantics, the classic one (schedq)
+// v1.33's, which the v133 module compares it with.
 func subjects() []workload.Subject {
-	return []workload.Subject{workload.Schedq(), workload.Of("upstream", upstreamTarget)}
+	return []workload.Subject{workload.Schedq(), workload.SchedqHints(), workload.Of("upstream", upstreamTarget)}
 }
 
 func BenchmarkAddPop(b *testing.B)           { workload.AddPop(b, subjects()...) }
@@ -41,6 +44,13 @@ func BenchmarkFlushBackoffQ(b *testing.B)    { workload.FlushBackoffQ(b, subject
 func BenchmarkSchedulingLoop(b *testing.B)   { workload.SchedulingLoop(b, subjects()...) }
 func BenchmarkProducerConsumer(b *testing.B) { workload.ProducerConsumer(b, subjects()...) }
 func BenchmarkRetained(b *testing.B)         { workload.Retained(b, subjects()...) }
+func BenchmarkHintReplay(b *testing.B)       { workload.HintReplay(b, subjects()...) }
+
+// BenchmarkGatedMoves runs only the queues with scheduling gates: schedq's
+// hints profile and upstream, each with the PreEnqueue plugin Gate.
+func BenchmarkGatedMoves(b *testing.B) {
+	workload.GatedMoves(b, workload.SchedqGated(), workload.Of("upstream", upstreamGatedTarget))
+}
 
 // upstreamTarget is kube-scheduler v1.37.2's PriorityQueue with its
 // default gates, built as the conformance target builds it.
@@ -62,6 +72,40 @@ var upstreamTarget = workload.Target[*v1.Pod, *framework.QueuedPodInfo]{
 	},
 	Priority: priority,
 	PodOf:    func(info *framework.QueuedPodInfo) *v1.Pod { return info.Pod },
+}
+
+// upstreamGatedTarget is upstreamTarget with workload.GatedConfig: Gate
+// registered for its event and run as a PreEnqueue plugin.
+var upstreamGatedTarget = func() workload.Target[*v1.Pod, *framework.QueuedPodInfo] {
+	t := upstreamTarget
+	t.New = func(tb testing.TB) workload.Queue[*v1.Pod, *framework.QueuedPodInfo] {
+		q, clk, err := newQueue(workload.GatedConfig(), workload.Start,
+			queue.WithPreEnqueuePluginMap(map[string]map[string]fwk.PreEnqueuePlugin{SchedulerName: {workload.Gate: gate{}}}))
+		if err != nil {
+			tb.Fatal(err)
+		}
+		logger := klog.Background()
+		return &upstream{q: q, clock: clk, logger: logger, ctx: klog.NewContext(context.Background(), logger),
+			nodeAdd: toEvent(workload.NodeAdd)}
+	}
+	t.GatedPod = func(i int, priority int32) *v1.Pod {
+		p := upstreamTarget.Pod(i, priority)
+		p.Labels = map[string]string{workload.GateLabel: "yes"}
+		return p
+	}
+	return t
+}()
+
+// gate is workload.Gate as a v1.37.2 PreEnqueue plugin.
+type gate struct{}
+
+func (gate) Name() string { return workload.Gate }
+
+func (gate) PreEnqueue(_ context.Context, p *v1.Pod) *fwk.Status {
+	if p.Labels[workload.GateLabel] == "yes" {
+		return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, "gated")
+	}
+	return nil
 }
 
 type upstream struct {

@@ -124,7 +124,7 @@ func HintsProfile() conformance.Profile {
 // start, and the release's default gates. The conformance target and the
 // comparison benchmarks build their queues here, so both measure the same
 // queue.
-func newQueue(cfg spec.Config, start time.Time) (*queue.PriorityQueue, *testingclock.FakeClock, error) {
+func newQueue(cfg spec.Config, start time.Time, opts ...queue.Option) (*queue.PriorityQueue, *testingclock.FakeClock, error) {
 	// Pinned to their v1.37.2 defaults, whatever the process set: the
 	// gates are read once, in NewPriorityQueue.
 	if err := utilfeature.DefaultMutableFeatureGate.SetFromMap(map[string]bool{
@@ -137,7 +137,7 @@ func newQueue(cfg spec.Config, start time.Time) (*queue.PriorityQueue, *testingc
 	metrics.Register() // NewPriorityQueue needs the metric vectors
 	clk := testingclock.NewFakeClock(start)
 	rec := metrics.NewMetricsAsyncRecorder(1000, time.Second, wait.NeverStop)
-	q := queue.NewPriorityQueue(less, informers.NewSharedInformerFactory(fake.NewClientset(), 0),
+	q := queue.NewPriorityQueue(less, informers.NewSharedInformerFactory(fake.NewClientset(), 0), append([]queue.Option{
 		queue.WithClock(clk),
 		queue.WithMetricsRecorder(rec),
 		queue.WithPodInitialBackoffDuration(cfg.PodInitialBackoffDuration),
@@ -145,6 +145,7 @@ func newQueue(cfg spec.Config, start time.Time) (*queue.PriorityQueue, *testingc
 		queue.WithPodMaxInUnschedulablePodsDuration(cfg.PodMaxInUnschedulablePodsDuration),
 		queue.WithQueueingHintMapPerProfile(queue.QueueingHintMapPerProfile{SchedulerName: hintMapFor(cfg)}),
 		queue.WithPreEnqueuePluginMap(map[string]map[string]fwk.PreEnqueuePlugin{SchedulerName: preEnqueuePlugins(cfg)}),
+	}, opts...)...,
 	)
 	return q, clk, nil
 }

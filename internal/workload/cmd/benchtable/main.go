@@ -124,10 +124,10 @@ type row struct{ workload, unit string }
 // rows picks what to show: the time per pod of every workload (and the Pop
 // latency percentiles where reported), the retained bytes, then the
 // allocations per pod.
-func rows(r *run) []row {
+func rows(r *run, subject string) []row {
 	var out, allocs []row
 	for _, w := range r.order {
-		has := func(unit string) bool { _, _, ok := r.get(w, "schedq", unit); return ok }
+		has := func(unit string) bool { _, _, ok := r.get(w, subject, unit); return ok }
 		for _, u := range []string{"ns/pod", "p50-ns", "p99-ns", "retained-B/pod"} {
 			if has(u) {
 				out = append(out, row{w, u})
@@ -230,7 +230,7 @@ func main() {
 	fmt.Println("|" + strings.Repeat("---|", len(head)))
 	missed := 0
 	n := 0
-	for _, rw := range rows(first) {
+	for _, rw := range rows(first, "schedq") {
 		sv, sm, sok := first.get(rw.workload, "schedq", rw.unit)
 		n = max(n, len(sv))
 		line := []string{rw.workload, rw.unit, cell(sv, sm, sok)}
@@ -264,5 +264,44 @@ func main() {
 	}
 	if missed > 0 {
 		fmt.Printf("%d target(s) missed.\n", missed)
+	}
+	for _, r := range runs {
+		hintsTable(r)
+	}
+}
+
+// hintsTable prints the queueing-hints profile of schedq (subject
+// schedq-hints) against the upstream queue of the same run, with issue
+// 12's targets, if the run has that subject; the classic profile's column
+// of the same run is shown beside it.
+func hintsTable(r *run) {
+	rs := rows(r, "schedq-hints")
+	if len(rs) == 0 {
+		return
+	}
+	fmt.Println()
+	fmt.Printf("Queueing-hints profile (schedq-hints) against upstream %s, same invocation:\n\n", r.label)
+	fmt.Println("| workload | metric | schedq classic | schedq-hints | upstream " + r.label + " | × | target |")
+	fmt.Println("|---|---|---|---|---|---|---|")
+	missed := 0
+	for _, rw := range rs {
+		cv, cm, cok := r.get(rw.workload, "schedq", rw.unit)
+		hv, hm, hok := r.get(rw.workload, "schedq-hints", rw.unit)
+		uv, um, uok := r.get(rw.workload, "upstream", rw.unit)
+		s, x := ratio(hm, um, hok && uok)
+		line := []string{rw.workload, rw.unit, cell(cv, cm, cok), cell(hv, hm, hok), cell(uv, um, uok), s}
+		switch t := target(rw); {
+		case t == 0:
+			line = append(line, "")
+		case x >= t:
+			line = append(line, fmt.Sprintf("≥%g× met", t))
+		default:
+			line = append(line, fmt.Sprintf("≥%g× **missed**", t))
+			missed++
+		}
+		fmt.Println("| " + strings.Join(line, " | ") + " |")
+	}
+	if missed > 0 {
+		fmt.Printf("%d hints-profile target(s) missed.\n", missed)
 	}
 }
