@@ -13,6 +13,7 @@ package myqueue
 
 import (
 	"errors"
+	"fmt"
 	"sync"
 	"time"
 
@@ -31,6 +32,11 @@ type Queue struct {
 
 // New returns an empty queue with cfg whose clock is clk.
 func New(cfg spec.Config, clk clock.WithTicker) (*Queue, error) {
+	// Refusing a profile is how a queue says it does not implement it: the
+	// suite then reports that profile's scenarios as not applicable.
+	if cfg.Profile != spec.ProfileClassic {
+		return nil, fmt.Errorf("%w: myqueue implements the classic profile only", spec.ErrInvalidConfig)
+	}
 	q, err := impl.New(cfg, impl.WithClock(clk))
 	if err != nil {
 		return nil, err
