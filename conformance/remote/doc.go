@@ -18,6 +18,11 @@
 // written in Go). The rest of this comment is the protocol, precise enough
 // to write a peer without reading Go.
 //
+// The protocol speaks the classic profile of the contract: the hints
+// profile's queueing hints and PreEnqueue plugins are functions, which no
+// line of JSON carries, so the driver refuses a hints config and the suite
+// reports the hints scenarios as not applicable to a peer.
+//
 // # Lines
 //
 // Every message is one JSON object on one line, terminated by "\n", in

@@ -79,6 +79,11 @@ func Start(cmd []string, cfg spec.Config, start time.Time) (*Peer, error) {
 	if len(cmd) == 0 {
 		return nil, errors.New("schedq remote: no peer command")
 	}
+	if cfg.Profile != spec.ProfileClassic {
+		// Queueing hints and PreEnqueue plugins are functions, which no
+		// line of JSON carries: the protocol speaks the classic profile.
+		return nil, fmt.Errorf("%w: the protocol carries the classic profile only (the hints profile's queueing hints and PreEnqueue plugins are functions)", spec.ErrInvalidConfig)
+	}
 	c := exec.Command(cmd[0], cmd[1:]...)
 	p := &Peer{cmd: c, name: strings.Join(cmd, " "), pending: map[int64]chan Response{}, exited: make(chan struct{})}
 	c.Stderr = &p.stderr
