@@ -179,7 +179,7 @@ func (p *hintsPair) pod(t *rapid.T, name string) *spec.Pod {
 }
 
 func (p *hintsPair) actions() map[string]func(*rapid.T) {
-	return map[string]func(*rapid.T){
+	acts := map[string]func(*rapid.T){
 		"add": func(t *rapid.T) {
 			pod := p.pod(t, rapid.SampledFrom(hNames).Draw(t, "name"))
 			p.step(fmt.Sprintf("add %s prio=%d labels=%v node=%q", pod.Name, pod.Priority, pod.Labels, pod.NominatedNodeName),
@@ -336,6 +336,12 @@ func (p *hintsPair) actions() map[string]func(*rapid.T) {
 				})
 		},
 	}
+	// A gated pod's fate turns on the outside state and the next event
+	// together (R4h: only its gating plugin's events re-examine it, then
+	// PreEnqueue runs again): the pair as one action makes that reachable
+	// in a few steps rather than by chance.
+	acts["quota-then-move"] = func(t *rapid.T) { acts["quota"](t); acts["move"](t) }
+	return acts
 }
 
 func infoEq(a, b *spec.QueuedPodInfo) bool {
