@@ -246,11 +246,27 @@ func runRound(t testing.TB, newTarget conformance.NewTarget, opts Options, seed 
 
 	res := roundResult{}
 	deadline := time.Now().Add(opts.Deadline)
+	// The coordinator's own calls (the drain, rescue Adds, Close) go to the
+	// same queue as the workers' and may hang as theirs do: each runs in a
+	// goroutine of its own, waited for until the deadline at most, and
+	// what it was doing is told with the diagnosis.
+	coordinator := ""
+	within := func(what string, limit time.Duration, op func()) bool {
+		ret := make(chan struct{})
+		go func() { defer close(ret); op() }()
+		select {
+		case <-ret:
+			return true
+		case <-time.After(limit):
+			coordinator = what
+			return false
+		}
+	}
 	closed := false
 	closeQ := func() {
 		if !closed {
 			closed = true
-			target.Close()
+			within("Close", max(time.Until(deadline), opts.Deadline/4), target.Close)
 		}
 	}
 	poll := time.NewTicker(time.Millisecond)
@@ -263,7 +279,11 @@ loop:
 		case <-poll.C:
 		}
 		if time.Now().After(deadline) {
-			res.violations = append(res.violations, r.hang(workers, opts.Deadline))
+			v := r.hang(workers, opts.Deadline)
+			if coordinator != "" {
+				v += fmt.Sprintf("  the coordinator waits in %s\n", coordinator)
+			}
+			res.violations = append(res.violations, v)
 			closeQ()
 			// Give the workers a last chance to finish; a queue that
 			// hangs them leaks them, and the report says so.
@@ -295,10 +315,12 @@ loop:
 		if len(s.BackoffQ)+len(s.UnschedulablePods) > 0 {
 			// Drain: past every backoff and the leftover limit, then
 			// both flushes; the flushes must wake the Pops.
-			target.Advance(cfg.PodMaxInUnschedulablePodsDuration + cfg.PodMaxBackoffDuration + time.Nanosecond)
-			target.FlushUnschedulablePodsLeftover()
-			target.FlushBackoffQCompleted()
-			continue
+			within("the drain (Advance, FlushUnschedulablePodsLeftover, FlushBackoffQCompleted)", time.Until(deadline), func() {
+				target.Advance(cfg.PodMaxInUnschedulablePodsDuration + cfg.PodMaxBackoffDuration + time.Nanosecond)
+				target.FlushUnschedulablePodsLeftover()
+				target.FlushBackoffQCompleted()
+			})
+			continue // a drain that hangs is diagnosed at the deadline
 		}
 		if res.rescues < len(rescue) {
 			p := rescue[res.rescues]
@@ -306,7 +328,8 @@ loop:
 			r.led.mu.Lock()
 			r.led.pods[p.Key()].state = queued
 			r.led.mu.Unlock()
-			if err := target.Add(p); err != nil {
+			var err error
+			if within("a rescue Add", time.Until(deadline), func() { err = target.Add(p) }) && err != nil {
 				r.led.violate("rescue Add(%s): %v", p.Name, err)
 			}
 			continue
