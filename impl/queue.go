@@ -272,23 +272,32 @@ func (q *PriorityQueue) RunContext(ctx context.Context) {
 		q.wg.Done()
 	}
 	if q.p.alignedFlushes() {
-		go q.flushAligned(ctx, q.clock.NewTimer(q.p.backoffFlushDelay(q.clock.Now(), q.cfg.BackoffQFlushPeriod)), q.FlushBackoffQCompleted, exit)
+		// Due at the start of each ordering window (R5h): the timer is set
+		// again after each flush for the next window start, so the flushes
+		// stay aligned to the clock, not to Run.
+		t := q.clock.NewTimer(q.p.backoffFlushDelay(q.clock.Now(), q.cfg.BackoffQFlushPeriod))
+		rearm := func() { t.Reset(q.p.backoffFlushDelay(q.clock.Now(), q.cfg.BackoffQFlushPeriod)) }
+		go q.flushLoop(ctx, t.C(), func() { t.Stop() }, q.FlushBackoffQCompleted, rearm, exit)
 	} else {
-		go q.flushEvery(ctx, q.clock.NewTicker(q.cfg.BackoffQFlushPeriod), q.FlushBackoffQCompleted, exit)
+		t := q.clock.NewTicker(q.cfg.BackoffQFlushPeriod)
+		go q.flushLoop(ctx, t.C(), t.Stop, q.FlushBackoffQCompleted, nil, exit)
 	}
-	go q.flushEvery(ctx, q.clock.NewTicker(q.cfg.UnschedulablePodsFlushPeriod), q.FlushUnschedulablePodsLeftover, exit)
+	t := q.clock.NewTicker(q.cfg.UnschedulablePodsFlushPeriod)
+	go q.flushLoop(ctx, t.C(), t.Stop, q.FlushUnschedulablePodsLeftover, nil, exit)
 }
 
-func (q *PriorityQueue) flushEvery(ctx context.Context, t clock.Ticker, flush func(), exit func()) {
+// flushLoop runs flush each time fire delivers, until Close or ctx ends;
+// rearm, if not nil, sets the next delivery after each flush (a timer).
+func (q *PriorityQueue) flushLoop(ctx context.Context, fire <-chan time.Time, stop func(), flush, rearm func(), exit func()) {
 	defer exit()
-	defer t.Stop()
+	defer stop()
 	for {
 		select {
 		case <-q.stop:
 			return
 		case <-ctx.Done():
 			return
-		case <-t.C():
+		case <-fire:
 		}
 		// A tick and Close (or cancel) may be ready together; select picks
 		// at random, so look again rather than flush after being stopped.
@@ -300,32 +309,9 @@ func (q *PriorityQueue) flushEvery(ctx context.Context, t clock.Ticker, flush fu
 		default:
 		}
 		flush()
-	}
-}
-
-// flushAligned is flushEvery for flushes due at the start of each ordering
-// window (R5h): the timer is set again after each flush for the next
-// window start, so the flushes stay aligned to the clock, not to Run.
-func (q *PriorityQueue) flushAligned(ctx context.Context, t clock.Timer, flush func(), exit func()) {
-	defer exit()
-	defer t.Stop()
-	for {
-		select {
-		case <-q.stop:
-			return
-		case <-ctx.Done():
-			return
-		case <-t.C():
+		if rearm != nil {
+			rearm()
 		}
-		select {
-		case <-q.stop:
-			return
-		case <-ctx.Done():
-			return
-		default:
-		}
-		flush()
-		t.Reset(q.p.backoffFlushDelay(q.clock.Now(), q.cfg.BackoffQFlushPeriod))
 	}
 }
 
