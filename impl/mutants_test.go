@@ -1,18 +1,16 @@
 package impl_test
 
 import (
-	"bytes"
-	"context"
-	"encoding/json"
-	"fmt"
+	"github.com/schedq/schedq/internal/overlaytest"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
+	"time"
+
+	"fmt"
+	"regexp"
 	"sync"
 	"testing"
-	"time"
 )
 
 // Mutation testing of the hints profile, by the mechanism of
@@ -144,10 +142,6 @@ func TestHintsMutantsAreCaught(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Fatalf("no go command: %v", err)
-	}
 	patched := make([]string, len(hintsMutants))
 	for i, m := range hintsMutants {
 		src, err := os.ReadFile(filepath.Join(root, m.file))
@@ -163,39 +157,13 @@ func TestHintsMutantsAreCaught(t *testing.T) {
 	if t.Failed() {
 		t.FailNow()
 	}
-	flags := []string{"-rapid.checks=10000", "-rapid.nofailfile", "-rapid.shrinktime=20s"}
+	flags := []string{"-rapid.checks=30000", "-rapid.nofailfile", "-rapid.shrinktime=20s"}
 	run := func(t *testing.T, file, content string) (string, bool) {
-		dir := t.TempDir()
-		replace := map[string]string{}
+		overlay := map[string]string{}
 		if file != "" {
-			p := filepath.Join(dir, filepath.Base(file))
-			if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			replace[filepath.Join(root, file)] = p
+			overlay[file] = content
 		}
-		js, _ := json.Marshal(map[string]any{"Replace": replace})
-		ov := filepath.Join(dir, "overlay.json")
-		if err := os.WriteFile(ov, js, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-		defer cancel()
-		args := append([]string{"test", "-overlay=" + ov, "-run", "^TestHintsImplMatchesModel$", "-count=1", "-timeout=4m", "./impl/"}, flags...)
-		cmd := exec.CommandContext(ctx, goBin, args...)
-		cmd.Dir = root
-		var buf bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &buf, &buf
-		err := cmd.Run()
-		if ctx.Err() != nil {
-			return buf.String() + "\n(killed: 5 minute limit)", true
-		}
-		if err != nil {
-			if _, ok := err.(*exec.ExitError); !ok {
-				t.Fatalf("go test: %v", err)
-			}
-		}
-		return buf.String(), err != nil
+		return overlaytest.Run(t, root, "./impl/", "TestHintsImplMatchesModel", overlay, nil, flags...)
 	}
 	t.Run("control", func(t *testing.T) {
 		if out, failed := run(t, "", ""); failed {
@@ -222,7 +190,7 @@ func TestHintsMutantsAreCaught(t *testing.T) {
 				out, failed := run(t, m.file, patched[i])
 				r := result{check: "-", steps: -1, dur: time.Since(start), ok: failed, ran: true}
 				if failed {
-					if strings.Contains(out, "[build failed]") || strings.Contains(out, "[setup failed]") {
+					if overlaytest.BuildFailure(out) != "" {
 						mu.Lock()
 						results[i] = result{check: "BUILD FAILED", steps: -1, dur: time.Since(start), ran: true}
 						mu.Unlock()

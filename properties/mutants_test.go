@@ -1,19 +1,17 @@
 package properties
 
 import (
-	"bytes"
-	"context"
-	"encoding/json"
-	"fmt"
+	"github.com/schedq/schedq/internal/overlaytest"
 	"os"
-	"os/exec"
 	"path/filepath"
+	"time"
+
+	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 )
 
 // Mutation testing: is TestStateMachine strong enough to notice a broken
@@ -363,60 +361,21 @@ func patchMutants(t *testing.T) (root string, patched map[string]string) {
 	return root, patched
 }
 
-// runOverlay runs TestStateMachine in a `go test` of its own, with the
-// files of overlay (module-relative path -> content) replacing the
-// originals, and returns its output and whether it failed.
+// runOverlay runs test (TestStateMachine if empty) of properties in a `go
+// test` of its own, with the files of overlay (module-relative path ->
+// content) replacing the originals, and returns its output and whether it
+// failed. The subprocess tests the implementation, whatever this run's
+// subject.
 func runOverlay(t *testing.T, root, test string, overlay map[string]string, flags ...string) (out string, failed bool) {
 	t.Helper()
 	if test == "" {
 		test = "TestStateMachine"
 	}
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Fatalf("no go command: %v", err)
-	}
-	dir := t.TempDir()
-	replace := make(map[string]string)
-	for file, content := range overlay {
-		p := filepath.Join(dir, filepath.Base(file))
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		replace[filepath.Join(root, file)] = p
-	}
-	js, _ := json.Marshal(map[string]any{"Replace": replace})
-	ov := filepath.Join(dir, "overlay.json")
-	if err := os.WriteFile(ov, js, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	args := append([]string{"test", "-vet=off", "-overlay=" + ov, "-run", "^" + test + "$", "-count=1", "-timeout=4m", "./properties/"}, flags...)
-	cmd := exec.CommandContext(ctx, goBin, args...)
-	cmd.Dir = root
-	// The subprocess tests the implementation, whatever this run's subject.
-	cmd.Env = append(os.Environ(), subjectEnv+"=")
-	var buf bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &buf, &buf
-	err = cmd.Run()
-	if ctx.Err() != nil {
-		return buf.String() + "\n(killed: 5 minute limit)", true
-	}
-	if err != nil {
-		if _, ok := err.(*exec.ExitError); !ok {
-			t.Fatalf("go test: %v", err)
-		}
-	}
-	return buf.String(), err != nil
+	return overlaytest.Run(t, root, "./properties/", test, overlay, []string{subjectEnv + "="}, flags...)
 }
 
 // buildFailure returns the compiler's complaint if the run failed to build.
-func buildFailure(out string) string {
-	if strings.Contains(out, "[build failed]") || strings.Contains(out, "[setup failed]") {
-		return out
-	}
-	return ""
-}
+func buildFailure(out string) string { return overlaytest.BuildFailure(out) }
 
 // classify names the check that failed in rapid's minimal failing case and
 // counts its operations (a rapid action may log two: a tick and the flush
