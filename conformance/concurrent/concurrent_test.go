@@ -11,6 +11,7 @@ import (
 	"github.com/schedq/schedq/conformance/concurrent"
 	"github.com/schedq/schedq/impl"
 	"github.com/schedq/schedq/internal/lockedq"
+	"github.com/schedq/schedq/schedqtest"
 	"github.com/schedq/schedq/spec"
 )
 
@@ -153,5 +154,15 @@ func TestEveryWakeupCheckCanFail(t *testing.T) {
 		case res.Outcome != conformance.Fail || !strings.Contains(res.Detail, "lost wake-up"):
 			t.Errorf("%s passed against a queue that wakes no Pop: %s: %s", name, res.Outcome, res.Detail)
 		}
+	}
+}
+
+// TestImplKeepsARequeuedPod: the requeue race that loses a pod in upstream
+// v1.33.13 (default gates) and v1.37.2 (their concurrent tests reproduce it
+// with this same check) does not lose one in impl, whose failure ends the
+// pod's time in flight under the lock that puts it back.
+func TestImplKeepsARequeuedPod(t *testing.T) {
+	if lost, n := concurrent.RequeueRace(t, newImplTarget, spec.DefaultHintsConfig(schedqtest.Registry), 50, false); lost != 0 {
+		t.Errorf("impl lost the requeued pod in %d of %d trials", lost, n)
 	}
 }

@@ -15,7 +15,6 @@ import (
 
 	"github.com/schedq/schedq/conformance"
 	"github.com/schedq/schedq/conformance/concurrent"
-	"github.com/schedq/schedq/internal/parked"
 	"github.com/schedq/schedq/schedqtest"
 	"github.com/schedq/schedq/spec"
 )
@@ -188,95 +187,16 @@ func upstreamLogged(msg string) func(string) bool {
 	}
 }
 
-// reproduceRequeueRace runs the reproduction of requeueRace trials times
-// on fresh targets, and on until the pod is lost once (at most 25 times
-// trials), and returns how often it was lost. It fails if it never was:
-// the finding would be stale.
+// reproduceRequeueRace runs the reproduction of requeueRace
+// (concurrent.RequeueRace) trials times on fresh targets, and on until the
+// pod is lost once, and returns how often it was lost. It fails if it
+// never was: the finding would be stale.
 func reproduceRequeueRace(t *testing.T, newTarget conformance.NewTarget, trials int) string {
-	lost := 0
-	first := -1
-	cfg := spec.DefaultConfig(schedqtest.Registry)
-	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	n := 0
-	for i := 0; i < 25*trials && (i < trials || lost == 0); i++ {
-		n++
-		tg := newTarget(t, cfg, start)
-		a := schedqtest.Pod("a", 1)
-		if err := tg.Add(a); err != nil {
-			t.Fatal(err)
-		}
-		info, cycle, err := tg.Pop()
-		if err != nil {
-			t.Fatal(err)
-		}
-		ids := make(chan parked.ID, 1)
-		got := make(chan *spec.QueuedPodInfo, 1)
-		go func() {
-			ids <- parked.Current()
-			p, _, _ := tg.Pop()
-			got <- p
-		}()
-		g2 := <-ids
-		if _, err := parked.Await(g2, ").Pop(", 10*time.Second); err != nil {
-			t.Fatal(err)
-		}
-		// An event while a is in flight that the rejecting plugin
-		// registered for: the hint says Queue, so a goes to backoffQ
-		// (not the error backoffQ, from which Pop does not take).
-		tg.MoveAllToActiveOrBackoffQueue(schedqtest.NodeAdd, nil)
-		info.UnschedulablePlugins = spec.NewPluginSet("NodeResourcesFit")
-		if err := tg.AddUnschedulableIfNotPresent(info, cycle); err != nil {
-			t.Fatal(err)
-		}
-		// Either G2 returns a, or it sleeps again with a nowhere.
-		deadline := time.Now().Add(10 * time.Second)
-		for {
-			select {
-			case p := <-got:
-				if p == nil || p.Pod.Name != "a" {
-					t.Fatalf("trial %d: G2 popped %v", i, p)
-				}
-				got <- p // for the drain below
-			default:
-				if time.Now().After(deadline) {
-					t.Fatalf("trial %d: G2 neither returned nor lost the pod:\n%s", i, parked.Describe(g2))
-				}
-				s, _ := parked.Lookup(g2)
-				if !s.Parked() {
-					time.Sleep(10 * time.Microsecond)
-					continue
-				}
-				snap := tg.Snapshot()
-				if loc, _ := snap.Find(a.Key()); loc != spec.Nowhere {
-					continue // not yet popped
-				}
-				lost++
-				if first < 0 {
-					first = i
-					t.Logf("trial %d: a lost: G2 sleeps in Pop again (%v), queue %v", i, s, placesOf(snap))
-				}
-			}
-			break
-		}
-		tg.Close()
-		<-got
-	}
+	lost, n := concurrent.RequeueRace(t, newTarget, spec.DefaultConfig(schedqtest.Registry), trials, true)
 	rate := fmt.Sprintf("%d of %d trials", lost, n)
 	t.Logf("pod lost in %s", rate)
 	if lost == 0 {
 		t.Errorf("the requeue race did not show in %d trials: upstream fixed it, or the reproduction no longer reaches it", n)
 	}
 	return rate
-}
-
-func placesOf(s spec.Snapshot) string {
-	var out []string
-	for _, pl := range s.Places() {
-		var names []string
-		for _, p := range pl.Pods {
-			names = append(names, p.Pod.Name)
-		}
-		out = append(out, fmt.Sprintf("%v=[%s]", pl.Loc, strings.Join(names, ",")))
-	}
-	return strings.Join(out, " ")
 }

@@ -1,0 +1,104 @@
+package concurrent
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/schedq/schedq/conformance"
+	"github.com/schedq/schedq/internal/parked"
+	"github.com/schedq/schedq/schedqtest"
+	"github.com/schedq/schedq/spec"
+)
+
+// RequeueRace hands a failed pod back while another goroutine waits in
+// Pop, on fresh targets made with cfg, and reports in how many of ran
+// trials the pod was lost: the waiting Pop went back to sleep and the queue
+// holds the pod nowhere. G1 adds a, pops it, raises NodeAdd while a is in
+// flight and fails it with NodeResourcesFit (which registered NodeAdd);
+// G2 is parked in Pop (by the runtime's account) before G1 fails a. cfg
+// must make the failed pod reach G2: the hints profile, whose Pop takes
+// from backoffQ when activeQ is empty.
+//
+// It runs trials times; with untilLost it goes on, up to 25 times trials,
+// until a loss shows, which is what reproducing a known finding needs.
+func RequeueRace(t *testing.T, newTarget conformance.NewTarget, cfg spec.Config, trials int, untilLost bool) (lost, ran int) {
+	t.Helper()
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i := 0; i < trials || untilLost && lost == 0 && i < 25*trials; i++ {
+		ran++
+		tg := newTarget(t, cfg, start)
+		a := schedqtest.Pod("a", 1)
+		if err := tg.Add(a); err != nil {
+			t.Fatal(err)
+		}
+		info, cycle, err := tg.Pop()
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids := make(chan parked.ID, 1)
+		got := make(chan *spec.QueuedPodInfo, 1)
+		go func() {
+			ids <- parked.Current()
+			p, _, _ := tg.Pop()
+			got <- p
+		}()
+		g2 := <-ids
+		if _, err := parked.Await(g2, ").Pop(", 10*time.Second); err != nil {
+			t.Fatal(err)
+		}
+		// An event while a is in flight that the rejecting plugin
+		// registered for: the hint says Queue, so a goes to backoffQ (not
+		// the error backoffQ, from which Pop does not take).
+		tg.MoveAllToActiveOrBackoffQueue(schedqtest.NodeAdd, nil)
+		info.UnschedulablePlugins = spec.NewPluginSet("NodeResourcesFit")
+		if err := tg.AddUnschedulableIfNotPresent(info, cycle); err != nil {
+			t.Fatal(err)
+		}
+		// Either G2 returns a, or it sleeps again with a nowhere.
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			select {
+			case p := <-got:
+				if p == nil || p.Pod.Name != "a" {
+					t.Fatalf("trial %d: G2 popped %v", i, p)
+				}
+				got <- p // for the drain below
+			default:
+				if time.Now().After(deadline) {
+					t.Fatalf("trial %d: G2 neither returned nor lost the pod:\n%s", i, parked.Describe(g2))
+				}
+				s, _ := parked.Lookup(g2)
+				if !s.Parked() {
+					time.Sleep(10 * time.Microsecond)
+					continue
+				}
+				snap := tg.Snapshot()
+				if loc, _ := snap.Find(a.Key()); loc != spec.Nowhere {
+					continue // not yet popped
+				}
+				lost++
+				if lost == 1 {
+					t.Logf("trial %d: a lost: G2 sleeps in Pop again (%v), queue %v", i, s, placesOf(snap))
+				}
+			}
+			break
+		}
+		tg.Close()
+		<-got
+	}
+	return lost, ran
+}
+
+func placesOf(s spec.Snapshot) string {
+	var out []string
+	for _, pl := range s.Places() {
+		var names []string
+		for _, p := range pl.Pods {
+			names = append(names, p.Pod.Name)
+		}
+		out = append(out, fmt.Sprintf("%v=[%s]", pl.Loc, strings.Join(names, ",")))
+	}
+	return strings.Join(out, " ")
+}
