@@ -101,7 +101,7 @@ func (classic) activateParked(q *PriorityQueue, e *entry, now time.Time) bool {
 }
 
 // updateInFlight (D5): nothing is recorded.
-func (classic) updateInFlight(*PriorityQueue, *entry, *spec.Pod, *spec.Pod, spec.UID) {}
+func (classic) updateInFlight(*PriorityQueue, *entry, *spec.Pod, *spec.Pod) {}
 
 // activateOther (D5) is R8 for a pod not parked: moveRequestCycle becomes
 // schedulingCycle, so an in-flight pod takes the shortcut when it fails.

@@ -21,9 +21,7 @@ import (
 //   - the in-flight list (R15) as a slice with a moving head: markers and
 //     event records appended at the end, trimmed at the front (R12h). An
 //     in-flight entry's pos is the absolute index of its marker, so Done
-//     and a failure find it without a search. A marker whose pod changed
-//     UID in flight (Update) keeps the old UID, as the model's does; such
-//     markers are also listed in orphans by UID.
+//     and a failure find it without a search.
 //   - the registry compiled per plugin with its hints, and the PreEnqueue
 //     plugins in the order R17 runs them.
 type hints struct {
@@ -36,9 +34,6 @@ type hints struct {
 	list  []flightEntry
 	head  int    // list[head:] is the in-flight list
 	start uint32 // absolute index of list[head], modulo 2^32
-	// orphans: live markers whose pod's UID changed in flight, by the
-	// UID they carry. Nil but in that rare case.
-	orphans map[spec.UID][]uint32
 
 	scratch []moveChoice // a move request's choices, reused
 }
@@ -473,17 +468,9 @@ func (h *hints) activateParked(q *PriorityQueue, e *entry, now time.Time) bool {
 	return h.admit(q, e, inActiveQ, now) == inActiveQ
 }
 
-// updateInFlight (D5) is R9h: each event of the update is recorded. If
-// the UID changed, the pod's marker keeps the old one (an orphan).
-func (h *hints) updateInFlight(_ *PriorityQueue, e *entry, oldPod, newPod *spec.Pod, oldUID spec.UID) {
-	if oldUID != newPod.UID {
-		if i, ok := h.rel(e.pos); ok && h.list[i].isMarker() && h.list[i].pod.UID == oldUID {
-			if h.orphans == nil {
-				h.orphans = map[spec.UID][]uint32{}
-			}
-			h.orphans[oldUID] = append(h.orphans[oldUID], e.pos)
-		}
-	}
+// updateInFlight (D5) is R9h: each event of the update is recorded (the
+// UID is the same: an Update giving the pod another UID ends the attempt).
+func (h *hints) updateInFlight(_ *PriorityQueue, e *entry, oldPod, newPod *spec.Pod) {
 	for _, ev := range spec.PodUpdateEvents(oldPod, newPod) {
 		h.list = append(h.list, flightEntry{occ: spec.Occurrence{Event: ev, Old: oldPod, New: newPod}})
 	}
@@ -508,24 +495,15 @@ func (h *hints) rel(abs uint32) (int, bool) {
 	return i, int(abs-h.start) < len(h.list)-h.head
 }
 
-// markerOf returns the index in list of the first live marker carrying
-// uid: own's (the marker at own.pos, nil for none) or an orphan's; -1 if
-// there is none.
+// markerOf returns the index in list of own's live marker if it carries
+// uid (own nil: none); -1 if there is none.
 func (h *hints) markerOf(own *entry, uid spec.UID) int {
-	best := -1
 	if own != nil {
 		if i, ok := h.rel(own.pos); ok && h.list[i].isMarker() && h.list[i].pod.UID == uid {
-			best = i
+			return i
 		}
 	}
-	if h.orphans != nil {
-		for _, abs := range h.orphans[uid] {
-			if i, ok := h.rel(abs); ok && h.list[i].isMarker() && h.list[i].pod.UID == uid && (best < 0 || i < best) {
-				best = i
-			}
-		}
-	}
-	return best
+	return -1
 }
 
 // leave is R12h for a pod leaving flight: every marker carrying uid dies,
@@ -533,17 +511,6 @@ func (h *hints) markerOf(own *entry, uid spec.UID) int {
 func (h *hints) leave(e *entry, uid spec.UID) {
 	if i, ok := h.rel(e.pos); ok && h.list[i].isMarker() && h.list[i].pod.UID == uid {
 		h.list[i].dead = true
-	}
-	if h.orphans != nil {
-		for _, abs := range h.orphans[uid] {
-			if i, ok := h.rel(abs); ok && h.list[i].isMarker() && h.list[i].pod.UID == uid {
-				h.list[i].dead = true
-			}
-		}
-		delete(h.orphans, uid)
-		if len(h.orphans) == 0 {
-			h.orphans = nil
-		}
 	}
 	for h.head < len(h.list) && !h.list[h.head].isMarker() {
 		h.list[h.head] = flightEntry{}
@@ -647,21 +614,13 @@ func (h *hints) check(q *PriorityQueue, keyed map[*entry]bool, bad func(string, 
 			continue
 		}
 		if h.markerOf(e, e.info.Pod.UID) >= 0 {
-			if i, _ := h.rel(e.pos); h.list[i].pod.UID == e.info.Pod.UID {
-				owned++
-			}
+			owned++
+		} else {
+			bad("I7: %s is in flight without a live marker of its UID", describe(e))
 		}
 	}
-	orphaned := 0
-	for uid, idx := range h.orphans {
-		for _, abs := range idx {
-			if i, ok := h.rel(abs); ok && h.list[i].isMarker() && h.list[i].pod.UID == uid {
-				orphaned++
-			}
-		}
-	}
-	if markers != owned+orphaned {
-		bad("I7: %d live markers, but %d in-flight pods own one and %d are orphans", markers, owned, orphaned)
+	if markers != owned {
+		bad("I7: %d live markers, but %d in-flight pods own one", markers, owned)
 	}
 }
 

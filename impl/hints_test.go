@@ -148,62 +148,85 @@ func TestHintsRunFlushesAtWindowStarts(t *testing.T) {
 	}
 }
 
-// TestHintsInFlightUIDChangeFollowsModel: an Update that gives a pod in
-// flight a new UID leaves its marker with the old UID, as the model does
-// (a marker of no pod in flight, which the model's own I7 refuses: the
-// contract has yet to say what that Update means, so the differential test
-// leaves it out). impl must still agree with the model, step by step.
-func TestHintsInFlightUIDChangeFollowsModel(t *testing.T) {
-	cfg := hintsDiffConfig()
-	fc := clocktesting.NewFakeClock(t0)
-	q, err := impl.New(cfg, impl.WithClock(fc))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer q.Close()
-	m, err := model.New(cfg, t0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, a2, b, x := hPod("a", 0, nil), hPod("a", 0, nil), hPod("b", 0, nil), hPod("x", 0, nil)
-	a2.UID = "uid-a-2"
-	x.UID = "uid-a" // another pod takes the old UID
-	var popped = map[spec.UID]*spec.QueuedPodInfo{}
-	steps := []struct {
-		name string
-		do   func(spec.Queue) error
-	}{
-		{"add a", func(q spec.Queue) error { return q.Add(a) }},
-		{"add b", func(q spec.Queue) error { return q.Add(b) }},
-		{"pop a", func(q spec.Queue) error { p, _, err := q.Pop(); popped[p.Pod.UID] = p; return err }},
-		{"update a to uid-a-2", func(q spec.Queue) error { return q.Update(a, a2) }},
-		{"pop b", func(q spec.Queue) error { _, _, err := q.Pop(); return err }},
-		{"move NodeAdd", func(q spec.Queue) error { q.MoveAllToActiveOrBackoffQueue(hNodeAdd, nil); return nil }},
-		{"add x with uid-a", func(q spec.Queue) error { return q.Add(x) }},
-		{"pop x", func(q spec.Queue) error { _, _, err := q.Pop(); return err }},
-		{"activate x", func(q spec.Queue) error { return q.Activate([]*spec.Pod{x}) }},
-		{"done uid-a", func(q spec.Queue) error { return q.Done("uid-a") }},
-		{"fail a (uid-a-2) by Fit", func(q spec.Queue) error {
-			p := *popped["uid-a"]
-			p.Pod, p.UnschedulablePlugins = a2, spec.NewPluginSet("Fit")
-			return q.AddUnschedulableIfNotPresent(&p, 1)
-		}},
-		{"done uid-b", func(q spec.Queue) error { return q.Done("uid-b") }},
-	}
-	for _, st := range steps {
-		me, ie := st.do(m), st.do(q)
-		if !sameSentinel(me, ie) {
-			t.Fatalf("%s: model returned %v, impl %v", st.name, me, ie)
-		}
-		ms, is := m.Snapshot(), q.Snapshot()
-		if d := ms.Diff(&is); d != "" {
-			t.Fatalf("%s: %s: model vs impl: %s", st.name, spec.R15InFlight, d)
-		}
-		if err := q.CheckConsistency(); err != nil {
-			t.Fatalf("%s: %v", st.name, err)
-		}
-	}
-	if s := q.Snapshot(); len(s.InFlightEvents) != 0 {
-		t.Fatalf("%s: nothing is in flight, yet the list holds %v", spec.R15InFlight, s.InFlightEvents)
+// TestInFlightUIDChangeEndsTheAttempt is R9 for an Update that gives a pod
+// in flight another UID: the pod was re-created, so the attempt on the old
+// object ends as by Delete and the new pod is added. In both profiles impl
+// must agree with the model step by step, return the errors the contract
+// names for the old attempt's Done and failure, keep I7 (no marker of a
+// pod gone), and let another pod take the old UID.
+func TestInFlightUIDChangeEndsTheAttempt(t *testing.T) {
+	hintsCfg := hintsDiffConfig()
+	classicCfg := spec.DefaultConfig(hintsCfg.PluginEvents)
+	for _, cfg := range []spec.Config{classicCfg, hintsCfg} {
+		t.Run(cfg.Profile.String(), func(t *testing.T) {
+			fc := clocktesting.NewFakeClock(t0)
+			q, err := impl.New(cfg, impl.WithClock(fc))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer q.Close()
+			m, err := model.New(cfg, t0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			step := func(q spec.Queue, d time.Duration) error {
+				if q == spec.Queue(m) {
+					return m.Step(d)
+				}
+				fc.Step(d)
+				return nil
+			}
+			checkState := spec.CheckState
+			if cfg.Profile == spec.ProfileHints {
+				checkState = spec.CheckHintsState
+			}
+			a, a2, b, x := hPod("a", 0, nil), hPod("a", 0, nil), hPod("b", 0, nil), hPod("x", 0, nil)
+			a2.UID = "uid-a-2"
+			x.UID = "uid-a" // another pod takes the old UID
+			popped := map[spec.UID]*spec.QueuedPodInfo{}
+			steps := []struct {
+				name string
+				want error
+				do   func(spec.Queue) error
+			}{
+				{"add a", nil, func(q spec.Queue) error { return q.Add(a) }},
+				{"add b", nil, func(q spec.Queue) error { return q.Add(b) }},
+				{"step 1ms", nil, func(q spec.Queue) error { return step(q, time.Millisecond) }},
+				{"pop a", nil, func(q spec.Queue) error { p, _, err := q.Pop(); popped[p.Pod.UID] = p; return err }},
+				{"update a to uid-a-2", nil, func(q spec.Queue) error { return q.Update(a, a2) }},
+				{"done uid-a", spec.ErrNotInFlight, func(q spec.Queue) error { return q.Done("uid-a") }},
+				{"fail the old attempt by Fit", spec.ErrAlreadyQueued, func(q spec.Queue) error {
+					p := *popped["uid-a"]
+					p.UnschedulablePlugins = spec.NewPluginSet("Fit")
+					return q.AddUnschedulableIfNotPresent(&p, 1)
+				}},
+				{"pop b", nil, func(q spec.Queue) error { _, _, err := q.Pop(); return err }}, // b came first
+				{"move NodeAdd", nil, func(q spec.Queue) error { q.MoveAllToActiveOrBackoffQueue(hNodeAdd, nil); return nil }},
+				{"add x with uid-a", nil, func(q spec.Queue) error { return q.Add(x) }},
+				{"pop a (uid-a-2)", nil, func(q spec.Queue) error { _, _, err := q.Pop(); return err }},
+				{"done uid-a-2", nil, func(q spec.Queue) error { return q.Done("uid-a-2") }},
+				{"done uid-b", nil, func(q spec.Queue) error { return q.Done("uid-b") }},
+			}
+			for _, st := range steps {
+				me, ie := st.do(m), st.do(q)
+				if !errors.Is(me, st.want) || !sameSentinel(me, ie) {
+					t.Fatalf("%s: %s: want %v; model returned %v, impl %v", st.name, spec.R9Update, st.want, me, ie)
+				}
+				ms, is := m.Snapshot(), q.Snapshot()
+				if d := ms.Diff(&is); d != "" {
+					t.Fatalf("%s: %s: model vs impl: %s", st.name, spec.R9Update, d)
+				}
+				if err := checkState(&ms); err != nil {
+					t.Fatalf("%s: model: %v", st.name, err)
+				}
+				if err := q.CheckConsistency(); err != nil {
+					t.Fatalf("%s: %v", st.name, err)
+				}
+			}
+			s := q.Snapshot()
+			if len(s.InFlight) != 0 || len(s.InFlightEvents) != 0 || len(s.ActiveQ) != 1 || s.ActiveQ[0].Pod.UID != "uid-a" {
+				t.Fatalf("want only x (uid-a) in activeQ and nothing in flight, got\n%s", s.Format(t0, cfg))
+			}
+		})
 	}
 }

@@ -42,8 +42,8 @@ var hintsMutants = []hintsMutant{
 	{
 		name: "done-trims-events-others-need",
 		file: "impl/hints.go",
-		old:  "\t\th.list[i].dead = true\n\t}\n\tif h.orphans != nil {",
-		new:  "\t\th.list[i].dead = true\n\t\tfor j := i + 1; j < len(h.list) && h.list[j].isRecord(); j++ {\n\t\t\th.list[j].pod, h.list[j].dead = e.info.Pod, true\n\t\t}\n\t}\n\tif h.orphans != nil {",
+		old:  "\t\th.list[i].dead = true\n\t}\n\tfor h.head < len(h.list)",
+		new:  "\t\th.list[i].dead = true\n\t\tfor j := i + 1; j < len(h.list) && h.list[j].isRecord(); j++ {\n\t\t\th.list[j].pod, h.list[j].dead = e.info.Pod, true\n\t\t}\n\t}\n\tfor h.head < len(h.list)",
 		desc: "R12h: leaving flight drops the records after the pod's own marker, which pods popped before it still need",
 	},
 	{
@@ -84,8 +84,8 @@ var hintsMutants = []hintsMutant{
 	{
 		name: "in-flight-update-queues-a-copy",
 		file: "impl/hints.go",
-		old:  "func (h *hints) updateInFlight(_ *PriorityQueue, e *entry, oldPod, newPod *spec.Pod, oldUID spec.UID) {\n",
-		new:  "func (h *hints) updateInFlight(q *PriorityQueue, e *entry, oldPod, newPod *spec.Pod, oldUID spec.UID) {\n\tdefer q.pushActiveQ(e)\n",
+		old:  "func (h *hints) updateInFlight(_ *PriorityQueue, e *entry, oldPod, newPod *spec.Pod) {\n",
+		new:  "func (h *hints) updateInFlight(q *PriorityQueue, e *entry, oldPod, newPod *spec.Pod) {\n\tdefer q.pushActiveQ(e)\n",
 		desc: "R9h: an Update of an in-flight pod queues it in activeQ (upstream v1.33's second copy) instead of only recording it",
 	},
 	{

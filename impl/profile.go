@@ -42,10 +42,10 @@ type profile interface {
 	// reached activeQ.
 	activateParked(q *PriorityQueue, e *entry, now time.Time) bool
 	// D5 in-flight bookkeeping: an Update of the in-flight pod e (pod
-	// already newPod, which may carry another UID than before; oldUID is
-	// the one it had), an Activate of a pod not parked (e its entry, nil
+	// already newPod, with the same UID: a new UID ends the attempt, R9),
+	// an Activate of a pod not parked (e its entry, nil
 	// if not held), and the in-flight pod e leaving flight (Done, Delete).
-	updateInFlight(q *PriorityQueue, e *entry, oldPod, newPod *spec.Pod, oldUID spec.UID)
+	updateInFlight(q *PriorityQueue, e *entry, oldPod, newPod *spec.Pod)
 	activateOther(q *PriorityQueue, e *entry, pod *spec.Pod)
 	leftFlight(q *PriorityQueue, e *entry)
 	// The profile's own state: snapshot, metrics, consistency.

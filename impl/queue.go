@@ -678,10 +678,17 @@ func (q *PriorityQueue) Update(oldPod, newPod *spec.Pod) error {
 		// Cannot fail: the pod is unknown and its UID is free.
 		return q.addLocked(newPod, h, activeUnschedulablePodUpdate)
 	}
+	if e.loc == inFlight && e.info.Pod.UID != newPod.UID {
+		// R9: another object under the key; the attempt in flight was on
+		// the old one, which ends as by Delete.
+		q.nom.remove(e.info.Pod.UID)
+		q.drop(e)
+		return q.addLocked(newPod, h, activeUnschedulablePodUpdate)
+	}
 	if e.loc != inFlight {
 		q.nom.update(oldPod, newPod) // R18
 	}
-	oldPriority, oldUID := e.info.Pod.Priority, e.info.Pod.UID
+	oldPriority := e.info.Pod.Priority
 	q.setPod(e, newPod, h)
 	switch e.loc {
 	case inActiveQ:
@@ -695,7 +702,7 @@ func (q *PriorityQueue) Update(oldPod, newPod *spec.Pod) error {
 	case inUnschedulablePods:
 		q.p.updateUnschedulable(q, e, oldPod, newPod, q.clock.Now())
 	case inFlight:
-		q.p.updateInFlight(q, e, oldPod, newPod, oldUID)
+		q.p.updateInFlight(q, e, oldPod, newPod)
 	}
 	return nil
 }
@@ -715,13 +722,19 @@ func (q *PriorityQueue) Delete(pod *spec.Pod) error {
 		}
 		return fmt.Errorf("%w: Delete of %s", spec.ErrPodNotFound, pod.Key())
 	}
+	q.drop(e)
+	return nil
+}
+
+// drop takes e out of the queue wherever it is, in flight included, and
+// recycles it (R10).
+func (q *PriorityQueue) drop(e *entry) {
 	if e.loc == inFlight {
 		q.p.leftFlight(q, e)
 	}
 	q.detach(e)
 	q.untrack(e)
 	q.freeEntry(e)
-	return nil
 }
 
 // AssignedPodAdded is R11 of spec.Queue.

@@ -321,6 +321,14 @@ func (m *Model) Update(oldPod, newPod *spec.Pod) error {
 	if !ok {
 		return m.Add(newPod)
 	}
+	if r.loc == spec.InFlight && r.info.Pod.UID != newPod.UID {
+		// R9: a new object under the key. The attempt in flight was on
+		// the old one: it ends as by Delete, and newPod is added.
+		m.nom.remove(r.info.Pod.UID)
+		delete(m.pods, newPod.Key())
+		m.p.leftFlight(m, r.info.Pod.UID)
+		return m.Add(newPod)
+	}
 	if r.loc != spec.InFlight {
 		m.nom.update(oldPod, newPod) // R18
 	}

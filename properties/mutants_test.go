@@ -71,8 +71,8 @@ var mutants = []mutant{
 		name: "hints-done-trims-events-others-need",
 		test: hintsMachine,
 		file: "impl/hints.go",
-		old:  "\t\th.list[i].dead = true\n\t}\n\tif h.orphans != nil {",
-		new:  "\t\th.list[i].dead = true\n\t\tfor j := i + 1; j < len(h.list) && h.list[j].isRecord(); j++ {\n\t\t\th.list[j].pod, h.list[j].dead = e.info.Pod, true\n\t\t}\n\t}\n\tif h.orphans != nil {",
+		old:  "\t\th.list[i].dead = true\n\t}\n\tfor h.head < len(h.list)",
+		new:  "\t\th.list[i].dead = true\n\t\tfor j := i + 1; j < len(h.list) && h.list[j].isRecord(); j++ {\n\t\t\th.list[j].pod, h.list[j].dead = e.info.Pod, true\n\t\t}\n\t}\n\tfor h.head < len(h.list)",
 		desc: "R12h: leaving flight drops the records after the pod's own marker, which pods popped before it still need",
 	},
 	{
@@ -111,8 +111,8 @@ var mutants = []mutant{
 		name: "hints-in-flight-update-queues-a-copy",
 		test: hintsMachine,
 		file: "impl/hints.go",
-		old:  "func (h *hints) updateInFlight(_ *PriorityQueue, e *entry, oldPod, newPod *spec.Pod, oldUID spec.UID) {\n",
-		new:  "func (h *hints) updateInFlight(q *PriorityQueue, e *entry, oldPod, newPod *spec.Pod, oldUID spec.UID) {\n\tdefer q.pushActiveQ(e)\n",
+		old:  "func (h *hints) updateInFlight(_ *PriorityQueue, e *entry, oldPod, newPod *spec.Pod) {\n",
+		new:  "func (h *hints) updateInFlight(q *PriorityQueue, e *entry, oldPod, newPod *spec.Pod) {\n\tdefer q.pushActiveQ(e)\n",
 		desc: "R9h: an Update of an in-flight pod queues it in activeQ (upstream v1.33's second copy) instead of only recording it",
 	},
 	{
@@ -197,8 +197,8 @@ var mutants = []mutant{
 	{
 		name: "delete-leaves-ghost-in-backoffQ-heap",
 		file: "impl/queue.go",
-		old:  "\tq.detach(e)\n\tq.untrack(e)\n\tq.freeEntry(e)\n\treturn nil\n}\n\n// AssignedPodAdded",
-		new:  "\tif e.loc != inBackoffQ {\n\t\tq.detach(e)\n\t}\n\tq.untrack(e)\n\treturn nil\n}\n\n// AssignedPodAdded",
+		old:  "\tq.detach(e)\n\tq.untrack(e)\n\tq.freeEntry(e)\n}\n\n// AssignedPodAdded",
+		new:  "\tif e.loc != inBackoffQ {\n\t\tq.detach(e)\n\t}\n\tq.untrack(e)\n}\n\n// AssignedPodAdded",
 		desc: "R10: Delete forgets a backoffQ pod's index entry but leaves it in the heap, to resurface on a flush",
 	},
 	{

@@ -29,7 +29,7 @@
 //	flush-backoff | flush-leftover
 //	tick 1s | tick 1ns | tick 5m0.000000001s
 //	activate a b | activate a nil
-//	update a [prio=N] [labels=(..)] [touch] [rename=b]
+//	update a [prio=N] [labels=(..)] [uid=U] [touch] [rename=b]
 //	delete a
 //	assigned-add web-0 [ns=NS] [labels=(app=web)]
 //	assigned-update web-0 [labels=(..)] [old-labels=(..)] event=AssignedPodUpdate

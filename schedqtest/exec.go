@@ -263,10 +263,15 @@ func (e *Executor) FailInfo(op Op) (*spec.QueuedPodInfo, int64, error) {
 
 // UpdatePods are the old and new versions "update" passes: the old one is
 // the pod's last version (or the named pod afresh), the new one a copy with
-// the op's changes.
+// the op's changes; uid= gives the new one another UID (a re-created pod).
 func (e *Executor) UpdatePods(op Op) (oldPod, newPod *spec.Pod) {
-	oldPod = e.version(op.Pod)
+	last := op.Pod
+	last.UID = nil // uid= is the new version's: the pod was re-created
+	oldPod = e.version(last)
 	nw := *oldPod
+	if op.Pod.UID != nil {
+		nw.UID = spec.UID(*op.Pod.UID)
+	}
 	if op.Pod.Priority != nil {
 		nw.Priority = *op.Pod.Priority
 	}

@@ -84,8 +84,10 @@ import (
 // Any other pod: nothing (no moveRequestCycle).
 //
 // R9h Update: the events of the change are PodUpdateEvents(old, new). In
-// flight: the pod is replaced in its in-flight entry and each event is
-// recorded for it (R15). In activeQ or backoffQ: replaced in place. In
+// flight with the same UID: the pod is replaced in its in-flight entry and
+// each event is recorded for it (R15). In flight under another UID: as
+// R9, the old object's attempt ends as by R10h (its marker leaves the
+// list) and the new pod is added as by R1h. In activeQ or backoffQ: replaced in place. In
 // unschedulablePods: replaced, then each event in turn is evaluated as in
 // R4h (without the gated filter) until one moves the pod. Unknown: R1h.
 //

@@ -312,10 +312,19 @@ type Queue interface {
 	//     changed) it is requeued: to backoffQ if it is still backing off,
 	//     else to activeQ. This move is not a move request:
 	//     moveRequestCycle is unchanged. After any other update it stays;
-	//   - in flight, replaced in place. Upstream v1.33 classic mode does
-	//     not track pods in flight and would queue a second copy in
-	//     activeQ; schedq keeps I1 (with queueing hints upstream records
-	//     the update instead of queueing the pod);
+	//   - in flight with the same UID, replaced in place. Upstream v1.33
+	//     classic mode does not track pods in flight and would queue a
+	//     second copy in activeQ; schedq keeps I1 (with queueing hints
+	//     upstream records the update instead of queueing the pod);
+	//   - in flight under another UID: newPod is another object (the pod
+	//     was deleted and created again under the same name, and the
+	//     informer, after a relist, saw only an update). The attempt in
+	//     flight was on an object that is gone, so it ends as by Delete
+	//     (R10: its in-flight record and nomination go; Done of the old
+	//     UID is then ErrNotInFlight, and AddUnschedulableIfNotPresent of
+	//     it ErrAlreadyQueued), and newPod is added as by Add (R1). A pod
+	//     in flight thus always has the UID it is known by, which Done
+	//     and the in-flight list rely on;
 	//   - not held, added as by Add (R1).
 	//
 	// Neither cycle changes. ErrAlreadyQueued if another key holds
