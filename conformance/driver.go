@@ -291,7 +291,11 @@ func (d *driver) drive(stepNo int, op schedqtest.Op) {
 			return
 		}
 		cands := d.shadow.Model.PopCandidates()
-		to := d.exec.ApplyPop(d.target.Pop)
+		to := d.exec.ApplyPop(d.pop)
+		if errors.Is(to.Err(), errPopHung) {
+			d.fail(stepNo, &op, "%s: the target's Pop blocked, but the model pops one of %v\n%v", op.Rule(), cands, to.Err())
+			return
+		}
 		record = to.Step
 		if to.Popped != nil && len(cands) > 1 && to.Popped.Key() != cands[0] && slices.Contains(cands, to.Popped.Key()) {
 			// Pin the target's choice among equals, so that the scenario
@@ -467,6 +471,46 @@ func (d *driver) startBlockedPop() error {
 	}
 	d.blocked = append(d.blocked, bp)
 	return nil
+}
+
+// errPopHung: a Pop the model says returns at once blocked in the target.
+var errPopHung = errors.New("Pop blocked")
+
+// pop is the target's Pop for a "pop" the model does not block on. A
+// blocking target that lost the pods would wait there forever; instead,
+// once wakeDeadline passes without an answer (a bound on the hang: a
+// correct Pop returns at once), Close unblocks it and the step fails with
+// errPopHung and what the Pop was doing.
+func (d *driver) pop() (*spec.QueuedPodInfo, int64, error) {
+	if !d.prof.Blocking {
+		return d.target.Pop()
+	}
+	type result struct {
+		info  *spec.QueuedPodInfo
+		cycle int64
+		err   error
+	}
+	ids, res := make(chan parked.ID, 1), make(chan result, 1)
+	target := d.target
+	go func() {
+		ids <- parked.Current()
+		p, c, err := target.Pop()
+		res <- result{p, c, err}
+	}()
+	id := <-ids
+	select {
+	case r := <-res:
+		return r.info, r.cycle, r.err
+	case <-time.After(wakeDeadline):
+	}
+	why := fmt.Sprintf("no answer within %v: %s", wakeDeadline, strings.TrimSpace(parked.Describe(id)))
+	target.Close()
+	select {
+	case <-res:
+		return nil, 0, fmt.Errorf("%w (%s); Close unblocked it", errPopHung, why)
+	case <-time.After(wakeDeadline):
+		return nil, 0, fmt.Errorf("%w (%s); even Close did not unblock it (R13)", errPopHung, why)
+	}
 }
 
 // wake collects the blocked Pops the operation must have woken (as many

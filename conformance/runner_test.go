@@ -341,6 +341,32 @@ func (l lostWakeup) Close() {
 	l.implT.Close()
 }
 
+// A Pop that blocks where the model pops at once does not hang the suite:
+// the step fails, naming the rule and what the Pop waited in, and Close
+// unblocks it (goleak, in TestMain, sees no goroutine left behind).
+func TestAHangingPopFails(t *testing.T) {
+	defer func(d time.Duration) { wakeDeadline = d }(wakeDeadline)
+	wakeDeadline = 300 * time.Millisecond
+	name := "pop/higher-priority-first"
+	d, rec := play(t, name, catalogueText(t, name), func(t testing.TB, cfg spec.Config, start time.Time) Target {
+		return hangingPop{lostWakeup{newImplT(t, cfg, start), make(chan struct{})}}
+	})
+	for _, want := range []string{"R2 Pop: the target's Pop blocked, but the model pops one of", "Pop blocked (no answer within 300ms", "Close unblocked it"} {
+		if rec.Failed() || !d.failed || !strings.Contains(d.failure, want) {
+			t.Fatalf("failed=%v file ok=%v, want a failure naming %q:\n%s%s", d.failed, !rec.Failed(), want, d.failure, rec)
+		}
+	}
+	t.Logf("the failure:\n%s", d.failure)
+}
+
+// hangingPop waits until Close, whatever activeQ holds.
+type hangingPop struct{ lostWakeup }
+
+func (h hangingPop) Pop() (*spec.QueuedPodInfo, int64, error) {
+	<-h.closed
+	return nil, 0, spec.ErrClosed
+}
+
 // A user's own scenario directory runs like the catalogue.
 func TestOwnScenarioDir(t *testing.T) {
 	dir := t.TempDir()
