@@ -214,4 +214,9 @@ func TestParseHeaders(t *testing.T) {
 	if s := all[9]; s.Status != "select" || !s.Parked() || s.Top(1)[0] != "main.g" {
 		t.Errorf("goroutine 9: %+v", s)
 	}
+	// A contended mutex's handoff, as seen under -race: not parked.
+	all = parse([]byte("goroutine 11 [semacquire]:\nexample.(*Q).Snapshot(0xc0)\n\t/q.go:815 +0x178\n"))
+	if s := all[11]; s.Status != "semacquire" || s.Parked() {
+		t.Errorf("goroutine 11: %+v reported parked", s)
+	}
 }
