@@ -791,10 +791,15 @@ func (c *client) issue(k Kind) {
 			return // an update in flight would be queued twice upstream
 		}
 		p := *old
-		switch c.rng.IntN(3) {
-		case 0:
+		switch c.rng.IntN(16) {
+		case 15:
+			// Re-created under the same name (R9: a pod in flight under
+			// the old UID ends its attempt). UIDs stay unique: the client
+			// owns the name.
+			p.UID = spec.UID(fmt.Sprintf("%s~%d", old.UID, c.rng.IntN(1<<30)))
+		case 0, 1, 2, 3, 4:
 			p.Priority = old.Priority + int32(c.rng.IntN(3)-1)*5 // may reorder, rarely ties
-		case 1:
+		case 5, 6, 7, 8, 9:
 			p.Labels = map[string]string{"app": c.u.appVals[c.rng.IntN(2)], "v": fmt.Sprint(c.rng.IntN(100))}
 		default:
 			p.Status = fmt.Sprintf("PodScheduled=False %d", c.rng.IntN(100))
