@@ -69,7 +69,7 @@ type Target struct {
 
 var (
 	_ conformance.Target = (*Target)(nil)
-	_ spec.Nominator      = (*Target)(nil)
+	_ spec.Nominator     = (*Target)(nil)
 )
 
 // Classic returns a NewTarget for v1.33.13 with the classic gates.

@@ -92,7 +92,7 @@ type Target struct {
 
 var (
 	_ conformance.Target = (*Target)(nil)
-	_ spec.Nominator      = (*Target)(nil)
+	_ spec.Nominator     = (*Target)(nil)
 )
 
 // Profile is what the target claims.
