@@ -104,6 +104,7 @@ func newTarget(hints bool, prof conformance.Profile) conformance.NewTarget {
 			// v1.33 still updates moveRequestCycle but never reads it
 			// with hints on; the profile has none (hints.go).
 			prof.Observes.MoveRequestCycle = false
+			prof.Observes.InFlightEvents = hints
 		}
 		q, clk, err := newQueue(cfg, start, hints)
 		if err != nil {
@@ -411,14 +412,20 @@ func (t *Target) Update(oldPod, newPod *spec.Pod) error {
 	return nil
 }
 
-// Delete is R10. A deleted pod in flight is forgotten by the adapter too:
-// the scheduler does not requeue a pod that no longer exists.
+// Delete is R10. A deleted pod in flight is forgotten by the adapter and
+// ended with Done upstream, as the scheduler does for a pod that no longer
+// exists; with queueing hints that takes its marker off the in-flight list.
 func (t *Target) Delete(p *spec.Pod) error {
 	if err := p.Validate(); err != nil {
 		return err
 	}
 	t.q.Delete(toV1(p))
-	delete(t.inFlight, p.Key())
+	if pi, ok := t.inFlight[p.Key()]; ok {
+		// The scheduler ends the attempt of a pod deleted in flight; with
+		// queueing hints that is what takes its marker off the list.
+		delete(t.inFlight, p.Key())
+		t.q.Done(pi.Pod.UID)
+	}
 	return nil
 }
 
@@ -514,5 +521,12 @@ func (t *Target) Snapshot() spec.Snapshot {
 		s.InFlight = append(s.InFlight, t.info(pi))
 	}
 	sort.Slice(s.InFlight, func(i, j int) bool { return s.InFlight[i].Key() < s.InFlight[j].Key() })
+	if t.profile.Observes.InFlightEvents {
+		l, ok := t.inFlightEvents()
+		if !ok {
+			panic("v133 adapter: cannot read the in-flight list (activeQueue.inFlightEvents): upstream's layout changed")
+		}
+		s.InFlightEvents = l
+	}
 	return s
 }
