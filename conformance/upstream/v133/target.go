@@ -11,7 +11,10 @@
 //   - The two flushes. They are unexported and run on timers; the adapter
 //     calls them directly (linkname, flush.go), so scenarios decide when
 //     they happen, as with every other target.
-//   - moveRequestCycle is read by reflection, for observation only.
+//   - moveRequestCycle is read by reflection, for observation only; with
+//     queueing hints on, so is the in-flight list (inflight.go).
+//   - The nominator (R18) is upstream's own (AddNominatedPod,
+//     NominatedPodsForNode).
 //   - Metrics (R14) are read from the process's registry, which every
 //     queue of the process shares, as what changed since the target was
 //     made (the suite makes one queue at a time). Moves by a wildcard
