@@ -351,23 +351,29 @@ func (b brokenHintsMetrics) Profile() Profile {
 // The hints profile's metrics (R14h) are compared after every step as the
 // classic ones are: each way of getting one series wrong fails a scenario
 // that exercises it, citing R14h with the series as "model: X / target:
-// Y", and the hints random runs catch it too; ignored, they pass.
+// Y". The hints random runs (100 sequences here) catch the gated pods
+// counted as unschedulable at once, within 3 sequences in 20 of 20 runs,
+// and pass when told to ignore metrics. They catch the other two more
+// slowly (a Pop from backoffQ not counted: in 4 runs of 5; pending plugins
+// left out: in 18 runs of 20, after up to 62 sequences), too seldom to
+// assert here; the scenarios catch them every time.
 func TestHintsMetricsCompared(t *testing.T) {
 	for _, c := range []struct {
 		how, scenario string
 		want          string
+		random        bool // the random runs catch it every time
 	}{
 		{"gated as unschedulable", "hints/gated/add-of-a-gated-pod-waits-in-unschedulablePods",
 			"R14h Metrics: the metrics after R1 Add differ\n" +
 				"  scheduler_pending_pods{queue=\"gated\"}: model: 1 / target: 0\n" +
-				"  scheduler_pending_pods{queue=\"unschedulable\"}: model: 0 / target: 1"},
+				"  scheduler_pending_pods{queue=\"unschedulable\"}: model: 0 / target: 1", true},
 		{"no PopFromBackoffQ", "hints/pop/a-blocked-pop-wakes-for-a-rejected-pod-entering-backoffQ",
 			", step 5: fail a plugins=(Fit)\n" +
 				"R14h Metrics: the metrics after R3 AddUnschedulableIfNotPresent differ\n" +
-				"  scheduler_queue_incoming_pods_total{queue=\"active\",event=\"PopFromBackoffQ\"}: model: 1 / target: 0"},
+				"  scheduler_queue_incoming_pods_total{queue=\"active\",event=\"PopFromBackoffQ\"}: model: 1 / target: 0", false},
 		{"no pending plugins", "hints/failure/a-pending-plugins-queue-goes-to-activeQ",
 			"R14h Metrics: the metrics after R3 AddUnschedulableIfNotPresent differ\n" +
-				"  scheduler_unschedulable_pods{plugin=\"Fit\"}: model: 1 / target: 0"},
+				"  scheduler_unschedulable_pods{plugin=\"Fit\"}: model: 1 / target: 0", false},
 	} {
 		t.Run(c.how, func(t *testing.T) {
 			nt := func(t testing.TB, cfg spec.Config, start time.Time) Target {
@@ -380,8 +386,8 @@ func TestHintsMetricsCompared(t *testing.T) {
 			if !strings.Contains(d.failure, c.want) {
 				t.Errorf("the failure lacks %q:\n%s", c.want, d.failure)
 			}
-			if c.how == "no PopFromBackoffQ" {
-				return // the random runs never block a Pop; a direct Pop from backoffQ is rare in them
+			if !c.random {
+				return
 			}
 			rec = hintsRandomRun(t, nt)
 			if !rec.Failed() || !strings.Contains(rec.String(), "R14h Metrics: the metrics after") {
