@@ -52,12 +52,18 @@ func runHintsDifferential(t *testing.T, newTarget NewTarget, ro randomRuns) (ok 
 	}), ""
 }
 
-func runHintsDifferentialResult(t *testing.T, newTarget NewTarget, opts Options) Result {
+// runHintsDifferentialResult runs the hints random runs for Run; metrics
+// says whether the target reports metrics (Observes.Metrics), which the
+// runs then compare (R14h) unless Options.Ignore leaves them out.
+func runHintsDifferentialResult(t *testing.T, newTarget NewTarget, opts Options, metrics bool) Result {
 	res := Result{Scenario: "model-differential random runs (hints)", Rules: []spec.Rule{"R1h-R17"}, Outcome: Pass,
 		Profile: spec.ProfileHints.String()}
 	if opts.SkipHintsDifferential != "" {
 		res.Outcome, res.Detail = NotApplicable, opts.SkipHintsDifferential
 		return res
+	}
+	if metrics && !slices.Contains(opts.Ignore, IgnoreMetrics) {
+		res.Rules = append(res.Rules, "R14h")
 	}
 	ro := randomOptions(opts)
 	ok, na := runHintsDifferential(t, newTarget, ro)

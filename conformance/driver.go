@@ -118,14 +118,14 @@ func (d *driver) begin() error {
 	if mistake := AdapterMistake(o, d.target.Snapshot()); mistake != "" {
 		d.fail(0, nil, "%s", mistake)
 	}
-	// The model counts the metrics of the classic profile (R14); the hints
-	// profile's (R14h) are not compared yet.
-	if o.Metrics && !d.ignore[IgnoreMetrics] && d.cfg.Profile == spec.ProfileClassic {
+	// The model counts the metrics of the scenario's profile: R14, or
+	// R14h in the hints profile (metricsModel).
+	if o.Metrics && !d.ignore[IgnoreMetrics] {
 		r, ok := d.target.(MetricsReporter)
 		if !ok {
 			d.fail(0, nil, "%s", mistakeNoMetrics)
 		}
-		d.reporter, d.metrics = r, &metricsModel{}
+		d.reporter, d.metrics = r, &metricsModel{cfg: d.cfg}
 	}
 	return nil
 }
@@ -319,10 +319,11 @@ func (d *driver) drive(stepNo int, op schedqtest.Op) {
 			problem("%s returned %s\n  model:  %s\n  target: %s", op.Rule(), "a different outcome", mo, to)
 		}
 	}
+	var shadowAfter spec.Snapshot
 	if d.metrics != nil {
 		// Counted before any woken Pop: the pods the operation moved
 		// into a place count even if a Pop took them at once.
-		shadowAfter := d.shadow.Model.Snapshot()
+		shadowAfter = d.shadow.Model.Snapshot()
 		d.metrics.step(op, &shadowBefore, &shadowAfter)
 	}
 	woken := d.wake(op, problem)
@@ -345,12 +346,20 @@ func (d *driver) drive(stepNo int, op schedqtest.Op) {
 		}
 	}
 	shadowNow := d.shadow.Model.Snapshot()
+	if d.metrics != nil && woken > 0 {
+		// A woken Pop may take its pod from backoffQ (R2h).
+		d.metrics.popsFromBackoffQ(&shadowAfter, &shadowNow)
+	}
 	if diff := diffStates(d.observed(shadowNow), d.observed(after), d.start, d.cfg); diff != "" {
 		problem("%s left a different state (observed: %s)\n%s", op.Rule(), d.observes(), strings.TrimSuffix(diff, "\n"))
 	}
 	if d.reporter != nil {
 		if diff := diffMetrics(d.metrics.expected(&shadowNow), d.reporter.Metrics()); diff != "" {
-			problem("%s: the metrics after %s differ\n%s", spec.R14Metrics, op.Rule(), strings.TrimSuffix(diff, "\n"))
+			rule := spec.R14Metrics
+			if d.cfg.Profile == spec.ProfileHints {
+				rule = spec.R14hMetrics
+			}
+			problem("%s: the metrics after %s differ\n%s", rule, op.Rule(), strings.TrimSuffix(diff, "\n"))
 		}
 	}
 	if len(problems) > 0 {
@@ -523,7 +532,7 @@ func (d *driver) wake(op schedqtest.Op, problem func(string, ...any)) int {
 		if m.Closed() {
 			want = d.shadow.Blocked
 		} else {
-			want = min(d.shadow.Blocked, len(m.Snapshot().ActiveQ))
+			want = min(d.shadow.Blocked, poppable(d.cfg, m.Snapshot()))
 		}
 	}
 	var got []popResult
@@ -558,6 +567,21 @@ collect:
 		d.comparePop(r.info, r.cycle, r.err, " (woken)", problem)
 	}
 	return len(got)
+}
+
+// poppable is how many Pops can return a pod in state s, one after the
+// other: the pods of activeQ and, in the hints profile, the rejected pods
+// of backoffQ, which Pop takes when activeQ is empty (R2h).
+func poppable(cfg spec.Config, s spec.Snapshot) int {
+	n := len(s.ActiveQ)
+	if cfg.Profile == spec.ProfileHints {
+		for i := range s.BackoffQ {
+			if len(s.BackoffQ[i].Rejectors()) > 0 {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 func popLine(r popResult) string {

@@ -28,17 +28,18 @@ func (t implTarget) Profile() conformance.Profile {
 		Description: "schedq impl: the concurrent implementation",
 		Blocking:    true,
 		// impl's snapshots are spec.Snapshots: complete in either
-		// profile (it refuses the hints profile until it implements it).
+		// profile.
 		Observes: conformance.Observes{MoveRequestCycle: true, PodInfo: true, Closed: true, Metrics: true,
 			InFlightEvents: true, HintCounts: true},
 	}
 }
 
-// Metrics reports the queue's metrics (R14) to the suite: Observes.Metrics
+// Metrics reports the queue's metrics (R14, R14h) to the suite: Observes.Metrics
 // above says it does. It shadows impl's own Metrics, whose types are impl's.
 func (t implTarget) Metrics() conformance.Metrics {
 	m := t.PriorityQueue.Metrics()
-	out := conformance.Metrics{PendingPods: m.PendingPods, IncomingPods: map[conformance.IncomingSeries]uint64{}}
+	out := conformance.Metrics{PendingPods: m.PendingPods, IncomingPods: map[conformance.IncomingSeries]uint64{},
+		UnschedulablePods: m.UnschedulablePods}
 	for k, v := range m.IncomingPods {
 		out.IncomingPods[conformance.IncomingSeries{Queue: k.Queue, Event: k.Event}] = v
 	}

@@ -12,9 +12,10 @@ import (
 )
 
 // MetricsReporter is implemented by a target that reports the queue
-// metrics of R14 (see "Metrics" in the doc of spec.Queue). A target that
-// implements it sets Profile.Observes.Metrics, and the suite then compares
-// its metrics with the model's after every step.
+// metrics of R14, or of R14h in the hints profile (see "Metrics" in the
+// doc of spec.Queue, and R14h in spec/hints.go). A target that implements
+// it sets Profile.Observes.Metrics, and the suite then compares its
+// metrics with the model's after every step, in either profile.
 type MetricsReporter interface {
 	// Metrics returns the queue's metrics now. The counters count from
 	// the target's creation: a target whose metrics live in a registry
@@ -22,15 +23,26 @@ type MetricsReporter interface {
 	Metrics() Metrics
 }
 
-// Metrics is what a queue exports under upstream's names (R14).
+// Metrics is what a queue exports under upstream's names (R14, R14h).
 type Metrics struct {
 	// PendingPods is scheduler_pending_pods: value of the label "queue"
 	// ("active", "backoff", "unschedulable", "gated") -> pods. A missing
-	// label reads 0.
+	// label reads 0. In the hints profile "unschedulable" leaves out the
+	// gated pods of unschedulablePods, which "gated" counts (R14h).
 	PendingPods map[string]int
 	// IncomingPods is scheduler_queue_incoming_pods_total: series -> pods
 	// counted so far. A missing series reads 0.
 	IncomingPods map[IncomingSeries]uint64
+	// UnschedulablePods is scheduler_unschedulable_pods of the hints
+	// profile (R14h): value of the label "plugin" -> the queued pods (in
+	// activeQ, backoffQ or unschedulablePods; not in flight) that have the
+	// plugin as a rejector (UnschedulablePlugins or PendingPlugins, which
+	// include a gating PreEnqueue plugin). A missing plugin reads 0. The
+	// series' other label, "profile", is the queue's scheduler name: a
+	// target is one queue of one profile, so the suite compares by plugin.
+	// It is compared only in the hints profile: the classic profile's
+	// contract (R14) does not name it, and a target may leave it nil there.
+	UnschedulablePods map[string]int
 }
 
 // IncomingSeries is one series of scheduler_queue_incoming_pods_total.
@@ -47,6 +59,16 @@ const (
 	MetricQueueGated         = "gated"
 )
 
+// Event labels of the hints profile (R14h) that the classic one has not.
+const (
+	// eventUnscheduledPodAdd is v1.37.2's label for Add (classic:
+	// "UnschedulablePodAdd").
+	eventUnscheduledPodAdd = "UnscheduledPodAdd"
+	// eventPopFromBackoffQ counts, under queue "active", the pods Pop took
+	// from backoffQ (R2h).
+	eventPopFromBackoffQ = "PopFromBackoffQ"
+)
+
 // metricLabels maps a place to its "queue" label.
 var metricLabels = map[spec.Location]string{
 	spec.InActiveQ:           MetricQueueActive,
@@ -54,13 +76,19 @@ var metricLabels = map[spec.Location]string{
 	spec.InUnschedulablePods: MetricQueueUnschedulable,
 }
 
-// metricsModel counts what R14 says the model's steps count. The model
-// itself keeps no metrics: R14 is a function of each step (which pods
-// entered which place, and the operation that moved them), so the counts
-// are derived from the shadow model's snapshots around each operation.
+// metricsModel counts what R14 (R14h in the hints profile) says the
+// model's steps count. The model itself keeps no metrics: the counts are a
+// function of each step (which pods entered which place, and the operation
+// that moved them), so they are derived from the shadow model's snapshots
+// around each operation; the gauges are functions of the state.
 type metricsModel struct {
+	// cfg is the scenario's: its Profile says which rule counts, and in
+	// the hints profile its hints say which event of an update moved a pod.
+	cfg      spec.Config
 	incoming map[IncomingSeries]uint64
 }
+
+func (mm *metricsModel) hints() bool { return mm.cfg.Profile == spec.ProfileHints }
 
 // eventLabel is the "event" label R14 gives the pods an operation moves
 // into a place; "" for operations that move no pod into one.
@@ -86,9 +114,40 @@ func eventLabel(op schedqtest.Op) string {
 	return ""
 }
 
+// hintsEventLabel is the "event" label R14h gives pod k, which op moved
+// into a place: as R14 except that Add, and an Update that adds a pod
+// (unknown, or in flight under another UID), say "UnscheduledPodAdd", and
+// an Update that moves a pod out of unschedulablePods says the label of
+// the update's event that moved it: the first of spec.PodUpdateEvents
+// whose strategy is not Skip (R9h tries them in turn; PreEnqueue, a
+// function of the pod, refuses a later one if it refused an earlier one).
+func (mm *metricsModel) hintsEventLabel(op schedqtest.Op, k spec.PodKey, before, after *spec.Snapshot) string {
+	switch op.Kind {
+	case schedqtest.KindAdd:
+		return eventUnscheduledPodAdd
+	case schedqtest.KindUpdate:
+		loc, was := before.Find(k)
+		if loc != spec.InUnschedulablePods {
+			return eventUnscheduledPodAdd
+		}
+		_, now := after.Find(k)
+		info := was
+		info.Pod = now.Pod
+		evs := spec.PodUpdateEvents(was.Pod, now.Pod)
+		for _, ev := range evs {
+			if mm.cfg.PodStrategy(&info, spec.Occurrence{Event: ev, Old: was.Pod, New: now.Pod}) != spec.StrategySkip {
+				return ev.EventLabel()
+			}
+		}
+		return "(no event of the update moves " + string(k) + ")"
+	}
+	return eventLabel(op)
+}
+
 // step counts the pods that op moved into activeQ, backoffQ or
 // unschedulablePods: those whose place after the operation is one of them
-// and differs from their place before it.
+// and differs from their place before it. In the hints profile a pod Pop
+// took from backoffQ counts too (popsFromBackoffQ).
 func (mm *metricsModel) step(op schedqtest.Op, before, after *spec.Snapshot) {
 	was := before.Locations()
 	for k, loc := range after.Locations() {
@@ -96,20 +155,44 @@ func (mm *metricsModel) step(op schedqtest.Op, before, after *spec.Snapshot) {
 		if !ok || was[k] == loc {
 			continue
 		}
-		if mm.incoming == nil {
-			mm.incoming = make(map[IncomingSeries]uint64)
-		}
 		ev := eventLabel(op)
+		if mm.hints() {
+			ev = mm.hintsEventLabel(op, k, before, after)
+		}
 		if ev == "" {
 			ev = "(" + string(op.Kind) + " moves no pod)"
 		}
-		mm.incoming[IncomingSeries{q, ev}]++
+		mm.count(IncomingSeries{q, ev}, 1)
 	}
+	mm.popsFromBackoffQ(before, after)
+}
+
+// popsFromBackoffQ counts ("active", "PopFromBackoffQ") for every pod that
+// was in backoffQ before and is in flight after (R2h, R14h): only a Pop
+// does that. The driver also calls it around the Pops an operation woke.
+// The classic profile's Pop never takes from backoffQ.
+func (mm *metricsModel) popsFromBackoffQ(before, after *spec.Snapshot) {
+	if !mm.hints() {
+		return
+	}
+	was := before.Locations()
+	for k, loc := range after.Locations() {
+		if loc == spec.InFlight && was[k] == spec.InBackoffQ {
+			mm.count(IncomingSeries{MetricQueueActive, eventPopFromBackoffQ}, 1)
+		}
+	}
+}
+
+func (mm *metricsModel) count(s IncomingSeries, n uint64) {
+	if mm.incoming == nil {
+		mm.incoming = make(map[IncomingSeries]uint64)
+	}
+	mm.incoming[s] += n
 }
 
 // expected returns the metrics the model reports in state s.
 func (mm *metricsModel) expected(s *spec.Snapshot) Metrics {
-	return Metrics{
+	m := Metrics{
 		PendingPods: map[string]int{
 			MetricQueueActive:        len(s.ActiveQ),
 			MetricQueueBackoff:       len(s.BackoffQ),
@@ -118,10 +201,30 @@ func (mm *metricsModel) expected(s *spec.Snapshot) Metrics {
 		},
 		IncomingPods: maps.Clone(mm.incoming),
 	}
+	if !mm.hints() {
+		return m
+	}
+	m.UnschedulablePods = map[string]int{}
+	for _, pods := range [][]spec.QueuedPodInfo{s.ActiveQ, s.BackoffQ, s.UnschedulablePods} {
+		for i := range pods {
+			for _, p := range pods[i].Rejectors() {
+				m.UnschedulablePods[p]++
+			}
+		}
+	}
+	for i := range s.UnschedulablePods {
+		if s.UnschedulablePods[i].Gated() {
+			m.PendingPods[MetricQueueGated]++
+			m.PendingPods[MetricQueueUnschedulable]--
+		}
+	}
+	return m
 }
 
 // diffMetrics describes how the target's metrics differ from the model's,
 // one "model: X / target: Y" line per series, or "" if they agree.
+// scheduler_unschedulable_pods is compared where the model reports it
+// (UnschedulablePods not nil: the hints profile).
 func diffMetrics(model, target Metrics) string {
 	var b strings.Builder
 	labels := slices.Sorted(maps.Keys(model.PendingPods))
@@ -147,6 +250,20 @@ func diffMetrics(model, target Metrics) string {
 	for _, s := range series {
 		if m, t := model.IncomingPods[s], target.IncomingPods[s]; m != t {
 			fmt.Fprintf(&b, "  scheduler_queue_incoming_pods_total{queue=%q,event=%q}: model: %d / target: %d\n", s.Queue, s.Event, m, t)
+		}
+	}
+	if model.UnschedulablePods != nil {
+		plugins := slices.Collect(maps.Keys(model.UnschedulablePods))
+		for p := range target.UnschedulablePods {
+			if _, ok := model.UnschedulablePods[p]; !ok {
+				plugins = append(plugins, p)
+			}
+		}
+		slices.Sort(plugins)
+		for _, p := range plugins {
+			if m, t := model.UnschedulablePods[p], target.UnschedulablePods[p]; m != t {
+				fmt.Fprintf(&b, "  scheduler_unschedulable_pods{plugin=%q}: model: %d / target: %d\n", p, m, t)
+			}
 		}
 	}
 	return b.String()

@@ -152,7 +152,7 @@ const (
 	IgnoreMoveRequestCycle Observation = "moveRequestCycle"
 	// IgnoreClosed: Snapshot.Closed.
 	IgnoreClosed Observation = "closed"
-	// IgnoreMetrics: the metrics of a MetricsReporter (R14).
+	// IgnoreMetrics: the metrics of a MetricsReporter (R14, R14h).
 	IgnoreMetrics Observation = "metrics"
 )
 
@@ -255,7 +255,7 @@ func Run(t *testing.T, newTarget NewTarget, opts Options) {
 		}
 	})
 	t.Run("differential-hints", func(t *testing.T) {
-		res := runHintsDifferentialResult(t, newTarget, opts)
+		res := runHintsDifferentialResult(t, newTarget, opts, report.Profile.Observes.Metrics)
 		mu.Lock()
 		defer mu.Unlock()
 		report.Results = append(report.Results, res)

@@ -23,7 +23,7 @@
 // cites the rule ids it checks. The target and a shadow model perform the
 // same operations; after each one their errors (schedqtest.SameError), the
 // pod each Pop returned (one the model allows, I5), the observed snapshots
-// and, for a target that reports them, the metrics (R14) must agree, and
+// and, for a target that reports them, the metrics (R14, R14h) must agree, and
 // on a target that observes everything the invariants I1..I6
 // (spec.CheckStep) must hold. A failure names the scenario, the step and
 // its operation line, the rule or invariant, each differing field as
@@ -128,7 +128,8 @@ type Observes struct {
 	// (with PodInfo). kube-scheduler v1.33.13 has none of them.
 	HintCounts bool
 	// Metrics: the target implements MetricsReporter, and its
-	// pending_pods and queue_incoming_pods_total (R14) are compared with
+	// pending_pods and queue_incoming_pods_total (R14), and in the hints
+	// profile also unschedulable_pods by plugin (R14h), are compared with
 	// the model's after every step.
 	Metrics bool
 }

@@ -13,7 +13,7 @@ import (
 type classic struct{}
 
 // added (D6): every pod is admitted.
-func (classic) added(q *PriorityQueue, e *entry, now time.Time, counter hotCounter) bool {
+func (classic) added(q *PriorityQueue, e *entry, _ place, now time.Time, counter hotCounter) bool {
 	q.moveToActiveQ(e, now)
 	q.metrics.hot[counter]++
 	return true

@@ -242,13 +242,18 @@ func (h *hints) rebuildPopQ(q *PriorityQueue) {
 
 // --- the decisions ---
 
-// added (D6) is R1h: a new pod must pass PreEnqueue.
-func (h *hints) added(q *PriorityQueue, e *entry, now time.Time, _ hotCounter) bool {
+// added (D6) is R1h: a new pod must pass PreEnqueue. A refused pod whose
+// key was already in unschedulablePods stays there: R14h counts only a key
+// new to unschedulablePods (as v1.37.2, whose addOrUpdate counts only a new
+// key).
+func (h *hints) added(q *PriorityQueue, e *entry, from place, now time.Time, _ hotCounter) bool {
 	if h.admit(q, e, inActiveQ, now) == inActiveQ {
 		q.metrics.hot[activeUnscheduledPodAdd]++
 		return true
 	}
-	q.metrics.hot[unschedulableUnscheduledPodAdd]++
+	if from != inUnschedulablePods {
+		q.metrics.hot[unschedulableUnscheduledPodAdd]++
+	}
 	return false
 }
 

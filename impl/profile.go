@@ -15,9 +15,10 @@ import (
 // methods run under the queue's mutex.
 type profile interface {
 	// D6 admission of a fresh pod (Add, or Update of an unknown pod): e is
-	// detached with its fresh info. It counts the pod's entry under counter
+	// detached with its fresh info; from is where its key was before (an
+	// entry replaced, or nowhere). It counts the pod's entry under counter
 	// (or the profile's own label) and reports whether it reached activeQ.
-	added(q *PriorityQueue, e *entry, now time.Time, counter hotCounter) bool
+	added(q *PriorityQueue, e *entry, from place, now time.Time, counter hotCounter) bool
 	// D4 Pop: whether Pop has a pod to take now, and taking it (detached).
 	canPop(q *PriorityQueue) bool
 	next(q *PriorityQueue) *entry

@@ -372,7 +372,9 @@ func (q *PriorityQueue) addLocked(pod *spec.Pod, h hashes, counter hotCounter) e
 	if err := q.uidHeldElsewhere(pod, h, e); err != nil {
 		return err
 	}
+	from := nowhere
 	if e != nil {
+		from = e.loc
 		q.detach(e)
 		q.setPod(e, pod, h)
 	} else {
@@ -383,7 +385,7 @@ func (q *PriorityQueue) addLocked(pod *spec.Pod, h hashes, counter hotCounter) e
 	now := q.clock.Now()
 	e.info = podInfo{Pod: pod, Timestamp: now}
 	q.nom.add(pod, spec.NominateNoop, "") // R18
-	if q.p.added(q, e, now, counter) {
+	if q.p.added(q, e, from, now, counter) {
 		q.cond.Signal()
 	}
 	return nil

@@ -43,6 +43,8 @@
 //     them directly (linkname, flush.go), so scenarios decide when they
 //     happen.
 //   - moveRequestCycle cannot be observed (it does not exist), nor Closed.
+//   - Metrics (R14h, hints profile only) are read from the process's
+//     registry as what changed since the target was made (metrics.go).
 //   - Bad input the upstream API cannot express (a nil pod panics there) is
 //     rejected by the adapter with the spec errors before reaching the
 //     queue; everything else upstream ignores silently (SilentNoOps).
@@ -88,6 +90,8 @@ type Target struct {
 	ctx      context.Context
 	inFlight map[spec.PodKey]*framework.QueuedPodInfo
 	closed   bool // so that cleanup does not close twice: upstream Close panics then
+	// base is the registry's metrics when the target was made (metrics.go).
+	base conformance.Metrics
 }
 
 var (
@@ -113,9 +117,10 @@ func Profile() conformance.Profile {
 // profile has it (none: -1 always) and whether Close was called. It then
 // observes everything the profile's invariants are stated over, so the
 // suite checks them (spec.CheckStep: I1, I2h-I5h, I6, I7) on the real
-// queue after every step.
+// queue after every step. It also reports the metrics (R14h, metrics.go).
 func HintsProfile() conformance.Profile {
 	p := Profile()
+	p.Observes.Metrics = true
 	p.Observes.HintCounts = true
 	p.Observes.InFlightEvents = true
 	p.Observes.MoveRequestCycle = true
@@ -162,7 +167,7 @@ func New() conformance.NewTarget {
 		}
 		logger := klog.Background()
 		tg := &Target{hints: cfg.Profile == spec.ProfileHints, q: q, clock: clk, logger: logger, ctx: klog.NewContext(context.Background(), logger),
-			inFlight: make(map[spec.PodKey]*framework.QueuedPodInfo)}
+			inFlight: make(map[spec.PodKey]*framework.QueuedPodInfo), base: gatherMetrics()}
 		t.Cleanup(func() {
 			if !tg.closed {
 				q.Close()
