@@ -99,6 +99,12 @@ var (
 		spec.EventUnschedulableTimeout,
 		spec.EventForceActivate,
 	}
+	// hintsRegistered are the events of hintsEvents that a plugin of the
+	// standard hint set registers and answers for a pod with no event
+	// object: Queue (no hint), Queue or QueueSkip (FitLabelHint), an error
+	// (FlakyHint).
+	hintsRegistered = []spec.ClusterEvent{schedqtest.NodeAdd, schedqtest.NodeLabel, schedqtest.NodeTaint,
+		{Resource: spec.ResourcePod, ActionType: spec.Add}}
 )
 
 // events for move: registered ones, ones no plugin registered for
@@ -189,9 +195,17 @@ var generators = map[schedqtest.Kind]generator{
 // 3, pop 2, 1 in 20; with tick 4, none (see doc.go).
 var weights = map[schedqtest.Kind]int{schedqtest.KindTick: 4, schedqtest.KindPop: 2}
 
-// drawn is schedqtest.Kinds with each kind repeated by its weight: what
-// the fuzz target indexes and the rapid state machine offers.
-var drawn []schedqtest.Kind
+// hintsWeights are weights in the hints profile, where Update also gates
+// and ungates pods (R9h, R17). Measured on the mutant
+// hints-gated-pod-moved-by-unrelated-event, checks until caught over 10
+// runs: with Update drawn once, median 880, mean 2050, worst 6335; drawn
+// twice, median 650, mean 680, worst 1702.
+var hintsWeights = map[schedqtest.Kind]int{schedqtest.KindTick: 4, schedqtest.KindPop: 2, schedqtest.KindUpdate: 2}
+
+// drawn and hintsDrawn are schedqtest.Kinds with each kind repeated by its
+// weight in the profile: what the fuzz target indexes and the rapid state
+// machine offers.
+var drawn, hintsDrawn []schedqtest.Kind
 
 func init() {
 	for _, k := range schedqtest.Kinds {
@@ -201,25 +215,38 @@ func init() {
 		for range max(weights[k], 1) {
 			drawn = append(drawn, k)
 		}
+		for range max(hintsWeights[k], 1) {
+			hintsDrawn = append(hintsDrawn, k)
+		}
 	}
 	if len(generators) != len(schedqtest.Kinds) {
 		panic("properties: a generator for an operation that is not in schedqtest.Kinds")
 	}
 }
 
+// weights is the weight of each kind in the pair's profile.
+func (p *pair) weights() (map[schedqtest.Kind]int, []schedqtest.Kind) {
+	if p.hints() {
+		return hintsWeights, hintsDrawn
+	}
+	return weights, drawn
+}
+
 // genKind draws an operation kind for the fuzz target, by its index in
-// drawn, and runs its generator.
+// the profile's drawn list, and runs its generator.
 func (p *pair) genKind(c chooser) bool {
-	return generators[drawn[c.choose(len(drawn), "operation")]](p, c)
+	_, d := p.weights()
+	return generators[d[c.choose(len(d), "operation")]](p, c)
 }
 
 // rapidActions offers each kind's generator to t.Repeat, named as in the
 // language ("tick", "tick#2", ... for a weighted kind).
 func (p *pair) rapidActions() map[string]func(*rapid.T) {
-	m := make(map[string]func(*rapid.T), len(drawn))
+	w, d := p.weights()
+	m := make(map[string]func(*rapid.T), len(d))
 	for _, k := range schedqtest.Kinds {
 		g := generators[k]
-		for i := range max(weights[k], 1) {
+		for i := range max(w[k], 1) {
 			name := string(k)
 			if i > 0 {
 				name = fmt.Sprintf("%s#%d", k, i+1)
@@ -503,27 +530,48 @@ func (p *pair) genActivate(c chooser) bool {
 }
 
 // genUpdate passes the pod's last version (or, uid=, another object with
-// the same name) and a copy with one change, or none.
+// the same name) and a copy with one change, or none. In the hints profile
+// labels change more often (they gate and ungate pods, R17), half the
+// updates are of a pod in unschedulablePods (R9h), half of those of a
+// gated pod drop its labels (as a scheduling gate is lifted), and a label
+// change is, half the time, followed by an event some plugin registered:
+// whether a move request re-examines a pod an update left gated but
+// admissible (R4h) takes such a sequence, which rarely comes by chance.
 func (p *pair) genUpdate(c chooser) bool {
 	op := schedqtest.Op{Kind: schedqtest.KindUpdate, Pod: schedqtest.PodRef{Name: pick(c, "pod", names)}}
+	var gated bool
+	if p.hints() {
+		if parked := p.model.Model.Snapshot().UnschedulablePods; len(parked) > 0 && c.choose(2, "a parked pod") == 1 {
+			u := pick(c, "parked pod", parked)
+			op.Pod.Name, gated = u.Pod.Name, u.Gated()
+		}
+	}
 	// In the hints profile an Update giving a pod in flight another UID
 	// is left out: the model then keeps a marker under the old UID, which
 	// its own I7 refuses; the contract has yet to say what it means.
 	if c.choose(4, "old version") == 3 {
 		op.Pod.UID = ptr(string(schedqtest.UIDOf(op.Pod.Name)) + "-2")
 	}
-	if p.cfg.Profile == spec.ProfileHints {
+	if p.hints() {
 		s := p.model.Model.Snapshot()
 		if loc, cur := s.Find(op.Pod.Key()); loc == spec.InFlight {
 			op.Pod.UID = ptr(string(cur.Pod.UID)) // the UID it has in flight
 		}
 	}
-	switch c.choose(7, "change") {
+	changes := 7
+	if p.hints() {
+		changes = 10 // 7 to 9 change the labels too
+	}
+	change := c.choose(changes, "change")
+	if gated && c.choose(2, "lift the gate") == 1 {
+		change, op.Pod.Labels = -1, map[string]string{}
+	}
+	switch change {
 	case 1:
 		op.Touch = true // ResourceVersion and Status only: irrelevant
 	case 2:
 		op.Pod.Priority = ptr(pick(c, "new priority", priorities))
-	case 3:
+	case 3, 7, 8, 9:
 		if p.hints() {
 			op.Pod.Labels = pick(c, "new labels", hintsNewLabels)
 		} else {
@@ -539,6 +587,9 @@ func (p *pair) genUpdate(c chooser) bool {
 		}
 	}
 	p.do(op)
+	if p.hints() && op.Pod.Labels != nil && c.choose(2, "then an event") == 1 {
+		p.do(schedqtest.Op{Kind: schedqtest.KindMove, Event: pick(c, "event", hintsRegistered)})
+	}
 	return true
 }
 
