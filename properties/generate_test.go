@@ -147,9 +147,13 @@ var configs = []schedqtest.ConfigChange{
 
 func drawConfig(c chooser) schedqtest.ConfigChange { return pick(c, "config", configs) }
 
+// hintsConfigs are configs and, only valid in the hints profile, backoff
+// switched off (max-backoff=0s, R7h).
+var hintsConfigs = append(slices.Clone(configs), schedqtest.ConfigChange{NoBackoff: true})
+
 // drawHintsConfig is drawConfig in the queueing-hints profile.
 func drawHintsConfig(c chooser) schedqtest.ConfigChange {
-	cc := drawConfig(c)
+	cc := pick(c, "config", hintsConfigs)
 	cc.Profile = spec.ProfileHints
 	return cc
 }
@@ -224,7 +228,7 @@ func init() {
 	}
 }
 
-// weights is the weight of each kind in the pair's profile.
+// weights returns the weights and the drawn list of the pair's profile.
 func (p *pair) weights() (map[schedqtest.Kind]int, []schedqtest.Kind) {
 	if p.hints() {
 		return hintsWeights, hintsDrawn
