@@ -2,7 +2,9 @@ package properties
 
 import (
 	"errors"
+	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -23,7 +25,9 @@ import (
 //  3. spec.CheckStep holds on the queue's step ("I1".."I6");
 //  4. the snapshots are equal ("snapshot diff", printed as
 //     cmp.Diff(modelSnap, queueSnap));
-//  5. checkStep, the queue's own consistency checks.
+//  5. the nominations (R18): NominatedPodsForNode of every node of
+//     nodes, pod by pod (spec.PodsEqual) and in order ("nominator");
+//  6. checkStep, the queue's own consistency checks.
 //
 // A failure message starts with CHECK[<name>], which TestMutantsAreCaught
 // reads back to say which check caught a mutant.
@@ -74,7 +78,7 @@ func firstInvariant(err error) string {
 	return "invariant"
 }
 
-// check is checks 2 to 5 of one step, given both snapshots before it and
+// check is checks 2 to 6 of one step, given both snapshots before it and
 // the step as each queue performed it.
 func (p *pair) check(mb, ib spec.Snapshot, ms, is spec.StepRecord) {
 	p.r.Helper()
@@ -88,7 +92,39 @@ func (p *pair) check(mb, ib spec.Snapshot, ms, is spec.StepRecord) {
 	if d := ma.Diff(&ia); d != "" {
 		p.failCheck("snapshot diff", "%s(-model +queue):\n%s", d, cmp.Diff(ma, ia, cmpopts.EquateEmpty()))
 	}
+	p.compareNominations()
 	p.checkStep()
+}
+
+// compareNominations is check 5: what the nominator exposes, the pods
+// nominated to each node (the queue's current version of each), must be
+// the model's. The snapshots do not show nominations.
+func (p *pair) compareNominations() {
+	p.r.Helper()
+	n, ok := p.sub.(spec.Nominator)
+	if !ok {
+		p.failCheck("nominator", "the queue under test has no nominator (spec.Nominator)")
+	}
+	for _, node := range nodes {
+		m, q := p.model.Model.NominatedPodsForNode(node), n.NominatedPodsForNode(node)
+		if !slices.EqualFunc(m, q, spec.PodsEqual) {
+			p.failCheck("nominator", "%s: the pods nominated to %q: model %s, the queue %s", spec.R18Nominator, node, podList(m), podList(q))
+		}
+	}
+}
+
+// podList prints pods as name(uid labels) for a nominator failure.
+func podList(pods []*spec.Pod) string {
+	var b strings.Builder
+	b.WriteString("[")
+	for i, pod := range pods {
+		if i > 0 {
+			b.WriteString(" ")
+		}
+		fmt.Fprintf(&b, "%s(uid=%s prio=%d labels=%v)", pod.Name, pod.UID, pod.Priority, pod.Labels)
+	}
+	b.WriteString("]")
+	return b.String()
 }
 
 // checkStep is the one place for checks of the queue's own after every

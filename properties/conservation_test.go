@@ -98,7 +98,7 @@ func TestConservation(t *testing.T) {
 				k := np.Key()
 				old := held[k]
 				if old == nil {
-					old = drawPodRef(c, np.Name).Build()
+					old = drawPodRef(c, np.Name, labelSets).Build()
 				}
 				if err := q.Update(old, np); err != nil {
 					t.Fatalf("Update: %v", err)

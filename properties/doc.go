@@ -25,6 +25,19 @@
 //	go test -run '^$' -fuzz FuzzQueue -fuzztime 60s ./properties/
 //	SCHEDQ_BOUNDARY_SEEDS=20 go test -run TestBoundaryMutantsAtCICount -v ./properties/
 //
+// # Both profiles, and the nominator
+//
+// TestStateMachineHints runs the same generators in the queueing-hints
+// profile, with the standard hint set of schedqtest.HintsConfig: pods are
+// added and updated with the labels its hints and PreEnqueue plugins read
+// (so they are gated and ungated, R17), fail with its plugins as rejecting
+// and pending plugins (R3h), and meet the events its hints answer with
+// Queue, QueueSkip or an error (R16). In both profiles pods are nominated
+// to nodes, to none, or by their own NominatedNodeName, and after every
+// step the pods nominated to each node are compared with the model's
+// (R18). The catch table of TestMutantsAreCaught holds every hints mutant
+// of impl/mutants_test.go and three of the nominator.
+//
 // # Failures are scenarios
 //
 // A failing run (rapid's shrunk sequence, or a fuzz input) names the

@@ -2,6 +2,7 @@ package properties
 
 import (
 	"reflect"
+	"slices"
 	"time"
 
 	"github.com/schedq/schedq/schedqtest"
@@ -87,6 +88,9 @@ func (p *pair) do(op schedqtest.Op) {
 		p.r.Fatalf("the generator drew an invalid operation %s: %v", op, err)
 	}
 	p.compareErrors(mo, io)
+	if !slices.Equal(mo.Nominated, io.Nominated) {
+		p.failCheck("nominator", "%s: model %q, the queue %q", spec.R18Nominator, mo, io)
+	}
 	p.check(mb, ib, mo.Step, io.Step)
 }
 

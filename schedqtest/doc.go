@@ -42,8 +42,9 @@
 // profile it is classic and starts from Config(). "config profile=hints"
 // makes it a scenario of the queueing-hints profile: it starts from
 // HintsConfig(), the standard hint set (plugins Fit, Gate, Flaky and
-// Affinity with named pure hints, and the PreEnqueue plugin Gate, which
-// gates pods labelled gated=yes), "max-backoff=0s" is allowed (no
+// Affinity with named pure hints, and the PreEnqueue plugins Gate, which
+// gates pods labelled gated=yes, and Hold, which gates pods labelled
+// hold=yes and registers no event), "max-backoff=0s" is allowed (no
 // backoff), pending=(..) hands back PendingPlugins, and the state shows
 // the hint fields of each pod and the in-flight list:
 //

@@ -7,7 +7,7 @@ import (
 )
 
 // The standard hint set of the hints profile (spec.ProfileHints): the
-// plugins, queueing hints and PreEnqueue plugin every hints scenario, the
+// plugins, queueing hints and PreEnqueue plugins every hints scenario, the
 // model's tests and the hints targets run with ("config profile=hints").
 // Hints are Go functions, so a scenario file cannot state them; it names
 // them instead, and they are fixed here, small and pure, each showing one
@@ -25,6 +25,12 @@ import (
 //   - Affinity registers Pod/Add without a hint: an assigned pod added
 //     (AssignedPodAdd, R11h) requeues every pod it rejected, whatever their
 //     affinity terms (the hints profile has no affinity pre-filter).
+//   - Hold is a PreEnqueue plugin refusing pods labelled hold=yes
+//     (HoldAdmits) that registers no event: no update's event asks it, so
+//     a pod it gates stays gated when it loses the label, until a wildcard
+//     event, Activate or another rejector's hint on an update re-examines
+//     it. Only then does it show whether a move request re-examines a
+//     gated pod for an event its gating plugin did not register (R4h).
 //
 // Any plugin can be a pending plugin ("fail a pending=(Fit)").
 const (
@@ -32,6 +38,7 @@ const (
 	PluginGate     = "Gate"
 	PluginFlaky    = "Flaky"
 	PluginAffinity = "Affinity"
+	PluginHold     = "Hold"
 )
 
 // The events of the hints registry that Registry has no name for.
@@ -88,8 +95,12 @@ func FlakyHint(*spec.Pod, spec.Occurrence) (spec.QueueingHint, error) {
 // gated=yes.
 func GateAdmits(p *spec.Pod) bool { return p.Labels["gated"] != "yes" }
 
+// HoldAdmits is the Hold PreEnqueue plugin: it refuses pods labelled
+// hold=yes.
+func HoldAdmits(p *spec.Pod) bool { return p.Labels["hold"] != "yes" }
+
 // HintsConfig returns spec.DefaultHintsConfig(HintsRegistry) with the
-// standard hints and PreEnqueue plugin: the config "config profile=hints"
+// standard hints and PreEnqueue plugins: the config "config profile=hints"
 // starts from.
 func HintsConfig() spec.Config {
 	cfg := spec.DefaultHintsConfig(HintsRegistry)
@@ -98,7 +109,7 @@ func HintsConfig() spec.Config {
 		{Plugin: PluginGate, Event: PodLabel}:   GateHint,
 		{Plugin: PluginFlaky, Event: NodeTaint}: FlakyHint,
 	}
-	cfg.PreEnqueuePlugins = spec.PreEnqueuePlugins{PluginGate: GateAdmits}
+	cfg.PreEnqueuePlugins = spec.PreEnqueuePlugins{PluginGate: GateAdmits, PluginHold: HoldAdmits}
 	return cfg
 }
 
