@@ -279,9 +279,14 @@ func (implTarget) Profile() conformance.Profile {
 	return conformance.Profile{Name: "test", Blocking: true}
 }
 
-func initLine(id int) string {
-	b, _ := json.Marshal(remote.Request{ID: int64(id), Op: "init",
-		Config: remote.EncodeConfig(spec.DefaultConfig(schedqtest.Registry)), Now: "2026-01-01T00:00:00Z"})
+func initLine(id int) string { return initLineWith(id, spec.DefaultConfig(schedqtest.Registry)) }
+
+func initLineWith(id int, cfg spec.Config) string {
+	w, err := remote.EncodeConfig(cfg)
+	if err != nil {
+		panic(err)
+	}
+	b, _ := json.Marshal(remote.Request{ID: int64(id), Op: "init", Config: w, Now: "2026-01-01T00:00:00Z"})
 	return string(b)
 }
 
@@ -374,7 +379,15 @@ func TestWireRoundTrip(t *testing.T) {
 		t.Errorf("snapshot round trip (-sent +received):\n%s", d)
 	}
 	cfg := spec.DefaultConfig(schedqtest.Registry)
-	if d := cmp.Diff(cfg, remote.DecodeConfig(roundTrip(t, remote.EncodeConfig(cfg)))); d != "" {
+	w, err := remote.EncodeConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := remote.DecodeConfig(roundTrip(t, w))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(cfg, got); d != "" {
 		t.Errorf("config round trip (-sent +received):\n%s", d)
 	}
 	if _, err := remote.DecodeInfo(&remote.QueuedPodInfo{Pod: remote.EncodePod(pod), Timestamp: "yesterday"}); !errors.Is(err, remote.ErrProtocol) {
