@@ -27,7 +27,12 @@
 // A config with any other function (a Go test's own closure) cannot cross:
 // the driver refuses it with spec.ErrInvalidConfig, naming the plugin and
 // event whose hint has no standard name, and the suite reports what needs
-// it as not applicable to a peer.
+// it as not applicable to a peer. What each operation does is the
+// contract's, not the protocol's: rules R1-R14 in the classic profile,
+// R1h-R17 in the hints profile and R18 (the nominator) in both, as
+// "go doc github.com/schedq/schedq/spec" prints them; the rule ids below
+// name the classic rule, whose hints twin (R1h...) applies in the hints
+// profile.
 //
 // # Lines
 //
@@ -99,6 +104,10 @@
 //	              "inFlightEvents":true,"hintCounts":true},
 //	  "silentNoOps":false,"nominator":true}}
 //
+// or an error (e.g. code "invalidConfig"), after which the peer serves
+// nothing but may be sent init again. A second init after a successful one,
+// and any other request before it, is a protocol error.
+//
 // "inFlightEvents" claims the snapshot's in-flight list, "hintCounts" the
 // hint fields of each pod (with "podInfo"); in the hints profile the
 // invariants are checked only on a peer that claims both. "nominator"
@@ -106,10 +115,6 @@
 // the nominator scenarios n/a. The same profile answers both profiles'
 // configs (in the classic profile the in-flight list and the hint fields
 // are simply empty).
-//
-// or an error (e.g. code "invalidConfig"), after which the peer serves
-// nothing but may be sent init again. A second init after a successful one,
-// and any other request before it, is a protocol error.
 //
 // The operations, with the request fields each one reads and the response
 // fields it sets ("error" is possible on every one marked "error"):
