@@ -26,7 +26,11 @@ const OpTimeout = 30 * time.Second
 // NewTarget returns a conformance.NewTarget that starts the peer command
 // cmd (the program and its arguments) once per target, sends it init with
 // the target's config and clock start, and speaks the protocol with it. The
-// peer's profile is the one its init response claims. The peer is stopped
+// peer's profile is the one its init response claims; a peer claiming the
+// nominator requests is a spec.Nominator too. A config whose hint or
+// PreEnqueue functions are not all of the standard set cannot cross
+// (EncodeConfig): the constructor then fails with spec.ErrInvalidConfig,
+// which the suite reports as n/a. The peer is stopped
 // (its stdin closed) when the test ends; a peer that then exits with an
 // error fails the test with its stderr.
 func NewTarget(cmd []string) conformance.NewTarget {
@@ -52,6 +56,10 @@ func NewTarget(cmd []string) conformance.NewTarget {
 // satisfies conformance.Target and is safe for concurrent use: requests
 // from several goroutines are in flight together, and their responses are
 // matched by id.
+//
+// The Peer has no nominator methods: NewTarget returns Nominator() instead
+// when the peer claims the nominator requests, so that a peer without them
+// is a target without a nominator.
 //
 // Operations that return an error return the queue's error (matching the
 // spec error with errors.Is) or an error wrapping ErrProtocol. The others

@@ -598,6 +598,23 @@ func TestHintsWithoutAStandardNameAreRefused(t *testing.T) {
 	}
 }
 
+// Through the suite, such a config makes the scenario n/a for the peer,
+// with the reason, rather than a failure.
+func TestUnnamedHintIsNotApplicable(t *testing.T) {
+	newTarget := remote.NewTarget([]string{peerBin})
+	withClosure := func(t testing.TB, cfg spec.Config, start time.Time) conformance.Target {
+		cfg.QueueingHints = maps.Clone(cfg.QueueingHints)
+		cfg.QueueingHints[spec.HintKey{Plugin: schedqtest.PluginFit, Event: schedqtest.NodeLabel}] = func(*spec.Pod, spec.Occurrence) (spec.QueueingHint, error) {
+			return spec.HintSkip, nil
+		}
+		return newTarget(t, cfg, start)
+	}
+	res, _ := conformance.RunScenario(t, withClosure, "hints/move/hints-decide-pod-by-pod")
+	if res.Outcome != conformance.NotApplicable || !strings.Contains(res.Detail, "plugin Fit for event") {
+		t.Errorf("a hints scenario with a hint outside the standard set: %s (%s), want n/a naming plugin Fit's hint", res.Outcome, res.Detail)
+	}
+}
+
 // The nominator requests reach the queue's nominator, and a bad mode is a
 // protocol error that changes nothing.
 func TestServeNominator(t *testing.T) {

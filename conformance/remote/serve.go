@@ -15,9 +15,14 @@ import (
 )
 
 // NewQueue makes the queue a peer serves, from the config and clock start
-// of the init request. The queue's clock must be a fake one that only the
-// step request moves, and no flush may run on its own: the suite calls
-// them.
+// of the init request. In the hints profile the config's QueueingHints and
+// PreEnqueuePlugins are the standard functions the request named
+// (schedqtest.QueueingHintByName, schedqtest.PreEnqueueByName). The
+// queue's clock must be a fake one that only the step request moves, and
+// no flush may run on its own: the suite calls them. A queue that also
+// implements spec.Nominator serves the nominator requests, and the init
+// response says so. A profile the queue does not implement is its
+// spec.ErrInvalidConfig.
 type NewQueue func(cfg spec.Config, start time.Time) (conformance.Target, error)
 
 // maxLine bounds one request line; a snapshot response can be long, a
