@@ -17,6 +17,14 @@
 //	              shortcut (R3): a pod that failed in the cycle of a move
 //	              request lands in unschedulablePods (breaks I3)
 //	ignore-done   Done answers success and leaves the pod in flight (R12)
+//	ignore-hints  the queue is built without the config's queueing hints, so
+//	              every registered event answers Queue (R16): wrong in the
+//	              hints profile only (the classic profile has no hints)
+//
+// It serves both profiles of the contract: a hints config arrives with its
+// queueing hints and PreEnqueue plugins named (functions of the standard
+// set, schedqtest/hintnames.go), and the queue is built with those
+// functions.
 package main
 
 import (
@@ -39,22 +47,26 @@ import (
 const ProfileName = "schedq-impl-over-protocol"
 
 var brokenModes = map[string]string{
-	"no-shortcut": "AddUnschedulableIfNotPresent ignores the moveRequestCycle shortcut (R3, I3)",
-	"ignore-done": "Done answers success and leaves the pod in flight (R12)",
+	"no-shortcut":  "AddUnschedulableIfNotPresent ignores the moveRequestCycle shortcut (R3, I3)",
+	"ignore-done":  "Done answers success and leaves the pod in flight (R12)",
+	"ignore-hints": "the queue ignores the config's queueing hints: every registered event answers Queue (R16)",
 }
 
 func main() {
-	broken := flag.String("broken", "", "misbehave on purpose: no-shortcut or ignore-done (see the package documentation)")
+	broken := flag.String("broken", "", "misbehave on purpose: no-shortcut, ignore-done or ignore-hints (see the package documentation)")
 	flag.Parse()
 	if flag.NArg() != 0 {
 		fmt.Fprintf(os.Stderr, "schedq-peer: unexpected arguments %q\n", flag.Args())
 		os.Exit(2)
 	}
 	if _, ok := brokenModes[*broken]; *broken != "" && !ok {
-		fmt.Fprintf(os.Stderr, "schedq-peer: unknown -broken mode %q (known: no-shortcut, ignore-done)\n", *broken)
+		fmt.Fprintf(os.Stderr, "schedq-peer: unknown -broken mode %q (known: no-shortcut, ignore-done, ignore-hints)\n", *broken)
 		os.Exit(2)
 	}
 	newQueue := func(cfg spec.Config, start time.Time) (conformance.Target, error) {
+		if *broken == "ignore-hints" {
+			cfg.QueueingHints = nil
+		}
 		clk := testingclock.NewFakeClock(start)
 		q, err := impl.New(cfg, impl.WithClock(clk))
 		if err != nil {
@@ -68,7 +80,10 @@ func main() {
 			Name:        ProfileName,
 			Description: desc,
 			Blocking:    true,
-			Observes:    conformance.Observes{MoveRequestCycle: true, PodInfo: true, Closed: true},
+			// Everything a snapshot holds, in both profiles; metrics
+			// are not on the wire.
+			Observes: conformance.Observes{MoveRequestCycle: true, PodInfo: true, Closed: true,
+				InFlightEvents: true, HintCounts: true},
 		}}
 		switch *broken {
 		case "no-shortcut":

@@ -18,10 +18,21 @@
 // written in Go). The rest of this comment is the protocol, precise enough
 // to write a peer without reading Go.
 //
-// The protocol speaks the classic profile of the contract: the hints
-// profile's queueing hints and PreEnqueue plugins are functions, which no
-// line of JSON carries, so the driver refuses a hints config and the suite
-// reports the hints scenarios as not applicable to a peer.
+// The protocol speaks both profiles of the contract (spec.Profile): the
+// classic queue and the queueing-hints queue. The hints profile's queueing
+// hints and PreEnqueue plugins are functions, which no line of JSON
+// carries; the config names them instead, from a small standard set of
+// pure functions (see "Standard functions" below) that a peer implements
+// itself. Every hints scenario and the hints random runs use only those.
+// A config with any other function (a Go test's own closure) cannot cross:
+// the driver refuses it with spec.ErrInvalidConfig, naming the plugin and
+// event whose hint has no standard name, and the suite reports what needs
+// it as not applicable to a peer. What each operation does is the
+// contract's, not the protocol's: rules R1-R14 in the classic profile,
+// R1h-R17 in the hints profile and R18 (the nominator) in both, as
+// "go doc github.com/schedq/schedq/spec" prints them; the rule ids below
+// name the classic rule, whose hints twin (R1h...) applies in the hints
+// profile.
 //
 // # Lines
 //
@@ -37,9 +48,11 @@
 //
 // The peer executes requests one at a time, in the order it reads them,
 // and answers each when its operation has returned. The only exception is
-// pop: a pop that finds activeQ empty waits for a pod (rule R2) without
-// holding up the requests that follow it, and is answered when a pod
-// arrives (taking it) or the queue is closed (with error "closed").
+// pop: a pop that finds nothing to take (classic: activeQ empty, rule R2;
+// hints: activeQ empty and no pod in backoffQ that some plugin rejected,
+// rule R2h) waits for a pod without holding up the requests that follow
+// it, and is answered when a pod arrives (taking it) or the queue is
+// closed (with error "closed").
 // Responses can therefore come out of order; the driver matches them by
 // id. The driver sends requests from several goroutines at once (a
 // scenario blocks in pop while another goroutine adds the pod that wakes
@@ -68,16 +81,40 @@
 //	backoffQFlushPeriodNanoseconds           period of flushBackoffQCompleted (R5)
 //	unschedulablePodsFlushPeriodNanoseconds  period of flushUnschedulablePodsLeftover (R6)
 //	pluginEvents                             {"PluginName": [event, ...], ...} (R4)
+//	profile                                  "classic" (or absent) or "hints"
+//	queueingHints                            hints profile: [{"plugin":P,"event":E,"hint":NAME}, ...] (R16)
+//	preEnqueuePlugins                        hints profile: {"PluginName": NAME, ...} (R17)
+//
+// In the hints profile each entry of queueingHints gives the registration
+// (plugin P and one event E that P registered in pluginEvents, equal in
+// resource, actionType and label) the queueing hint of that NAME; a
+// registration without an entry has the hint that always answers Queue.
+// preEnqueuePlugins maps each PreEnqueue plugin to the NAME of its
+// function. The names are those of "Standard functions"; a name the peer
+// does not know is an invalidConfig error of init, as is a profile it does
+// not implement (a classic-only peer answers invalidConfig to a hints
+// config, and the suite then reports the hints scenarios n/a for it).
+// queueingHints and preEnqueuePlugins are absent in the classic profile.
 //
 // The init response carries the profile the peer claims (see
 // conformance.Profile; the suite compares what "observes" lists):
 //
 //	{"id":1,"profile":{"name":"my-queue","description":"...","blocking":true,
-//	  "observes":{"moveRequestCycle":true,"podInfo":true,"closed":true},"silentNoOps":false}}
+//	  "observes":{"moveRequestCycle":true,"podInfo":true,"closed":true,
+//	              "inFlightEvents":true,"hintCounts":true},
+//	  "silentNoOps":false,"nominator":true}}
 //
 // or an error (e.g. code "invalidConfig"), after which the peer serves
 // nothing but may be sent init again. A second init after a successful one,
 // and any other request before it, is a protocol error.
+//
+// "inFlightEvents" claims the snapshot's in-flight list, "hintCounts" the
+// hint fields of each pod (with "podInfo"); in the hints profile the
+// invariants are checked only on a peer that claims both. "nominator"
+// claims the two nominator requests (R18); without it the suite reports
+// the nominator scenarios n/a. The same profile answers both profiles'
+// configs (in the classic profile the in-flight list and the hint fields
+// are simply empty).
 //
 // The operations, with the request fields each one reads and the response
 // fields it sets ("error" is possible on every one marked "error"):
@@ -99,6 +136,14 @@
 //	schedulingCycle     -                         cycle                    SchedulingCycle
 //	snapshot            -                         snapshot                 Snapshot
 //	step                nanoseconds               -                        moves the fake clock forward
+//	addNominatedPod     pod, mode, nodeName       error                    spec.Nominator AddNominatedPod (R18)
+//	nominatedPodsForNode nodeName                 pods                     spec.Nominator NominatedPodsForNode (R18)
+//
+// mode is "noop" (nominate the pod to its own nominatedNodeName; absent
+// means noop) or "override" (to nodeName). nominatedPodsForNode answers
+// {"id":N,"pods":[pod, ...]} in nomination order (absent or empty: none).
+// A peer that did not claim "nominator" answers both with a protocol
+// error; the driver never sends them to it.
 //
 // A response to an operation without a result is just {"id":N}. A pod
 // field that is null (or an element of "pods" that is null) is a nil pod,
@@ -111,6 +156,11 @@
 // no check (every pod passes); a list, even empty, means exactly the listed
 // pods fail the check.
 //
+// In the hints profile addUnschedulable's info carries, besides the
+// rejecting plugins in unschedulablePlugins, the plugins that answered
+// Pending in pendingPlugins (R3h); the other hint fields it carries are
+// the ones pop returned.
+//
 // # Values
 //
 // A pod:
@@ -118,13 +168,23 @@
 //	{"namespace":"ns","name":"a","uid":"uid-a","priority":0,
 //	 "labels":{"app":"db"},
 //	 "requiredAffinityTerms":[{"namespaces":["ns"],"matchLabels":{"app":"db"}}],
-//	 "resourceVersion":"","status":""}
+//	 "resourceVersion":"","status":"","nominatedNodeName":""}
 //
 // A queued pod ("info"), as pop returns it, addUnschedulable takes it back
 // and snapshots list it:
 //
 //	{"pod":{...},"timestamp":"2026-01-01T00:00:01.5Z","attempts":1,
-//	 "unschedulablePlugins":["NodeResourcesFit"],"initialAttemptTimestamp":"2026-01-01T00:00:00Z"}
+//	 "unschedulablePlugins":["NodeResourcesFit"],"initialAttemptTimestamp":"2026-01-01T00:00:00Z",
+//	 "unschedulableCount":1,"consecutiveErrorsCount":0,"pendingPlugins":["Gate"],
+//	 "gatingPlugin":"","flushTimestamp":""}
+//
+// The last five fields are the hints profile's (spec.HintFields), zero or
+// absent in the classic profile: unschedulableCount and
+// consecutiveErrorsCount (R3h, driving the backoff R7h), pendingPlugins
+// (a set, like unschedulablePlugins), gatingPlugin (the PreEnqueue plugin
+// that refused the pod last, "" if none, R17) and flushTimestamp (when
+// the leftover flush last took the pod, R6h; "" if never since its last
+// failure).
 //
 // Times are RFC 3339 with up to nanosecond precision in UTC, and "" (or
 // absent) for the zero time (an InitialAttemptTimestamp not set yet).
@@ -136,9 +196,10 @@
 //
 //	{"resource":"Node","actionType":1,"label":"NodeAdd"}
 //
-// resource is one of "Pod", "AssignedPod", "UnschedulablePod", "Node",
-// "PersistentVolume", "PersistentVolumeClaim", "storage.k8s.io/StorageClass"
-// or "*" (every resource). actionType is a bit set (spec.ActionType):
+// resource is one of "Pod", "AssignedPod", "UnschedulablePod", "TargetPod"
+// (the hints profile's events of an update of the pod itself, R9h),
+// "Node", "PersistentVolume", "PersistentVolumeClaim",
+// "storage.k8s.io/StorageClass" or "*" (every resource). actionType is a bit set (spec.ActionType):
 //
 //	Add 1, Delete 2, UpdateNodeAllocatable 4, UpdateNodeLabel 8,
 //	UpdateNodeTaint 16, UpdateNodeCondition 32, UpdateNodeAnnotation 64,
@@ -156,7 +217,56 @@
 //
 //	{"now":"2026-01-01T00:00:00Z","activeQ":[info...],"backoffQ":[...],
 //	 "unschedulablePods":[...],"inFlight":[...],
-//	 "schedulingCycle":0,"moveRequestCycle":-1,"closed":false}
+//	 "schedulingCycle":0,"moveRequestCycle":-1,"closed":false,
+//	 "inFlightEvents":[entry...]}
+//
+// inFlightEvents is the hints profile's in-flight list (R15), in its
+// order, not sorted; absent or empty in the classic profile and whenever
+// no pod is in flight. An entry is either the marker of a pod in flight,
+// placed where its pop happened,
+//
+//	{"uid":"uid-a","key":"ns/a"}
+//
+// or the record of an event received while some pod was in flight, with
+// the pod objects it carried (each absent when the event carried none):
+//
+//	{"event":{"resource":"TargetPod","actionType":128},"oldPod":{...},"newPod":{...}}
+//
+// # Standard functions
+//
+// The functions a hints config may name. Each is pure: its answer depends
+// on its arguments only. A queueing hint is asked about one pod the
+// plugin rejected (the pod object as the queue holds it now) and one
+// occurrence of an event: the event (resource, actionType, label) and the
+// old and new pod objects it carries, either of which may be absent (the
+// event of a moveAll request carries none; assignedPodAdded's carries the
+// assigned pod as new, assignedPodUpdated's and update's carry both; the
+// ForceActivate record of activate carries the activated pod as new). It
+// answers Queue (the event may make the pod schedulable), QueueSkip (it
+// cannot), or fails; the queue treats a failure as Queue (R16). How the
+// answers of a pod's rejectors combine into skip, after backoff or at
+// once is the contract's (spec.Config.PodStrategy, R16), not the
+// function's. A PreEnqueue function is asked about a pod and admits or
+// refuses it (R17). A label that is absent reads as "" below.
+//
+//	FitLabelHint  queueing hint: Queue if the pod's label "fit" is "label",
+//	              else QueueSkip; ignores the occurrence; never fails.
+//	GateHint      queueing hint: Queue if the occurrence carries a new pod
+//	              whose uid equals the pod's uid and whose label "gated" is
+//	              not "yes"; else QueueSkip (also when there is no new pod,
+//	              or it is another pod); never fails.
+//	FlakyHint     queueing hint: always fails (so the queue acts as on
+//	              Queue).
+//	GateAdmits    PreEnqueue: admits the pod unless its label "gated" is
+//	              "yes".
+//
+// The standard hints config (schedqtest.HintsConfig), which every hints
+// scenario and the hints random runs start from, uses them so: plugin Fit
+// registers Node/Add without a hint and Node/UpdateNodeLabel with
+// FitLabelHint; Gate registers Pod/UpdatePodLabel with GateHint and is the
+// PreEnqueue plugin GateAdmits; Flaky registers Node/UpdateNodeTaint with
+// FlakyHint; Affinity registers Pod/Add without a hint. The config on the
+// wire says all of it; a peer must not assume it.
 //
 // # Errors
 //

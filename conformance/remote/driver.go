@@ -26,7 +26,11 @@ const OpTimeout = 30 * time.Second
 // NewTarget returns a conformance.NewTarget that starts the peer command
 // cmd (the program and its arguments) once per target, sends it init with
 // the target's config and clock start, and speaks the protocol with it. The
-// peer's profile is the one its init response claims. The peer is stopped
+// peer's profile is the one its init response claims; a peer claiming the
+// nominator requests is a spec.Nominator too. A config whose hint or
+// PreEnqueue functions are not all of the standard set cannot cross
+// (EncodeConfig): the constructor then fails with spec.ErrInvalidConfig,
+// which the suite reports as n/a. The peer is stopped
 // (its stdin closed) when the test ends; a peer that then exits with an
 // error fails the test with its stderr.
 func NewTarget(cmd []string) conformance.NewTarget {
@@ -41,6 +45,9 @@ func NewTarget(cmd []string) conformance.NewTarget {
 				t.Error(err)
 			}
 		})
+		if n := p.Nominator(); n != nil {
+			return n
+		}
 		return p
 	}
 }
@@ -49,6 +56,10 @@ func NewTarget(cmd []string) conformance.NewTarget {
 // satisfies conformance.Target and is safe for concurrent use: requests
 // from several goroutines are in flight together, and their responses are
 // matched by id.
+//
+// The Peer has no nominator methods: NewTarget returns Nominator() instead
+// when the peer claims the nominator requests, so that a peer without them
+// is a target without a nominator.
 //
 // Operations that return an error return the queue's error (matching the
 // spec error with errors.Is) or an error wrapping ErrProtocol. The others
@@ -59,6 +70,8 @@ type Peer struct {
 	cmd     *exec.Cmd
 	name    string
 	profile conformance.Profile
+	// nominator: the peer claimed the nominator requests.
+	nominator bool
 
 	wmu   sync.Mutex // serialises request lines
 	stdin io.WriteCloser
@@ -79,15 +92,16 @@ func Start(cmd []string, cfg spec.Config, start time.Time) (*Peer, error) {
 	if len(cmd) == 0 {
 		return nil, errors.New("schedq remote: no peer command")
 	}
-	if cfg.Profile != spec.ProfileClassic {
-		// Queueing hints and PreEnqueue plugins are functions, which no
-		// line of JSON carries: the protocol speaks the classic profile.
-		return nil, fmt.Errorf("%w: the protocol carries the classic profile only (the hints profile's queueing hints and PreEnqueue plugins are functions)", spec.ErrInvalidConfig)
+	// Queueing hints and PreEnqueue plugins are functions: they cross by
+	// the names of the standard set, and a config with any other function
+	// is refused here, before a peer starts.
+	wcfg, err := EncodeConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("schedq remote: %w", err)
 	}
 	c := exec.Command(cmd[0], cmd[1:]...)
 	p := &Peer{cmd: c, name: strings.Join(cmd, " "), pending: map[int64]chan Response{}, exited: make(chan struct{})}
 	c.Stderr = &p.stderr
-	var err error
 	if p.stdin, err = c.StdinPipe(); err != nil {
 		return nil, err
 	}
@@ -99,7 +113,7 @@ func Start(cmd []string, cfg spec.Config, start time.Time) (*Peer, error) {
 		return nil, fmt.Errorf("schedq remote: starting the peer %q: %w", p.name, err)
 	}
 	go p.read(stdout)
-	resp, err := p.call(Request{Op: "init", Config: EncodeConfig(cfg), Now: encodeTime(start)}, OpTimeout)
+	resp, err := p.call(Request{Op: "init", Config: wcfg, Now: encodeTime(start)}, OpTimeout)
 	if err == nil {
 		err = decodeError(resp.Error)
 		if err == nil && resp.Profile == nil {
@@ -111,6 +125,7 @@ func Start(cmd []string, cfg spec.Config, start time.Time) (*Peer, error) {
 		return nil, fmt.Errorf("schedq remote: peer %q: init: %w%s", p.name, err, p.stderrTail())
 	}
 	p.profile = DecodeProfile(resp.Profile)
+	p.nominator = resp.Profile.Nominator
 	return p, nil
 }
 
@@ -377,6 +392,44 @@ func (p *Peer) Snapshot() spec.Snapshot {
 func (p *Peer) Advance(d time.Duration) { p.must(Request{Op: "step", Nanoseconds: int64(d)}) }
 
 var _ conformance.Target = (*Peer)(nil)
+
+// Nominator returns the peer as a conformance target with the nominator
+// (spec.Nominator, R18) if its init response claimed one, else nil. The
+// Peer itself has no nominator methods, so that the suite sees a peer
+// without one as a target without one (its nominator scenarios n/a).
+func (p *Peer) Nominator() *NominatingPeer {
+	if !p.nominator {
+		return nil
+	}
+	return &NominatingPeer{p}
+}
+
+// NominatingPeer is a Peer whose queue serves the nominator requests.
+type NominatingPeer struct{ *Peer }
+
+// AddNominatedPod is R18.
+func (p *NominatingPeer) AddNominatedPod(pod *spec.Pod, mode spec.NominatingMode, nodeName string) error {
+	return p.do(Request{Op: "addNominatedPod", Pod: EncodePod(pod), Mode: encodeMode(mode), NodeName: nodeName})
+}
+
+// NominatedPodsForNode is R18. A protocol failure panics, as for the
+// other operations without an error.
+func (p *NominatingPeer) NominatedPodsForNode(nodeName string) []*spec.Pod {
+	r := p.must(Request{Op: "nominatedPodsForNode", NodeName: nodeName})
+	var out []*spec.Pod
+	for i, w := range r.Pods {
+		if w == nil {
+			panic(p.describe("nominatedPodsForNode", fmt.Errorf("%w: element %d of the answer is null", ErrProtocol, i)))
+		}
+		out = append(out, DecodePod(w))
+	}
+	return out
+}
+
+var (
+	_ conformance.Target = (*NominatingPeer)(nil)
+	_ spec.Nominator     = (*NominatingPeer)(nil)
+)
 
 // tail keeps the last lines a peer wrote to stderr, for failure messages.
 type tail struct {

@@ -5,9 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -72,32 +75,88 @@ func TestMain(m *testing.M) {
 // served over the protocol by cmd/schedq-peer and reached through the
 // driver, passes every scenario and the random runs, as it does in
 // process.
+//
+// In both profiles: a hints scenario, a nominator scenario or the hints
+// random runs reported n/a would mean the config or an operation did not
+// cross, so the test reads the run's results and fails on any n/a.
 func TestPeerPassesTheSuite(t *testing.T) {
-	conformance.Run(t, remote.NewTarget([]string{peerBin}), conformance.Options{})
+	dir := os.Getenv("SCHEDQ_CONFORMANCE_RESULTS") // make verify collects the report
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	conformance.Run(t, remote.NewTarget([]string{peerBin}), conformance.Options{ResultsDir: dir})
+	b, err := os.ReadFile(filepath.Join(dir, peerProfileName+".json"))
+	if err != nil {
+		t.Fatalf("the run's report: %v", err)
+	}
+	var report conformance.Report
+	if err := json.Unmarshal(b, &report); err != nil {
+		t.Fatal(err)
+	}
+	ran := map[string]int{}
+	for _, r := range report.Results {
+		if r.Outcome == conformance.NotApplicable {
+			t.Errorf("%s was n/a through the protocol: %s", r.Scenario, r.Detail)
+		}
+		ran[conformance.ProfileOf(r).String()]++
+	}
+	if ran["hints"] < 10 || ran["classic"] < 10 {
+		t.Errorf("results by profile %v: want both profiles played through the peer", ran)
+	}
 }
 
-// TestSuiteOnBrokenPeer is the child of TestBrokenPeerIsCaught: the whole
-// suite against cmd/schedq-peer -broken=MODE. It must fail; run alone it
-// does nothing.
+// peerProfileName is the profile cmd/schedq-peer claims (its ProfileName).
+const peerProfileName = "schedq-impl-over-protocol"
+
+// brokenModes are the -broken modes of cmd/schedq-peer, with the profile
+// each one is wrong in and the rule ids its failures must cite.
+var brokenModes = []struct {
+	mode    string
+	profile spec.Profile // the profile the peer is wrong in; the other one it passes
+	want    []string     // in the failure output
+}{
+	{"no-shortcut", spec.ProfileClassic, []string{"R3", "I3"}},
+	{"ignore-done", spec.ProfileClassic, []string{"R12"}},
+	{"ignore-hints", spec.ProfileHints, []string{"R16", "R4h"}},
+}
+
+// brokenOptions are the suite's options against a peer broken in profile
+// p. A peer broken in a classic rule plays the classic scenarios and
+// random runs only; one broken in the hints profile plays every scenario
+// (the classic ones must all pass: it is wrong in the hints profile only)
+// and the hints random runs. Leaving out the random runs of the profile
+// that is not the point halves the time of the test.
+func brokenOptions(p spec.Profile) conformance.Options {
+	if p == spec.ProfileHints {
+		return conformance.Options{SkipDifferential: "the peer is broken in the hints profile only; the classic random runs are not this test's point"}
+	}
+	return conformance.Options{Scenarios: "^[^h]", // every group but hints/
+		SkipHintsDifferential: "the peer is broken in a classic rule; the hints random runs are not this test's point"}
+}
+
+// TestSuiteOnBrokenPeer is the child of TestBrokenPeerIsCaught: the suite
+// against cmd/schedq-peer -broken=MODE. It must fail; run alone it does
+// nothing.
 func TestSuiteOnBrokenPeer(t *testing.T) {
 	mode := os.Getenv(envBrokenMode)
 	if mode == "" {
 		t.Skip("the child of TestBrokenPeerIsCaught; runs only there")
 	}
-	conformance.Run(t, remote.NewTarget([]string{peerBin, "-broken=" + mode}), conformance.Options{})
+	for _, b := range brokenModes {
+		if b.mode == mode {
+			conformance.Run(t, remote.NewTarget([]string{peerBin, "-broken=" + mode}), brokenOptions(b.profile))
+			return
+		}
+	}
+	t.Fatalf("unknown broken mode %q", mode)
 }
 
 // TestBrokenPeerIsCaught runs the suite, in a child process, against peers
 // that are wrong on purpose and checks that it fails them for the right
-// reason: the rule the peer breaks appears in the failures.
+// reason: the rule the peer breaks appears in the failures, and only
+// scenarios of the profile the peer is wrong in fail.
 func TestBrokenPeerIsCaught(t *testing.T) {
-	for _, tc := range []struct {
-		mode string
-		want []string // in the failure output
-	}{
-		{"no-shortcut", []string{"R3", "I3"}},
-		{"ignore-done", []string{"R12"}},
-	} {
+	for _, tc := range brokenModes {
 		t.Run(tc.mode, func(t *testing.T) {
 			t.Parallel()
 			// -rapid.nofailfile: the expected failure must not leave a
@@ -118,13 +177,19 @@ func TestBrokenPeerIsCaught(t *testing.T) {
 			if !errors.As(err, &exit) {
 				t.Fatalf("the suite passed (or did not run: %v) against the peer broken with %s:\n%s", err, tc.mode, tail(out))
 			}
-			failed := 0
+			var failed, passed []string
 			for _, line := range strings.Split(string(out), "\n") {
-				if strings.Contains(line, "--- FAIL: TestSuiteOnBrokenPeer/") {
-					failed++
+				line = strings.TrimSpace(line)
+				for _, p := range []struct {
+					prefix string
+					into   *[]string
+				}{{"--- FAIL: TestSuiteOnBrokenPeer/", &failed}, {"--- PASS: TestSuiteOnBrokenPeer/", &passed}} {
+					if name, ok := strings.CutPrefix(line, p.prefix); ok {
+						*p.into = append(*p.into, strings.Fields(name)[0])
+					}
 				}
 			}
-			if failed == 0 {
+			if len(failed) == 0 {
 				t.Fatalf("the child failed, but no scenario of the suite did (a crash?):\n%s", tail(out))
 			}
 			for _, w := range tc.want {
@@ -132,7 +197,24 @@ func TestBrokenPeerIsCaught(t *testing.T) {
 					t.Errorf("no failure cites %s, the rule -broken=%s breaks:\n%s", w, tc.mode, tail(out))
 				}
 			}
-			t.Logf("-broken=%s: %d failing subtests", tc.mode, failed)
+			hints := func(name string) bool {
+				return strings.HasPrefix(name, "hints/") || strings.HasPrefix(name, "differential-hints")
+			}
+			classicPassed := 0
+			for _, name := range passed {
+				if !hints(name) && name != "preflight" {
+					classicPassed++
+				}
+			}
+			for _, name := range failed {
+				if hints(name) != (tc.profile == spec.ProfileHints) {
+					t.Errorf("-broken=%s is wrong in the %s profile only, but %s failed", tc.mode, tc.profile, name)
+				}
+			}
+			if tc.profile == spec.ProfileHints && classicPassed == 0 {
+				t.Errorf("-broken=%s: no classic scenario ran and passed; the test cannot show the peer is wrong in the hints profile only:\n%s", tc.mode, tail(out))
+			}
+			t.Logf("-broken=%s: %d failing subtests, %d classic passing", tc.mode, len(failed), classicPassed)
 		})
 	}
 }
@@ -279,9 +361,14 @@ func (implTarget) Profile() conformance.Profile {
 	return conformance.Profile{Name: "test", Blocking: true}
 }
 
-func initLine(id int) string {
-	b, _ := json.Marshal(remote.Request{ID: int64(id), Op: "init",
-		Config: remote.EncodeConfig(spec.DefaultConfig(schedqtest.Registry)), Now: "2026-01-01T00:00:00Z"})
+func initLine(id int) string { return initLineWith(id, spec.DefaultConfig(schedqtest.Registry)) }
+
+func initLineWith(id int, cfg spec.Config) string {
+	w, err := remote.EncodeConfig(cfg)
+	if err != nil {
+		panic(err)
+	}
+	b, _ := json.Marshal(remote.Request{ID: int64(id), Op: "init", Config: w, Now: "2026-01-01T00:00:00Z"})
 	return string(b)
 }
 
@@ -374,11 +461,213 @@ func TestWireRoundTrip(t *testing.T) {
 		t.Errorf("snapshot round trip (-sent +received):\n%s", d)
 	}
 	cfg := spec.DefaultConfig(schedqtest.Registry)
-	if d := cmp.Diff(cfg, remote.DecodeConfig(roundTrip(t, remote.EncodeConfig(cfg)))); d != "" {
+	w, err := remote.EncodeConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := remote.DecodeConfig(roundTrip(t, w))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(cfg, got); d != "" {
 		t.Errorf("config round trip (-sent +received):\n%s", d)
 	}
 	if _, err := remote.DecodeInfo(&remote.QueuedPodInfo{Pod: remote.EncodePod(pod), Timestamp: "yesterday"}); !errors.Is(err, remote.ErrProtocol) {
 		t.Errorf("a timestamp that is not RFC 3339: got %v, want ErrProtocol", err)
+	}
+}
+
+// The hints profile crosses too: the hint fields of a pod, the in-flight
+// list with its markers and event records, the nominated node, and the
+// standard hints config by name.
+func TestWireRoundTripHints(t *testing.T) {
+	now := time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC)
+	pod := &spec.Pod{Namespace: "ns", Name: "a", UID: "u", Labels: map[string]string{"gated": "yes"}, NominatedNodeName: "node-1"}
+	newPod := &spec.Pod{Namespace: "ns", Name: "a", UID: "u", Labels: map[string]string{"gated": "no"}}
+	info := spec.QueuedPodInfo{Pod: pod, Timestamp: now, Attempts: 3, UnschedulablePlugins: spec.NewPluginSet("Fit"),
+		HintFields: spec.HintFields{UnschedulableCount: 2, ConsecutiveErrorsCount: 1, PendingPlugins: spec.NewPluginSet("Gate", "Flaky"),
+			GatingPlugin: "Gate", FlushTimestamp: now.Add(time.Minute)}}
+	snap := spec.Snapshot{Now: now, UnschedulablePods: []spec.QueuedPodInfo{info}, InFlight: []spec.QueuedPodInfo{{Pod: newPod}},
+		SchedulingCycle: 3, MoveRequestCycle: -1,
+		InFlightEvents: []spec.InFlightEntry{
+			{UID: "u", Key: "ns/a"},
+			{Event: spec.Occurrence{Event: spec.ClusterEvent{Resource: spec.ResourceTargetPod, ActionType: spec.UpdatePodLabel}, Old: pod, New: newPod}},
+			{Event: spec.Occurrence{Event: spec.EventForceActivate, New: newPod}},
+			{Event: spec.Occurrence{Event: schedqtest.NodeLabel}},
+		}}
+	back, err := remote.DecodeSnapshot(roundTrip(t, remote.EncodeSnapshot(snap)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(snap, back); d != "" {
+		t.Errorf("snapshot round trip (-sent +received):\n%s", d)
+	}
+	if d := snap.Diff(&back); d != "" {
+		t.Errorf("snapshot round trip, as the suite compares:\n%s", d)
+	}
+	for _, bad := range [][]remote.InFlightEntry{
+		{{}}, // neither a marker nor a record
+		{{UID: "u", Key: "ns/a", Event: &remote.Event{Resource: "Node", ActionType: 1}}}, // both
+		{{UID: "u"}}, // a marker without its key
+	} {
+		if _, err := remote.DecodeInFlight(bad); !errors.Is(err, remote.ErrProtocol) {
+			t.Errorf("DecodeInFlight(%+v): got %v, want ErrProtocol", bad, err)
+		}
+	}
+
+	cfg := schedqtest.HintsConfig()
+	cfg.PodMaxBackoffDuration = 0
+	w, err := remote.EncodeConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := remote.DecodeConfig(roundTrip(t, w))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(cfg, got, cmp.Comparer(func(a, b spec.QueueingHintFn) bool { return hintName(a) == hintName(b) }),
+		cmp.Comparer(func(a, b spec.PreEnqueueFn) bool { return preEnqueueName(a) == preEnqueueName(b) })); d != "" {
+		t.Errorf("hints config round trip (-sent +received, functions by standard name):\n%s", d)
+	}
+	if len(got.QueueingHints) != len(cfg.QueueingHints) || len(got.PreEnqueuePlugins) != len(cfg.PreEnqueuePlugins) || len(got.QueueingHints) == 0 {
+		t.Errorf("hints config round trip: %d hints and %d PreEnqueue plugins, sent %d and %d",
+			len(got.QueueingHints), len(got.PreEnqueuePlugins), len(cfg.QueueingHints), len(cfg.PreEnqueuePlugins))
+	}
+	// The hints go in one order whatever the map's: the same config
+	// always makes the same line.
+	again, _ := remote.EncodeConfig(cfg)
+	if d := cmp.Diff(w, again); d != "" {
+		t.Errorf("two encodings of one config differ:\n%s", d)
+	}
+}
+
+func hintName(fn spec.QueueingHintFn) string {
+	n, ok := schedqtest.QueueingHintName(fn)
+	if !ok {
+		return fmt.Sprintf("<unnamed %p>", fn)
+	}
+	return n
+}
+
+func preEnqueueName(fn spec.PreEnqueueFn) string {
+	n, ok := schedqtest.PreEnqueueName(fn)
+	if !ok {
+		return fmt.Sprintf("<unnamed %p>", fn)
+	}
+	return n
+}
+
+// A hint or PreEnqueue function outside the standard set cannot cross: the
+// driver refuses the config before starting a peer, with
+// spec.ErrInvalidConfig (the suite's "n/a") and the registration it
+// belongs to; a name the peer does not know is its invalidConfig.
+func TestHintsWithoutAStandardNameAreRefused(t *testing.T) {
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	cfg := schedqtest.HintsConfig()
+	cfg.QueueingHints = maps.Clone(cfg.QueueingHints)
+	cfg.QueueingHints[spec.HintKey{Plugin: schedqtest.PluginFit, Event: schedqtest.NodeLabel}] = func(*spec.Pod, spec.Occurrence) (spec.QueueingHint, error) {
+		return spec.HintQueue, nil
+	}
+	// A program that does not exist: the refusal must come before it starts.
+	_, err := remote.Start([]string{filepath.Join(t.TempDir(), "no-such-peer")}, cfg, start)
+	if !errors.Is(err, spec.ErrInvalidConfig) || !strings.Contains(err.Error(), "plugin Fit for event "+schedqtest.NodeLabel.String()) {
+		t.Errorf("Start with a hint outside the standard set: got %v, want spec.ErrInvalidConfig naming plugin Fit and event %s", err, schedqtest.NodeLabel)
+	}
+	cfg = schedqtest.HintsConfig()
+	cfg.PreEnqueuePlugins = spec.PreEnqueuePlugins{"Mine": func(*spec.Pod) bool { return true }}
+	if _, err := remote.Start([]string{peerBin}, cfg, start); !errors.Is(err, spec.ErrInvalidConfig) || !strings.Contains(err.Error(), "PreEnqueue plugin Mine") {
+		t.Errorf("Start with a PreEnqueue function outside the standard set: got %v, want spec.ErrInvalidConfig naming plugin Mine", err)
+	}
+
+	w, err := remote.EncodeConfig(schedqtest.HintsConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.QueueingHints[0].Hint = "NoSuchHint"
+	w.PreEnqueuePlugins["Gate"] = "NoSuchFunction"
+	if _, err := remote.DecodeConfig(w); !errors.Is(err, spec.ErrInvalidConfig) || !strings.Contains(err.Error(), `"NoSuchHint"`) || !strings.Contains(err.Error(), `"NoSuchFunction"`) {
+		t.Errorf("DecodeConfig with unknown names: got %v, want spec.ErrInvalidConfig naming both", err)
+	}
+	w.Profile = "quantum"
+	if _, err := remote.DecodeConfig(w); !errors.Is(err, spec.ErrInvalidConfig) {
+		t.Errorf("DecodeConfig with an unknown profile: got %v, want spec.ErrInvalidConfig", err)
+	}
+	b, _ := json.Marshal(remote.Request{ID: 1, Op: "init", Config: w, Now: "2026-01-01T00:00:00Z"})
+	if r := serve(t, string(b))[1]; r.Error == nil || r.Error.Code != "invalidConfig" {
+		t.Errorf("init with unknown names: %+v, want the invalidConfig error", r.Error)
+	}
+}
+
+// Through the suite, such a config makes the scenario n/a for the peer,
+// with the reason, rather than a failure.
+func TestUnnamedHintIsNotApplicable(t *testing.T) {
+	newTarget := remote.NewTarget([]string{peerBin})
+	withClosure := func(t testing.TB, cfg spec.Config, start time.Time) conformance.Target {
+		cfg.QueueingHints = maps.Clone(cfg.QueueingHints)
+		cfg.QueueingHints[spec.HintKey{Plugin: schedqtest.PluginFit, Event: schedqtest.NodeLabel}] = func(*spec.Pod, spec.Occurrence) (spec.QueueingHint, error) {
+			return spec.HintSkip, nil
+		}
+		return newTarget(t, cfg, start)
+	}
+	res, _ := conformance.RunScenario(t, withClosure, "hints/move/hints-decide-pod-by-pod")
+	if res.Outcome != conformance.NotApplicable || !strings.Contains(res.Detail, "plugin Fit for event") {
+		t.Errorf("a hints scenario with a hint outside the standard set: %s (%s), want n/a naming plugin Fit's hint", res.Outcome, res.Detail)
+	}
+}
+
+// The nominator requests reach the queue's nominator, and a bad mode is a
+// protocol error that changes nothing.
+func TestServeNominator(t *testing.T) {
+	pod, _ := json.Marshal(remote.EncodePod(&spec.Pod{Namespace: "ns", Name: "a", UID: "uid-a", NominatedNodeName: "n1"}))
+	got := serve(t, initLine(1),
+		fmt.Sprintf(`{"id":2,"op":"addNominatedPod","pod":%s,"mode":"noop"}`, pod),
+		`{"id":3,"op":"nominatedPodsForNode","nodeName":"n1"}`,
+		fmt.Sprintf(`{"id":4,"op":"addNominatedPod","pod":%s,"mode":"sideways","nodeName":"n2"}`, pod),
+		fmt.Sprintf(`{"id":5,"op":"addNominatedPod","pod":%s,"mode":"override","nodeName":"n2"}`, pod),
+		`{"id":6,"op":"nominatedPodsForNode","nodeName":"n1"}`,
+		`{"id":7,"op":"nominatedPodsForNode","nodeName":"n2"}`,
+		`{"id":8,"op":"addNominatedPod","pod":null}`,
+	)
+	if r := got[1]; r.Profile == nil || !r.Profile.Nominator {
+		t.Errorf("init: %+v, want a profile claiming the nominator", r.Profile)
+	}
+	names := func(r remote.Response) []string {
+		var out []string
+		for _, p := range r.Pods {
+			out = append(out, p.Name)
+		}
+		return out
+	}
+	if n := names(got[3]); !slices.Equal(n, []string{"a"}) {
+		t.Errorf("nominated to n1 after a noop nomination: %v, want [a]", n)
+	}
+	if r := got[4]; r.Error == nil || r.Error.Code != "protocol" || !strings.Contains(r.Error.Message, "sideways") {
+		t.Errorf("a bad mode: %+v, want a protocol error", r.Error)
+	}
+	if n := names(got[6]); len(n) != 0 {
+		t.Errorf("nominated to n1 after the override to n2: %v, want none", n)
+	}
+	if n := names(got[7]); !slices.Equal(n, []string{"a"}) {
+		t.Errorf("nominated to n2 after the override: %v, want [a]", n)
+	}
+	if r := got[8]; r.Error == nil || r.Error.Code != "nilPod" {
+		t.Errorf("addNominatedPod of a null pod: %+v, want nilPod", r.Error)
+	}
+}
+
+// The package documentation describes every standard function a config
+// may name: a function added to the table must be documented for peer
+// authors.
+func TestDocumentedStandardFunctions(t *testing.T) {
+	doc, err := os.ReadFile("doc.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := append(schedqtest.QueueingHintNames(), schedqtest.PreEnqueueNames()...)
+	for _, n := range names {
+		if !regexp.MustCompile(`(?m)^//\t` + n + ` +(queueing hint|PreEnqueue):`).Match(doc) {
+			t.Errorf("doc.go does not describe the standard function %s (a line \"//\t%s  queueing hint: ...\" or \"PreEnqueue: ...\" under Standard functions)", n, n)
+		}
 	}
 }
 

@@ -15,9 +15,14 @@ import (
 )
 
 // NewQueue makes the queue a peer serves, from the config and clock start
-// of the init request. The queue's clock must be a fake one that only the
-// step request moves, and no flush may run on its own: the suite calls
-// them.
+// of the init request. In the hints profile the config's QueueingHints and
+// PreEnqueuePlugins are the standard functions the request named
+// (schedqtest.QueueingHintByName, schedqtest.PreEnqueueByName). The
+// queue's clock must be a fake one that only the step request moves, and
+// no flush may run on its own: the suite calls them. A queue that also
+// implements spec.Nominator serves the nominator requests, and the init
+// response says so. A profile the queue does not implement is its
+// spec.ErrInvalidConfig.
 type NewQueue func(cfg spec.Config, start time.Time) (conformance.Target, error)
 
 // maxLine bounds one request line; a snapshot response can be long, a
@@ -61,6 +66,7 @@ func Serve(in io.Reader, out io.Writer, newQueue NewQueue) error {
 type server struct {
 	newQueue NewQueue
 	q        conformance.Target
+	cfg      spec.Config // the queue's config, for pop's "would it block?"
 
 	// waiting counts the Pops answered from their own goroutine that have
 	// not returned yet; pops waits for them at the end.
@@ -106,13 +112,19 @@ func (s *server) handle(req Request) {
 				protocol("init: %v", err)
 				break
 			}
-			q, err := s.newQueue(DecodeConfig(req.Config), start)
+			cfg, err := DecodeConfig(req.Config)
 			if err != nil {
 				resp.Error = encodeError(err)
 				break
 			}
-			s.q = q
-			resp.Profile = EncodeProfile(q.Profile())
+			q, err := s.newQueue(cfg, start)
+			if err != nil {
+				resp.Error = encodeError(err)
+				break
+			}
+			s.q, s.cfg = q, cfg
+			_, nominator := q.(spec.Nominator)
+			resp.Profile = EncodeProfile(q.Profile(), nominator)
 		}
 		s.reply(resp)
 		return
@@ -128,10 +140,10 @@ func (s *server) handle(req Request) {
 		resp.Error = encodeError(q.Add(DecodePod(req.Pod)))
 	case "pop":
 		// Answered here when it cannot block: no earlier Pop is waiting
-		// and activeQ holds a pod (only this loop changes the queue, so
+		// and there is a pod to take (only this loop changes the queue, so
 		// nobody takes it first). Otherwise from a goroutine, so that a
 		// blocked Pop does not hold up the requests after it.
-		if s.waiting.Load() == 0 && (len(q.Snapshot().ActiveQ) > 0 || !q.Profile().Blocking) {
+		if s.waiting.Load() == 0 && (s.canPop(q.Snapshot()) || !q.Profile().Blocking) {
 			s.pop(q, &resp)
 			break
 		}
@@ -184,6 +196,25 @@ func (s *server) handle(req Request) {
 		resp.Cycle = q.SchedulingCycle()
 	case "snapshot":
 		resp.Snapshot = EncodeSnapshot(q.Snapshot())
+	case "addNominatedPod", "nominatedPodsForNode":
+		n, ok := q.(spec.Nominator)
+		if !ok {
+			protocol("%s: the queue has no nominator (its init response did not claim one)", req.Op)
+			break
+		}
+		if req.Op == "nominatedPodsForNode" {
+			resp.Pods = []*Pod{}
+			for _, p := range n.NominatedPodsForNode(req.NodeName) {
+				resp.Pods = append(resp.Pods, EncodePod(p))
+			}
+			break
+		}
+		mode, err := decodeMode(req.Mode)
+		if err != nil {
+			protocol("addNominatedPod: %v", err)
+			break
+		}
+		resp.Error = encodeError(n.AddNominatedPod(DecodePod(req.Pod), mode, req.NodeName))
 	case "step":
 		if req.Nanoseconds < 0 {
 			protocol("step: negative duration %dns; a clock never goes back", req.Nanoseconds)
@@ -194,6 +225,23 @@ func (s *server) handle(req Request) {
 		protocol("unknown op %q", req.Op)
 	}
 	s.reply(resp)
+}
+
+// canPop reports whether a Pop finds a pod to take at once: one in
+// activeQ, or, in the hints profile, one in backoffQ that some plugin
+// rejected (R2h), or the queue is closed (Pop returns the closed error).
+func (s *server) canPop(snap spec.Snapshot) bool {
+	if len(snap.ActiveQ) > 0 || snap.Closed {
+		return true
+	}
+	if s.cfg.Profile == spec.ProfileHints {
+		for i := range snap.BackoffQ {
+			if len(snap.BackoffQ[i].Rejectors()) > 0 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func (s *server) pop(q conformance.Target, resp *Response) {

@@ -1,12 +1,16 @@
 package remote
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/schedq/schedq/conformance"
+	"github.com/schedq/schedq/schedqtest"
 	"github.com/schedq/schedq/spec"
 )
 
@@ -41,6 +45,12 @@ type Request struct {
 
 	UID string `json:"uid,omitempty"` // done
 
+	// Mode (addNominatedPod) is "noop" (the pod's own nominatedNodeName)
+	// or "override" (NodeName); NodeName is the node of addNominatedPod
+	// and nominatedPodsForNode.
+	Mode     string `json:"mode,omitempty"`
+	NodeName string `json:"nodeName,omitempty"`
+
 	Nanoseconds int64 `json:"nanoseconds,omitempty"` // step
 }
 
@@ -52,6 +62,8 @@ type Response struct {
 	Info     *QueuedPodInfo `json:"info,omitempty"`     // pop
 	Cycle    int64          `json:"cycle,omitempty"`    // pop, schedulingCycle
 	Snapshot *Snapshot      `json:"snapshot,omitempty"` // snapshot
+	// Pods is nominatedPodsForNode's answer, in nomination order.
+	Pods []*Pod `json:"pods,omitempty"`
 }
 
 // Error is an operation's error: Code is one of the codes of the package
@@ -71,6 +83,7 @@ type Pod struct {
 	RequiredAffinityTerms []AffinityTerm    `json:"requiredAffinityTerms,omitempty"`
 	ResourceVersion       string            `json:"resourceVersion,omitempty"`
 	Status                string            `json:"status,omitempty"`
+	NominatedNodeName     string            `json:"nominatedNodeName,omitempty"`
 }
 
 // AffinityTerm is spec.AffinityTerm on the wire.
@@ -79,13 +92,20 @@ type AffinityTerm struct {
 	MatchLabels map[string]string `json:"matchLabels,omitempty"`
 }
 
-// QueuedPodInfo is spec.QueuedPodInfo on the wire.
+// QueuedPodInfo is spec.QueuedPodInfo on the wire. The last five fields
+// are the hints profile's (spec.HintFields), zero in the classic profile.
 type QueuedPodInfo struct {
 	Pod                     *Pod     `json:"pod"`
 	Timestamp               string   `json:"timestamp,omitempty"`
 	Attempts                int      `json:"attempts,omitempty"`
 	UnschedulablePlugins    []string `json:"unschedulablePlugins,omitempty"`
 	InitialAttemptTimestamp string   `json:"initialAttemptTimestamp,omitempty"`
+
+	UnschedulableCount     int      `json:"unschedulableCount,omitempty"`
+	ConsecutiveErrorsCount int      `json:"consecutiveErrorsCount,omitempty"`
+	PendingPlugins         []string `json:"pendingPlugins,omitempty"`
+	GatingPlugin           string   `json:"gatingPlugin,omitempty"`
+	FlushTimestamp         string   `json:"flushTimestamp,omitempty"`
 }
 
 // Event is spec.ClusterEvent on the wire; ActionType is the bit set of the
@@ -96,7 +116,10 @@ type Event struct {
 	Label      string `json:"label,omitempty"`
 }
 
-// Config is spec.Config on the wire; durations are in nanoseconds.
+// Config is spec.Config on the wire; durations are in nanoseconds. The
+// hints profile's functions travel by name: QueueingHints and
+// PreEnqueuePlugins name functions of the standard set (package
+// schedqtest, hintnames.go), which a peer implements itself.
 type Config struct {
 	PodInitialBackoffNanoseconds         int64              `json:"podInitialBackoffNanoseconds"`
 	PodMaxBackoffNanoseconds             int64              `json:"podMaxBackoffNanoseconds"`
@@ -104,6 +127,35 @@ type Config struct {
 	BackoffQFlushPeriodNanoseconds       int64              `json:"backoffQFlushPeriodNanoseconds"`
 	UnschedulablePodsFlushPeriodNanos    int64              `json:"unschedulablePodsFlushPeriodNanoseconds"`
 	PluginEvents                         map[string][]Event `json:"pluginEvents,omitempty"`
+
+	// Profile is "classic" (or absent) or "hints" (spec.Profile).
+	Profile string `json:"profile,omitempty"`
+	// QueueingHints are the hints profile's queueing hints, one per
+	// registration that has one, sorted by plugin, then resource, action
+	// and label of the event.
+	QueueingHints []QueueingHint `json:"queueingHints,omitempty"`
+	// PreEnqueuePlugins maps each PreEnqueue plugin to the name of its
+	// function.
+	PreEnqueuePlugins map[string]string `json:"preEnqueuePlugins,omitempty"`
+}
+
+// QueueingHint is one entry of spec.QueueingHints on the wire: the
+// registration (a plugin and one event it registered in pluginEvents) and
+// the name of its hint function.
+type QueueingHint struct {
+	Plugin string `json:"plugin"`
+	Event  Event  `json:"event"`
+	Hint   string `json:"hint"`
+}
+
+// InFlightEntry is spec.InFlightEntry on the wire: a marker (UID and Key
+// set) or an event record (Event set, with the pod objects it carried).
+type InFlightEntry struct {
+	UID    string `json:"uid,omitempty"`
+	Key    string `json:"key,omitempty"`
+	Event  *Event `json:"event,omitempty"`
+	OldPod *Pod   `json:"oldPod,omitempty"`
+	NewPod *Pod   `json:"newPod,omitempty"`
 }
 
 // Snapshot is spec.Snapshot on the wire; each list sorted by key.
@@ -116,6 +168,8 @@ type Snapshot struct {
 	SchedulingCycle   int64           `json:"schedulingCycle"`
 	MoveRequestCycle  int64           `json:"moveRequestCycle"`
 	Closed            bool            `json:"closed"`
+	// InFlightEvents is the hints profile's in-flight list, in order.
+	InFlightEvents []InFlightEntry `json:"inFlightEvents,omitempty"`
 }
 
 // Profile is conformance.Profile on the wire: what the peer claims.
@@ -125,6 +179,10 @@ type Profile struct {
 	Blocking    bool     `json:"blocking,omitempty"`
 	Observes    Observes `json:"observes"`
 	SilentNoOps bool     `json:"silentNoOps,omitempty"`
+	// Nominator says the peer serves addNominatedPod and
+	// nominatedPodsForNode (spec.Nominator, R18); without it the suite
+	// reports the nominator scenarios n/a.
+	Nominator bool `json:"nominator,omitempty"`
 }
 
 // Observes is conformance.Observes on the wire.
@@ -132,6 +190,8 @@ type Observes struct {
 	MoveRequestCycle bool `json:"moveRequestCycle,omitempty"`
 	PodInfo          bool `json:"podInfo,omitempty"`
 	Closed           bool `json:"closed,omitempty"`
+	InFlightEvents   bool `json:"inFlightEvents,omitempty"`
+	HintCounts       bool `json:"hintCounts,omitempty"`
 }
 
 // The error codes and the spec errors they stand for.
@@ -233,7 +293,7 @@ func EncodePod(p *spec.Pod) *Pod {
 		return nil
 	}
 	w := &Pod{Namespace: p.Namespace, Name: p.Name, UID: string(p.UID), Priority: p.Priority,
-		Labels: p.Labels, ResourceVersion: p.ResourceVersion, Status: p.Status}
+		Labels: p.Labels, ResourceVersion: p.ResourceVersion, Status: p.Status, NominatedNodeName: p.NominatedNodeName}
 	for _, t := range p.RequiredAffinityTerms {
 		w.RequiredAffinityTerms = append(w.RequiredAffinityTerms, AffinityTerm(t))
 	}
@@ -246,7 +306,7 @@ func DecodePod(p *Pod) *spec.Pod {
 		return nil
 	}
 	s := &spec.Pod{Namespace: p.Namespace, Name: p.Name, UID: spec.UID(p.UID), Priority: p.Priority,
-		Labels: p.Labels, ResourceVersion: p.ResourceVersion, Status: p.Status}
+		Labels: p.Labels, ResourceVersion: p.ResourceVersion, Status: p.Status, NominatedNodeName: p.NominatedNodeName}
 	for _, t := range p.RequiredAffinityTerms {
 		s.RequiredAffinityTerms = append(s.RequiredAffinityTerms, spec.AffinityTerm(t))
 	}
@@ -259,7 +319,9 @@ func EncodeInfo(q *spec.QueuedPodInfo) *QueuedPodInfo {
 		return nil
 	}
 	return &QueuedPodInfo{Pod: EncodePod(q.Pod), Timestamp: encodeTime(q.Timestamp), Attempts: q.Attempts,
-		UnschedulablePlugins: q.UnschedulablePlugins, InitialAttemptTimestamp: encodeTime(q.InitialAttemptTimestamp)}
+		UnschedulablePlugins: q.UnschedulablePlugins, InitialAttemptTimestamp: encodeTime(q.InitialAttemptTimestamp),
+		UnschedulableCount: q.UnschedulableCount, ConsecutiveErrorsCount: q.ConsecutiveErrorsCount,
+		PendingPlugins: q.PendingPlugins, GatingPlugin: q.GatingPlugin, FlushTimestamp: encodeTime(q.FlushTimestamp)}
 }
 
 // DecodeInfo returns the spec form of q; nil stays nil. The plugin names
@@ -277,12 +339,22 @@ func DecodeInfo(q *QueuedPodInfo) (*spec.QueuedPodInfo, error) {
 	if err != nil {
 		return nil, err
 	}
-	var plugins spec.PluginSet
-	if len(q.UnschedulablePlugins) > 0 {
-		plugins = spec.PluginSet(q.UnschedulablePlugins)
+	flush, err := decodeTime(q.FlushTimestamp)
+	if err != nil {
+		return nil, err
 	}
 	return &spec.QueuedPodInfo{Pod: DecodePod(q.Pod), Timestamp: ts, Attempts: q.Attempts,
-		UnschedulablePlugins: plugins, InitialAttemptTimestamp: initial}, nil
+		UnschedulablePlugins: pluginSet(q.UnschedulablePlugins), InitialAttemptTimestamp: initial,
+		HintFields: spec.HintFields{UnschedulableCount: q.UnschedulableCount, ConsecutiveErrorsCount: q.ConsecutiveErrorsCount,
+			PendingPlugins: pluginSet(q.PendingPlugins), GatingPlugin: q.GatingPlugin, FlushTimestamp: flush}}, nil
+}
+
+// pluginSet keeps the names as they came, an empty list as nil.
+func pluginSet(names []string) spec.PluginSet {
+	if len(names) == 0 {
+		return nil
+	}
+	return spec.PluginSet(names)
 }
 
 // EncodeEvent returns the wire form of e.
@@ -298,14 +370,21 @@ func DecodeEvent(e *Event) spec.ClusterEvent {
 	return spec.ClusterEvent{Resource: spec.EventResource(e.Resource), ActionType: spec.ActionType(e.ActionType), Label: e.Label}
 }
 
-// EncodeConfig returns the wire form of c.
-func EncodeConfig(c spec.Config) *Config {
+// EncodeConfig returns the wire form of c. The hints profile's functions
+// go by their standard names (schedqtest.QueueingHintName,
+// schedqtest.PreEnqueueName); a function outside the standard set cannot
+// cross a process, and EncodeConfig then fails with spec.ErrInvalidConfig
+// naming the registration or plugin it belongs to.
+func EncodeConfig(c spec.Config) (*Config, error) {
 	w := &Config{
 		PodInitialBackoffNanoseconds:         int64(c.PodInitialBackoffDuration),
 		PodMaxBackoffNanoseconds:             int64(c.PodMaxBackoffDuration),
 		PodMaxInUnschedulablePodsNanoseconds: int64(c.PodMaxInUnschedulablePodsDuration),
 		BackoffQFlushPeriodNanoseconds:       int64(c.BackoffQFlushPeriod),
 		UnschedulablePodsFlushPeriodNanos:    int64(c.UnschedulablePodsFlushPeriod),
+	}
+	if c.Profile != spec.ProfileClassic {
+		w.Profile = c.Profile.String()
 	}
 	if c.PluginEvents != nil {
 		w.PluginEvents = make(map[string][]Event, len(c.PluginEvents))
@@ -317,13 +396,46 @@ func EncodeConfig(c spec.Config) *Config {
 			w.PluginEvents[p] = out
 		}
 	}
-	return w
+	var errs []error
+	for k, fn := range c.QueueingHints {
+		name, ok := schedqtest.QueueingHintName(fn)
+		if !ok {
+			errs = append(errs, fmt.Errorf("the queueing hint of plugin %s for event %s is not a function of the standard set (%s), so no peer knows it",
+				k.Plugin, k.Event, strings.Join(schedqtest.QueueingHintNames(), ", ")))
+			continue
+		}
+		w.QueueingHints = append(w.QueueingHints, QueueingHint{Plugin: k.Plugin, Event: *EncodeEvent(k.Event), Hint: name})
+	}
+	slices.SortFunc(w.QueueingHints, func(a, b QueueingHint) int {
+		return cmp.Or(cmp.Compare(a.Plugin, b.Plugin), cmp.Compare(a.Event.Resource, b.Event.Resource),
+			cmp.Compare(a.Event.ActionType, b.Event.ActionType), cmp.Compare(a.Event.Label, b.Event.Label))
+	})
+	for plugin, fn := range c.PreEnqueuePlugins {
+		name, ok := schedqtest.PreEnqueueName(fn)
+		if !ok {
+			errs = append(errs, fmt.Errorf("the PreEnqueue plugin %s is not a function of the standard set (%s), so no peer knows it",
+				plugin, strings.Join(schedqtest.PreEnqueueNames(), ", ")))
+			continue
+		}
+		if w.PreEnqueuePlugins == nil {
+			w.PreEnqueuePlugins = map[string]string{}
+		}
+		w.PreEnqueuePlugins[plugin] = name
+	}
+	if len(errs) > 0 {
+		slices.SortFunc(errs, func(a, b error) int { return strings.Compare(a.Error(), b.Error()) })
+		return nil, fmt.Errorf("%w: the config cannot cross to a peer: %w", spec.ErrInvalidConfig, errors.Join(errs...))
+	}
+	return w, nil
 }
 
-// DecodeConfig returns the spec form of c.
-func DecodeConfig(c *Config) spec.Config {
+// DecodeConfig returns the spec form of c, the named functions looked up in
+// the standard set. An unknown profile or function name is an error
+// wrapping spec.ErrInvalidConfig. The config is not validated otherwise:
+// that is the queue's job (an invalid config is its invalidConfig error).
+func DecodeConfig(c *Config) (spec.Config, error) {
 	if c == nil {
-		return spec.Config{}
+		return spec.Config{}, fmt.Errorf("%w: no config", spec.ErrInvalidConfig)
 	}
 	s := spec.Config{
 		PodInitialBackoffDuration:         time.Duration(c.PodInitialBackoffNanoseconds),
@@ -331,6 +443,10 @@ func DecodeConfig(c *Config) spec.Config {
 		PodMaxInUnschedulablePodsDuration: time.Duration(c.PodMaxInUnschedulablePodsNanoseconds),
 		BackoffQFlushPeriod:               time.Duration(c.BackoffQFlushPeriodNanoseconds),
 		UnschedulablePodsFlushPeriod:      time.Duration(c.UnschedulablePodsFlushPeriodNanos),
+	}
+	var err error
+	if s.Profile, err = spec.ParseProfile(c.Profile); err != nil {
+		return spec.Config{}, err
 	}
 	if c.PluginEvents != nil {
 		s.PluginEvents = make(spec.PluginEvents, len(c.PluginEvents))
@@ -342,7 +458,41 @@ func DecodeConfig(c *Config) spec.Config {
 			s.PluginEvents[p] = out
 		}
 	}
-	return s
+	var errs []error
+	for _, h := range c.QueueingHints {
+		fn, ok := schedqtest.QueueingHintByName(h.Hint)
+		if !ok {
+			errs = append(errs, fmt.Errorf("plugin %s, event %s: no standard queueing hint is named %q (known: %s)",
+				h.Plugin, DecodeEvent(&h.Event), h.Hint, strings.Join(schedqtest.QueueingHintNames(), ", ")))
+			continue
+		}
+		k := spec.HintKey{Plugin: h.Plugin, Event: DecodeEvent(&h.Event)}
+		if _, dup := s.QueueingHints[k]; dup {
+			errs = append(errs, fmt.Errorf("plugin %s, event %s: two queueing hints", h.Plugin, k.Event))
+			continue
+		}
+		if s.QueueingHints == nil {
+			s.QueueingHints = spec.QueueingHints{}
+		}
+		s.QueueingHints[k] = fn
+	}
+	for plugin, name := range c.PreEnqueuePlugins {
+		fn, ok := schedqtest.PreEnqueueByName(name)
+		if !ok {
+			errs = append(errs, fmt.Errorf("PreEnqueue plugin %s: no standard PreEnqueue function is named %q (known: %s)",
+				plugin, name, strings.Join(schedqtest.PreEnqueueNames(), ", ")))
+			continue
+		}
+		if s.PreEnqueuePlugins == nil {
+			s.PreEnqueuePlugins = spec.PreEnqueuePlugins{}
+		}
+		s.PreEnqueuePlugins[plugin] = fn
+	}
+	if len(errs) > 0 {
+		slices.SortFunc(errs, func(a, b error) int { return strings.Compare(a.Error(), b.Error()) })
+		return spec.Config{}, fmt.Errorf("%w: %w", spec.ErrInvalidConfig, errors.Join(errs...))
+	}
+	return s, nil
 }
 
 func encodeInfos(in []spec.QueuedPodInfo) []QueuedPodInfo {
@@ -371,11 +521,53 @@ func decodeInfos(in []QueuedPodInfo) ([]spec.QueuedPodInfo, error) {
 	return out, nil
 }
 
+// EncodeInFlight returns the wire form of an in-flight list.
+func EncodeInFlight(list []spec.InFlightEntry) []InFlightEntry {
+	if len(list) == 0 {
+		return nil
+	}
+	out := make([]InFlightEntry, 0, len(list))
+	for _, e := range list {
+		if e.IsMarker() {
+			out = append(out, InFlightEntry{UID: string(e.UID), Key: string(e.Key)})
+			continue
+		}
+		out = append(out, InFlightEntry{Event: EncodeEvent(e.Event.Event), OldPod: EncodePod(e.Event.Old), NewPod: EncodePod(e.Event.New)})
+	}
+	return out
+}
+
+// DecodeInFlight returns the spec form of an in-flight list. An entry that
+// is both a marker and an event record, or neither, is a protocol error.
+func DecodeInFlight(list []InFlightEntry) ([]spec.InFlightEntry, error) {
+	if len(list) == 0 {
+		return nil, nil
+	}
+	out := make([]spec.InFlightEntry, 0, len(list))
+	for i, e := range list {
+		marker, record := e.UID != "" || e.Key != "", e.Event != nil
+		switch {
+		case marker && (record || e.OldPod != nil || e.NewPod != nil):
+			return nil, fmt.Errorf("%w: in-flight entry %d is both a marker (uid %q, key %q) and an event record", ErrProtocol, i, e.UID, e.Key)
+		case marker && (e.UID == "" || e.Key == ""):
+			return nil, fmt.Errorf("%w: in-flight entry %d is a marker without both uid and key (uid %q, key %q)", ErrProtocol, i, e.UID, e.Key)
+		case marker:
+			out = append(out, spec.InFlightEntry{UID: spec.UID(e.UID), Key: spec.PodKey(e.Key)})
+		case record:
+			out = append(out, spec.InFlightEntry{Event: spec.Occurrence{Event: DecodeEvent(e.Event), Old: DecodePod(e.OldPod), New: DecodePod(e.NewPod)}})
+		default:
+			return nil, fmt.Errorf("%w: in-flight entry %d is neither a marker (uid, key) nor an event record (event)", ErrProtocol, i)
+		}
+	}
+	return out, nil
+}
+
 // EncodeSnapshot returns the wire form of s.
 func EncodeSnapshot(s spec.Snapshot) *Snapshot {
 	return &Snapshot{Now: encodeTime(s.Now), ActiveQ: encodeInfos(s.ActiveQ), BackoffQ: encodeInfos(s.BackoffQ),
 		UnschedulablePods: encodeInfos(s.UnschedulablePods), InFlight: encodeInfos(s.InFlight),
-		SchedulingCycle: s.SchedulingCycle, MoveRequestCycle: s.MoveRequestCycle, Closed: s.Closed}
+		SchedulingCycle: s.SchedulingCycle, MoveRequestCycle: s.MoveRequestCycle, Closed: s.Closed,
+		InFlightEvents: EncodeInFlight(s.InFlightEvents)}
 }
 
 // DecodeSnapshot returns the spec form of s, lists in the order they came
@@ -397,22 +589,49 @@ func DecodeSnapshot(s *Snapshot) (spec.Snapshot, error) {
 			return spec.Snapshot{}, err
 		}
 	}
+	if out.InFlightEvents, err = DecodeInFlight(s.InFlightEvents); err != nil {
+		return spec.Snapshot{}, err
+	}
 	out.SchedulingCycle, out.MoveRequestCycle, out.Closed = s.SchedulingCycle, s.MoveRequestCycle, s.Closed
 	return out, nil
 }
 
-// EncodeProfile returns the wire form of p.
-func EncodeProfile(p conformance.Profile) *Profile {
+// EncodeProfile returns the wire form of p; nominator says whether the
+// queue serves the nominator requests.
+func EncodeProfile(p conformance.Profile, nominator bool) *Profile {
+	o := p.Observes
 	return &Profile{Name: p.Name, Description: p.Description, Blocking: p.Blocking,
-		Observes:    Observes{MoveRequestCycle: p.Observes.MoveRequestCycle, PodInfo: p.Observes.PodInfo, Closed: p.Observes.Closed},
+		Observes: Observes{MoveRequestCycle: o.MoveRequestCycle, PodInfo: o.PodInfo, Closed: o.Closed,
+			InFlightEvents: o.InFlightEvents, HintCounts: o.HintCounts},
+		SilentNoOps: p.SilentNoOps, Nominator: nominator}
+}
+
+// DecodeProfile returns the conformance form of p. Metrics are not on the
+// wire: a peer never claims them.
+func DecodeProfile(p *Profile) conformance.Profile {
+	o := p.Observes
+	return conformance.Profile{Name: p.Name, Description: p.Description, Blocking: p.Blocking,
+		Observes: conformance.Observes{MoveRequestCycle: o.MoveRequestCycle, PodInfo: o.PodInfo, Closed: o.Closed,
+			InFlightEvents: o.InFlightEvents, HintCounts: o.HintCounts},
 		SilentNoOps: p.SilentNoOps}
 }
 
-// DecodeProfile returns the conformance form of p.
-func DecodeProfile(p *Profile) conformance.Profile {
-	return conformance.Profile{Name: p.Name, Description: p.Description, Blocking: p.Blocking,
-		Observes:    conformance.Observes{MoveRequestCycle: p.Observes.MoveRequestCycle, PodInfo: p.Observes.PodInfo, Closed: p.Observes.Closed},
-		SilentNoOps: p.SilentNoOps}
+// encodeMode and decodeMode are spec.NominatingMode on the wire.
+func encodeMode(m spec.NominatingMode) string {
+	if m == spec.NominateOverride {
+		return "override"
+	}
+	return "noop"
+}
+
+func decodeMode(s string) (spec.NominatingMode, error) {
+	switch s {
+	case "noop", "":
+		return spec.NominateNoop, nil
+	case "override":
+		return spec.NominateOverride, nil
+	}
+	return 0, fmt.Errorf("unknown nominating mode %q (want noop or override)", s)
 }
 
 // marshalLine encodes v as one line of JSON.
