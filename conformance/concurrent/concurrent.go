@@ -147,7 +147,11 @@ func Run(t *testing.T, newTarget conformance.NewTarget, opts Options) Report {
 	})
 	if opts.Linearizability != nil {
 		t.Run("linearizability", func(t *testing.T) {
-			rep.Linearizability = RunLinearizability(t, newTarget, *opts.Linearizability, opts.Seed)
+			nt := newTarget
+			if opts.Linearizability.Target != nil {
+				nt = opts.Linearizability.Target
+			}
+			rep.Linearizability = RunLinearizability(t, nt, *opts.Linearizability, opts.Seed)
 		})
 	}
 	// The profile, from a throwaway target.

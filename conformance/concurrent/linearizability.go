@@ -32,6 +32,12 @@ type LinOptions struct {
 	NoSnapshots bool
 	// Timeout is porcupine's per history (default 30s); Unknown fails.
 	Timeout time.Duration
+	// Target, if set, makes the targets of these runs instead of Run's
+	// newTarget: for an adapter that must serialise, for this check only,
+	// something the target does not make atomic and that has been
+	// declared a finding (the other checks still run on the target as it
+	// is). Its doc comment must say what it serialises and why.
+	Target conformance.NewTarget
 }
 
 // RunLinearizability records concurrent histories of targets made by

@@ -259,13 +259,16 @@
 //	              Queue).
 //	GateAdmits    PreEnqueue: admits the pod unless its label "gated" is
 //	              "yes".
+//	HoldAdmits    PreEnqueue: admits the pod unless its label "hold" is
+//	              "yes".
 //
 // The standard hints config (schedqtest.HintsConfig), which every hints
 // scenario and the hints random runs start from, uses them so: plugin Fit
 // registers Node/Add without a hint and Node/UpdateNodeLabel with
 // FitLabelHint; Gate registers Pod/UpdatePodLabel with GateHint and is the
 // PreEnqueue plugin GateAdmits; Flaky registers Node/UpdateNodeTaint with
-// FlakyHint; Affinity registers Pod/Add without a hint. The config on the
+// FlakyHint; Affinity registers Pod/Add without a hint; Hold registers no
+// event and is the PreEnqueue plugin HoldAdmits. The config on the
 // wire says all of it; a peer must not assume it.
 //
 // # Errors

@@ -36,11 +36,44 @@ type concurrentTarget struct {
 	mu         sync.Mutex
 	exactCycle bool
 	popSem     chan struct{}
+
+	// atomicMoves: see atomicMoves. moves is held exclusively by the
+	// operations that move several pods or take one out of activeQ, and
+	// shared by a Pop while it takes a pod; changed is closed (and
+	// replaced) after every operation, for a Pop waiting in the adapter.
+	atomicMoves bool
+	moves       sync.RWMutex
+	changed     chan struct{}
 }
 
 func concurrentSafe(newTarget conformance.NewTarget, exactCycle bool) conformance.NewTarget {
 	return func(t testing.TB, cfg spec.Config, start time.Time) conformance.Target {
-		return &concurrentTarget{Target: newTarget(t, cfg, start).(*Target), exactCycle: exactCycle, popSem: make(chan struct{}, 1)}
+		return &concurrentTarget{Target: newTarget(t, cfg, start).(*Target), exactCycle: exactCycle, popSem: make(chan struct{}, 1),
+			changed: make(chan struct{})}
+	}
+}
+
+// atomicMoves is concurrentSafe with Pop serialised against the operations
+// that move several pods (MoveAllToActiveOrBackoffQueue, both flushes,
+// Activate, AssignedPodAdded/Updated) and Delete, for the linearizability
+// check only. Upstream's moves are not atomic to a concurrent Pop
+// (moveAtomicity, a finding): Pop takes only activeQueue's lock, a move
+// holds PriorityQueue.lock and takes activeQueue's lock once per pod, so
+// a Pop can return a lower-priority pod the move already placed while a
+// higher-priority one of the same move is still on its way. The model
+// moves atomically, so without this the check fails on that finding in
+// about one run in six (2 of 12 runs of TestConcurrentClassic here), and
+// would say nothing else. Here a Pop waits in the adapter until activeQ
+// holds a pod (or the queue is closed), then takes it while no move runs:
+// upstream's Pop then never blocks. Every other operation still runs
+// concurrently with Pop; the wake-up and conservation checks run on the
+// plain adapter.
+func atomicMoves(newTarget conformance.NewTarget) conformance.NewTarget {
+	safe := concurrentSafe(newTarget, true)
+	return func(t testing.TB, cfg spec.Config, start time.Time) conformance.Target {
+		c := safe(t, cfg, start).(*concurrentTarget)
+		c.atomicMoves = true
+		return c
 	}
 }
 
@@ -48,6 +81,27 @@ func (c *concurrentTarget) Pop() (*spec.QueuedPodInfo, int64, error) {
 	if c.exactCycle {
 		c.popSem <- struct{}{}
 		defer func() { <-c.popSem }()
+	}
+	if c.atomicMoves {
+		for {
+			c.moves.RLock()
+			c.mu.Lock()
+			closed, ready, changed := c.closed, len(c.q.PodsInActiveQ()) > 0, c.changed
+			c.mu.Unlock()
+			if closed {
+				// R13, which the model checks. (A Pop woken by an Add
+				// that Close then overtook would take the pod after
+				// Close from upstream.)
+				c.moves.RUnlock()
+				return nil, 0, spec.ErrClosed
+			}
+			if ready {
+				break // RUnlock once upstream's Pop has returned
+			}
+			c.moves.RUnlock()
+			<-changed
+		}
+		defer c.moves.RUnlock()
 	}
 	pi, err := c.q.Pop(c.logger)
 	if err != nil {
@@ -66,7 +120,25 @@ func (c *concurrentTarget) Pop() (*spec.QueuedPodInfo, int64, error) {
 
 func (c *concurrentTarget) locked() func() {
 	c.mu.Lock()
-	return c.mu.Unlock
+	return func() {
+		close(c.changed)
+		c.changed = make(chan struct{})
+		c.mu.Unlock()
+	}
+}
+
+// exclusive is locked for an operation that moves several pods or takes
+// one out of activeQ: with atomicMoves, no Pop takes a pod meanwhile.
+func (c *concurrentTarget) exclusive() func() {
+	if !c.atomicMoves {
+		return c.locked()
+	}
+	c.moves.Lock()
+	unlock := c.locked()
+	return func() {
+		unlock()
+		c.moves.Unlock()
+	}
 }
 
 func (c *concurrentTarget) Add(p *spec.Pod) error { defer c.locked()(); return c.Target.Add(p) }
@@ -75,38 +147,48 @@ func (c *concurrentTarget) AddUnschedulableIfNotPresent(info *spec.QueuedPodInfo
 	return c.Target.AddUnschedulableIfNotPresent(info, cycle)
 }
 func (c *concurrentTarget) MoveAllToActiveOrBackoffQueue(e spec.ClusterEvent, pre spec.PreEnqueueCheck) {
-	defer c.locked()()
+	defer c.exclusive()()
 	c.Target.MoveAllToActiveOrBackoffQueue(e, pre)
 }
 func (c *concurrentTarget) FlushBackoffQCompleted() {
-	defer c.locked()()
+	defer c.exclusive()()
 	c.Target.FlushBackoffQCompleted()
 }
 func (c *concurrentTarget) FlushUnschedulablePodsLeftover() {
-	defer c.locked()()
+	defer c.exclusive()()
 	c.Target.FlushUnschedulablePodsLeftover()
 }
 func (c *concurrentTarget) Activate(pods []*spec.Pod) error {
-	defer c.locked()()
+	defer c.exclusive()()
 	return c.Target.Activate(pods)
 }
 func (c *concurrentTarget) Update(o, n *spec.Pod) error {
 	defer c.locked()()
 	return c.Target.Update(o, n)
 }
-func (c *concurrentTarget) Delete(p *spec.Pod) error { defer c.locked()(); return c.Target.Delete(p) }
+func (c *concurrentTarget) Delete(p *spec.Pod) error {
+	defer c.exclusive()()
+	return c.Target.Delete(p)
+}
 func (c *concurrentTarget) AssignedPodAdded(p *spec.Pod) error {
-	defer c.locked()()
+	defer c.exclusive()()
 	return c.Target.AssignedPodAdded(p)
 }
 func (c *concurrentTarget) AssignedPodUpdated(o, n *spec.Pod, e spec.ClusterEvent) error {
-	defer c.locked()()
+	defer c.exclusive()()
 	return c.Target.AssignedPodUpdated(o, n, e)
 }
 func (c *concurrentTarget) Done(uid spec.UID) error { defer c.locked()(); return c.Target.Done(uid) }
 func (c *concurrentTarget) Close()                  { defer c.locked()(); c.Target.Close() }
 func (c *concurrentTarget) SchedulingCycle() int64  { return c.q.SchedulingCycle() }
-func (c *concurrentTarget) Snapshot() spec.Snapshot { defer c.locked()(); return c.Target.Snapshot() }
+
+// Snapshot reads under mu but signals no change: a waiting Pop is woken
+// only by what may have filled activeQ.
+func (c *concurrentTarget) Snapshot() spec.Snapshot {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.Target.Snapshot()
+}
 
 // TestConcurrentClassic runs the concurrent checks against v1.33.13 in
 // classic mode: wake-ups, conservation, and linearizability against the
@@ -117,10 +199,12 @@ func (c *concurrentTarget) Snapshot() spec.Snapshot { defer c.locked()(); return
 // more than once in some operations (isPodBackingoff per pod). The
 // histories have no Snapshot: the adapter records a popped pod as in
 // flight after upstream's Pop returns, so a Snapshot in between would miss
-// it, an adapter artefact.
+// it, an adapter artefact. Linearizability runs on atomicMoves, for the
+// finding moveAtomicity.
 func TestConcurrentClassic(t *testing.T) {
 	concurrent.Run(t, concurrentSafe(Classic(), true), concurrent.Options{
-		Linearizability: &concurrent.LinOptions{OnlyFreeAdds: true, NoSnapshots: true},
+		Linearizability: &concurrent.LinOptions{OnlyFreeAdds: true, NoSnapshots: true, Target: atomicMoves(Classic())},
+		Known:           []concurrent.Finding{moveAtomicity},
 	})
 }
 
@@ -136,6 +220,25 @@ func TestConcurrentQueueingHints(t *testing.T) {
 	})
 	f.Evidence = upstreamLogged("tracked in multiple places")
 	concurrent.Run(t, concurrentSafe(QueueingHints(), false), concurrent.Options{Known: []concurrent.Finding{f}})
+}
+
+// moveAtomicity is why TestConcurrentClassic's linearizability check runs
+// on atomicMoves: without it the check fails on this, and only this, in
+// about one run in six.
+var moveAtomicity = concurrent.Finding{
+	Title: "a move is not atomic to a concurrent Pop: Pop can return a lower-priority pod while a higher-priority pod of the same move is still on its way to activeQ",
+	Match: "Pop may return only",
+	Reproduction: `Classic mode, two goroutines; c1 and c2 in unschedulablePods, c2 of higher priority, both rejected by
+  NodeResourcesFit; a Pop parked on an empty activeQ:
+    G1: move NodeAdd   (holds PriorityQueue.lock for the whole move; takes activeQueue.lock once per pod)
+    G2: pop            (parked in activeQueue.pop: takes only activeQueue.lock)
+  If the move places c1 first, G2 wakes between the two placements and returns c1; c2 arrives after. In
+  every order of whole operations c2 would be popped first (the model: "Pop may return only [ns/c2]").
+  Seen as a history that is not linearizable in 2 of 12 runs of TestConcurrentClassic (30 histories each,
+  ~5,000 operations per run) with the plain adapter; 0 of 15 with atomicMoves. Benign for the scheduler (an
+  order inversion within one move), but the contract's moves are atomic.`,
+	Source: "v1.33.13 pkg/scheduler/backend/queue/scheduling_queue.go:877-879 (Pop: activeQ.pop only), :1081-1085 (MoveAllToActiveOrBackoffQueue holds p.lock), :563-573 (moveToActiveQ takes activeQueue.lock per pod); active_queue.go:248-250",
+	Rate:   "2 of 12 runs (2026-11-23)",
 }
 
 // requeueRace is a lost pod in v1.33.13 with its default gates.
