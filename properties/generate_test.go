@@ -550,17 +550,10 @@ func (p *pair) genUpdate(c chooser) bool {
 			op.Pod.Name, gated = u.Pod.Name, u.Gated()
 		}
 	}
-	// In the hints profile an Update giving a pod in flight another UID
-	// is left out: the model then keeps a marker under the old UID, which
-	// its own I7 refuses; the contract has yet to say what it means.
-	if c.choose(4, "old version") == 3 {
+	// Sometimes the pod was re-created under another UID (R9: in flight,
+	// the old object's attempt ends).
+	if c.choose(4, "new UID") == 3 {
 		op.Pod.UID = ptr(string(schedqtest.UIDOf(op.Pod.Name)) + "-2")
-	}
-	if p.hints() {
-		s := p.model.Model.Snapshot()
-		if loc, cur := s.Find(op.Pod.Key()); loc == spec.InFlight {
-			op.Pod.UID = ptr(string(cur.Pod.UID)) // the UID it has in flight
-		}
 	}
 	changes := 7
 	if p.hints() {

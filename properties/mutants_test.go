@@ -222,8 +222,8 @@ var mutants = []mutant{
 	{
 		name: "add-leaves-unschedulable-pod",
 		file: "impl/queue.go",
-		old:  "\tif e != nil {\n\t\tq.detach(e)\n\t\tq.setPod(e, pod, h)\n\t} else {\n\t\te = q.newEntry()\n\t\te.info.Pod = pod\n\t\tq.track(e, h)\n\t}\n\tnow := q.clock.Now()\n",
-		new:  "\tif e != nil {\n\t\tif e.loc == inUnschedulablePods {\n\t\t\treturn nil\n\t\t}\n\t\tq.detach(e)\n\t\tq.setPod(e, pod, h)\n\t} else {\n\t\te = q.newEntry()\n\t\te.info.Pod = pod\n\t\tq.track(e, h)\n\t}\n\tnow := q.clock.Now()\n",
+		old:  "\tif e != nil {\n\t\tfrom = e.loc\n\t\tq.detach(e)\n",
+		new:  "\tif e != nil {\n\t\tif e.loc == inUnschedulablePods {\n\t\t\treturn nil\n\t\t}\n\t\tfrom = e.loc\n\t\tq.detach(e)\n",
 		desc: "R1: Add of a pod parked in unschedulablePods leaves it there",
 	},
 	{

@@ -35,6 +35,7 @@ var standardPreEnqueue = []struct {
 	fn   spec.PreEnqueueFn
 }{
 	{"GateAdmits", GateAdmits},
+	{"HoldAdmits", HoldAdmits},
 }
 
 // funcID identifies a function value by its code pointer: the standard
