@@ -252,7 +252,7 @@ func TestIgnore(t *testing.T) {
 	if !rec.Failed() {
 		t.Fatal("ignoring attempts, the random runs pass a target that drops InitialAttemptTimestamp")
 	}
-	for _, want := range []string{"random run: target and model disagree", "observed: places, schedulingCycle, pod fields, moveRequestCycle, closed, ignoring attempts, metrics)", "  model:  ", "  target: "} {
+	for _, want := range []string{"random run: target and model disagree", "observed: places, schedulingCycle, pod fields, moveRequestCycle, closed, hint counts, in-flight list, ignoring attempts, metrics)", "  model:  ", "  target: "} {
 		if !strings.Contains(rec.String(), want) {
 			t.Errorf("the failure lacks %q:\n%s", want, rec)
 		}
@@ -364,15 +364,15 @@ func TestHintsMetricsCompared(t *testing.T) {
 		random        bool // the random runs catch it every time
 	}{
 		{"gated as unschedulable", "hints/gated/add-of-a-gated-pod-waits-in-unschedulablePods",
-			"R14h Metrics: the metrics after R1 Add differ\n" +
+			"R14h Metrics: the metrics after R1h Add differ\n" +
 				"  scheduler_pending_pods{queue=\"gated\"}: model: 1 / target: 0\n" +
 				"  scheduler_pending_pods{queue=\"unschedulable\"}: model: 0 / target: 1", true},
 		{"no PopFromBackoffQ", "hints/pop/a-blocked-pop-wakes-for-a-rejected-pod-entering-backoffQ",
 			", step 5: fail a plugins=(Fit)\n" +
-				"R14h Metrics: the metrics after R3 AddUnschedulableIfNotPresent differ\n" +
+				"R14h Metrics: the metrics after R3h AddUnschedulableIfNotPresent differ\n" +
 				"  scheduler_queue_incoming_pods_total{queue=\"active\",event=\"PopFromBackoffQ\"}: model: 1 / target: 0", false},
 		{"no pending plugins", "hints/failure/a-pending-plugins-queue-goes-to-activeQ",
-			"R14h Metrics: the metrics after R3 AddUnschedulableIfNotPresent differ\n" +
+			"R14h Metrics: the metrics after R3h AddUnschedulableIfNotPresent differ\n" +
 				"  scheduler_unschedulable_pods{plugin=\"Fit\"}: model: 1 / target: 0", false},
 	} {
 		t.Run(c.how, func(t *testing.T) {

@@ -265,7 +265,7 @@ func (d *driver) maskInfo(p *spec.QueuedPodInfo) {
 func (d *driver) drive(stepNo int, op schedqtest.Op) {
 	defer func() {
 		if r := recover(); r != nil {
-			d.fail(stepNo, &op, "%s: the target panicked: %v", op.Rule(), r)
+			d.fail(stepNo, &op, "%s: the target panicked: %v", d.cfg.Profile.Rule(op.Rule()), r)
 		}
 	}()
 	before := d.target.Snapshot()
@@ -293,7 +293,7 @@ func (d *driver) drive(stepNo int, op schedqtest.Op) {
 		cands := d.shadow.Model.PopCandidates()
 		to := d.exec.ApplyPop(d.pop)
 		if errors.Is(to.Err(), errPopHung) {
-			d.fail(stepNo, &op, "%s: the target's Pop blocked, but the model pops one of %v\n%v", op.Rule(), cands, to.Err())
+			d.fail(stepNo, &op, "%s: the target's Pop blocked, but the model pops one of %v\n%v", d.cfg.Profile.Rule(op.Rule()), cands, to.Err())
 			return
 		}
 		record = to.Step
@@ -316,7 +316,7 @@ func (d *driver) drive(stepNo int, op schedqtest.Op) {
 		}
 		record = to.Step
 		if !schedqtest.SameError(mo.Err(), to.Err()) && !(to.Err() == nil && d.prof.SilentNoOps) {
-			problem("%s returned %s\n  model:  %s\n  target: %s", op.Rule(), "a different outcome", mo, to)
+			problem("%s returned %s\n  model:  %s\n  target: %s", d.cfg.Profile.Rule(op.Rule()), "a different outcome", mo, to)
 		}
 	}
 	var shadowAfter spec.Snapshot
@@ -342,7 +342,7 @@ func (d *driver) drive(stepNo int, op schedqtest.Op) {
 			if errors.As(err, &inv) {
 				id = inv.Invariant
 			}
-			problem("%s broken by %s: %v", id, op.Rule(), err)
+			problem("%s broken by %s: %v", id, d.cfg.Profile.Rule(op.Rule()), err)
 		}
 	}
 	shadowNow := d.shadow.Model.Snapshot()
@@ -351,7 +351,7 @@ func (d *driver) drive(stepNo int, op schedqtest.Op) {
 		d.metrics.popsFromBackoffQ(&shadowAfter, &shadowNow)
 	}
 	if diff := diffStates(d.observed(shadowNow), d.observed(after), d.start, d.cfg); diff != "" {
-		problem("%s left a different state (observed: %s)\n%s", op.Rule(), d.observes(), strings.TrimSuffix(diff, "\n"))
+		problem("%s left a different state (observed: %s)\n%s", d.cfg.Profile.Rule(op.Rule()), d.observes(), strings.TrimSuffix(diff, "\n"))
 	}
 	if d.reporter != nil {
 		if diff := diffMetrics(d.metrics.expected(&shadowNow), d.reporter.Metrics()); diff != "" {
@@ -359,7 +359,7 @@ func (d *driver) drive(stepNo int, op schedqtest.Op) {
 			if d.cfg.Profile == spec.ProfileHints {
 				rule = spec.R14hMetrics
 			}
-			problem("%s: the metrics after %s differ\n%s", rule, op.Rule(), strings.TrimSuffix(diff, "\n"))
+			problem("%s: the metrics after %s differ\n%s", rule, d.cfg.Profile.Rule(op.Rule()), strings.TrimSuffix(diff, "\n"))
 		}
 	}
 	if len(problems) > 0 {
@@ -378,6 +378,12 @@ func (d *driver) observes() string {
 	}
 	if o.Closed {
 		parts = append(parts, "closed")
+	}
+	if o.HintCounts {
+		parts = append(parts, "hint counts")
+	}
+	if o.InFlightEvents {
+		parts = append(parts, "in-flight list")
 	}
 	if o.Metrics {
 		parts = append(parts, "metrics")

@@ -146,6 +146,25 @@ const (
 	R17PreEnqueue         Rule = "R17 PreEnqueue"
 )
 
+// hintsTwins maps each classic rule to its hints-profile text.
+var hintsTwins = map[Rule]Rule{
+	R1Add: R1hAdd, R2Pop: R2hPop, R3AddUnschedulable: R3hAddUnschedulable, R4MoveAll: R4hMoveAll,
+	R5FlushBackoffQ: R5hFlushBackoffQ, R6FlushUnschedulable: R6hFlushUnschedulable, R7Backoff: R7hBackoff,
+	R8Activate: R8hActivate, R9Update: R9hUpdate, R10Delete: R10hDelete, R11AssignedPod: R11hAssignedPod,
+	R12Done: R12hDone, R13Close: R13hClose, R14Metrics: R14hMetrics,
+}
+
+// Rule returns the text of rule r that applies in profile p: its hints
+// twin (R4 -> R4h) in the hints profile, r itself otherwise. Steps keep
+// the classic id (StepRecord.Rule names the operation); a report to a
+// reader names the rule of the profile.
+func (p Profile) Rule(r Rule) Rule {
+	if t, ok := hintsTwins[r]; ok && p == ProfileHints {
+		return t
+	}
+	return r
+}
+
 // HintFields are what the hints profile tracks per pod beyond the classic
 // QueuedPodInfo. In the classic profile they stay zero.
 type HintFields struct {
