@@ -207,7 +207,7 @@ func replay(f *file, withImpl bool) *trace {
 			return t
 		case usesNominator(f.sc.Ops) && !isNominator(q):
 			withImpl, t.Impl = false, false
-			t.ImplNA = "impl has no nominator (spec.Nominator, R18)"
+			t.ImplNA = "the queue replayed with --impl has no nominator (spec.Nominator, R18)"
 			q.Close()
 		default:
 			d = newImplDriver(q)

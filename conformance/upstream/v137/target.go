@@ -42,7 +42,8 @@
 //   - The two flushes are unexported and run on timers; the adapter calls
 //     them directly (linkname, flush.go), so scenarios decide when they
 //     happen.
-//   - moveRequestCycle cannot be observed (it does not exist), nor Closed.
+//   - moveRequestCycle does not exist: the hints profile reports -1, as the
+//     model does; Closed is what the adapter's Close recorded.
 //   - Metrics (R14h, hints profile only) are read from the process's
 //     registry as what changed since the target was made (metrics.go).
 //   - Bad input the upstream API cannot express (a nil pod panics there) is
