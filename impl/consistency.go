@@ -128,7 +128,7 @@ func (q *PriorityQueue) checkSlack() error {
 // isZero reports whether a recycled entry was wiped: no pod, no place, no
 // time, no plugins.
 func isZero(e *entry) bool {
-	return e.info.Pod == nil && e.loc == nowhere && e.pos == 0 && e.keySlot == (slotRef{}) &&
+	return e.info.Pod == nil && e.loc == nowhere && e.pos == 0 && e.keySlot == (slotRef{}) && e.uidSlot == (slotRef{}) &&
 		e.info.Timestamp.IsZero() && e.info.InitialAttemptTimestamp.IsZero() &&
 		e.info.Attempts == 0 && e.info.UnschedulablePlugins == nil && e.info.hints == nil
 }
@@ -182,8 +182,8 @@ func (x *podIndex) check(name string, bad func(string, ...any)) map[*entry]bool 
 				} else if !x.reachable(h, e) {
 					bad("%s: %s is unreachable by lookup", name, describe(e))
 				}
-				if x.keySlots && e.keySlot.get() != noSlot && e.keySlot.get() != bi*slotsPerBlock+j {
-					bad("%s: %s records slot %d, is in %d", name, describe(e), e.keySlot.get(), bi*slotsPerBlock+j)
+				if r := x.slotOf(e).get(); x.slots && r != noSlot && r != bi*slotsPerBlock+j {
+					bad("%s: %s records slot %d, is in %d", name, describe(e), r, bi*slotsPerBlock+j)
 				}
 			case c == ctrlDeleted || c == ctrlEmpty:
 				if c == ctrlDeleted {

@@ -15,7 +15,7 @@
 // heap over backoffQ for Pop's ordering windows, PreEnqueue gating and hint
 // replay.
 //
-// Layout: every pod the queue holds has one entry of 104 bytes (the
+// Layout: every pod the queue holds has one entry of 112 bytes (the
 // hints profile's per-pod fields, spec.HintFields, behind a pointer that
 // stays nil in the classic profile), found by key
 // (Add, Update, Delete, Activate) and by UID (Done) in two compact hash
@@ -58,12 +58,13 @@ type entry struct {
 	// UID.
 	pos uint32
 	loc place
-	// keySlot is the entry's slot in the key index (podIndex.keySlots),
-	// so that Done removes it there without hashing its key again.
-	keySlot slotRef
+	// keySlot and uidSlot are the entry's slots in the key and UID
+	// indexes (podIndex.slots), so that Done removes it from both without
+	// hashing its key or UID again.
+	keySlot, uidSlot slotRef
 }
 
-// place is a spec.Location in one byte, which keeps an entry at 96 bytes.
+// place is a spec.Location in one byte, which keeps an entry at 112 bytes.
 type place uint8
 
 const (
@@ -102,6 +103,9 @@ func (q *PriorityQueue) newEntry() *entry {
 // freeEntry recycles an entry nothing refers to any more: detached,
 // untracked, or never tracked.
 func (q *PriorityQueue) freeEntry(e *entry) {
+	if q.lastPopped == e {
+		q.lastPopped = nil
+	}
 	*e = entry{}
 	if len(q.free) < maxFree {
 		q.free = append(q.free, e)
@@ -132,9 +136,13 @@ type PriorityQueue struct {
 	activeQ           podHeap
 	backoffQ          podHeap
 	unschedulablePods unschedulablePods
-	free              []*entry   // recycled entries, see newEntry
-	freePeak          int        // the longest free list since the last flush
-	freeLow           slackTimer // how long the free list has been too long
+	// lastPopped is the entry Pop returned last, nil once it is recycled:
+	// the scheduler usually ends the cycle of the pod it popped last, and
+	// Done finds that pod without hashing its UID (see Done).
+	lastPopped *entry
+	free       []*entry   // recycled entries, see newEntry
+	freePeak   int        // the longest free list since the last flush
+	freeLow    slackTimer // how long the free list has been too long
 	// lastEvent and lastLabel cache eventLabel.
 	lastEvent spec.ClusterEvent
 	lastLabel string
@@ -191,8 +199,8 @@ func New(cfg spec.Config, opts ...Option) (*PriorityQueue, error) {
 	q := &PriorityQueue{
 		cfg:              cfg,
 		clock:            clock.RealClock{},
-		pods:             podIndex{keySlots: true},
-		byUID:            podIndex{byUID: true},
+		pods:             podIndex{slots: true},
+		byUID:            podIndex{byUID: true, slots: true},
 		moveRequestCycle: -1,
 		stop:             make(chan struct{}),
 		p:                newProfile(cfg),
@@ -441,6 +449,7 @@ func (q *PriorityQueue) popLocked() (*spec.QueuedPodInfo, int64, error) {
 	e.info.Attempts++
 	e.loc = inFlight
 	q.schedulingCycle++
+	q.lastPopped = e
 	out := new(spec.QueuedPodInfo)
 	*out = e.info.full()
 	q.p.popped(q, e, out)
@@ -767,20 +776,28 @@ func crossTopology(assigned *spec.Pod) func(*entry) bool {
 }
 
 // Done is R12 of spec.Queue. The pod is found by UID in its own index,
-// and its entry is recycled.
+// and its entry is recycled. The pod popped last is found without the
+// index: the UID the scheduler passes is usually that pod's own string, so
+// comparing it costs no read of its bytes, where hashing it would read
+// them (a cache miss per Done in a large queue). The entry leaves both
+// indexes by the slots it records, without a probe.
 func (q *PriorityQueue) Done(uid spec.UID) error {
-	h := uidHash(uid)
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if i, e := q.byUID.findUIDSlot(h, uid); e != nil && e.loc == inFlight {
-		q.p.leftFlight(q, e)
-		q.detach(e)
-		q.pods.remove(e)
-		q.byUID.removeAt(i)
-		q.freeEntry(e)
-		return nil
+	e := q.lastPopped
+	if e == nil || e.loc != inFlight || e.info.Pod.UID != uid {
+		// The UID index holds at most one entry per UID (I1), so the
+		// entry found either way is the same.
+		e = q.byUID.findUID(uidHash(uid), uid)
 	}
-	return fmt.Errorf("%w: Done of UID %q", spec.ErrNotInFlight, uid)
+	if e == nil || e.loc != inFlight {
+		return fmt.Errorf("%w: Done of UID %q", spec.ErrNotInFlight, uid)
+	}
+	q.p.leftFlight(q, e)
+	q.detach(e)
+	q.untrack(e)
+	q.freeEntry(e)
+	return nil
 }
 
 // Snapshot returns a copy of everything the queue holds: the pods of each
