@@ -80,9 +80,12 @@ func (p place) String() string { return spec.Location(p).String() }
 // Entries of pods that left the queue (Done, Delete) are recycled, so that
 // a queue in steady state allocates no entry per Add: first through the
 // queue's own free list, a slice push and pop under the lock the queue holds
-// anyway, and past maxFree entries through entryPool, which the garbage
-// collector empties when they stay unused.
-var entryPool = sync.Pool{New: func() any { return new(entry) }}
+// anyway, and past maxFree entries through the queue's entryPool, which the
+// garbage collector empties when they stay unused. The pool is the queue's
+// own, not shared between queues: a stale heap slot may still point at a
+// recycled entry, and the heap reads it (podHeap.isLive) under this
+// queue's lock, which another queue's writes would not respect; and a seq
+// of another queue's heap could make the stale slot look live.
 
 const maxFree = 4096
 
@@ -97,7 +100,10 @@ func (q *PriorityQueue) newEntry() *entry {
 		q.free = q.free[:n-1]
 		return e
 	}
-	return entryPool.Get().(*entry)
+	if e, ok := q.entryPool.Get().(*entry); ok {
+		return e
+	}
+	return new(entry)
 }
 
 // freeEntry recycles an entry nothing refers to any more: detached,
@@ -112,7 +118,7 @@ func (q *PriorityQueue) freeEntry(e *entry) {
 		q.freePeak = max(q.freePeak, len(q.free))
 		return
 	}
-	entryPool.Put(e)
+	q.entryPool.Put(e)
 }
 
 // PriorityQueue is the concurrent scheduling queue. Create it with New; it
@@ -141,6 +147,7 @@ type PriorityQueue struct {
 	// Done finds that pod without hashing its UID (see Done).
 	lastPopped *entry
 	free       []*entry   // recycled entries, see newEntry
+	entryPool  sync.Pool  // more recycled entries, see newEntry
 	freePeak   int        // the longest free list since the last flush
 	freeLow    slackTimer // how long the free list has been too long
 	// lastEvent and lastLabel cache eventLabel.
@@ -604,7 +611,7 @@ func (q *PriorityQueue) FlushBackoffQCompleted() {
 // shrink gives back the room a burst left behind (see slack.go), at the
 // backoffQ flush at now. The free list keeps at most max(minFree, pods/4)
 // entries once its peak has stayed above that for shrinkAfter; the
-// entries past it go to entryPool.
+// entries past it go to the queue's entryPool.
 func (q *PriorityQueue) shrink(now time.Time) {
 	q.pods.shrink(now)
 	q.byUID.shrink(now)
@@ -619,7 +626,7 @@ func (q *PriorityQueue) shrink(now time.Time) {
 	}
 	q.freeLow = slackTimer{}
 	for _, e := range q.free[min(keep, len(q.free)):] {
-		entryPool.Put(e)
+		q.entryPool.Put(e)
 	}
 	q.free = slices.Clone(q.free[:min(keep, len(q.free))])
 }
