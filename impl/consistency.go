@@ -18,7 +18,8 @@ import (
 //     the heap order kept over every slot, and one position per entry in
 //     the group of unschedulablePods of its plugin set;
 //   - recycled entries are zero, listed once and indexed nowhere, and the
-//     free list is within maxFree;
+//     free list is within maxFree; the entry Pop returned last (which Done
+//     tries first) is one the indexes hold, never a recycled one;
 //   - a queue holding nothing refers to no entry: no index slot, no heap
 //     slot (stale ones included), no group position;
 //   - moveRequestCycle <= schedulingCycle (I6).
@@ -87,6 +88,9 @@ func (q *PriorityQueue) CheckConsistency() error {
 			bad("recycled entry %p is not zero: %s", e, describe(e))
 		}
 		seen[e] = true
+	}
+	if e := q.lastPopped; e != nil && !keyed[e] {
+		bad("lastPopped is entry %p, which no index holds (recycled: Done could match a pod the queue no longer has): %s", e, describe(e))
 	}
 	if len(q.free) > maxFree {
 		bad("free list holds %d entries, more than maxFree %d", len(q.free), maxFree)
