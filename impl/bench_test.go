@@ -15,18 +15,27 @@ import (
 
 // The implementation's benchmarks are the workloads of internal/workload,
 // written once and shared with `make bench-compare` (which runs them against
-// the upstream queues too), here against schedq alone, for benchstat and
+// the upstream queues too), here against schedq alone in both profiles
+// (schedq: classic, schedq-hints: queueing hints), for benchstat and
 // profiling without Kubernetes:
 //
-//	go test -run '^$' -bench AddPop/N=100000 -cpuprofile cpu.out ./impl/
+//	go test -run '^$' -bench 'AddPop/N=100000/schedq-hints' -cpuprofile cpu.out ./impl/
 //
 // Only what no other queue has (Snapshot) is measured here directly.
-func BenchmarkAddPop(b *testing.B)           { workload.AddPop(b, workload.Schedq()) }
-func BenchmarkMoveAll(b *testing.B)          { workload.MoveAll(b, workload.Schedq()) }
-func BenchmarkFlushBackoffQ(b *testing.B)    { workload.FlushBackoffQ(b, workload.Schedq()) }
-func BenchmarkSchedulingLoop(b *testing.B)   { workload.SchedulingLoop(b, workload.Schedq()) }
-func BenchmarkProducerConsumer(b *testing.B) { workload.ProducerConsumer(b, workload.Schedq()) }
-func BenchmarkRetained(b *testing.B)         { workload.Retained(b, workload.Schedq()) }
+func profiles() []workload.Subject {
+	return []workload.Subject{workload.Schedq(), workload.SchedqHints()}
+}
+
+func BenchmarkAddPop(b *testing.B)           { workload.AddPop(b, profiles()...) }
+func BenchmarkMoveAll(b *testing.B)          { workload.MoveAll(b, profiles()...) }
+func BenchmarkFlushBackoffQ(b *testing.B)    { workload.FlushBackoffQ(b, profiles()...) }
+func BenchmarkSchedulingLoop(b *testing.B)   { workload.SchedulingLoop(b, profiles()...) }
+func BenchmarkProducerConsumer(b *testing.B) { workload.ProducerConsumer(b, profiles()...) }
+func BenchmarkRetained(b *testing.B)         { workload.Retained(b, profiles()...) }
+func BenchmarkHintReplay(b *testing.B)       { workload.HintReplay(b, profiles()...) }
+
+// BenchmarkGatedMoves is the hints profile with the PreEnqueue plugin Gate.
+func BenchmarkGatedMoves(b *testing.B) { workload.GatedMoves(b, workload.SchedqGated()) }
 
 // BenchmarkRetainedAfterDrain: the heap the queue keeps once a burst of a
 // million pods (or half a million parked ones) has drained (see

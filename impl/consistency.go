@@ -18,7 +18,8 @@ import (
 //     the heap order kept over every slot, and one position per entry in
 //     the group of unschedulablePods of its plugin set;
 //   - recycled entries are zero, listed once and indexed nowhere, and the
-//     free list is within maxFree;
+//     free list is within maxFree; the entry Pop returned last (which Done
+//     tries first) is one the indexes hold, never a recycled one;
 //   - a queue holding nothing refers to no entry: no index slot, no heap
 //     slot (stale ones included), no group position;
 //   - moveRequestCycle <= schedulingCycle (I6).
@@ -88,6 +89,9 @@ func (q *PriorityQueue) CheckConsistency() error {
 		}
 		seen[e] = true
 	}
+	if e := q.lastPopped; e != nil && !keyed[e] {
+		bad("lastPopped is entry %p, which no index holds (recycled: Done could match a pod the queue no longer has): %s", e, describe(e))
+	}
 	if len(q.free) > maxFree {
 		bad("free list holds %d entries, more than maxFree %d", len(q.free), maxFree)
 	}
@@ -128,7 +132,7 @@ func (q *PriorityQueue) checkSlack() error {
 // isZero reports whether a recycled entry was wiped: no pod, no place, no
 // time, no plugins.
 func isZero(e *entry) bool {
-	return e.info.Pod == nil && e.loc == nowhere && e.pos == 0 && e.keySlot == (slotRef{}) &&
+	return e.info.Pod == nil && e.loc == nowhere && e.pos == 0 && e.keySlot == (slotRef{}) && e.uidSlot == (slotRef{}) &&
 		e.info.Timestamp.IsZero() && e.info.InitialAttemptTimestamp.IsZero() &&
 		e.info.Attempts == 0 && e.info.UnschedulablePlugins == nil && e.info.hints == nil
 }
@@ -182,8 +186,8 @@ func (x *podIndex) check(name string, bad func(string, ...any)) map[*entry]bool 
 				} else if !x.reachable(h, e) {
 					bad("%s: %s is unreachable by lookup", name, describe(e))
 				}
-				if x.keySlots && e.keySlot.get() != noSlot && e.keySlot.get() != bi*slotsPerBlock+j {
-					bad("%s: %s records slot %d, is in %d", name, describe(e), e.keySlot.get(), bi*slotsPerBlock+j)
+				if r := x.slotOf(e).get(); x.slots && r != noSlot && r != bi*slotsPerBlock+j {
+					bad("%s: %s records slot %d, is in %d", name, describe(e), r, bi*slotsPerBlock+j)
 				}
 			case c == ctrlDeleted || c == ctrlEmpty:
 				if c == ctrlDeleted {

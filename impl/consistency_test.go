@@ -1,6 +1,7 @@
 package impl
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -217,5 +218,46 @@ func TestNoShrinkUnderSteadyLoad(t *testing.T) {
 	}
 	if err := q.CheckConsistency(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestCheckConsistencyCatchesRecycledLastPopped: Done tries the entry Pop
+// returned last before the UID index, so recycling that entry (Delete in
+// flight) must forget it. With the real queue the check passes and Done
+// of the deleted pod's UID is refused; with lastPopped left pointing at
+// the recycled entry (the mutation of freeEntry that skips the clearing),
+// CheckConsistency names it.
+func TestCheckConsistencyCatchesRecycledLastPopped(t *testing.T) {
+	for _, mutant := range []bool{false, true} {
+		q, _ := newTestQueue(t)
+		p := &spec.Pod{Namespace: "ns", Name: "p", UID: "uid-1"}
+		if err := q.Add(p); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := q.Pop(); err != nil {
+			t.Fatal(err)
+		}
+		popped := q.lastPopped
+		if popped == nil {
+			t.Fatal("Pop did not record the entry it popped")
+		}
+		if err := q.Delete(p); err != nil {
+			t.Fatal(err)
+		}
+		if mutant {
+			q.lastPopped = popped
+		} else if q.lastPopped != nil {
+			t.Fatalf("Delete recycled the popped entry but lastPopped still points at it")
+		}
+		if err := q.Done(p.UID); !errors.Is(err, spec.ErrNotInFlight) {
+			t.Fatalf("mutant=%v: Done of a deleted pod's UID = %v, want ErrNotInFlight (R12)", mutant, err)
+		}
+		err := q.CheckConsistency()
+		switch {
+		case !mutant && err != nil:
+			t.Fatalf("the correct queue fails its consistency check: %v", err)
+		case mutant && (err == nil || !strings.Contains(err.Error(), "lastPopped")):
+			t.Fatalf("a recycled lastPopped went unreported: %v", err)
+		}
 	}
 }

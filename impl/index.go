@@ -34,9 +34,10 @@ type podIndex struct {
 	n      int // live entries
 	used   int // live entries and tombstones
 	byUID  bool
-	// keySlots: the table records each entry's slot in entry.keySlot.
-	// Slots never move but on rehash, which records them again.
-	keySlots bool
+	// slots: the table records each entry's slot in the entry (keySlot,
+	// or uidSlot if byUID), so that removing it needs no hash and no
+	// probe. Slots never move but on rehash, which records them again.
+	slots bool
 	// peak is the most live entries since the last flush, low how long
 	// the table has been oversized (see shrink).
 	peak int
@@ -85,6 +86,14 @@ func uidHash(uid spec.UID) uint64 { return maphash.String(hashSeed, string(uid))
 
 func tagOf(h uint64) uint8 { return uint8(h>>57) | ctrlFull }
 
+// slotOf is where e records its slot in this table.
+func (x *podIndex) slotOf(e *entry) *slotRef {
+	if x.byUID {
+		return &e.uidSlot
+	}
+	return &e.keySlot
+}
+
 func (x *podIndex) hashOf(e *entry) uint64 {
 	if x.byUID {
 		return uidHash(e.info.Pod.UID)
@@ -126,14 +135,8 @@ func (x *podIndex) findKey(h uint64, namespace, name string) *entry {
 // findUID returns the entry whose pod has this UID (h is its uidHash), or
 // nil.
 func (x *podIndex) findUID(h uint64, uid spec.UID) *entry {
-	_, e := x.findUIDSlot(h, uid)
-	return e
-}
-
-// findUIDSlot is findUID that also returns the entry's slot, for removeAt.
-func (x *podIndex) findUIDSlot(h uint64, uid spec.UID) (int, *entry) {
 	if x.n == 0 {
-		return -1, nil
+		return nil
 	}
 	mask := len(x.blocks) - 1
 	tag := tagOf(h)
@@ -141,13 +144,12 @@ func (x *podIndex) findUIDSlot(h uint64, uid spec.UID) (int, *entry) {
 		b := &x.blocks[bi]
 		w := b.word()
 		for m := matchByte(w, tag); m != 0; m &= m - 1 {
-			j := bits.TrailingZeros64(m) >> 3
-			if e := b.ents[j]; e.info.Pod.UID == uid {
-				return bi*slotsPerBlock + j, e
+			if e := b.ents[bits.TrailingZeros64(m)>>3]; e.info.Pod.UID == uid {
+				return e
 			}
 		}
 		if matchByte(w, ctrlEmpty) != 0 {
-			return -1, nil
+			return nil
 		}
 	}
 }
@@ -170,8 +172,8 @@ func (x *podIndex) insert(h uint64, e *entry) {
 			b.ctrl[j], b.ents[j] = tagOf(h), e
 			x.n++
 			x.peak = max(x.peak, x.n)
-			if x.keySlots {
-				e.keySlot.set(bi*slotsPerBlock + j)
+			if x.slots {
+				x.slotOf(e).set(bi*slotsPerBlock + j)
 			}
 			return
 		}
@@ -180,8 +182,8 @@ func (x *podIndex) insert(h uint64, e *entry) {
 
 // remove deletes e, which is in the table.
 func (x *podIndex) remove(e *entry) {
-	if x.keySlots {
-		if i := e.keySlot.get(); i < len(x.blocks)*slotsPerBlock && x.blocks[i/slotsPerBlock].ents[i%slotsPerBlock] == e {
+	if x.slots {
+		if i := x.slotOf(e).get(); i < len(x.blocks)*slotsPerBlock && x.blocks[i/slotsPerBlock].ents[i%slotsPerBlock] == e {
 			x.removeAt(i)
 			return
 		}

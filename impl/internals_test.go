@@ -104,12 +104,15 @@ func TestHeapAgainstReference(t *testing.T) {
 }
 
 // TestIndexAgainstMap inserts, finds and removes at random, through several
-// rehashes, and checks both indexes against Go maps, and that every entry's
-// keySlot names its slot.
+// rehashes, and checks the indexes against Go maps, and that every entry's
+// keySlot and uidSlot name its slots. probed is a UID index that records no
+// slots, so that remove finds entries by probing (as it does in tables too
+// large for a slotRef).
 func TestIndexAgainstMap(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	keys := podIndex{keySlots: true}
-	uids := podIndex{byUID: true}
+	keys := podIndex{slots: true}
+	uids := podIndex{byUID: true, slots: true}
+	probed := podIndex{byUID: true}
 	byKey := map[string]*entry{}
 	byUID := map[spec.UID]*entry{}
 	for step := range 20000 {
@@ -127,22 +130,23 @@ func TestIndexAgainstMap(t *testing.T) {
 			h := hashesOf(p)
 			keys.insert(h.key, e)
 			uids.insert(h.uid, e)
+			probed.insert(h.uid, e)
 			byKey[k], byUID[p.UID] = e, e
 		} else if r.IntN(3) > 0 {
 			keys.remove(e)
-			if i, got := uids.findUIDSlot(uidHash(e.info.Pod.UID), e.info.Pod.UID); got != e {
+			if got := uids.findUID(uidHash(e.info.Pod.UID), e.info.Pod.UID); got != e {
 				t.Fatalf("step %d: findUID(%s) = %p, want %p", step, e.info.Pod.UID, got, e)
-			} else {
-				uids.removeAt(i)
 			}
+			uids.remove(e)
+			probed.remove(e)
 			delete(byKey, k)
 			delete(byUID, e.info.Pod.UID)
 		}
-		if keys.n != len(byKey) || uids.n != len(byUID) {
-			t.Fatalf("step %d: sizes %d, %d, want %d", step, keys.n, uids.n, len(byKey))
+		if keys.n != len(byKey) || uids.n != len(byUID) || probed.n != len(byUID) {
+			t.Fatalf("step %d: sizes %d, %d, %d, want %d", step, keys.n, uids.n, probed.n, len(byKey))
 		}
 		if step%500 == 0 {
-			for name, x := range map[string]*podIndex{"keys": &keys, "uids": &uids} {
+			for name, x := range map[string]*podIndex{"keys": &keys, "uids": &uids, "probed": &probed} {
 				held := x.check(name, func(format string, args ...any) { t.Fatalf("step %d: "+format, append([]any{step}, args...)...) })
 				if len(held) != x.n {
 					t.Fatalf("step %d: %s holds %d entries, counts %d", step, name, len(held), x.n)
@@ -151,13 +155,23 @@ func TestIndexAgainstMap(t *testing.T) {
 			for bi := range keys.blocks {
 				for j, e := range keys.blocks[bi].ents {
 					if i := bi*slotsPerBlock + j; e != nil && e.keySlot.get() != i {
-						t.Fatalf("step %d: entry in slot %d records slot %d", step, i, e.keySlot.get())
+						t.Fatalf("step %d: entry in key slot %d records slot %d", step, i, e.keySlot.get())
+					}
+				}
+			}
+			for bi := range uids.blocks {
+				for j, e := range uids.blocks[bi].ents {
+					if i := bi*slotsPerBlock + j; e != nil && e.uidSlot.get() != i {
+						t.Fatalf("step %d: entry in UID slot %d records slot %d", step, i, e.uidSlot.get())
 					}
 				}
 			}
 			for uid, e := range byUID {
 				if got := uids.findUID(uidHash(uid), uid); got != e {
 					t.Fatalf("step %d: findUID(%s) = %p, want %p", step, uid, got, e)
+				}
+				if got := probed.findUID(uidHash(uid), uid); got != e {
+					t.Fatalf("step %d: probed findUID(%s) = %p, want %p", step, uid, got, e)
 				}
 			}
 		}

@@ -15,7 +15,7 @@
 // heap over backoffQ for Pop's ordering windows, PreEnqueue gating and hint
 // replay.
 //
-// Layout: every pod the queue holds has one entry of 104 bytes (the
+// Layout: every pod the queue holds has one entry of 112 bytes (the
 // hints profile's per-pod fields, spec.HintFields, behind a pointer that
 // stays nil in the classic profile), found by key
 // (Add, Update, Delete, Activate) and by UID (Done) in two compact hash
@@ -58,12 +58,13 @@ type entry struct {
 	// UID.
 	pos uint32
 	loc place
-	// keySlot is the entry's slot in the key index (podIndex.keySlots),
-	// so that Done removes it there without hashing its key again.
-	keySlot slotRef
+	// keySlot and uidSlot are the entry's slots in the key and UID
+	// indexes (podIndex.slots), so that Done removes it from both without
+	// hashing its key or UID again.
+	keySlot, uidSlot slotRef
 }
 
-// place is a spec.Location in one byte, which keeps an entry at 96 bytes.
+// place is a spec.Location in one byte, which keeps an entry at 112 bytes.
 type place uint8
 
 const (
@@ -79,9 +80,12 @@ func (p place) String() string { return spec.Location(p).String() }
 // Entries of pods that left the queue (Done, Delete) are recycled, so that
 // a queue in steady state allocates no entry per Add: first through the
 // queue's own free list, a slice push and pop under the lock the queue holds
-// anyway, and past maxFree entries through entryPool, which the garbage
-// collector empties when they stay unused.
-var entryPool = sync.Pool{New: func() any { return new(entry) }}
+// anyway, and past maxFree entries through the queue's entryPool, which the
+// garbage collector empties when they stay unused. The pool is the queue's
+// own, not shared between queues: a stale heap slot may still point at a
+// recycled entry, and the heap reads it (podHeap.isLive) under this
+// queue's lock, which another queue's writes would not respect; and a seq
+// of another queue's heap could make the stale slot look live.
 
 const maxFree = 4096
 
@@ -96,19 +100,25 @@ func (q *PriorityQueue) newEntry() *entry {
 		q.free = q.free[:n-1]
 		return e
 	}
-	return entryPool.Get().(*entry)
+	if e, ok := q.entryPool.Get().(*entry); ok {
+		return e
+	}
+	return new(entry)
 }
 
 // freeEntry recycles an entry nothing refers to any more: detached,
 // untracked, or never tracked.
 func (q *PriorityQueue) freeEntry(e *entry) {
+	if q.lastPopped == e {
+		q.lastPopped = nil
+	}
 	*e = entry{}
 	if len(q.free) < maxFree {
 		q.free = append(q.free, e)
 		q.freePeak = max(q.freePeak, len(q.free))
 		return
 	}
-	entryPool.Put(e)
+	q.entryPool.Put(e)
 }
 
 // PriorityQueue is the concurrent scheduling queue. Create it with New; it
@@ -132,9 +142,14 @@ type PriorityQueue struct {
 	activeQ           podHeap
 	backoffQ          podHeap
 	unschedulablePods unschedulablePods
-	free              []*entry   // recycled entries, see newEntry
-	freePeak          int        // the longest free list since the last flush
-	freeLow           slackTimer // how long the free list has been too long
+	// lastPopped is the entry Pop returned last, nil once it is recycled:
+	// the scheduler usually ends the cycle of the pod it popped last, and
+	// Done finds that pod without hashing its UID (see Done).
+	lastPopped *entry
+	free       []*entry   // recycled entries, see newEntry
+	entryPool  sync.Pool  // more recycled entries, see newEntry
+	freePeak   int        // the longest free list since the last flush
+	freeLow    slackTimer // how long the free list has been too long
 	// lastEvent and lastLabel cache eventLabel.
 	lastEvent spec.ClusterEvent
 	lastLabel string
@@ -191,8 +206,8 @@ func New(cfg spec.Config, opts ...Option) (*PriorityQueue, error) {
 	q := &PriorityQueue{
 		cfg:              cfg,
 		clock:            clock.RealClock{},
-		pods:             podIndex{keySlots: true},
-		byUID:            podIndex{byUID: true},
+		pods:             podIndex{slots: true},
+		byUID:            podIndex{byUID: true, slots: true},
 		moveRequestCycle: -1,
 		stop:             make(chan struct{}),
 		p:                newProfile(cfg),
@@ -443,6 +458,7 @@ func (q *PriorityQueue) popLocked() (*spec.QueuedPodInfo, int64, error) {
 	e.info.Attempts++
 	e.loc = inFlight
 	q.schedulingCycle++
+	q.lastPopped = e
 	out := new(spec.QueuedPodInfo)
 	*out = e.info.full()
 	q.p.popped(q, e, out)
@@ -597,7 +613,7 @@ func (q *PriorityQueue) FlushBackoffQCompleted() {
 // shrink gives back the room a burst left behind (see slack.go), at the
 // backoffQ flush at now. The free list keeps at most max(minFree, pods/4)
 // entries once its peak has stayed above that for shrinkAfter; the
-// entries past it go to entryPool.
+// entries past it go to the queue's entryPool.
 func (q *PriorityQueue) shrink(now time.Time) {
 	q.pods.shrink(now)
 	q.byUID.shrink(now)
@@ -612,7 +628,7 @@ func (q *PriorityQueue) shrink(now time.Time) {
 	}
 	q.freeLow = slackTimer{}
 	for _, e := range q.free[min(keep, len(q.free)):] {
-		entryPool.Put(e)
+		q.entryPool.Put(e)
 	}
 	q.free = slices.Clone(q.free[:min(keep, len(q.free))])
 }
@@ -782,20 +798,28 @@ func crossTopology(assigned *spec.Pod) func(*entry) bool {
 }
 
 // Done is R12 of spec.Queue. The pod is found by UID in its own index,
-// and its entry is recycled.
+// and its entry is recycled. The pod popped last is found without the
+// index: the UID the scheduler passes is usually that pod's own string, so
+// comparing it costs no read of its bytes, where hashing it would read
+// them (a cache miss per Done in a large queue). The entry leaves both
+// indexes by the slots it records, without a probe.
 func (q *PriorityQueue) Done(uid spec.UID) error {
-	h := uidHash(uid)
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if i, e := q.byUID.findUIDSlot(h, uid); e != nil && e.loc == inFlight {
-		q.p.leftFlight(q, e)
-		q.detach(e)
-		q.pods.remove(e)
-		q.byUID.removeAt(i)
-		q.freeEntry(e)
-		return nil
+	e := q.lastPopped
+	if e == nil || e.loc != inFlight || e.info.Pod.UID != uid {
+		// The UID index holds at most one entry per UID (I1), so the
+		// entry found either way is the same.
+		e = q.byUID.findUID(uidHash(uid), uid)
 	}
-	return fmt.Errorf("%w: Done of UID %q", spec.ErrNotInFlight, uid)
+	if e == nil || e.loc != inFlight {
+		return fmt.Errorf("%w: Done of UID %q", spec.ErrNotInFlight, uid)
+	}
+	q.p.leftFlight(q, e)
+	q.detach(e)
+	q.untrack(e)
+	q.freeEntry(e)
+	return nil
 }
 
 // Snapshot returns a copy of everything the queue holds: the pods of each
