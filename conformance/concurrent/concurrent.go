@@ -130,6 +130,9 @@ type LinearizabilityResult struct {
 	Undecided  int    `json:"undecided"`
 	// Detail describes the first failure, or what the runs could not do.
 	Detail string `json:"detail,omitempty"`
+	// Adapter is LinOptions.TargetNote: what the check's own target
+	// serialises, if it has one.
+	Adapter string `json:"adapter,omitempty"`
 }
 
 // Run runs every concurrent check against targets made by newTarget, each
@@ -152,6 +155,7 @@ func Run(t *testing.T, newTarget conformance.NewTarget, opts Options) Report {
 				nt = opts.Linearizability.Target
 			}
 			rep.Linearizability = RunLinearizability(t, nt, *opts.Linearizability, opts.Seed)
+			rep.Linearizability.Adapter = opts.Linearizability.TargetNote
 		})
 	}
 	// The profile, from a throwaway target.

@@ -36,8 +36,10 @@ type LinOptions struct {
 	// newTarget: for an adapter that must serialise, for this check only,
 	// something the target does not make atomic and that has been
 	// declared a finding (the other checks still run on the target as it
-	// is). Its doc comment must say what it serialises and why.
-	Target conformance.NewTarget
+	// is). Its doc comment must say what it serialises and why, and
+	// TargetNote says it in a few words for the report.
+	Target     conformance.NewTarget
+	TargetNote string
 }
 
 // RunLinearizability records concurrent histories of targets made by

@@ -325,6 +325,9 @@ func renderConcurrent(reports []concurrent.Report) string {
 			} else {
 				linz += ", all linearizable"
 			}
+			if l.Adapter != "" {
+				linz += " (" + l.Adapter + ")"
+			}
 		}
 		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %d |\n", r.Profile.Name, strings.Join(wk, ", "), cons, linz, len(r.Findings))
 	}
