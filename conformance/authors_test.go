@@ -498,12 +498,7 @@ func BenchmarkRandomRuns(b *testing.B) {
 // The metrics the model counts (R14), worked out by hand for a sequence
 // that enters every place by every route.
 func TestModelMetrics(t *testing.T) {
-	run, err := schedqtest.NewModelRun(schedqtest.Config(), schedqtest.Start)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var mm metricsModel
-	for _, op := range schedqtest.MustParseOps(t,
+	got, state := countModelMetrics(t, schedqtest.Config(),
 		"add a", "add b", "pop", "pop",
 		"fail a plugins=(NodeResourcesFit)", // unschedulable, ScheduleAttemptFailure
 		"fail b",                            // backoff (no plugin), ScheduleAttemptFailure
@@ -514,16 +509,7 @@ func TestModelMetrics(t *testing.T) {
 		"update b labels=(v=x)",         // in place: nothing
 		"update e",                      // unknown: added, UnschedulablePodUpdate
 		"delete e", "pop", "done uid-b", // nothing enters a place
-	) {
-		before := run.Model.Snapshot()
-		if _, _, err := run.ApplyOnly(op); err != nil {
-			t.Fatalf("%s: %v", op, err)
-		}
-		after := run.Model.Snapshot()
-		mm.step(op, &before, &after)
-	}
-	s := run.Model.Snapshot()
-	got := mm.expected(&s)
+	)
 	want := Metrics{
 		PendingPods: map[string]int{"active": 0, "backoff": 0, "unschedulable": 0, "gated": 0},
 		IncomingPods: map[IncomingSeries]uint64{
@@ -538,8 +524,29 @@ func TestModelMetrics(t *testing.T) {
 	}
 	want.PendingPods["active"] = 1 // a, activated; b was popped and done
 	if d := diffMetrics(want, got); d != "" {
-		t.Errorf("the model's metrics (left: by hand as model, right: counted as target):\n%s\nstate:\n%s", d, run.Render())
+		t.Errorf("the model's metrics (left: by hand as model, right: counted as target):\n%s\nstate:\n%s", d, state)
 	}
+}
+
+// countModelMetrics plays ops on the model with cfg and returns the
+// metrics the suite expects of a target after them, and the state.
+func countModelMetrics(t *testing.T, cfg spec.Config, ops ...string) (Metrics, string) {
+	t.Helper()
+	run, err := schedqtest.NewModelRun(cfg, schedqtest.Start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mm := metricsModel{cfg: cfg}
+	for _, op := range schedqtest.MustParseOps(t, ops...) {
+		before := run.Model.Snapshot()
+		if _, _, err := run.ApplyOnly(op); err != nil {
+			t.Fatalf("%s: %v", op, err)
+		}
+		after := run.Model.Snapshot()
+		mm.step(op, &before, &after)
+	}
+	s := run.Model.Snapshot()
+	return mm.expected(&s), run.Render()
 }
 
 // The metrics the model counts in the hints profile (R14h), worked out by
@@ -549,13 +556,7 @@ func TestModelMetrics(t *testing.T) {
 // event label, an update that re-creates an in-flight pod, and the
 // rejectors of the queued pods by plugin.
 func TestModelMetricsHints(t *testing.T) {
-	cfg := schedqtest.HintsConfig()
-	run, err := schedqtest.NewModelRun(cfg, schedqtest.Start)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mm := metricsModel{cfg: cfg}
-	for _, op := range schedqtest.MustParseOps(t,
+	got, state := countModelMetrics(t, schedqtest.HintsConfig(),
 		"add a",                      // active, UnscheduledPodAdd
 		"add g labels=(gated=yes)",   // unschedulable (gated), UnscheduledPodAdd
 		"add g labels=(gated=yes)",   // still there: nothing
@@ -575,16 +576,7 @@ func TestModelMetricsHints(t *testing.T) {
 		"tick 6m", "flush-leftover", // active, UnschedulableTimeout
 		"update e",                 // unknown: active, UnscheduledPodAdd
 		"add h labels=(gated=yes)", // unschedulable (gated), UnscheduledPodAdd
-	) {
-		before := run.Model.Snapshot()
-		if _, _, err := run.ApplyOnly(op); err != nil {
-			t.Fatalf("%s: %v", op, err)
-		}
-		after := run.Model.Snapshot()
-		mm.step(op, &before, &after)
-	}
-	s := run.Model.Snapshot()
-	got := mm.expected(&s)
+	)
 	want := Metrics{
 		// a and e in activeQ; h gated.
 		PendingPods: map[string]int{"active": 2, "backoff": 0, "unschedulable": 0, "gated": 1},
@@ -605,6 +597,6 @@ func TestModelMetricsHints(t *testing.T) {
 		UnschedulablePods: map[string]int{"Affinity": 1, "Gate": 1},
 	}
 	if d := diffMetrics(want, got); d != "" {
-		t.Errorf("the model's metrics (left: by hand as model, right: counted as target):\n%s\nstate:\n%s", d, run.Render())
+		t.Errorf("the model's metrics (left: by hand as model, right: counted as target):\n%s\nstate:\n%s", d, state)
 	}
 }
