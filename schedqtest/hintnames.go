@@ -18,11 +18,14 @@ import (
 // table of its kind below; TestHintNamesCoverHintsConfig fails until every
 // function HintsConfig uses has a line.
 
-// standardQueueingHints are the named queueing hints, one line each.
-var standardQueueingHints = []struct {
+// named is one line of a table: a standard function and its name.
+type named[F any] struct {
 	name string
-	fn   spec.QueueingHintFn
-}{
+	fn   F
+}
+
+// standardQueueingHints are the named queueing hints, one line each.
+var standardQueueingHints = []named[spec.QueueingHintFn]{
 	{"FitLabelHint", FitLabelHint},
 	{"GateHint", GateHint},
 	{"FlakyHint", FlakyHint},
@@ -30,10 +33,7 @@ var standardQueueingHints = []struct {
 
 // standardPreEnqueue are the named PreEnqueue plugin functions, one line
 // each.
-var standardPreEnqueue = []struct {
-	name string
-	fn   spec.PreEnqueueFn
-}{
+var standardPreEnqueue = []named[spec.PreEnqueueFn]{
 	{"GateAdmits", GateAdmits},
 	{"HoldAdmits", HoldAdmits},
 }
@@ -49,71 +49,63 @@ func funcID(fn any) uintptr {
 	return v.Pointer()
 }
 
-// QueueingHintName returns the standard name of fn, or false when fn is
-// none of the standard queueing hints (a closure, a test's own hint).
-func QueueingHintName(fn spec.QueueingHintFn) (string, bool) {
+func nameOf[F any](table []named[F], fn F) (string, bool) {
 	if id := funcID(fn); id != 0 {
-		for _, h := range standardQueueingHints {
-			if funcID(h.fn) == id {
-				return h.name, true
+		for _, l := range table {
+			if funcID(l.fn) == id {
+				return l.name, true
 			}
 		}
 	}
 	return "", false
+}
+
+func byName[F any](table []named[F], name string) (F, bool) {
+	for _, l := range table {
+		if l.name == name {
+			return l.fn, true
+		}
+	}
+	var none F
+	return none, false
+}
+
+func names[F any](table []named[F]) []string {
+	out := make([]string, 0, len(table))
+	for _, l := range table {
+		out = append(out, l.name)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// QueueingHintName returns the standard name of fn, or false when fn is
+// none of the standard queueing hints (a closure, a test's own hint).
+func QueueingHintName(fn spec.QueueingHintFn) (string, bool) {
+	return nameOf(standardQueueingHints, fn)
 }
 
 // QueueingHintByName returns the standard queueing hint of that name, or
 // false.
 func QueueingHintByName(name string) (spec.QueueingHintFn, bool) {
-	for _, h := range standardQueueingHints {
-		if h.name == name {
-			return h.fn, true
-		}
-	}
-	return nil, false
+	return byName(standardQueueingHints, name)
 }
 
 // PreEnqueueName returns the standard name of fn, or false when fn is none
 // of the standard PreEnqueue functions.
 func PreEnqueueName(fn spec.PreEnqueueFn) (string, bool) {
-	if id := funcID(fn); id != 0 {
-		for _, p := range standardPreEnqueue {
-			if funcID(p.fn) == id {
-				return p.name, true
-			}
-		}
-	}
-	return "", false
+	return nameOf(standardPreEnqueue, fn)
 }
 
 // PreEnqueueByName returns the standard PreEnqueue function of that name,
 // or false.
 func PreEnqueueByName(name string) (spec.PreEnqueueFn, bool) {
-	for _, p := range standardPreEnqueue {
-		if p.name == name {
-			return p.fn, true
-		}
-	}
-	return nil, false
+	return byName(standardPreEnqueue, name)
 }
 
 // QueueingHintNames lists the names of the standard queueing hints, sorted.
-func QueueingHintNames() []string {
-	out := make([]string, 0, len(standardQueueingHints))
-	for _, h := range standardQueueingHints {
-		out = append(out, h.name)
-	}
-	slices.Sort(out)
-	return out
-}
+func QueueingHintNames() []string { return names(standardQueueingHints) }
 
 // PreEnqueueNames lists the names of the standard PreEnqueue functions,
 // sorted.
-func PreEnqueueNames() []string {
-	out := make([]string, 0, len(standardPreEnqueue))
-	for _, p := range standardPreEnqueue {
-		out = append(out, p.name)
-	}
-	slices.Sort(out)
-	return out
-}
+func PreEnqueueNames() []string { return names(standardPreEnqueue) }
