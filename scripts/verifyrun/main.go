@@ -70,9 +70,9 @@ func steps(upstream []string) []*step {
 		{name: "spec: R7 backoff, invariants, bad input on model and impl (race)", cmd: "go test -json -race -count=1 ./spec/", count: countTests},
 		{name: "model (race)", cmd: "go test -json -race -count=1 ./model/", count: countTests},
 		{name: "impl (race, goleak)", cmd: "go test -json -race -count=1 ./impl/", count: countTests},
-		{name: "properties: state machine, 20000 checks", cmd: "go test -json -count=1 -run '^TestStateMachine$' ./properties/ -rapid.checks=20000", count: countStateMachine},
+		{name: "properties: state machine, both profiles, 20000 checks each", cmd: "go test -json -count=1 -run '^TestStateMachine(Hints)?$' ./properties/ -rapid.checks=20000", count: countStateMachine},
 		{name: "properties: mutants caught", cmd: "go test -json -count=1 -run '^TestMutantsAreCaught$' ./properties/", count: countMutants},
-		{name: "properties: focused, fuzz corpus, Run (race)", cmd: "go test -json -race -count=1 -skip '^(TestStateMachine|TestMutantsAreCaught)$' ./properties/", count: countTests},
+		{name: "properties: focused, fuzz corpus, Run (race)", cmd: "go test -json -race -count=1 -skip '^(TestStateMachine|TestStateMachineHints|TestMutantsAreCaught)$' ./properties/", count: countTests},
 		{name: "linearizability (race)", cmd: "go test -json -race -count=1 ./linearizability/ -lin.runs=300 -lin.ops=400 -lin.timeout=2m", count: countLinearizability},
 		{name: "tla: agreement of model and TLC graphs", cmd: "go test -json -count=1 ./tla/...", count: countTests},
 		{

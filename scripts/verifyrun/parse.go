@@ -137,10 +137,17 @@ func countTests(r *run) []string {
 var stateMachineRE = regexp.MustCompile(`(\d+) checks \(shrinking included\), (\d+) steps`)
 var rapidOKRE = regexp.MustCompile(`\[rapid\] OK, passed (\d+) tests`)
 
-// countStateMachine reads the state machine's own count line, else rapid's.
+// countStateMachine reads the state machines' own count lines (one per
+// profile), else rapid's.
 func countStateMachine(r *run) []string {
-	if m := stateMachineRE.FindStringSubmatch(r.text); m != nil {
-		return []string{fmt.Sprintf("%s random runs, %s operations, impl vs model after each", m[1], m[2])}
+	if ms := stateMachineRE.FindAllStringSubmatch(r.text, -1); ms != nil {
+		checks, steps := 0, 0
+		for _, m := range ms {
+			c, _ := strconv.Atoi(m[1])
+			s, _ := strconv.Atoi(m[2])
+			checks, steps = checks+c, steps+s
+		}
+		return []string{fmt.Sprintf("%d random runs in %d profile(s), %d operations, impl vs model after each", checks, len(ms), steps)}
 	}
 	if m := rapidOKRE.FindAllStringSubmatch(r.text, -1); m != nil {
 		total := 0

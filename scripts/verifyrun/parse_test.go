@@ -159,3 +159,14 @@ func TestSummarySaysSkippedNotPassed(t *testing.T) {
 		t.Errorf("summary with a failure (exit %d):\n%s", code, b.String())
 	}
 }
+
+// Both profiles' state machines are counted, not the first only.
+func TestCountStateMachineSumsTheProfiles(t *testing.T) {
+	r := &run{text: "statemachine_test.go:40: 200 checks (shrinking included), 6367 steps, 31.8 steps per check\n" +
+		"statemachine_test.go:40: 300 checks (shrinking included), 7156 steps, 35.8 steps per check\n"}
+	got := countStateMachine(r)
+	want := "500 random runs in 2 profile(s), 13523 operations, impl vs model after each"
+	if len(got) != 1 || got[0] != want {
+		t.Errorf("countStateMachine = %q, want %q", got, want)
+	}
+}
