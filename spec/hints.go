@@ -87,9 +87,10 @@ import (
 // flight with the same UID: the pod is replaced in its in-flight entry and
 // each event is recorded for it (R15). In flight under another UID: as
 // R9, the old object's attempt ends as by R10h (its marker leaves the
-// list) and the new pod is added as by R1h. In activeQ or backoffQ: replaced in place. In
-// unschedulablePods: replaced, then each event in turn is evaluated as in
-// R4h (without the gated filter) until one moves the pod. Unknown: R1h.
+// list) and the new pod is added as by R1h. In activeQ or backoffQ:
+// replaced in place. In unschedulablePods: replaced, then each event in
+// turn is evaluated as in R4h (without the gated filter) until one moves
+// the pod. Unknown: R1h.
 //
 // R10h Delete: as R10; a deleted in-flight pod also loses its marker, as in
 // R12h. (Upstream v1.37.2 leaves an in-flight pod in flight until Done.)
