@@ -114,6 +114,8 @@ func updateWhat(old, new *spec.Pod) string {
 	switch {
 	case old == nil || new == nil:
 		return ""
+	case old.UID != new.UID:
+		return "re-created as " + string(new.UID) // R9
 	case old.Priority != new.Priority:
 		return fmt.Sprintf("prio %d→%d", old.Priority, new.Priority)
 	case spec.IsPodUpdated(old, new):
