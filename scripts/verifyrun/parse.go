@@ -217,6 +217,10 @@ func countMutants(r *run) []string {
 var linRE = regexp.MustCompile(`(?m)^\s*(.+?), (\d+) clients: (\d+) histories, ops/history (\d+)\.\.(\d+) \(median (\d+)\)`)
 var linCaughtRE = regexp.MustCompile(`caught after (\d+) run`)
 
+// linBadRE is a history of a queue under test that failed the check:
+// "impl-hints: history 169 (8 clients, ...) is UNDECIDED: ...".
+var linBadRE = regexp.MustCompile(`(?m)^\s*(?:\S+\.go:\d+: )?(\S+): history \d+ \(.*\) is (NOT linearizable|UNDECIDED)`)
+
 func countLinearizability(r *run) []string {
 	type agg struct {
 		hist, lo, hi int
@@ -248,11 +252,25 @@ func countLinearizability(r *run) []string {
 	// The queue with the most histories (the implementation; the others
 	// are controls) first.
 	sort.SliceStable(order, func(i, j int) bool { return byQueue[order[i]].hist > byQueue[order[j]].hist })
+	bad := map[string][]string{}
+	for _, m := range linBadRE.FindAllStringSubmatch(r.text, -1) {
+		bad[m[1]] = append(bad[m[1]], m[2])
+	}
 	var out []string
 	for _, q := range order {
 		a := byQueue[q]
-		out = append(out, fmt.Sprintf("%s: %d histories x %d..%d ops (%s clients), each linearizable",
-			q, a.hist, a.lo, a.hi, strings.Join(uniq(a.clients), ",")))
+		verdict := "each linearizable"
+		if b := bad[q]; len(b) > 0 {
+			undecided := 0
+			for _, v := range b {
+				if v == "UNDECIDED" {
+					undecided++
+				}
+			}
+			verdict = fmt.Sprintf("%d NOT linearizable, %d UNDECIDED", len(b)-undecided, undecided)
+		}
+		out = append(out, fmt.Sprintf("%s: %d histories x %d..%d ops (%s clients), %s",
+			q, a.hist, a.lo, a.hi, strings.Join(uniq(a.clients), ","), verdict))
 	}
 	if n := len(linCaughtRE.FindAllString(r.text, -1)); n > 0 {
 		out = append(out, fmt.Sprintf("%d broken queues caught (not linearizable)", n))

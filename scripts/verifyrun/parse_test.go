@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -168,5 +169,20 @@ func TestCountStateMachineSumsTheProfiles(t *testing.T) {
 	want := "500 random runs in 2 profile(s), 13523 operations, impl vs model after each"
 	if len(got) != 1 || got[0] != want {
 		t.Errorf("countStateMachine = %q, want %q", got, want)
+	}
+}
+
+// A history the checker could not decide is not "each linearizable".
+func TestCountLinearizabilitySaysWhatFailed(t *testing.T) {
+	r := &run{text: "    linearizability_test.go:178: impl-hints: history 169 (8 clients, 401 operations, seed 7) is UNDECIDED: the checker gave up after 2m0s\n" +
+		"    linearizability_test.go:178: impl-hints, 8 clients: 300 histories, ops/history 401..409 (median 401), 41% of ops overlap\n" +
+		"    linearizability_test.go:166: impl, 8 clients: 300 histories, ops/history 401..419 (median 402), 40% of ops overlap\n"}
+	got := countLinearizability(r)
+	want := []string{
+		"impl-hints: 300 histories x 401..409 ops (8 clients), 0 NOT linearizable, 1 UNDECIDED",
+		"impl: 300 histories x 401..419 ops (8 clients), each linearizable",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("countLinearizability =\n%q\nwant\n%q", got, want)
 	}
 }
