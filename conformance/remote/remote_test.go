@@ -461,15 +461,7 @@ func TestWireRoundTrip(t *testing.T) {
 		t.Errorf("snapshot round trip (-sent +received):\n%s", d)
 	}
 	cfg := spec.DefaultConfig(schedqtest.Registry)
-	w, err := remote.EncodeConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := remote.DecodeConfig(roundTrip(t, w))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d := cmp.Diff(cfg, got); d != "" {
+	if d := cmp.Diff(cfg, configRoundTrip(t, cfg)); d != "" {
 		t.Errorf("config round trip (-sent +received):\n%s", d)
 	}
 	if _, err := remote.DecodeInfo(&remote.QueuedPodInfo{Pod: remote.EncodePod(pod), Timestamp: "yesterday"}); !errors.Is(err, remote.ErrProtocol) {
@@ -517,14 +509,7 @@ func TestWireRoundTripHints(t *testing.T) {
 
 	cfg := schedqtest.HintsConfig()
 	cfg.PodMaxBackoffDuration = 0
-	w, err := remote.EncodeConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := remote.DecodeConfig(roundTrip(t, w))
-	if err != nil {
-		t.Fatal(err)
-	}
+	got := configRoundTrip(t, cfg)
 	if d := cmp.Diff(cfg, got, cmp.Comparer(func(a, b spec.QueueingHintFn) bool { return hintName(a) == hintName(b) }),
 		cmp.Comparer(func(a, b spec.PreEnqueueFn) bool { return preEnqueueName(a) == preEnqueueName(b) })); d != "" {
 		t.Errorf("hints config round trip (-sent +received, functions by standard name):\n%s", d)
@@ -535,6 +520,7 @@ func TestWireRoundTripHints(t *testing.T) {
 	}
 	// The hints go in one order whatever the map's: the same config
 	// always makes the same line.
+	w, _ := remote.EncodeConfig(cfg)
 	again, _ := remote.EncodeConfig(cfg)
 	if d := cmp.Diff(w, again); d != "" {
 		t.Errorf("two encodings of one config differ:\n%s", d)
@@ -700,4 +686,18 @@ func TestDocumentedActionBits(t *testing.T) {
 			t.Errorf("spec.%s = %d, the package documentation says %d", name, c.got, c.want)
 		}
 	}
+}
+
+// configRoundTrip sends cfg through its wire form and JSON, and back.
+func configRoundTrip(t *testing.T, cfg spec.Config) spec.Config {
+	t.Helper()
+	w, err := remote.EncodeConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := remote.DecodeConfig(roundTrip(t, w))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
 }
