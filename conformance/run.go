@@ -201,23 +201,27 @@ func Run(t *testing.T, newTarget NewTarget, opts Options) {
 	}
 
 	report := Report{Test: t.Name()}
-	if !t.Run("preflight", func(t *testing.T) { report.Profile = Preflight(t, newTarget) }) {
+	// What go test -run filtered out does not run: the summary counts what
+	// did (preflightRan, ran, and the random runs' own lines).
+	preflightRan := false
+	if !t.Run("preflight", func(t *testing.T) { preflightRan = true; report.Profile = Preflight(t, newTarget) }) {
 		t.Errorf("conformance: the adapter failed the preflight check (above); fix it first: no scenario ran")
 		return
 	}
 	var mu sync.Mutex
 	var counts [5]int // by outcome: pass, fail, known, stale, n/a
 	outcomes := []Outcome{Pass, Fail, Known, Stale, NotApplicable}
-	ran := 0
+	ran, selected := 0, 0
 	for _, f := range files {
 		if sel != nil && !sel.MatchString(f.Name) {
 			continue
 		}
-		ran++
+		selected++
 		t.Run(f.Name, func(t *testing.T) {
 			res, prof := runFile(t, newTarget, f, opts.KnownDifferences[f.Name])
 			mu.Lock()
 			defer mu.Unlock()
+			ran++
 			if prof.Name != "" { // "" if the target refused the scenario's profile
 				report.Profile = prof
 			}
@@ -225,12 +229,21 @@ func Run(t *testing.T, newTarget NewTarget, opts Options) {
 			counts[slices.Index(outcomes, res.Outcome)]++
 		})
 	}
-	summary := fmt.Sprintf("conformance %s: preflight ok; %d of %d scenarios ran", report.Profile.Name, ran, len(files))
+	preflight := "preflight ok"
+	if !preflightRan {
+		preflight = "preflight not run (filtered by -run)"
+	}
+	summary := fmt.Sprintf("conformance %s: %s; %d of %d scenarios ran", report.Profile.Name, preflight, ran, len(files))
 	if sel != nil {
 		summary += fmt.Sprintf(" (selected by Scenarios=%q)", opts.Scenarios)
 	}
+	if ran < selected {
+		summary += fmt.Sprintf(" (%d filtered by -run)", selected-ran)
+	}
 	summary += fmt.Sprintf(": %d pass, %d fail, %d known differences, %d stale, %d n/a", counts[0], counts[1], counts[2], counts[3], counts[4])
+	randomRan, hintsRan := false, false
 	t.Run("differential", func(t *testing.T) {
+		randomRan = true
 		res := Result{Scenario: "model-differential random runs", Rules: []spec.Rule{"R1-R13"}, Outcome: Pass, Profile: spec.ProfileClassic.String()}
 		if report.Profile.Observes.Metrics && !slices.Contains(opts.Ignore, IgnoreMetrics) {
 			res.Rules = append(res.Rules, "R14")
@@ -254,7 +267,11 @@ func Run(t *testing.T, newTarget NewTarget, opts Options) {
 			t.Skip(opts.SkipDifferential)
 		}
 	})
+	if !randomRan {
+		summary += "; random runs not run (filtered by -run)"
+	}
 	t.Run("differential-hints", func(t *testing.T) {
+		hintsRan = true
 		res := runHintsDifferentialResult(t, newTarget, opts, report.Profile.Observes.Metrics)
 		mu.Lock()
 		defer mu.Unlock()
@@ -268,6 +285,9 @@ func Run(t *testing.T, newTarget NewTarget, opts Options) {
 			t.Skip(res.Detail)
 		}
 	})
+	if !hintsRan {
+		summary += "; hints random runs not run (filtered by -run)"
+	}
 	report.Summary = summary
 	t.Log(summary)
 	dir := opts.ResultsDir
