@@ -241,9 +241,8 @@ func Run(t *testing.T, newTarget NewTarget, opts Options) {
 		summary += fmt.Sprintf(" (%d filtered by -run)", selected-ran)
 	}
 	summary += fmt.Sprintf(": %d pass, %d fail, %d known differences, %d stale, %d n/a", counts[0], counts[1], counts[2], counts[3], counts[4])
-	randomRan, hintsRan := false, false
+	randomRan, hintsRan, hintsNA := false, false, false
 	t.Run("differential", func(t *testing.T) {
-		randomRan = true
 		res := Result{Scenario: "model-differential random runs", Rules: []spec.Rule{"R1-R13"}, Outcome: Pass, Profile: spec.ProfileClassic.String()}
 		if report.Profile.Observes.Metrics && !slices.Contains(opts.Ignore, IgnoreMetrics) {
 			res.Rules = append(res.Rules, "R14")
@@ -254,9 +253,13 @@ func Run(t *testing.T, newTarget NewTarget, opts Options) {
 			summary += "; random runs skipped: " + opts.SkipDifferential
 		default:
 			ro := randomOptions(opts)
+			ro.ran = &randomRan
 			res.Detail = ro.String()
 			if !runDifferential(t, newTarget, ro) {
 				res.Outcome = Fail
+			}
+			if !randomRan { // filtered out: nothing to report
+				return
 			}
 			summary += "; random runs: " + ro.String() + ": " + string(res.Outcome)
 		}
@@ -267,12 +270,15 @@ func Run(t *testing.T, newTarget NewTarget, opts Options) {
 			t.Skip(opts.SkipDifferential)
 		}
 	})
-	if !randomRan {
+	if !randomRan && opts.SkipDifferential == "" {
 		summary += "; random runs not run (filtered by -run)"
 	}
 	t.Run("differential-hints", func(t *testing.T) {
-		hintsRan = true
-		res := runHintsDifferentialResult(t, newTarget, opts, report.Profile.Observes.Metrics)
+		res := runHintsDifferentialResult(t, newTarget, opts, report.Profile.Observes.Metrics, &hintsRan)
+		hintsNA = res.Outcome == NotApplicable
+		if !hintsRan && !hintsNA { // filtered out: nothing to report
+			return
+		}
 		mu.Lock()
 		defer mu.Unlock()
 		report.Results = append(report.Results, res)
@@ -285,7 +291,7 @@ func Run(t *testing.T, newTarget NewTarget, opts Options) {
 			t.Skip(res.Detail)
 		}
 	})
-	if !hintsRan {
+	if !hintsRan && !hintsNA {
 		summary += "; hints random runs not run (filtered by -run)"
 	}
 	report.Summary = summary
