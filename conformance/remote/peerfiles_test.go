@@ -49,6 +49,7 @@ func TestDocumentedPeerLineRunsTheSuite(t *testing.T) {
 		Scenarios:   "^add/new-pod-enters-activeQ$",
 		Checks:      3,
 		FailFileDir: t.TempDir(),
+		ResultsDir:  t.TempDir(), // not make verify's: the report of TestPeerPassesTheSuite goes there
 	})
 }
 

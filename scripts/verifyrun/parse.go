@@ -5,9 +5,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -384,6 +386,7 @@ func countConformance(r *run) []string {
 	outcomes := map[string]int{}
 	scenarios := map[string]bool{}
 	var none []string
+	perRoot := map[string]int{} // scenarios run, by target
 	for _, root := range roots {
 		n := 0
 		for k, a := range res {
@@ -401,6 +404,8 @@ func countConformance(r *run) []string {
 		}
 		if n == 0 {
 			none = append(none, root.name)
+		} else {
+			perRoot[root.name] += n
 		}
 	}
 	if len(scenarios) > 0 {
@@ -408,7 +413,15 @@ func countConformance(r *run) []string {
 		for _, c := range outcomes {
 			total += c
 		}
-		line := fmt.Sprintf("%d scenarios x %d target(s) = %d runs: %s", len(scenarios), len(roots)-len(none), total, outcomeList(outcomes))
+		line := fmt.Sprintf("%d scenarios x %d target(s) = %d runs: %s", len(scenarios), len(perRoot), total, outcomeList(outcomes))
+		if total != len(scenarios)*len(perRoot) {
+			// Not every target ran every scenario: say how many each did.
+			var each []string
+			for _, name := range slices.Sorted(maps.Keys(perRoot)) {
+				each = append(each, fmt.Sprintf("%s %d", name, perRoot[name]))
+			}
+			line = fmt.Sprintf("%d scenario runs on %d target(s) (%s): %s", total, len(perRoot), strings.Join(each, ", "), outcomeList(outcomes))
+		}
 		if len(none) > 0 {
 			line += "; no scenario ran on " + strings.Join(uniq(none), ", ")
 		}

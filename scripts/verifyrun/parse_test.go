@@ -195,6 +195,23 @@ func TestConformanceNAIsASkip(t *testing.T) {
 	}
 }
 
+// Targets that ran different scenarios are not multiplied out: each says
+// how many it ran (two targets, one running 2 and the other 1, are not
+// "2 scenarios x 2 targets").
+func TestConformanceCountsScenariosPerTarget(t *testing.T) {
+	r := newRun(t, jsonLines(t,
+		event{Action: "pass", Package: "p", Test: "TestAll/preflight"},
+		event{Action: "pass", Package: "p", Test: "TestAll/add/s1"},
+		event{Action: "pass", Package: "p", Test: "TestAll/add/s2"},
+		event{Action: "pass", Package: "p", Test: "TestOne/preflight"},
+		event{Action: "pass", Package: "p", Test: "TestOne/add/s1"},
+	))
+	got := countConformance(r)
+	if len(got) == 0 || got[0] != "3 scenario runs on 2 target(s) (TestAll 2, TestOne 1): 3 pass" {
+		t.Errorf("countConformance: %q", got)
+	}
+}
+
 // Every target is named once per line, however many parts of it were n/a
 // (the old summary listed a target once per random run it did not run:
 // "n/a on ..., upstream-v1.33.13-queueinghints, upstream-v1.33.13-queueinghints, ...").
