@@ -346,10 +346,18 @@ func countConformance(r *run) []string {
 			rootSet[testKey{k.pkg, k.test[:i]}] = true
 		}
 	}
-	// Or a test a results file names: Run writes one whatever ran.
+	// Or a test a results file names (Run writes one whatever ran) with
+	// a subtest that is a scenario of that file: another package may have
+	// a test of the same name (conformance/concurrent's TestImpl).
 	for k := range res {
-		if names[k.test] != "" {
-			rootSet[k] = true
+		if names[k.test] == "" || rootSet[k] {
+			continue
+		}
+		for o := range res {
+			if sc, ok := strings.CutPrefix(o.test, k.test+"/"); ok && o.pkg == k.pkg && fileOutcome[k.test+"\x00"+sc] != "" {
+				rootSet[k] = true
+				break
+			}
 		}
 	}
 	if len(rootSet) == 0 {

@@ -151,7 +151,11 @@ func TestConformanceCountsOnlyWhatRan(t *testing.T) {
 	for _, s := range []string{"a", "b", "c", "d", "e"} {
 		evs = append(evs, event{Action: "pass", Package: "p", Test: "TestImpl/add/" + s})
 	}
-	evs = append(evs, event{Action: "pass", Package: "p", Test: "TestImpl"})
+	evs = append(evs, event{Action: "pass", Package: "p", Test: "TestImpl"},
+		// A test of the same name in another package (conformance/concurrent's
+		// TestImpl) is no conformance.Run.
+		event{Action: "pass", Package: "concurrent", Test: "TestImpl/wakeups/add"},
+		event{Action: "pass", Package: "concurrent", Test: "TestImpl"})
 	// The filter ran no random run, but the root is known by its results
 	// file: Run writes one whatever ran.
 	r := newRun(t, jsonLines(t, evs...))
