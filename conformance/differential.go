@@ -39,6 +39,7 @@ type randomRuns struct {
 	fromFlag    bool // -rapid.checks was given and wins
 	ignore      map[Observation]bool
 	failFileDir string
+	ran         *bool // if set, set when the random runs start (go test -run may filter them out)
 }
 
 func randomOptions(o Options) randomRuns {
@@ -98,6 +99,9 @@ var checksFlag sync.Mutex
 func runDifferential(t *testing.T, newTarget NewTarget, ro randomRuns) bool {
 	t.Helper()
 	return t.Run("random", func(t *testing.T) {
+		if ro.ran != nil {
+			*ro.ran = true
+		}
 		if !ro.fromFlag {
 			// rapid reads the number of checks from its flag only.
 			checksFlag.Lock()

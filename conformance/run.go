@@ -201,23 +201,27 @@ func Run(t *testing.T, newTarget NewTarget, opts Options) {
 	}
 
 	report := Report{Test: t.Name()}
-	if !t.Run("preflight", func(t *testing.T) { report.Profile = Preflight(t, newTarget) }) {
+	// What go test -run filtered out does not run: the summary counts what
+	// did (preflightRan, ran, and the random runs' own lines).
+	preflightRan := false
+	if !t.Run("preflight", func(t *testing.T) { preflightRan = true; report.Profile = Preflight(t, newTarget) }) {
 		t.Errorf("conformance: the adapter failed the preflight check (above); fix it first: no scenario ran")
 		return
 	}
 	var mu sync.Mutex
 	var counts [5]int // by outcome: pass, fail, known, stale, n/a
 	outcomes := []Outcome{Pass, Fail, Known, Stale, NotApplicable}
-	ran := 0
+	ran, selected := 0, 0
 	for _, f := range files {
 		if sel != nil && !sel.MatchString(f.Name) {
 			continue
 		}
-		ran++
+		selected++
 		t.Run(f.Name, func(t *testing.T) {
 			res, prof := runFile(t, newTarget, f, opts.KnownDifferences[f.Name])
 			mu.Lock()
 			defer mu.Unlock()
+			ran++
 			if prof.Name != "" { // "" if the target refused the scenario's profile
 				report.Profile = prof
 			}
@@ -225,11 +229,19 @@ func Run(t *testing.T, newTarget NewTarget, opts Options) {
 			counts[slices.Index(outcomes, res.Outcome)]++
 		})
 	}
-	summary := fmt.Sprintf("conformance %s: preflight ok; %d of %d scenarios ran", report.Profile.Name, ran, len(files))
+	preflight := "preflight ok"
+	if !preflightRan {
+		preflight = "preflight not run (filtered by -run)"
+	}
+	summary := fmt.Sprintf("conformance %s: %s; %d of %d scenarios ran", report.Profile.Name, preflight, ran, len(files))
 	if sel != nil {
 		summary += fmt.Sprintf(" (selected by Scenarios=%q)", opts.Scenarios)
 	}
+	if ran < selected {
+		summary += fmt.Sprintf(" (%d filtered by -run)", selected-ran)
+	}
 	summary += fmt.Sprintf(": %d pass, %d fail, %d known differences, %d stale, %d n/a", counts[0], counts[1], counts[2], counts[3], counts[4])
+	randomRan, hintsRan, hintsNA := false, false, false
 	t.Run("differential", func(t *testing.T) {
 		res := Result{Scenario: "model-differential random runs", Rules: []spec.Rule{"R1-R13"}, Outcome: Pass, Profile: spec.ProfileClassic.String()}
 		if report.Profile.Observes.Metrics && !slices.Contains(opts.Ignore, IgnoreMetrics) {
@@ -241,9 +253,13 @@ func Run(t *testing.T, newTarget NewTarget, opts Options) {
 			summary += "; random runs skipped: " + opts.SkipDifferential
 		default:
 			ro := randomOptions(opts)
+			ro.ran = &randomRan
 			res.Detail = ro.String()
 			if !runDifferential(t, newTarget, ro) {
 				res.Outcome = Fail
+			}
+			if !randomRan { // filtered out: nothing to report
+				return
 			}
 			summary += "; random runs: " + ro.String() + ": " + string(res.Outcome)
 		}
@@ -254,8 +270,15 @@ func Run(t *testing.T, newTarget NewTarget, opts Options) {
 			t.Skip(opts.SkipDifferential)
 		}
 	})
+	if !randomRan && opts.SkipDifferential == "" {
+		summary += "; random runs not run (filtered by -run)"
+	}
 	t.Run("differential-hints", func(t *testing.T) {
-		res := runHintsDifferentialResult(t, newTarget, opts, report.Profile.Observes.Metrics)
+		res := runHintsDifferentialResult(t, newTarget, opts, report.Profile.Observes.Metrics, &hintsRan)
+		hintsNA = res.Outcome == NotApplicable
+		if !hintsRan && !hintsNA { // filtered out: nothing to report
+			return
+		}
 		mu.Lock()
 		defer mu.Unlock()
 		report.Results = append(report.Results, res)
@@ -268,6 +291,9 @@ func Run(t *testing.T, newTarget NewTarget, opts Options) {
 			t.Skip(res.Detail)
 		}
 	})
+	if !hintsRan && !hintsNA {
+		summary += "; hints random runs not run (filtered by -run)"
+	}
 	report.Summary = summary
 	t.Log(summary)
 	dir := opts.ResultsDir

@@ -13,6 +13,12 @@
 //		conformance.Run(t, remote.NewTarget([]string{"./my-queue-peer"}), conformance.Options{})
 //	}
 //
+// Relative paths on the command line are resolved in the directory where
+// NewTarget is called (the peer runs there), and the files it names are
+// inputs of go test's result cache when they lie inside the module: keep a
+// peer that is not Go (a script, a binary built by another tool) there, or
+// run go test with -count=1.
+//
 // cmd/schedq-peer is the reference peer (schedq's implementation served
 // over the protocol; Serve is its protocol loop, reusable by any queue
 // written in Go). The rest of this comment is the protocol, precise enough
