@@ -491,3 +491,39 @@ func TestPrintedScenarioPinsTies(t *testing.T) {
 		t.Errorf("the printed scenario fails on the model: %s%s", d3.failure, rec)
 	}
 }
+
+// silentNominator lists no pod for any node, as an upstream nominator
+// whose pod lister was never filled does; nominating still succeeds.
+type silentNominator struct{ implT }
+
+func (silentNominator) NominatedPodsForNode(string) []*spec.Pod { return nil }
+
+// A "nominated" step compares the pods listed, not only the error: a
+// nominator that lists nothing fails the nominator scenarios of both
+// profiles, at the first "nominated" that the model answers with pods.
+func TestNominatedComparesThePods(t *testing.T) {
+	newSilent := func(t testing.TB, cfg spec.Config, start time.Time) Target {
+		q := newImplT(t, cfg, start)
+		q.prof.Name = "silent-nominator"
+		return silentNominator{q}
+	}
+	for _, name := range []string{"nominator/add-update-delete", "hints/nominator/add-update-delete"} {
+		d, rec := play(t, name, catalogueText(t, name), newSilent)
+		if rec.Failed() || !d.failed {
+			t.Errorf("%s: failed=%v, file ok=%v: a nominator that lists nothing passes\n%s", name, d.failed, !rec.Failed(), rec)
+			continue
+		}
+		if !strings.Contains(d.failure, "R18 nominator: the pods nominated to") || !strings.Contains(d.failure, "target: []") {
+			t.Errorf("%s: the failure does not name the nominated pods:\n%s", name, d.failure)
+		}
+	}
+	// The same scenarios pass on the implementation itself.
+	for _, name := range []string{"nominator/add-update-delete", "hints/nominator/add-update-delete"} {
+		d, rec := play(t, name, catalogueText(t, name), func(t testing.TB, cfg spec.Config, start time.Time) Target {
+			return newImplT(t, cfg, start)
+		})
+		if rec.Failed() || d.failed {
+			t.Errorf("%s fails on the implementation:\n%s%s", name, rec, d.failure)
+		}
+	}
+}
