@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -92,11 +93,12 @@ type Options struct {
 	// stale. A name that is not a scenario of the run fails the run.
 	KnownDifferences map[string]KnownDifference
 	// SkipDifferential, if not empty, is why the model-differential random
-	// runs of the classic profile do not apply to this target (a queue
-	// whose semantics differ from the classic queue by design); the report
-	// shows it.
+	// runs do not apply to this target (a queue whose semantics differ
+	// from the model's by design): it skips both profiles' random runs,
+	// "differential" and "differential-hints", and the report shows it
+	// for each.
 	SkipDifferential string
-	// SkipHintsDifferential is the same for the random runs of the hints
+	// SkipHintsDifferential skips only the random runs of the hints
 	// profile ("differential-hints", RunHintsDifferential). A target that
 	// refuses the hints config needs none: those runs are then n/a by
 	// themselves. Checks, Ignore and FailFileDir apply to both.
@@ -116,8 +118,9 @@ type Options struct {
 	// FailFileDir is where rapid keeps the fail file of a failing random
 	// run (under testdata/rapid/<test name>/), and where it looks for
 	// them to replay a failure first on the next run. If empty,
-	// $SCHEDQ_RAPID_FAILFILE_DIR, else DefaultFailFileDir(): never your
-	// package's own testdata/, where rapid writes by default. The random
+	// $SCHEDQ_RAPID_FAILFILE_DIR, else DefaultFailFileDir(), a directory
+	// of this checkout's own: never your package's own testdata/, where
+	// rapid writes by default. The random
 	// runs change the working directory to it (t.Chdir), so they are
 	// not run in a parallel test: there rapid writes to its default.
 	FailFileDir string
@@ -159,9 +162,39 @@ const (
 var observations = []Observation{IgnoreTimestamps, IgnoreAttempts, IgnorePlugins, IgnoreMoveRequestCycle, IgnoreClosed, IgnoreMetrics}
 
 // DefaultFailFileDir is where rapid's fail files go when neither
-// Options.FailFileDir nor $SCHEDQ_RAPID_FAILFILE_DIR says: schedq-rapid in
-// the temporary directory.
-func DefaultFailFileDir() string { return filepath.Join(os.TempDir(), "schedq-rapid") }
+// Options.FailFileDir nor $SCHEDQ_RAPID_FAILFILE_DIR says: a directory
+// under schedq-rapid in the temporary directory named for the module the
+// tests run in (the nearest go.mod at or above the working directory), so
+// that a fail file another checkout on the machine left, and replays
+// first, can never fail this one's run.
+func DefaultFailFileDir() string {
+	wd, err := os.Getwd()
+	if err != nil {
+		wd = "unknown"
+	}
+	return failFileDirOf(moduleRoot(wd))
+}
+
+// failFileDirOf is the fail file directory of the checkout at root.
+func failFileDirOf(root string) string {
+	sum := sha256.Sum256([]byte(root))
+	return filepath.Join(os.TempDir(), "schedq-rapid", fmt.Sprintf("%s-%x", filepath.Base(root), sum[:6]))
+}
+
+// moduleRoot is the nearest directory at or above dir holding a go.mod,
+// or dir if there is none.
+func moduleRoot(dir string) string {
+	for d := dir; ; {
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			return d
+		}
+		up := filepath.Dir(d)
+		if up == d {
+			return dir
+		}
+		d = up
+	}
+}
 
 // EnvFailFileDir names the variable that sets Options.FailFileDir.
 const EnvFailFileDir = "SCHEDQ_RAPID_FAILFILE_DIR"
@@ -217,12 +250,15 @@ func Run(t *testing.T, newTarget NewTarget, opts Options) {
 		t.Run(f.Name, func(t *testing.T) {
 			res, prof := runFile(t, newTarget, f, opts.KnownDifferences[f.Name])
 			mu.Lock()
-			defer mu.Unlock()
 			if prof.Name != "" { // "" if the target refused the scenario's profile
 				report.Profile = prof
 			}
 			report.Results = append(report.Results, res)
 			counts[slices.Index(outcomes, res.Outcome)]++
+			mu.Unlock()
+			if res.Outcome == NotApplicable {
+				t.Skip(res.Detail) // counted as n/a, shown as SKIP
+			}
 		})
 	}
 	summary := fmt.Sprintf("conformance %s: preflight ok; %d of %d scenarios ran", report.Profile.Name, ran, len(files))
@@ -324,10 +360,15 @@ func RunScenario(t *testing.T, newTarget NewTarget, name string) (Result, Profil
 // profile explains it; a known difference that does not show fails t as
 // stale. The file's expected output must be what the model prints (run
 // with -rewrite to regenerate it); a file that disagrees with the model
-// fails whatever the target.
+// fails whatever the target. A scenario that does not apply to the target
+// is logged and returned as NotApplicable; Run skips its subtest.
 func RunFile(t *testing.T, newTarget NewTarget, f ScenarioFile) (res Result, prof Profile) {
 	t.Helper()
-	return runFile(t, newTarget, f, KnownDifference{})
+	res, prof = runFile(t, newTarget, f, KnownDifference{})
+	if res.Outcome == NotApplicable {
+		t.Logf("not applicable to %s: %s", prof.Name, res.Detail)
+	}
+	return res, prof
 }
 
 // runFile is RunFile with the known difference Options declares for the
@@ -365,7 +406,6 @@ func runFile(t testing.TB, newTarget NewTarget, f ScenarioFile, own KnownDiffere
 			}
 		case d.na != "":
 			res.Outcome, res.Detail = NotApplicable, d.na
-			t.Logf("not applicable to %s: %s", prof.Name, d.na)
 		case d.failed && known != nil:
 			res.Outcome, res.Detail = Known, known.Reason
 			if known.Source != "" {
