@@ -103,6 +103,9 @@ type Problem struct {
 	// Text says what differs, with the rule and "model: X / target: Y"
 	// lines.
 	Text string
+	// Err is what spec.CheckStep or spec.CheckState returned, for a
+	// broken invariant.
+	Err error
 }
 
 // Step is what one operation did on both sides.
@@ -118,6 +121,10 @@ type Step struct {
 	// Chosen is the name of the pod the target's Pop returned when it is
 	// not the model's own choice among equals ("pop choose=<name>").
 	Chosen string
+	// Followed: the shadow followed a choice of the target's among equals
+	// that is not its own (I5), by this Pop or a woken one; the model
+	// alone would print another state from here on.
+	Followed bool
 	// The shadow's state before the operation, after it (before any woken
 	// Pop) and after the woken Pops; the target's before and after.
 	ShadowBefore, ShadowMid, ShadowAfter spec.Snapshot
@@ -195,10 +202,10 @@ func (s *Stepper) Step(op Op) (st Step, err error) {
 			return st, nil
 		}
 		record = to.Step
-		if to.Popped != nil && len(cands) > 1 && to.Popped.Key() != cands[0] && slices.Contains(cands, to.Popped.Key()) {
+		st.Model = s.comparePop(&st, to.Popped, to.Cycle, to.Err(), "")
+		if st.Followed {
 			st.Chosen = NameOf(to.Popped.Key())
 		}
-		st.Model = s.comparePop(&st, to.Popped, to.Cycle, to.Err(), "")
 		st.ModelLines = []string{st.Model.String()}
 	default:
 		mo, line, err := s.Shadow.ApplyOnly(op)
@@ -285,6 +292,7 @@ func (s *Stepper) invariants(st *Step, side string, before, after *spec.Snapshot
 		who = " on the " + strings.TrimSpace(side)
 	}
 	st.problem(side+id, "%s broken by %s%s: %v", id, s.rule(record.Rule), who, err)
+	st.Problems[len(st.Problems)-1].Err = err
 }
 
 // compareNominations compares what the nominator lists for each node of
@@ -350,6 +358,7 @@ func (s *Stepper) comparePop(st *Step, got *spec.QueuedPodInfo, cycle int64, err
 		st.problem("I5", "I5: Pop%s returned %s; the model allows %v\n  model:  %s\n  target: %s", woke, got.Key(), cands, mo, PopText(got, cycle))
 		return mo
 	}
+	st.Followed = st.Followed || got.Key() != cands[0]
 	var mo Outcome
 	if woke != "" {
 		mo, _ = s.Shadow.WakeOne(got.Key())
