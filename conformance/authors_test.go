@@ -66,14 +66,14 @@ func TestPreflightNamesEachMistake(t *testing.T) {
 		}), "not a normalised plugin set (sorted, no duplicates); build it with spec.NewPluginSet"},
 		{"metrics-claimed", func(t testing.TB, cfg spec.Config, start time.Time) Target {
 			m := newModelT(t, cfg, start)
-			m.prof.Observes.Metrics = true
+			m.info.Observes.Metrics = true
 			return m
 		}, mistakeNoMetrics},
 		{"no-name", func(t testing.TB, cfg spec.Config, start time.Time) Target {
 			m := newModelT(t, cfg, start)
-			m.prof.Name = ""
+			m.info.Name = ""
 			return m
-		}, "adapter mistake: Profile().Name is empty"},
+		}, "adapter mistake: Info().Name is empty"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			rec := &recordTB{TB: t}
@@ -276,8 +276,8 @@ func (b brokenMetrics) Metrics() Metrics {
 	return out
 }
 
-func (b brokenMetrics) Profile() Profile {
-	p := b.implT.Profile()
+func (b brokenMetrics) Info() TargetInfo {
+	p := b.implT.Info()
 	p.Observes.Metrics = true
 	return p
 }
@@ -344,8 +344,8 @@ func (b brokenHintsMetrics) Metrics() Metrics {
 	return out
 }
 
-func (b brokenHintsMetrics) Profile() Profile {
-	p := b.implT.Profile()
+func (b brokenHintsMetrics) Info() TargetInfo {
+	p := b.implT.Info()
 	p.Observes.Metrics = true
 	return p
 }

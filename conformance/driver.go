@@ -37,7 +37,7 @@ type driver struct {
 	pair   *schedqtest.Stepper
 	shadow *schedqtest.ModelRun // pair's
 	target Target
-	prof   Profile
+	info   TargetInfo
 
 	// noExpect skips the expectation run (the differential runs, whose
 	// failure report computes it afterwards).
@@ -84,10 +84,10 @@ func (d *driver) begin() error {
 	if d.target, d.na = constructTarget(d.tb, d.newTarget, d.cfg, d.start); d.target == nil {
 		return nil // the target refuses the scenario's profile: n/a (profile.go)
 	}
-	d.prof = d.target.Profile()
-	o := d.prof.Observes
+	d.info = d.target.Info()
+	o := d.info.Observes
 	d.pair, err = schedqtest.NewStepper(d.cfg, d.start, d.target, d.target.Advance, schedqtest.StepOptions{
-		Blocking: d.prof.Blocking, SilentNoOps: d.prof.SilentNoOps, Observe: d.observed,
+		Blocking: d.info.Blocking, SilentNoOps: d.info.SilentNoOps, Observe: d.observed,
 		Invariants: o.MoveRequestCycle && o.PodInfo && o.Closed && observesProfile(o, d.cfg) && !d.ignoresState(),
 		Wait:       wakeDeadline,
 	})
@@ -103,7 +103,7 @@ func (d *driver) begin() error {
 			d.na = "the target does not observe moveRequestCycle"
 		case r == schedqtest.RequireClosed && !o.Closed:
 			d.na = "the target does not observe Closed"
-		case r == schedqtest.RequireBlocking && !d.prof.Blocking:
+		case r == schedqtest.RequireBlocking && !d.info.Blocking:
 			d.na = "the target's Pop does not block"
 		}
 	}
@@ -131,7 +131,7 @@ func (d *driver) step(op schedqtest.Op) (string, error) {
 			return "", err
 		}
 	}
-	if op.Kind == schedqtest.KindPop && op.Blocked && !d.prof.Blocking && d.na == "" {
+	if op.Kind == schedqtest.KindPop && op.Blocked && !d.info.Blocking && d.na == "" {
 		d.na = "the target's Pop does not block"
 	}
 	if d.na == "" {
@@ -180,7 +180,7 @@ func (d *driver) failureReport() string {
 	}
 	sc := d.sc
 	sc.KnownDifferences = nil
-	sc.Comment = []string{"Reproduces, on " + d.prof.Name + ": " + firstLine(strings.SplitN(d.failure, "\n", 2)[1])}
+	sc.Comment = []string{"Reproduces, on " + d.info.Name + ": " + firstLine(strings.SplitN(d.failure, "\n", 2)[1])}
 	text, err := schedqtest.FormatScenario(sc)
 	if err != nil {
 		text = "# (the model rejects these operations: " + err.Error() + ")\n" + schedqtest.FormatOps(sc.Ops)
@@ -216,7 +216,7 @@ func (d *driver) ignoresState() bool {
 // observed reduces a snapshot to what is compared: what the target
 // observes, less what is ignored.
 func (d *driver) observed(s spec.Snapshot) spec.Snapshot {
-	s = Observed(d.prof.Observes, s)
+	s = Observed(d.info.Observes, s)
 	if len(d.ignore) == 0 {
 		return s
 	}
@@ -265,7 +265,7 @@ func (d *driver) drive(stepNo int, op schedqtest.Op) {
 		d.fail(stepNo, &op, "%s", st.String())
 		return
 	}
-	if mistake := AdapterMistake(d.prof.Observes, st.TargetAfter); mistake != "" {
+	if mistake := AdapterMistake(d.info.Observes, st.TargetAfter); mistake != "" {
 		d.fail(stepNo, &op, "%s", mistake)
 		return
 	}
@@ -292,7 +292,7 @@ func (d *driver) drive(stepNo int, op schedqtest.Op) {
 }
 
 func (d *driver) observes() string {
-	o := d.prof.Observes
+	o := d.info.Observes
 	parts := []string{"places", "schedulingCycle"}
 	if o.PodInfo {
 		parts = append(parts, "pod fields")

@@ -73,4 +73,4 @@ func AdapterMistake(o Observes, s spec.Snapshot) string {
 
 // mistakeNoMetrics is the adapter mistake of a profile that claims metrics
 // without the method to read them.
-const mistakeNoMetrics = "adapter mistake: Profile().Observes.Metrics is set but the target does not implement conformance.MetricsReporter (Metrics() conformance.Metrics)"
+const mistakeNoMetrics = "adapter mistake: Info().Observes.Metrics is set but the target does not implement conformance.MetricsReporter (Metrics() conformance.Metrics)"

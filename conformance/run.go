@@ -52,8 +52,8 @@ type Result struct {
 
 // Report is every result for one target, as written for RESULTS.md.
 type Report struct {
-	Profile Profile  `json:"profile"`
-	Results []Result `json:"results"`
+	Target  TargetInfo `json:"target"`
+	Results []Result   `json:"results"`
 	// Summary says what ran: the scenarios selected and their outcomes,
 	// and the random runs (how many, what they compared) or why not.
 	Summary string `json:"summary,omitempty"`
@@ -125,7 +125,7 @@ type Options struct {
 	// not run in a parallel test: there rapid writes to its default.
 	FailFileDir string
 	// ResultsDir, if set (or if $SCHEDQ_CONFORMANCE_RESULTS is), receives
-	// <profile>.json with every result, for the RESULTS.md report.
+	// <target name>.json with every result, for the RESULTS.md report.
 	ResultsDir string
 }
 
@@ -234,7 +234,7 @@ func Run(t *testing.T, newTarget NewTarget, opts Options) {
 	}
 
 	report := Report{Test: t.Name()}
-	if !t.Run("preflight", func(t *testing.T) { report.Profile = Preflight(t, newTarget) }) {
+	if !t.Run("preflight", func(t *testing.T) { report.Target = Preflight(t, newTarget) }) {
 		t.Errorf("conformance: the adapter failed the preflight check (above); fix it first: no scenario ran")
 		return
 	}
@@ -248,10 +248,10 @@ func Run(t *testing.T, newTarget NewTarget, opts Options) {
 		}
 		ran++
 		t.Run(f.Name, func(t *testing.T) {
-			res, prof := runFile(t, newTarget, f, opts.KnownDifferences[f.Name])
+			res, info := runFile(t, newTarget, f, opts.KnownDifferences[f.Name])
 			mu.Lock()
-			if prof.Name != "" { // "" if the target refused the scenario's profile
-				report.Profile = prof
+			if info.Name != "" { // "" if the target refused the scenario's profile
+				report.Target = info
 			}
 			report.Results = append(report.Results, res)
 			counts[slices.Index(outcomes, res.Outcome)]++
@@ -261,14 +261,14 @@ func Run(t *testing.T, newTarget NewTarget, opts Options) {
 			}
 		})
 	}
-	summary := fmt.Sprintf("conformance %s: preflight ok; %d of %d scenarios ran", report.Profile.Name, ran, len(files))
+	summary := fmt.Sprintf("conformance %s: preflight ok; %d of %d scenarios ran", report.Target.Name, ran, len(files))
 	if sel != nil {
 		summary += fmt.Sprintf(" (selected by Scenarios=%q)", opts.Scenarios)
 	}
 	summary += fmt.Sprintf(": %d pass, %d fail, %d known differences, %d stale, %d n/a", counts[0], counts[1], counts[2], counts[3], counts[4])
 	t.Run("differential", func(t *testing.T) {
 		res := Result{Scenario: "model-differential random runs", Rules: []spec.Rule{"R1-R13"}, Outcome: Pass, Profile: spec.ProfileClassic.String()}
-		if report.Profile.Observes.Metrics && !slices.Contains(opts.Ignore, IgnoreMetrics) {
+		if report.Target.Observes.Metrics && !slices.Contains(opts.Ignore, IgnoreMetrics) {
 			res.Rules = append(res.Rules, "R14")
 		}
 		switch {
@@ -291,7 +291,7 @@ func Run(t *testing.T, newTarget NewTarget, opts Options) {
 		}
 	})
 	t.Run("differential-hints", func(t *testing.T) {
-		res := runHintsDifferentialResult(t, newTarget, opts, report.Profile.Observes.Metrics)
+		res := runHintsDifferentialResult(t, newTarget, opts, report.Target.Observes.Metrics)
 		mu.Lock()
 		defer mu.Unlock()
 		report.Results = append(report.Results, res)
@@ -310,7 +310,7 @@ func Run(t *testing.T, newTarget NewTarget, opts Options) {
 	if dir == "" {
 		dir = os.Getenv("SCHEDQ_CONFORMANCE_RESULTS")
 	}
-	if dir != "" && report.Profile.Name != "" {
+	if dir != "" && report.Target.Name != "" {
 		if err := writeReport(dir, report); err != nil {
 			t.Errorf("writing results: %v", err)
 		}
@@ -340,7 +340,7 @@ func (opts Options) validate(files []ScenarioFile) error {
 
 // RunScenario runs the catalogue scenario with this name (e.g.
 // "add/new-pod-enters-activeQ") on a fresh target; see RunFile.
-func RunScenario(t *testing.T, newTarget NewTarget, name string) (Result, Profile) {
+func RunScenario(t *testing.T, newTarget NewTarget, name string) (Result, TargetInfo) {
 	t.Helper()
 	cat, err := catalogue("")
 	if err != nil {
@@ -352,7 +352,7 @@ func RunScenario(t *testing.T, newTarget NewTarget, name string) (Result, Profil
 		}
 	}
 	t.Fatalf("conformance: no scenario %q in the catalogue", name)
-	return Result{}, Profile{}
+	return Result{}, TargetInfo{}
 }
 
 // RunFile runs one scenario file on a fresh target and reports its outcome
@@ -362,35 +362,35 @@ func RunScenario(t *testing.T, newTarget NewTarget, name string) (Result, Profil
 // with -rewrite to regenerate it); a file that disagrees with the model
 // fails whatever the target. A scenario that does not apply to the target
 // is logged and returned as NotApplicable; Run skips its subtest.
-func RunFile(t *testing.T, newTarget NewTarget, f ScenarioFile) (res Result, prof Profile) {
+func RunFile(t *testing.T, newTarget NewTarget, f ScenarioFile) (res Result, info TargetInfo) {
 	t.Helper()
-	res, prof = runFile(t, newTarget, f, KnownDifference{})
+	res, info = runFile(t, newTarget, f, KnownDifference{})
 	if res.Outcome == NotApplicable {
-		t.Logf("not applicable to %s: %s", prof.Name, res.Detail)
+		t.Logf("not applicable to %s: %s", info.Name, res.Detail)
 	}
-	return res, prof
+	return res, info
 }
 
 // runFile is RunFile with the known difference Options declares for the
 // scenario, if any (Reason empty: none).
-func runFile(t testing.TB, newTarget NewTarget, f ScenarioFile, own KnownDifference) (res Result, prof Profile) {
+func runFile(t testing.TB, newTarget NewTarget, f ScenarioFile, own KnownDifference) (res Result, info TargetInfo) {
 	t.Helper()
 	tb := &fileTB{TB: t}
 	d := newDriver(tb, f.Name, newTarget)
 	res = Result{Scenario: f.Name}
 	finish := func() {
-		prof = d.prof
+		info = d.info
 		res.Profile = d.sc.Config.Profile.String()
 		for _, r := range d.sc.Rules {
 			res.Rules = append(res.Rules, spec.Rule(r))
 		}
 		var known *KnownDifference
 		for i := range d.sc.KnownDifferences {
-			if d.sc.KnownDifferences[i].AppliesTo(prof.Name) {
+			if d.sc.KnownDifferences[i].AppliesTo(info.Name) {
 				known = &d.sc.KnownDifferences[i]
 			}
 		}
-		if own.Reason != "" && (len(own.Profiles) == 0 || own.AppliesTo(prof.Name)) {
+		if own.Reason != "" && (len(own.Profiles) == 0 || own.AppliesTo(info.Name)) {
 			known = &own
 		}
 		switch {
@@ -412,21 +412,21 @@ func runFile(t testing.TB, newTarget NewTarget, f ScenarioFile, own KnownDiffere
 				res.Detail += " (" + known.Source + ")"
 			}
 			res.Observed = strings.TrimSpace(d.failure)
-			t.Logf("known difference of %s: %s\n  source: %s\n  observed: %s", prof.Name, known.Reason, known.Source, d.failureReport())
+			t.Logf("known difference of %s: %s\n  source: %s\n  observed: %s", info.Name, known.Reason, known.Source, d.failureReport())
 		case d.failed:
 			res.Outcome, res.Detail = Fail, firstLine(strings.SplitN(d.failure, "\n", 2)[1])
 			t.Errorf("scenario %s (rules %s) fails on %s (model = the reference, target = %s):\n%s",
-				f.Name, strings.Join(d.sc.Rules, " "), prof.Name, prof.Name, d.failureReport())
+				f.Name, strings.Join(d.sc.Rules, " "), info.Name, info.Name, d.failureReport())
 		case known != nil:
 			res.Outcome, res.Detail = Stale, known.Reason
-			t.Errorf("%s declares a known difference for %s (%s) but the target behaved as the reference: remove the declaration or check the target", f.Name, prof.Name, known.Reason)
+			t.Errorf("%s declares a known difference for %s (%s) but the target behaved as the reference: remove the declaration or check the target", f.Name, info.Name, known.Reason)
 		default:
 			res.Outcome = Pass
 		}
 	}
 	playFile(tb, d, f)
 	finish()
-	return res, prof
+	return res, info
 }
 
 // playFile plays the file through d. It returns when the file is done or
@@ -471,5 +471,5 @@ func writeReport(dir string, r Report) error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(dir, r.Profile.Name+".json"), b, 0o644)
+	return os.WriteFile(filepath.Join(dir, r.Target.Name+".json"), b, 0o644)
 }

@@ -274,7 +274,7 @@ func replay(f *file, withImpl bool) *trace {
 }
 
 // profileImpl is the conformance profile name of package impl
-// (conformance.ProfileImpl): a scenario file may declare a known
+// (conformance.TargetImpl): a scenario file may declare a known
 // difference for it.
 const profileImpl = "schedq-impl"
 

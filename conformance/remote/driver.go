@@ -69,7 +69,7 @@ func NewTarget(cmd []string) conformance.NewTarget {
 type Peer struct {
 	cmd     *exec.Cmd
 	name    string
-	profile conformance.Profile
+	profile conformance.TargetInfo
 	// nominator: the peer claimed the nominator requests.
 	nominator bool
 
@@ -286,7 +286,7 @@ func (p *Peer) must(req Request) Response {
 }
 
 // Profile is the profile the peer claimed in its init response.
-func (p *Peer) Profile() conformance.Profile { return p.profile }
+func (p *Peer) Info() conformance.TargetInfo { return p.profile }
 
 // Add is R1.
 func (p *Peer) Add(pod *spec.Pod) error { return p.do(Request{Op: "add", Pod: EncodePod(pod)}) }

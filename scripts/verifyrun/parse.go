@@ -293,9 +293,9 @@ func uniq(xs []string) []string {
 	return out
 }
 
-// report is the part of conformance's <profile>.json the summary reads.
+// report is the part of conformance's <target name>.json that the summary reads.
 type report struct {
-	Profile struct{ Name string } `json:"profile"`
+	Target  struct{ Name string } `json:"target"`
 	Results []struct {
 		Scenario string `json:"scenario"`
 		Outcome  string `json:"outcome"`
@@ -318,13 +318,13 @@ func countConformance(r *run) []string {
 			continue
 		}
 		var rep report
-		if json.Unmarshal(b, &rep) != nil || rep.Profile.Name == "" {
+		if json.Unmarshal(b, &rep) != nil || rep.Target.Name == "" {
 			continue
 		}
 		targets++
 		for _, res := range rep.Results {
 			if strings.Contains(res.Scenario, "random") || strings.Contains(res.Scenario, "differential") {
-				random = append(random, rep.Profile.Name+": "+res.Outcome)
+				random = append(random, rep.Target.Name+": "+res.Outcome)
 				continue
 			}
 			scenarios[res.Scenario] = true

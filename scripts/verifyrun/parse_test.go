@@ -99,8 +99,8 @@ func TestCountConformance(t *testing.T) {
 	dir := filepath.Join(r.tmp, "results")
 	os.MkdirAll(dir, 0o755)
 	for name, body := range map[string]string{
-		"a.json": `{"profile":{"name":"a"},"results":[{"scenario":"s1","outcome":"pass"},{"scenario":"s2","outcome":"n/a"},{"scenario":"model-differential random runs","outcome":"pass"}]}`,
-		"b.json": `{"profile":{"name":"b"},"results":[{"scenario":"s1","outcome":"known difference"},{"scenario":"s2","outcome":"pass"},{"scenario":"model-differential random runs","outcome":"n/a"}]}`,
+		"a.json": `{"target":{"name":"a"},"results":[{"scenario":"s1","outcome":"pass"},{"scenario":"s2","outcome":"n/a"},{"scenario":"model-differential random runs","outcome":"pass"}]}`,
+		"b.json": `{"target":{"name":"b"},"results":[{"scenario":"s1","outcome":"known difference"},{"scenario":"s2","outcome":"pass"},{"scenario":"model-differential random runs","outcome":"n/a"}]}`,
 		"c.json": `not json`,
 	} {
 		os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644)
