@@ -181,7 +181,7 @@ func (g *generator) do(rt *rapid.T, op schedqtest.Op) {
 		rt.Fatalf("the generator drew an invalid operation %s: %v", op, d.invalid)
 	}
 	if d.failed {
-		rt.Fatalf("random run: target and model disagree (model = the reference, target = %s; observed: %s):\n%s", d.prof.Name, d.observes(), d.failureReport())
+		rt.Fatalf("random run: target and model disagree (model = the reference, target = %s; observed: %s):\n%s", d.info.Name, d.observes(), d.failureReport())
 	}
 }
 

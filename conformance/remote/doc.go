@@ -103,7 +103,7 @@
 // queueingHints and preEnqueuePlugins are absent in the classic profile.
 //
 // The init response carries the profile the peer claims (see
-// conformance.Profile; the suite compares what "observes" lists):
+// conformance.TargetInfo; the suite compares what "observes" lists):
 //
 //	{"id":1,"profile":{"name":"my-queue","description":"...","blocking":true,
 //	  "observes":{"moveRequestCycle":true,"podInfo":true,"closed":true,

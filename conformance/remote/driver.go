@@ -116,7 +116,7 @@ func peerInputs(cmd []string, dir string) []string {
 type Peer struct {
 	cmd     *exec.Cmd
 	name    string
-	profile conformance.Profile
+	profile conformance.TargetInfo
 	// nominator: the peer claimed the nominator requests.
 	nominator bool
 
@@ -344,7 +344,7 @@ func (p *Peer) must(req Request) Response {
 }
 
 // Profile is the profile the peer claimed in its init response.
-func (p *Peer) Profile() conformance.Profile { return p.profile }
+func (p *Peer) Info() conformance.TargetInfo { return p.profile }
 
 // Add is R1.
 func (p *Peer) Add(pod *spec.Pod) error { return p.do(Request{Op: "add", Pod: EncodePod(pod)}) }

@@ -295,11 +295,11 @@ func uniq(xs []string) []string {
 	return out
 }
 
-// report is the part of conformance's <profile>.json the summary reads:
+// report is the part of conformance's <target name>.json the summary reads:
 // the target's name, the test that ran it, and the outcomes the events do
 // not carry (known differences, stale ones, n/a).
 type report struct {
-	Profile struct{ Name string } `json:"profile"`
+	Target  struct{ Name string } `json:"target"`
 	Test    string                `json:"test"`
 	Results []struct {
 		Scenario string `json:"scenario"`
@@ -543,10 +543,10 @@ func readReports(dir string) (map[string]string, map[string]string) {
 			continue
 		}
 		var rep report
-		if json.Unmarshal(b, &rep) != nil || rep.Profile.Name == "" || rep.Test == "" {
+		if json.Unmarshal(b, &rep) != nil || rep.Target.Name == "" || rep.Test == "" {
 			continue
 		}
-		names[rep.Test] = rep.Profile.Name
+		names[rep.Test] = rep.Target.Name
 		for _, res := range rep.Results {
 			outcomes[rep.Test+"\x00"+res.Scenario] = res.Outcome
 		}

@@ -126,8 +126,8 @@ func TestCountConformance(t *testing.T) {
 		event{Action: "fail", Package: "p", Test: "TestB"},
 	))
 	writeResults(t, r, map[string]string{
-		"a.json": `{"profile":{"name":"a"},"test":"TestA","results":[{"scenario":"add/s1","outcome":"pass"},{"scenario":"add/s2","outcome":"known difference"}]}`,
-		"b.json": `{"profile":{"name":"b"},"test":"TestB","results":[{"scenario":"add/s1","outcome":"pass"},{"scenario":"add/s2","outcome":"stale"}]}`,
+		"a.json": `{"target":{"name":"a"},"test":"TestA","results":[{"scenario":"add/s1","outcome":"pass"},{"scenario":"add/s2","outcome":"known difference"}]}`,
+		"b.json": `{"target":{"name":"b"},"test":"TestB","results":[{"scenario":"add/s1","outcome":"pass"},{"scenario":"add/s2","outcome":"stale"}]}`,
 		"c.json": `not json`,
 	})
 	got := countConformance(r)
@@ -160,7 +160,7 @@ func TestConformanceCountsOnlyWhatRan(t *testing.T) {
 	// file: Run writes one whatever ran.
 	r := newRun(t, jsonLines(t, evs...))
 	writeResults(t, r, map[string]string{
-		"impl.json": `{"profile":{"name":"schedq-impl"},"test":"TestImpl","summary":"conformance schedq-impl: preflight ok; 106 of 106 scenarios ran","results":[{"scenario":"add/a","outcome":"pass"}]}`,
+		"impl.json": `{"target":{"name":"schedq-impl"},"test":"TestImpl","summary":"conformance schedq-impl: preflight ok; 106 of 106 scenarios ran","results":[{"scenario":"add/a","outcome":"pass"}]}`,
 	})
 	got := strings.Join(countConformance(r), "\n")
 	for _, want := range []string{
@@ -191,7 +191,7 @@ func TestConformanceNAIsASkip(t *testing.T) {
 		event{Action: "pass", Package: "p", Test: "TestV"},
 	))
 	writeResults(t, r, map[string]string{
-		"v.json": `{"profile":{"name":"v"},"test":"TestV","results":[{"scenario":"add/s1","outcome":"pass"},{"scenario":"hints/s2","outcome":"n/a"},{"scenario":"hints/s3","outcome":"n/a"}]}`,
+		"v.json": `{"target":{"name":"v"},"test":"TestV","results":[{"scenario":"add/s1","outcome":"pass"},{"scenario":"hints/s2","outcome":"n/a"},{"scenario":"hints/s3","outcome":"n/a"}]}`,
 	})
 	got := countConformance(r)
 	if len(got) < 1 || got[0] != "3 scenarios x 1 target(s) = 3 runs: 1 pass, 2 skipped (n/a)" {
@@ -230,7 +230,7 @@ func TestConformanceNamesEachTargetOnce(t *testing.T) {
 			event{Action: "skip", Package: "v133", Test: root + "/differential"},
 			event{Action: "skip", Package: "v133", Test: root + "/differential-hints"},
 		)
-		files[n+".json"] = `{"profile":{"name":"upstream-v1.33.13-` + n + `"},"test":"` + root + `","results":[` +
+		files[n+".json"] = `{"target":{"name":"upstream-v1.33.13-` + n + `"},"test":"` + root + `","results":[` +
 			`{"scenario":"model-differential random runs","outcome":"n/a"},{"scenario":"hints random runs","outcome":"n/a"}]}`
 	}
 	// A target whose random runs ran, so that there is a line to name the others in.
