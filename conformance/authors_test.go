@@ -172,14 +172,7 @@ func TestRunReportsWhatRan(t *testing.T) {
 		Ignore:     []Observation{IgnoreTimestamps},
 		ResultsDir: dir,
 	})
-	b, err := os.ReadFile(filepath.Join(dir, "test-model.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var r Report
-	if err := json.Unmarshal(b, &r); err != nil {
-		t.Fatal(err)
-	}
+	r := readReport(t, filepath.Join(dir, "test-model.json"))
 	i := slices.IndexFunc(r.Results, func(r Result) bool { return r.Scenario == "model-differential random runs" })
 	if i < 0 || r.Results[i].Outcome != Pass || r.Results[i].Detail != "20 checks, ignoring timestamps (so no step invariants)" && !strings.Contains(r.Results[i].Detail, "-rapid.checks") {
 		t.Errorf("the random runs did not run as asked: %+v", r.Results)
@@ -648,25 +641,22 @@ func TestNotApplicableIsSkipped(t *testing.T) {
 	}
 }
 
-// SkipDifferential skips the random runs of both profiles.
-func TestSkipDifferentialSkipsBothProfiles(t *testing.T) {
+// SkipDifferential skips the classic random runs only, and the summary
+// says so: the hints random runs still run.
+func TestSkipDifferentialSaysWhatItSkips(t *testing.T) {
 	dir := t.TempDir()
-	const why = "our queue's semantics differ by design"
+	const why = "our queue's classic semantics differ by design"
 	Run(t, func(t testing.TB, cfg spec.Config, start time.Time) Target { return newModelT(t, cfg, start) },
 		Options{Scenarios: "^done/ends-the-time-in-flight$", SkipDifferential: why, Checks: 5, ResultsDir: dir})
-	b, err := os.ReadFile(filepath.Join(dir, "test-model.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var r Report
-	if err := json.Unmarshal(b, &r); err != nil {
-		t.Fatal(err)
-	}
-	for _, name := range []string{"model-differential random runs", "model-differential random runs (hints)"} {
+	r := readReport(t, filepath.Join(dir, "test-model.json"))
+	for name, want := range map[string]Outcome{"model-differential random runs": NotApplicable, "model-differential random runs (hints)": Pass} {
 		i := slices.IndexFunc(r.Results, func(r Result) bool { return r.Scenario == name })
-		if i < 0 || r.Results[i].Outcome != NotApplicable || r.Results[i].Detail != why {
-			t.Errorf("%s: %+v, want n/a: %s", name, r.Results, why)
+		if i < 0 || r.Results[i].Outcome != want {
+			t.Errorf("%s: %+v, want %s", name, r.Results, want)
 		}
+	}
+	if !strings.Contains(r.Summary, "; classic random runs skipped: "+why+"; hints random runs: ") {
+		t.Errorf("the summary does not say which random runs were skipped: %s", r.Summary)
 	}
 }
 
@@ -693,4 +683,18 @@ func TestFailFileDirIsPerCheckout(t *testing.T) {
 			t.Errorf("fail file directory %s is not in the temporary directory", d)
 		}
 	}
+}
+
+// readReport reads a report Run wrote (Options.ResultsDir).
+func readReport(t *testing.T, file string) Report {
+	t.Helper()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r Report
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatal(err)
+	}
+	return r
 }

@@ -261,8 +261,8 @@ func (d *driver) drive(stepNo int, op schedqtest.Op) {
 		// printed on failure replays it.
 		d.sc.Ops[stepNo-1].Choose = st.Chosen
 	}
-	if errors.Is(st.Target.Err(), schedqtest.ErrPopHung) {
-		d.fail(stepNo, &op, "%s", st.String())
+	if errors.Is(st.Target.Err(), schedqtest.ErrPopHung) || slices.ContainsFunc(st.Problems, func(p schedqtest.Problem) bool { return p.Check == "panic" }) {
+		d.fail(stepNo, &op, "%s", st.String()) // the step did not finish: nothing more to compare
 		return
 	}
 	if mistake := AdapterMistake(d.info.Observes, st.TargetAfter); mistake != "" {

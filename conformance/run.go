@@ -68,8 +68,8 @@ type Report struct {
 type Options struct {
 	// Scenarios, if set, is a regular expression selecting scenarios by
 	// name. It selects scenarios only: the random runs still run (set
-	// SkipDifferential to leave them out), and the run's summary says
-	// what ran.
+	// SkipDifferential and SkipHintsDifferential to leave them out), and
+	// the run's summary says what ran.
 	Scenarios string
 	// Dirs are directories of your own scenario files, run after the
 	// catalogue in the same way: every *.txt below a directory is a
@@ -92,14 +92,16 @@ type Options struct {
 	// reported as a known difference, and if it passes it fails as
 	// stale. A name that is not a scenario of the run fails the run.
 	KnownDifferences map[string]KnownDifference
-	// SkipDifferential, if not empty, is why the model-differential random
-	// runs do not apply to this target (a queue whose semantics differ
-	// from the model's by design): it skips both profiles' random runs,
-	// "differential" and "differential-hints", and the report shows it
-	// for each.
+	// SkipDifferential, if not empty, is why the classic profile's
+	// model-differential random runs ("differential") do not apply to this
+	// target (a queue whose classic semantics differ by design). It skips
+	// those only: the hints profile's random runs ("differential-hints")
+	// still run unless SkipHintsDifferential says why not, so a queue of
+	// the hints profile keeps them. To skip every random run, set both.
+	// The report and the summary name what was skipped and why.
 	SkipDifferential string
-	// SkipHintsDifferential skips only the random runs of the hints
-	// profile ("differential-hints", RunHintsDifferential). A target that
+	// SkipHintsDifferential skips the random runs of the hints profile
+	// ("differential-hints", RunHintsDifferential). A target that
 	// refuses the hints config needs none: those runs are then n/a by
 	// themselves. Checks, Ignore and FailFileDir apply to both.
 	SkipHintsDifferential string
@@ -286,7 +288,7 @@ func Run(t *testing.T, newTarget NewTarget, opts Options) {
 		switch {
 		case opts.SkipDifferential != "":
 			res.Outcome, res.Detail = NotApplicable, opts.SkipDifferential
-			summary += "; random runs skipped: " + opts.SkipDifferential
+			summary += "; classic random runs skipped: " + opts.SkipDifferential
 		default:
 			ro := randomOptions(opts)
 			ro.ran = &randomRan

@@ -527,3 +527,19 @@ func TestNominatedComparesThePods(t *testing.T) {
 		}
 	}
 }
+
+// panicDone panics in Done.
+type panicDone struct{ modelT }
+
+func (panicDone) Done(spec.UID) error { panic("lost the pod") }
+
+// A target's panic fails the step, named as such.
+func TestTargetPanicIsAFailure(t *testing.T) {
+	d, rec := play(t, "done/ends-the-time-in-flight", catalogueText(t, "done/ends-the-time-in-flight"),
+		func(t testing.TB, cfg spec.Config, start time.Time) Target {
+			return panicDone{newModelT(t, cfg, start)}
+		})
+	if rec.Failed() || !d.failed || !strings.Contains(d.failure, "R12 Done: the target panicked: lost the pod") {
+		t.Errorf("failed=%v, file ok=%v:\n%s%s", d.failed, !rec.Failed(), rec, d.failure)
+	}
+}
