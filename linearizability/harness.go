@@ -165,7 +165,7 @@ type Workload struct {
 	NoSnapshots bool
 	// SilentNoOps makes the model accept a nil error where it returns
 	// one for an operation that changes nothing (a target whose Delete,
-	// Done and Activate report nothing: conformance.Profile.SilentNoOps).
+	// Done and Activate report nothing: conformance.TargetInfo.SilentNoOps).
 	SilentNoOps bool
 	// Deadline bounds the recording (default 30s): past it the
 	// coordinator closes the queue, and a recording still stuck after

@@ -55,7 +55,7 @@ func newState(m *model.Model) *State {
 type ModelOptions struct {
 	// SilentNoOps accepts a nil error where the model returns one: the
 	// model's error means the operation changed nothing, and a target
-	// that reports nothing for such input (conformance.Profile.
+	// that reports nothing for such input (conformance.TargetInfo.
 	// SilentNoOps) must then have changed nothing either, which the
 	// later operations of the history check.
 	SilentNoOps bool
