@@ -113,6 +113,18 @@ func HintsConfig() spec.Config {
 	return cfg
 }
 
+// ClassicGates are the PreEnqueue plugins of a classic scenario with
+// "config gates=on" (R17): SchedulingGates, which refuses pods labelled
+// gated=yes (GateAdmits) and, as v1.33's plugin with queueing hints off,
+// registers no event, so that only an update of the pod or Activate lifts
+// its gate and no move request examines the pods it gates; and Hold, which
+// refuses pods labelled hold=yes (HoldAdmits), registers no event either,
+// and is an ordinary PreEnqueue plugin: move requests do examine the pods
+// it gates (a wildcard requeues them, and PreEnqueue runs again).
+func ClassicGates() spec.PreEnqueuePlugins {
+	return spec.PreEnqueuePlugins{spec.PluginSchedulingGates: GateAdmits, PluginHold: HoldAdmits}
+}
+
 // ConfigFor returns the config a scenario of profile p starts from:
 // Config() for the classic profile, HintsConfig() for the hints profile.
 func ConfigFor(p spec.Profile) spec.Config {

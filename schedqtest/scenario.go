@@ -95,6 +95,9 @@ type ConfigChange struct {
 	Leftover       time.Duration // leftover=: PodMaxInUnschedulablePodsDuration
 	// NoBackoff is "max-backoff=0s": PodMaxBackoffDuration 0.
 	NoBackoff bool
+	// Gates is "gates=on" in a classic scenario: the classic config with
+	// the PreEnqueue plugins of ClassicGates (R17).
+	Gates bool
 }
 
 // IsZero reports whether the change changes nothing.
@@ -121,6 +124,9 @@ func (c ConfigChange) Apply(cfg spec.Config) spec.Config {
 	if c.Profile != spec.ProfileClassic {
 		cfg.Profile = c.Profile
 	}
+	if c.Gates {
+		cfg.PreEnqueuePlugins = ClassicGates()
+	}
 	return cfg
 }
 
@@ -132,6 +138,9 @@ func (c ConfigChange) String() string {
 	}
 	if c.NoBackoff {
 		w = append(w, "max-backoff=0s")
+	}
+	if c.Gates {
+		w = append(w, "gates=on")
 	}
 	for _, f := range []struct {
 		k string
@@ -160,6 +169,12 @@ func ParseConfig(args []datadriven.CmdArg) (ConfigChange, error) {
 			}
 			c.Profile = p
 			continue
+		case "gates":
+			if len(a.Vals) != 1 || a.Vals[0] != "on" {
+				return c, fmt.Errorf("config: write gates=on")
+			}
+			c.Gates = true
+			continue
 		case "initial-backoff":
 			dst = &c.InitialBackoff
 		case "max-backoff":
@@ -167,7 +182,7 @@ func ParseConfig(args []datadriven.CmdArg) (ConfigChange, error) {
 		case "leftover":
 			dst = &c.Leftover
 		default:
-			return c, fmt.Errorf("config: unknown setting %q (want profile, initial-backoff, max-backoff, leftover)", a.Key)
+			return c, fmt.Errorf("config: unknown setting %q (want profile, gates, initial-backoff, max-backoff, leftover)", a.Key)
 		}
 		if len(a.Vals) != 1 {
 			return c, fmt.Errorf("config: %s takes one duration", a.Key)
@@ -181,6 +196,9 @@ func ParseConfig(args []datadriven.CmdArg) (ConfigChange, error) {
 			return c, fmt.Errorf("config: %s=%s: want a positive Go duration", a.Key, a.Vals[0])
 		}
 		*dst = d
+	}
+	if c.Gates && c.Profile != spec.ProfileClassic {
+		return c, fmt.Errorf("config: gates=on is for the classic profile; the hints profile always has its PreEnqueue plugins")
 	}
 	return c, nil
 }

@@ -3,6 +3,7 @@ package spec
 import (
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -248,14 +249,26 @@ func (q *QueuedPodInfo) Rejectors() PluginSet {
 // hints profile.
 const ResourceTargetPod EventResource = "TargetPod"
 
-// Occurrence is one event as it happened: the event and the pod objects it
-// carries (nil when the event is not about a pod, or the object is absent).
-// Hints see occurrences, and the in-flight list records them.
+// Occurrence is one event as it happened, with the objects it carries
+// (R19). Old and New are the pod objects of a pod event (an assigned pod
+// added or updated, an update of the pod itself, the pod ForceActivate
+// aims at); OldObject and NewObject are the caller's objects of any other
+// event (a Node, a PersistentVolume, a ResourceClaim: whatever the caller
+// passed to MoveAllToActiveOrBackoffQueueWithObjects), nil when the caller
+// gave none. The queue never reads OldObject and NewObject: it hands them
+// to the queueing hints (R16) and records them with the event for replay
+// (R15), untouched.
 type Occurrence struct {
-	Event ClusterEvent
-	Old   *Pod
-	New   *Pod
+	Event     ClusterEvent
+	Old       *Pod
+	New       *Pod
+	OldObject any
+	NewObject any
 }
+
+// Validate reports an occurrence whose event is invalid (ErrInvalidEvent).
+// Its objects are the caller's and are not examined.
+func (o Occurrence) Validate() error { return o.Event.Validate() }
 
 func (o Occurrence) String() string {
 	var objs []string
@@ -265,10 +278,56 @@ func (o Occurrence) String() string {
 	if o.New != nil {
 		objs = append(objs, "new="+string(o.New.Key()))
 	}
+	if o.OldObject != nil {
+		objs = append(objs, "old="+ObjectString(o.OldObject))
+	}
+	if o.NewObject != nil {
+		objs = append(objs, "new="+ObjectString(o.NewObject))
+	}
 	if len(objs) == 0 {
 		return o.Event.EventLabel()
 	}
 	return o.Event.EventLabel() + "(" + strings.Join(objs, ",") + ")"
+}
+
+// ObjectString renders a caller's object for states and diffs: its String
+// method if it has one, else its type.
+func ObjectString(obj any) string {
+	if s, ok := obj.(fmt.Stringer); ok {
+		return s.String()
+	}
+	return fmt.Sprintf("%T", obj)
+}
+
+// ObjectAs returns a caller's object as a T, or an error saying what it is
+// instead (nil included): the check a hint makes before it reads an
+// event's object, as upstream's hints do with util.As. A hint that returns
+// the error answers Queue (R16), so an event with an object of the wrong
+// type, or none, requeues the pod rather than strand it.
+func ObjectAs[T any](obj any) (T, error) {
+	t, ok := obj.(T)
+	if !ok {
+		var zero T
+		return zero, fmt.Errorf("%w: object is %T, want %T", ErrInvalidEvent, obj, zero)
+	}
+	return t, nil
+}
+
+// SameObject reports whether two caller objects are the same: equal if
+// their type is comparable (pointers: the same object), deeply equal
+// otherwise. It never panics.
+func SameObject(a, b any) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	ta, tb := reflect.TypeOf(a), reflect.TypeOf(b)
+	if ta != tb {
+		return false
+	}
+	if ta.Comparable() {
+		return a == b
+	}
+	return reflect.DeepEqual(a, b)
 }
 
 // InFlightEntry is one entry of the in-flight list (R15): a marker when UID
@@ -383,6 +442,7 @@ func (s Strategy) String() string {
 // AssignedPod, UnschedulablePod or TargetPod), the action sets intersect,
 // and the incoming action is not numerically above the registered one — an
 // incoming event broader than the registration does not match (v1.37.2).
+// "Numerically" is in v1.37's bit order (V137Order), not schedq's.
 func HintsMatch(registered, incoming ClusterEvent) bool {
 	if registered.IsWildCard() {
 		return true
@@ -390,7 +450,8 @@ func HintsMatch(registered, incoming ClusterEvent) bool {
 	r, in := registered.Resource, incoming.Resource
 	resOK := r == WildCard || r == in ||
 		r == ResourcePod && (in == ResourceAssignedPod || in == ResourceUnschedulablePod || in == ResourceTargetPod)
-	return resOK && registered.ActionType&incoming.ActionType != 0 && incoming.ActionType <= registered.ActionType
+	return resOK && registered.ActionType&incoming.ActionType != 0 &&
+		V137Order(incoming.ActionType) <= V137Order(registered.ActionType)
 }
 
 // IsEventOfInterestHints is R4h's first test: a wildcard, or an event some
@@ -446,12 +507,19 @@ func (c Config) PodStrategy(info *QueuedPodInfo, occ Occurrence) Strategy {
 	return best
 }
 
-// hint asks one registration's hint; no hint means Queue, an error Queue.
-func (c Config) hint(plugin string, reg ClusterEvent, pod *Pod, occ Occurrence) QueueingHint {
+// hint asks one registration's hint; no hint means Queue, an error Queue,
+// and so does a hint that panics (it could not tell either): caller code
+// must not bring the queue down (R16).
+func (c Config) hint(plugin string, reg ClusterEvent, pod *Pod, occ Occurrence) (h QueueingHint) {
 	fn := c.QueueingHints[HintKey{Plugin: plugin, Event: reg}]
 	if fn == nil {
 		return HintQueue
 	}
+	defer func() {
+		if recover() != nil {
+			h = HintQueue
+		}
+	}()
 	h, err := fn(pod, occ)
 	if err != nil {
 		return HintQueue
@@ -495,6 +563,22 @@ func (c Config) RunPreEnqueue(pod *Pod, gating string) string {
 		}
 	}
 	return ""
+}
+
+// PluginSchedulingGates is the name of kube-scheduler's PreEnqueue plugin
+// for spec.schedulingGates. The classic profile treats the pods it gates
+// apart (SkippedWhileGated), as v1.33 does.
+const PluginSchedulingGates = "SchedulingGates"
+
+// SkippedWhileGated is R17's classic move filter: a gated pod with
+// SchedulingGates among its UnschedulablePlugins is not examined by any move
+// request, wildcards included; only an Update or Activate re-runs its
+// PreEnqueue plugins. v1.33 skips such pods in
+// movePodsToActiveOrBackoffQueue because no event but an update of the pod
+// itself can lift a scheduling gate (kubernetes issue 124384). Other gated
+// pods are examined like any other.
+func SkippedWhileGated(info *QueuedPodInfo) bool {
+	return info.Gated() && info.UnschedulablePlugins.Has(PluginSchedulingGates)
 }
 
 // GatingEventMatches reports whether event may ungate a pod gated by plugin
@@ -605,5 +689,6 @@ func (c Config) BackoffPopCandidates(backoffQ []QueuedPodInfo) []PodKey {
 // inFlightEntryEqual compares two in-flight entries, pods by value.
 func inFlightEntryEqual(a, b InFlightEntry) bool {
 	return a.UID == b.UID && a.Key == b.Key && a.Event.Event == b.Event.Event &&
-		PodsEqual(a.Event.Old, b.Event.Old) && PodsEqual(a.Event.New, b.Event.New)
+		PodsEqual(a.Event.Old, b.Event.Old) && PodsEqual(a.Event.New, b.Event.New) &&
+		SameObject(a.Event.OldObject, b.Event.OldObject) && SameObject(a.Event.NewObject, b.Event.NewObject)
 }

@@ -29,6 +29,9 @@ var (
 	// ErrWouldBlock: Pop on an empty activeQ of a queue that cannot wait,
 	// i.e. the sequential model. A concurrent queue blocks instead (R2).
 	ErrWouldBlock = errors.New("schedq: activeQ is empty and Pop would block")
+	// ErrInvalidEvent: an event with no resource or action, or with an
+	// action bit outside All (ClusterEvent.Validate).
+	ErrInvalidEvent = errors.New("schedq: invalid event")
 	// ErrInvalidConfig: Config.Validate failed.
 	ErrInvalidConfig = errors.New("schedq: invalid config")
 )
@@ -394,6 +397,39 @@ type Queue interface {
 	Snapshot() Snapshot
 }
 
+// ObjectQueue is a Queue that also takes what Queue's signatures cannot
+// carry: the objects of a move request's event and the caller's verdict on
+// an update. Pods carry their caller objects through Queue itself
+// (Pod.Object, R19). package model implements it; a queue that does not
+// (package impl, for now) takes the same calls through Queue, without the
+// event's objects and with the derived verdict.
+type ObjectQueue interface {
+	Queue
+
+	// MoveAllToActiveOrBackoffQueueWithObjects is R4 (R4h) for occ.Event
+	// with the objects the caller passes with it (R19): Old and New for
+	// a pod event, OldObject and NewObject for any other (a Node, a
+	// PersistentVolume). The queue hands them to every queueing hint it
+	// asks (R16) and records them with the event in the in-flight list
+	// (R15), untouched; it never reads OldObject and NewObject itself, so
+	// in the classic profile, which has no hints, they change nothing.
+	// Upstream: MoveAllToActiveOrBackoffQueue(logger, event, oldObj,
+	// newObj, preCheck). ErrInvalidEvent if occ.Event is invalid
+	// (ClusterEvent.Validate: no resource, no action, an unknown action
+	// bit); then nothing changes.
+	MoveAllToActiveOrBackoffQueueWithObjects(occ Occurrence, preCheck PreEnqueueCheck) error
+
+	// UpdateWithChange is R9 (R9h) with the caller's verdict on the
+	// update, computed on the whole object the caller has: change.Relevant
+	// decides in the classic profile whether a pod in unschedulablePods
+	// is requeued, change.Events are in the hints profile the events the
+	// update raises (evaluated for a pod in unschedulablePods, recorded
+	// for a pod in flight). A nil change is Update's: DerivePodChange, the
+	// comparison of the fields Pod models. ErrInvalidEvent if an event of
+	// change is invalid; then nothing changes.
+	UpdateWithChange(oldPod, newPod *Pod, change *PodChange) error
+}
+
 // Rule names a rule of the contract, stated in the comments of Queue and
 // its methods. Each value starts with the rule's id, so that failures,
 // scenarios and the TLA+ specification all cite it the same way.
@@ -415,6 +451,9 @@ const (
 	R12Done              Rule = "R12 Done"
 	R13Close             Rule = "R13 Close"
 	R14Metrics           Rule = "R14 Metrics"
+	// R19Objects is both profiles' rule for the caller's objects (the
+	// Objects section of Queue's comment).
+	R19Objects Rule = "R19 caller objects"
 	// RTick is not a rule: it labels a step that only moves the clock.
 	RTick Rule = "clock tick"
 )
