@@ -205,8 +205,10 @@
 //	UpdateNodeTaint 16, UpdateNodeCondition 32, UpdateNodeAnnotation 64,
 //	UpdatePodLabel 128, UpdatePodScaleDown 256, UpdatePodToleration 512,
 //	UpdatePodSchedulingGatesEliminated 1024, UpdatePodGeneratedResourceClaim 2048,
-//	any other pod update 4096; Update is every bit but Add and Delete (8188),
-//	All is every bit (8191).
+//	any other pod update (UpdatePodOther) 4096, and v1.37's UpdatePodScaleUp
+//	8192, UpdateNodeDeclaredFeature 16384, UpdateNodePreemptionPolicy 32768;
+//	Update is every bit but Add and Delete (65532), All is every bit (65535).
+//	A bit above All is an invalid event.
 //
 // An event is a wildcard when resource is "*" and actionType is All. label
 // names the event in metrics; empty means resource followed by the action's
