@@ -303,12 +303,16 @@ func ObjectString(obj any) string {
 // instead (nil included): the check a hint makes before it reads an
 // event's object, as upstream's hints do with util.As. A hint that returns
 // the error answers Queue (R16), so an event with an object of the wrong
-// type, or none, requeues the pod rather than strand it.
+// type, or none (a nil interface or a nil pointer), requeues the pod rather
+// than strand it.
 func ObjectAs[T any](obj any) (T, error) {
 	t, ok := obj.(T)
+	var zero T
 	if !ok {
-		var zero T
 		return zero, fmt.Errorf("%w: object is %T, want %T", ErrInvalidEvent, obj, zero)
+	}
+	if v := reflect.ValueOf(obj); v.Kind() == reflect.Pointer && v.IsNil() {
+		return zero, fmt.Errorf("%w: object is a nil %T", ErrInvalidEvent, obj)
 	}
 	return t, nil
 }

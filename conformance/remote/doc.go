@@ -259,6 +259,12 @@
 //	              or it is another pod); never fails.
 //	FlakyHint     queueing hint: always fails (so the queue acts as on
 //	              Queue).
+//	NodeZoneHint  queueing hint: fails unless the occurrence carries a node
+//	              object (the wire carries none: it always fails, so the
+//	              queue acts as on Queue); with one, Queue if the pod has no
+//	              label "zone" or the node's "zone" equals it, else
+//	              QueueSkip. Only scenarios with "config zone-hint=on"
+//	              (Fit's Node/Add) use it.
 //	GateAdmits    PreEnqueue: admits the pod unless its label "gated" is
 //	              "yes".
 //	HoldAdmits    PreEnqueue: admits the pod unless its label "hold" is
