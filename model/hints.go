@@ -8,7 +8,7 @@ import (
 )
 
 // hints answers the decisions of spec.ProfileHints: kube-scheduler v1.37.2
-// with its default feature gates (rules R1h-R17 in spec/hints.go). Its state
+// with its default feature gates (rules R1h-R14h and R15-R19 on spec.Queue). Its state
 // is the in-flight list (R15). moveRequestCycle does not exist in this
 // profile; the shared Model keeps it at -1.
 type hints struct {

@@ -1,6 +1,6 @@
 // Package model is the executable form of the contract of spec.Queue: a
 // sequential state machine over spec types, written to be read, whose
-// methods carry out the rules R1-R13 as spec.Queue states them. Time is an
+// methods carry out the rules R1-R19 as spec.Queue states them. Time is an
 // input (Step), both flushes are explicit operations, and where the
 // contract allows more than one outcome the model says which instead of
 // picking one: PopCandidates lists every pod Pop may return.

@@ -9,125 +9,16 @@ import (
 	"time"
 )
 
-// The hints profile (ProfileHints): the queue kube-scheduler v1.37.2 runs
-// with its default feature gates. Its rules replace the classic rule of the
-// same number where they differ (R1h..R14h) and add R15..R17; a classic rule
-// without an "h" twin holds unchanged. The operations keep their classic ids
-// in Step.Rule (Step names the operation; the profile says which text of the
-// rule applies).
-//
-// Words: the rejectors of a pod are its UnschedulablePlugins together with
-// its PendingPlugins. A pod is gated while a PreEnqueue plugin refuses it
-// (GatingPlugin is not empty). The in-flight list is the ordered list of
-// markers (one per pod in flight, placed where its Pop happened) and event
-// records (events received while some pod was in flight).
-//
-// R1h Add: a new pod (Timestamp now, no counts, no rejectors) must pass the
-// PreEnqueue plugins (R17): admitted, it enters activeQ; refused, it waits
-// in unschedulablePods, gated. Key handling is classic R1: a pod in activeQ
-// or in flight is ErrAlreadyQueued, a pod parked in backoffQ or
-// unschedulablePods is replaced by the fresh entry. Upstream v1.37.2 instead
-// replaces an activeQ entry, leaves a backoffQ entry where it is while also
-// adding the fresh one to activeQ, and adds an in-flight pod to activeQ a
-// second time; schedq keeps one place per pod (I1).
-//
-// R2h Pop: a maximal pod of activeQ (I5); when activeQ is empty, the first
-// pod of backoffQ in ordering-window order (BackoffPopCandidates), whether
-// or not its backoff completed; a pod no plugin rejected (an error retry) is
-// never taken this way. Attempts++, schedulingCycle++, the pod is in flight
-// and its marker is appended to the in-flight list. Pop clears nothing: the
-// rejectors stay until the pod is handed back (the scheduler replaces them).
-// Blocking Pop waits while activeQ and the rejected part of backoffQ are
-// both empty.
-//
-// R3h AddUnschedulableIfNotPresent: a pod in activeQ, backoffQ or
-// unschedulablePods is ErrAlreadyQueued. Otherwise: no rejectors ->
-// ConsecutiveErrorsCount++; some -> UnschedulableCount++ and
-// ConsecutiveErrorsCount = 0. Timestamp = now, FlushTimestamp cleared. The
-// event records after the pod's marker are replayed through its rejectors'
-// hints (ReplayStrategy): StrategySkip parks it in unschedulablePods;
-// StrategyAfterBackoff sends it to backoffQ while it is backing off (always
-// true for a fresh failure unless max backoff is 0), else to activeQ;
-// StrategyImmediately (a pending plugin said Queue) to activeQ. Either way
-// it must pass PreEnqueue first (R17). Then the pod leaves flight as in R12h.
-//
-// R4h MoveAllToActiveOrBackoffQueue: an event of no interest
-// (IsEventOfInterestHints) changes nothing and is not recorded. Otherwise
-// every unschedulable pod passing preCheck is evaluated alone: a gated pod is
-// skipped unless the event is a wildcard or matches an event its gating
-// plugin registered; PodStrategy decides skip / after backoff /
-// immediately, and the pod moves as in R3h. Then, if any pod is in flight,
-// the event is appended to the in-flight list (R15). There is no
-// moveRequestCycle: it stays -1.
-//
-// R5h flushBackoffQCompleted: backoffQ pods that are no longer backing off
-// (R7h) move to activeQ, without PreEnqueue (they passed it on entering
-// backoffQ).
-//
-// R6h flushUnschedulablePodsLeftover: a pod (gated ones included) whose
-// later of Timestamp and FlushTimestamp lies strictly more than
-// PodMaxInUnschedulablePodsDuration in the past gets FlushTimestamp = now
-// and is moved as in R4h with the wildcard UnschedulableTimeout (so the
-// gated filter does not apply and the hints are not asked). Nothing happens
-// when no pod qualifies.
-//
-// R7h Backoff: count = ConsecutiveErrorsCount if positive, else
-// UnschedulableCount; the duration is HintsBackoffDuration(count) (0 for
-// count 0 and for a max backoff of 0, which switches backoff off); the
-// expiry is Timestamp + duration truncated to its one-second ordering
-// window (BackoffOrderingWindow); a pod is still backing off while its
-// expiry is not before the start of the current window.
-//
-// R8h Activate: a pod in unschedulablePods moves to activeQ if PreEnqueue
-// admits it (else it stays, gated); a pod in backoffQ moves to activeQ. A
-// pod in flight gets a ForceActivate event record aimed at it alone (its
-// replay answers StrategyAfterBackoff for it and skips every other pod).
-// Any other pod: nothing (no moveRequestCycle).
-//
-// R9h Update: the events of the change are PodUpdateEvents(old, new). In
-// flight with the same UID: the pod is replaced in its in-flight entry and
-// each event is recorded for it (R15). In flight under another UID: as
-// R9, the old object's attempt ends as by R10h (its marker leaves the
-// list) and the new pod is added as by R1h. In activeQ or backoffQ:
-// replaced in place. In unschedulablePods: replaced, then each event in
-// turn is evaluated as in R4h (without the gated filter) until one moves
-// the pod. Unknown: R1h.
-//
-// R10h Delete: as R10; a deleted in-flight pod also loses its marker, as in
-// R12h. (Upstream v1.37.2 leaves an in-flight pod in flight until Done.)
-//
-// R11h AssignedPodAdded/Updated: a move request (R4h) over every
-// unschedulable pod, with the assigned pod as the event's object: no
-// affinity pre-filter, the hints decide. (v1.37.2 has no such queue methods;
-// its event handlers call MoveAllToActiveOrBackoffQueue that way.)
-//
-// R12h Done: the pod leaves flight, its marker leaves the in-flight list,
-// and event records at the front of the list are dropped up to the first
-// remaining marker: no pod still in flight needs them. So the list is empty
-// whenever nothing is in flight (I7).
-//
-// R13h Close: as R13. (Upstream v1.37.2 also ends every in-flight pod.)
-//
-// R14h Metrics, as v1.37.2 names them: scheduler_pending_pods{queue} with
-// queue "active", "backoff", "unschedulable" (not gated) and "gated"; in
-// flight pods are in none. scheduler_queue_incoming_pods_total{queue,event}
-// counts every entry into activeQ (replacements included) and backoffQ,
-// and every entry of a key new to unschedulablePods, with event labels
-// "UnscheduledPodAdd" (R1h, and R9h of an unknown pod; v1.37.2 renamed the
-// resource, classic says "UnschedulablePodAdd"), "ScheduleAttemptFailure",
-// "BackoffComplete", "ForceActivate", "UnschedulableTimeout", a move
-// request's or an update's event label (e.g. "NodeAdd",
-// "TargetPodUpdatePodLabel"), and ("active", "PopFromBackoffQ") for R2h's
-// pop from backoffQ. scheduler_unschedulable_pods{plugin,profile}: for each
-// plugin, the queued (not in flight) pods that have it as a rejector (Pop
-// and Delete subtract, R3h and a new PreEnqueue refusal add).
-//
-// R15 In-flight list: see R2h, R4h, R8h, R9h, R12h. Only events of interest
-// are recorded, only while some pod is in flight.
-//
-// R16 Queueing hints: see QueueingHints and PodStrategy.
-//
-// R17 PreEnqueue: see PreEnqueuePlugins and Config.RunPreEnqueue.
+// The rule ids of the hints profile (ProfileHints): the queue
+// kube-scheduler v1.37.2 runs with its default feature gates. R1h-R14h
+// replace the classic rule of the same number where they differ; a classic
+// rule without an "h" twin holds unchanged; R15 (the in-flight list) and
+// R16 (queueing hints) are the hints profile's own; R17 (PreEnqueue), R18
+// (the nominator) and R19 (caller objects) hold in both. Their text is on
+// Queue and its methods, each under the classic text of the same number
+// (go doc ./spec Queue). The operations keep their classic ids in
+// StepRecord.Rule (it names the operation; Profile.Rule names the text
+// that applies).
 const (
 	R1hAdd                Rule = "R1h Add"
 	R2hPop                Rule = "R2h Pop"
@@ -145,7 +36,9 @@ const (
 	R14hMetrics           Rule = "R14h Metrics"
 	R15InFlight           Rule = "R15 in-flight pods and events"
 	R16QueueingHints      Rule = "R16 queueing hints"
-	R17PreEnqueue         Rule = "R17 PreEnqueue"
+	// R17PreEnqueue holds in both profiles, with a classic and a hints
+	// text (Queue's PreEnqueue section); its id is the same in both.
+	R17PreEnqueue Rule = "R17 PreEnqueue"
 )
 
 // hintsTwins maps each classic rule to its hints-profile text.
@@ -168,7 +61,8 @@ func (p Profile) Rule(r Rule) Rule {
 }
 
 // HintFields are what the hints profile tracks per pod beyond the classic
-// QueuedPodInfo. In the classic profile they stay zero.
+// QueuedPodInfo. In the classic profile they stay zero, GatingPlugin
+// aside (R17).
 type HintFields struct {
 	// UnschedulableCount counts the failures with at least one rejector
 	// (R3h); it drives the backoff (R7h).
@@ -181,7 +75,8 @@ type HintFields struct {
 	// sends the pod to activeQ without backoff (R16).
 	PendingPlugins PluginSet
 	// GatingPlugin is the PreEnqueue plugin that refused the pod last; a pod
-	// with one is gated and waits in unschedulablePods (R17).
+	// with one is gated and waits in unschedulablePods (R17). The one hint
+	// field the classic profile sets too.
 	GatingPlugin string
 	// FlushTimestamp is when the leftover flush last took the pod (R6h);
 	// zero if never since its last failure.

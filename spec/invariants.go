@@ -43,7 +43,7 @@ func CheckState(s *Snapshot) error {
 	return errors.Join(I1SingleQueueMembership(s), I6Cycles(s))
 }
 
-// CheckStep checks the invariants that are about one operation, I2 to I6,
+// CheckStep checks the invariants that are about one operation, I2-I6,
 // given the snapshots before and after it and what it was (step), together
 // with CheckState of the state after it. A queue satisfies them for every
 // operation, failed ones included. It returns every broken invariant, each

@@ -217,7 +217,7 @@ type QueuedPodInfo struct {
 	// AddUnschedulableIfNotPresent takes it from the pInfo it is given (R3).
 	InitialAttemptTimestamp time.Time
 	// HintFields are the hints profile's per-pod fields (hints.go); zero in
-	// the classic profile.
+	// the classic profile but for GatingPlugin (R17).
 	HintFields
 }
 

@@ -49,7 +49,8 @@ type Profile int
 
 const (
 	// ProfileClassic is kube-scheduler v1.33.13 with the feature gates
-	// SchedulerQueueingHints and SchedulerPopFromBackoffQ off: rules R1-R14.
+	// SchedulerQueueingHints and SchedulerPopFromBackoffQ off: rules R1-R14
+	// and R17-R19.
 	ProfileClassic Profile = iota
 	// ProfileHints is kube-scheduler v1.37.2 with its default feature gates:
 	// queueing hints (the only mode since v1.34), in-flight events,
@@ -57,8 +58,9 @@ const (
 	// (PodSchedulingReadiness, GA). Off there and out of scope here: pod
 	// groups (GenericWorkload, CompositePodGroup), asynchronous API calls
 	// (SchedulerAsyncAPICalls) and pre-queueing hints
-	// (SchedulerPreQueueingHints). Its rules are the hints rules (R1h-R14h,
-	// R15-R17) in hints.go; what it leaves unchanged is classic.
+	// (SchedulerPreQueueingHints). Its rules are R1h-R14h and R15-R19,
+	// stated on Queue under the classic ones; what it leaves unchanged is
+	// classic.
 	ProfileHints
 )
 
