@@ -401,8 +401,10 @@ type Queue interface {
 	// in activeQ, in backoffQ and in flight are not touched.
 	// The event carries no objects; ObjectQueue's
 	// MoveAllToActiveOrBackoffQueueWithObjects is the same rule for an event
-	// with the caller's objects (R19). A pod gated by SchedulingGates is not
-	// examined (R17).
+	// with the caller's objects (R19), and it rejects an invalid event
+	// (ErrInvalidEvent), which this method cannot report: a caller that
+	// builds events from outside validates them (ClusterEvent.Validate). A
+	// pod gated by SchedulingGates is not examined (R17).
 	//
 	// Hints profile (R4h): an event of no interest (IsEventOfInterestHints)
 	// changes nothing and is not recorded. Otherwise every unschedulable pod
@@ -560,7 +562,8 @@ type Queue interface {
 	// unschedulablePods gets the move request, as
 	// MoveAllToActiveOrBackoffQueue(event, nil). Otherwise the pods newPod
 	// may help are selected as in AssignedPodAdded and get a move request
-	// for event. oldPod may be nil.
+	// for event. oldPod may be nil. ErrInvalidEvent if event is invalid
+	// (ClusterEvent.Validate); then nothing changes.
 	AssignedPodUpdated(oldPod, newPod *Pod, event ClusterEvent) error
 
 	// Done is R12: the scheduling attempt of the pod in flight with this
