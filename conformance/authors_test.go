@@ -3,8 +3,10 @@ package conformance
 import (
 	"encoding/json"
 	"flag"
+	"fmt"
 	"maps"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -64,14 +66,14 @@ func TestPreflightNamesEachMistake(t *testing.T) {
 		}), "not a normalised plugin set (sorted, no duplicates); build it with spec.NewPluginSet"},
 		{"metrics-claimed", func(t testing.TB, cfg spec.Config, start time.Time) Target {
 			m := newModelT(t, cfg, start)
-			m.prof.Observes.Metrics = true
+			m.info.Observes.Metrics = true
 			return m
 		}, mistakeNoMetrics},
 		{"no-name", func(t testing.TB, cfg spec.Config, start time.Time) Target {
 			m := newModelT(t, cfg, start)
-			m.prof.Name = ""
+			m.info.Name = ""
 			return m
-		}, "adapter mistake: Profile().Name is empty"},
+		}, "adapter mistake: Info().Name is empty"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			rec := &recordTB{TB: t}
@@ -170,14 +172,7 @@ func TestRunReportsWhatRan(t *testing.T) {
 		Ignore:     []Observation{IgnoreTimestamps},
 		ResultsDir: dir,
 	})
-	b, err := os.ReadFile(filepath.Join(dir, "test-model.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var r Report
-	if err := json.Unmarshal(b, &r); err != nil {
-		t.Fatal(err)
-	}
+	r := readReport(t, filepath.Join(dir, "test-model.json"))
 	i := slices.IndexFunc(r.Results, func(r Result) bool { return r.Scenario == "model-differential random runs" })
 	if i < 0 || r.Results[i].Outcome != Pass || r.Results[i].Detail != "20 checks, ignoring timestamps (so no step invariants)" && !strings.Contains(r.Results[i].Detail, "-rapid.checks") {
 		t.Errorf("the random runs did not run as asked: %+v", r.Results)
@@ -274,8 +269,8 @@ func (b brokenMetrics) Metrics() Metrics {
 	return out
 }
 
-func (b brokenMetrics) Profile() Profile {
-	p := b.implT.Profile()
+func (b brokenMetrics) Info() TargetInfo {
+	p := b.implT.Info()
 	p.Observes.Metrics = true
 	return p
 }
@@ -342,8 +337,8 @@ func (b brokenHintsMetrics) Metrics() Metrics {
 	return out
 }
 
-func (b brokenHintsMetrics) Profile() Profile {
-	p := b.implT.Profile()
+func (b brokenHintsMetrics) Info() TargetInfo {
+	p := b.implT.Info()
 	p.Observes.Metrics = true
 	return p
 }
@@ -599,4 +594,107 @@ func TestModelMetricsHints(t *testing.T) {
 	if d := diffMetrics(want, got); d != "" {
 		t.Errorf("the model's metrics (left: by hand as model, right: counted as target):\n%s\nstate:\n%s", d, state)
 	}
+}
+
+// refusesHints is the model as a target that refuses the hints profile's
+// config, as a classic-only queue does.
+func refusesHints(t testing.TB, cfg spec.Config, start time.Time) Target {
+	if cfg.Profile == spec.ProfileHints {
+		t.Fatal(fmt.Errorf("%w: this queue has no hints profile", spec.ErrInvalidConfig))
+	}
+	return newModelT(t, cfg, start)
+}
+
+// helperEnv makes TestNotApplicableRun run Run, for TestNotApplicableIsSkipped
+// to read its verdicts.
+const helperEnv = "SCHEDQ_CONFORMANCE_NA_HELPER"
+
+func TestNotApplicableRun(t *testing.T) {
+	if os.Getenv(helperEnv) == "" {
+		t.Skip("run by TestNotApplicableIsSkipped")
+	}
+	Run(t, refusesHints, Options{Scenarios: "^(done/ends-the-time-in-flight|hints/done/trims-the-events-no-pod-needs)$", SkipDifferential: "one scenario a profile"})
+}
+
+// An n/a scenario is a skip, with its reason, never a pass; the summary
+// counts it as n/a.
+func TestNotApplicableIsSkipped(t *testing.T) {
+	cmd := exec.Command(os.Args[0], "-test.run=^TestNotApplicableRun$", "-test.v", "-test.count=1")
+	cmd.Env = append(os.Environ(), helperEnv+"=1")
+	b, err := cmd.CombinedOutput()
+	out := string(b)
+	if err != nil {
+		t.Fatalf("the run failed: %v\n%s", err, out)
+	}
+	for _, want := range []string{
+		"--- SKIP: TestNotApplicableRun/hints/done/trims-the-events-no-pod-needs",
+		"the target refuses the hints profile's config",
+		"--- PASS: TestNotApplicableRun/done/ends-the-time-in-flight",
+		"1 pass, 0 fail, 0 known differences, 0 stale, 1 n/a",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the run's output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "--- PASS: TestNotApplicableRun/hints/") {
+		t.Errorf("an n/a scenario shows as PASS:\n%s", out)
+	}
+}
+
+// SkipDifferential skips the classic random runs only, and the summary
+// says so: the hints random runs still run.
+func TestSkipDifferentialSaysWhatItSkips(t *testing.T) {
+	dir := t.TempDir()
+	const why = "our queue's classic semantics differ by design"
+	Run(t, func(t testing.TB, cfg spec.Config, start time.Time) Target { return newModelT(t, cfg, start) },
+		Options{Scenarios: "^done/ends-the-time-in-flight$", SkipDifferential: why, Checks: 5, ResultsDir: dir})
+	r := readReport(t, filepath.Join(dir, "test-model.json"))
+	for name, want := range map[string]Outcome{"model-differential random runs": NotApplicable, "model-differential random runs (hints)": Pass} {
+		i := slices.IndexFunc(r.Results, func(r Result) bool { return r.Scenario == name })
+		if i < 0 || r.Results[i].Outcome != want {
+			t.Errorf("%s: %+v, want %s", name, r.Results, want)
+		}
+	}
+	if !strings.Contains(r.Summary, "; classic random runs skipped: "+why+"; hints random runs: ") {
+		t.Errorf("the summary does not say which random runs were skipped: %s", r.Summary)
+	}
+}
+
+// Each checkout has a fail file directory of its own: a fail file that
+// another checkout on the machine left is never replayed here.
+func TestFailFileDirIsPerCheckout(t *testing.T) {
+	var dirs []string
+	for _, co := range []string{"one", "two"} {
+		root := filepath.Join(t.TempDir(), co, "schedq")
+		if err := os.MkdirAll(filepath.Join(root, "conformance"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, "go.mod"), []byte("module example.com/x\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Chdir(filepath.Join(root, "conformance"))
+		dirs = append(dirs, DefaultFailFileDir())
+	}
+	if dirs[0] == dirs[1] {
+		t.Errorf("two checkouts share the fail file directory %s", dirs[0])
+	}
+	for _, d := range dirs {
+		if !strings.HasPrefix(d, os.TempDir()) {
+			t.Errorf("fail file directory %s is not in the temporary directory", d)
+		}
+	}
+}
+
+// readReport reads a report Run wrote (Options.ResultsDir).
+func readReport(t *testing.T, file string) Report {
+	t.Helper()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r Report
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatal(err)
+	}
+	return r
 }

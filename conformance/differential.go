@@ -39,6 +39,7 @@ type randomRuns struct {
 	fromFlag    bool // -rapid.checks was given and wins
 	ignore      map[Observation]bool
 	failFileDir string
+	ran         *bool // if set, set when the random runs start (go test -run may filter them out)
 }
 
 func randomOptions(o Options) randomRuns {
@@ -98,6 +99,9 @@ var checksFlag sync.Mutex
 func runDifferential(t *testing.T, newTarget NewTarget, ro randomRuns) bool {
 	t.Helper()
 	return t.Run("random", func(t *testing.T) {
+		if ro.ran != nil {
+			*ro.ran = true
+		}
 		if !ro.fromFlag {
 			// rapid reads the number of checks from its flag only.
 			checksFlag.Lock()
@@ -177,7 +181,7 @@ func (g *generator) do(rt *rapid.T, op schedqtest.Op) {
 		rt.Fatalf("the generator drew an invalid operation %s: %v", op, d.invalid)
 	}
 	if d.failed {
-		rt.Fatalf("random run: target and model disagree (model = the reference, target = %s; observed: %s):\n%s", d.prof.Name, d.observes(), d.failureReport())
+		rt.Fatalf("random run: target and model disagree (model = the reference, target = %s; observed: %s):\n%s", d.info.Name, d.observes(), d.failureReport())
 	}
 }
 

@@ -37,6 +37,9 @@ func runHintsDifferential(t *testing.T, newTarget NewTarget, ro randomRuns) (ok 
 		return false, na
 	}
 	return t.Run("random", func(t *testing.T) {
+		if ro.ran != nil {
+			*ro.ran = true
+		}
 		if !ro.fromFlag {
 			checksFlag.Lock()
 			old := flag.Lookup("rapid.checks").Value.String()
@@ -55,7 +58,7 @@ func runHintsDifferential(t *testing.T, newTarget NewTarget, ro randomRuns) (ok 
 // runHintsDifferentialResult runs the hints random runs for Run; metrics
 // says whether the target reports metrics (Observes.Metrics), which the
 // runs then compare (R14h) unless Options.Ignore leaves them out.
-func runHintsDifferentialResult(t *testing.T, newTarget NewTarget, opts Options, metrics bool) Result {
+func runHintsDifferentialResult(t *testing.T, newTarget NewTarget, opts Options, metrics bool, ran *bool) Result {
 	res := Result{Scenario: "model-differential random runs (hints)", Rules: []spec.Rule{"R1h-R17"}, Outcome: Pass,
 		Profile: spec.ProfileHints.String()}
 	if opts.SkipHintsDifferential != "" {
@@ -66,6 +69,7 @@ func runHintsDifferentialResult(t *testing.T, newTarget NewTarget, opts Options,
 		res.Rules = append(res.Rules, "R14h")
 	}
 	ro := randomOptions(opts)
+	ro.ran = ran
 	ok, na := runHintsDifferential(t, newTarget, ro)
 	switch {
 	case na != "":

@@ -22,9 +22,9 @@ type implTarget struct {
 
 func (t implTarget) Advance(d time.Duration) { t.clock.Step(d) }
 
-func (t implTarget) Profile() conformance.Profile {
-	return conformance.Profile{
-		Name:        conformance.ProfileImpl,
+func (t implTarget) Info() conformance.TargetInfo {
+	return conformance.TargetInfo{
+		Name:        conformance.TargetImpl,
 		Description: "schedq impl: the concurrent implementation",
 		Blocking:    true,
 		// impl's snapshots are spec.Snapshots: complete in either

@@ -14,7 +14,7 @@ import (
 // MetricsReporter is implemented by a target that reports the queue
 // metrics of R14, or of R14h in the hints profile (see "Metrics" in the
 // doc of spec.Queue, and R14h in spec/hints.go). A target that implements
-// it sets Profile.Observes.Metrics, and the suite then compares its
+// it sets TargetInfo.Observes.Metrics, and the suite then compares its
 // metrics with the model's after every step, in either profile.
 type MetricsReporter interface {
 	// Metrics returns the queue's metrics now. The counters count from

@@ -19,9 +19,9 @@ func (m modelTarget) Advance(d time.Duration) {
 	}
 }
 
-func (modelTarget) Profile() conformance.Profile {
-	return conformance.Profile{
-		Name:        conformance.ProfileModel,
+func (modelTarget) Info() conformance.TargetInfo {
+	return conformance.TargetInfo{
+		Name:        conformance.TargetModel,
 		Description: "schedq model: the executable specification",
 		Observes: conformance.Observes{MoveRequestCycle: true, PodInfo: true, Closed: true,
 			InFlightEvents: true, HintCounts: true},

@@ -3,7 +3,6 @@ package conformance
 import (
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/schedq/schedq/spec"
@@ -72,31 +71,6 @@ func AdapterMistake(o Observes, s spec.Snapshot) string {
 	return ""
 }
 
-// diffStates describes how the target's observed state differs from the
-// model's, one "model: X / target: Y" line per place or counter that
-// differs, rendered as scenarios print states. It returns "" if they agree.
-func diffStates(model, target spec.Snapshot, start time.Time, cfg spec.Config) string {
-	if model.Diff(&target) == "" {
-		return ""
-	}
-	ml := strings.Split(strings.TrimSuffix(model.Format(start, cfg), "\n"), "\n")
-	tl := strings.Split(strings.TrimSuffix(target.Format(start, cfg), "\n"), "\n")
-	var b strings.Builder
-	for i := range ml {
-		if i < len(tl) && ml[i] != tl[i] {
-			fmt.Fprintf(&b, "  model:  %s\n  target: %s\n", ml[i], tl[i])
-		}
-	}
-	if b.Len() == 0 {
-		// A difference the rendering does not show (e.g. a field of the
-		// pod it leaves out): fall back to the field-by-field diff.
-		for _, l := range strings.Split(strings.TrimSpace(model.Diff(&target)), "\n") {
-			fmt.Fprintf(&b, "  %s  (left of !=: model, right: target)\n", l)
-		}
-	}
-	return b.String()
-}
-
 // mistakeNoMetrics is the adapter mistake of a profile that claims metrics
 // without the method to read them.
-const mistakeNoMetrics = "adapter mistake: Profile().Observes.Metrics is set but the target does not implement conformance.MetricsReporter (Metrics() conformance.Metrics)"
+const mistakeNoMetrics = "adapter mistake: Info().Observes.Metrics is set but the target does not implement conformance.MetricsReporter (Metrics() conformance.Metrics)"

@@ -32,17 +32,17 @@ var preflightOps = []string{
 // named as an adapter mistake ("adapter mistake: ..."), with the fix. Run
 // calls it first, as the subtest "preflight", and runs nothing else if it
 // fails; it returns the target's profile.
-func Preflight(t testing.TB, newTarget NewTarget) Profile {
+func Preflight(t testing.TB, newTarget NewTarget) TargetInfo {
 	t.Helper()
 	cfg := schedqtest.Config()
 	start := schedqtest.Start
 	target := newTarget(t, cfg, start)
 	defer target.Close()
-	prof := target.Profile()
-	if prof.Name == "" {
-		t.Errorf("adapter mistake: Profile().Name is empty; name the profile (reports and known differences use it)")
+	info := target.Info()
+	if info.Name == "" {
+		t.Errorf("adapter mistake: Info().Name is empty; name the profile (reports and known differences use it)")
 	}
-	o := prof.Observes
+	o := info.Observes
 	check := func(after string, s spec.Snapshot) bool {
 		t.Helper()
 		if m := AdapterMistake(o, s); m != "" {
@@ -53,17 +53,17 @@ func Preflight(t testing.TB, newTarget NewTarget) Profile {
 	}
 	s := target.Snapshot()
 	if !check("NewTarget", s) {
-		return prof
+		return info
 	}
 	if !s.Now.Equal(start) {
 		t.Errorf("adapter mistake: Snapshot().Now is %s on a fresh target, not the start time given to NewTarget (%s); start the target's clock there",
 			s.Now.Format(time.RFC3339Nano), start.Format(time.RFC3339Nano))
-		return prof
+		return info
 	}
 	if o.Metrics {
 		if _, ok := target.(MetricsReporter); !ok {
 			t.Errorf("%s", mistakeNoMetrics)
-			return prof
+			return info
 		}
 	}
 	exec := schedqtest.NewExecutor(target, func(d time.Duration) error { target.Advance(d); return nil })
@@ -89,12 +89,12 @@ func Preflight(t testing.TB, newTarget NewTarget) Profile {
 		}
 		s := target.Snapshot()
 		if !check(line, s) {
-			return prof
+			return info
 		}
 		if op.Kind == schedqtest.KindTick && !s.Now.Equal(before.Add(op.Duration)) {
 			t.Errorf("adapter mistake: Snapshot().Now does not follow Advance: Advance(%v) moved it from %s to %s; Snapshot().Now must read the clock Advance moves",
 				op.Duration, before.Format(time.RFC3339Nano), s.Now.Format(time.RFC3339Nano))
-			return prof
+			return info
 		}
 	}
 	// Hand the popped pods back rejected by plugins given out of order and
@@ -113,7 +113,7 @@ func Preflight(t testing.TB, newTarget NewTarget) Profile {
 	}
 	for i := range 3 {
 		if !check(fmt.Sprintf("handing back %v rejected by TaintToleration, NodeResourcesFit, InterPodAffinity, TaintToleration (snapshot %d)", popped, i+1), target.Snapshot()) {
-			return prof
+			return info
 		}
 	}
 	if o.Metrics {
@@ -123,7 +123,7 @@ func Preflight(t testing.TB, newTarget NewTarget) Profile {
 		}
 	}
 	if testing.Verbose() {
-		t.Logf("preflight: %s reports sorted lists, Now following Advance%s", prof.Name, map[bool]string{true: ", normalised plugin sets", false: ""}[o.PodInfo])
+		t.Logf("preflight: %s reports sorted lists, Now following Advance%s", info.Name, map[bool]string{true: ", normalised plugin sets", false: ""}[o.PodInfo])
 	}
-	return prof
+	return info
 }

@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -51,8 +52,8 @@ type Result struct {
 
 // Report is every result for one target, as written for RESULTS.md.
 type Report struct {
-	Profile Profile  `json:"profile"`
-	Results []Result `json:"results"`
+	Target  TargetInfo `json:"target"`
+	Results []Result   `json:"results"`
 	// Summary says what ran: the scenarios selected and their outcomes,
 	// and the random runs (how many, what they compared) or why not.
 	Summary string `json:"summary,omitempty"`
@@ -67,8 +68,8 @@ type Report struct {
 type Options struct {
 	// Scenarios, if set, is a regular expression selecting scenarios by
 	// name. It selects scenarios only: the random runs still run (set
-	// SkipDifferential to leave them out), and the run's summary says
-	// what ran.
+	// SkipDifferential and SkipHintsDifferential to leave them out), and
+	// the run's summary says what ran.
 	Scenarios string
 	// Dirs are directories of your own scenario files, run after the
 	// catalogue in the same way: every *.txt below a directory is a
@@ -91,13 +92,16 @@ type Options struct {
 	// reported as a known difference, and if it passes it fails as
 	// stale. A name that is not a scenario of the run fails the run.
 	KnownDifferences map[string]KnownDifference
-	// SkipDifferential, if not empty, is why the model-differential random
-	// runs of the classic profile do not apply to this target (a queue
-	// whose semantics differ from the classic queue by design); the report
-	// shows it.
+	// SkipDifferential, if not empty, is why the classic profile's
+	// model-differential random runs ("differential") do not apply to this
+	// target (a queue whose classic semantics differ by design). It skips
+	// those only: the hints profile's random runs ("differential-hints")
+	// still run unless SkipHintsDifferential says why not, so a queue of
+	// the hints profile keeps them. To skip every random run, set both.
+	// The report and the summary name what was skipped and why.
 	SkipDifferential string
-	// SkipHintsDifferential is the same for the random runs of the hints
-	// profile ("differential-hints", RunHintsDifferential). A target that
+	// SkipHintsDifferential skips the random runs of the hints profile
+	// ("differential-hints", RunHintsDifferential). A target that
 	// refuses the hints config needs none: those runs are then n/a by
 	// themselves. Checks, Ignore and FailFileDir apply to both.
 	SkipHintsDifferential string
@@ -116,13 +120,14 @@ type Options struct {
 	// FailFileDir is where rapid keeps the fail file of a failing random
 	// run (under testdata/rapid/<test name>/), and where it looks for
 	// them to replay a failure first on the next run. If empty,
-	// $SCHEDQ_RAPID_FAILFILE_DIR, else DefaultFailFileDir(): never your
-	// package's own testdata/, where rapid writes by default. The random
+	// $SCHEDQ_RAPID_FAILFILE_DIR, else DefaultFailFileDir(), a directory
+	// of this checkout's own: never your package's own testdata/, where
+	// rapid writes by default. The random
 	// runs change the working directory to it (t.Chdir), so they are
 	// not run in a parallel test: there rapid writes to its default.
 	FailFileDir string
 	// ResultsDir, if set (or if $SCHEDQ_CONFORMANCE_RESULTS is), receives
-	// <profile>.json with every result, for the RESULTS.md report.
+	// <target name>.json with every result, for the RESULTS.md report.
 	ResultsDir string
 }
 
@@ -159,9 +164,39 @@ const (
 var observations = []Observation{IgnoreTimestamps, IgnoreAttempts, IgnorePlugins, IgnoreMoveRequestCycle, IgnoreClosed, IgnoreMetrics}
 
 // DefaultFailFileDir is where rapid's fail files go when neither
-// Options.FailFileDir nor $SCHEDQ_RAPID_FAILFILE_DIR says: schedq-rapid in
-// the temporary directory.
-func DefaultFailFileDir() string { return filepath.Join(os.TempDir(), "schedq-rapid") }
+// Options.FailFileDir nor $SCHEDQ_RAPID_FAILFILE_DIR says: a directory
+// under schedq-rapid in the temporary directory named for the module the
+// tests run in (the nearest go.mod at or above the working directory), so
+// that a fail file another checkout on the machine left, and replays
+// first, can never fail this one's run.
+func DefaultFailFileDir() string {
+	wd, err := os.Getwd()
+	if err != nil {
+		wd = "unknown"
+	}
+	return failFileDirOf(moduleRoot(wd))
+}
+
+// failFileDirOf is the fail file directory of the checkout at root.
+func failFileDirOf(root string) string {
+	sum := sha256.Sum256([]byte(root))
+	return filepath.Join(os.TempDir(), "schedq-rapid", fmt.Sprintf("%s-%x", filepath.Base(root), sum[:6]))
+}
+
+// moduleRoot is the nearest directory at or above dir holding a go.mod,
+// or dir if there is none.
+func moduleRoot(dir string) string {
+	for d := dir; ; {
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			return d
+		}
+		up := filepath.Dir(d)
+		if up == d {
+			return dir
+		}
+		d = up
+	}
+}
 
 // EnvFailFileDir names the variable that sets Options.FailFileDir.
 const EnvFailFileDir = "SCHEDQ_RAPID_FAILFILE_DIR"
@@ -201,49 +236,68 @@ func Run(t *testing.T, newTarget NewTarget, opts Options) {
 	}
 
 	report := Report{Test: t.Name()}
-	if !t.Run("preflight", func(t *testing.T) { report.Profile = Preflight(t, newTarget) }) {
+	// What go test -run filtered out does not run: the summary counts what
+	// did (preflightRan, ran, and the random runs' own lines).
+	preflightRan := false
+	if !t.Run("preflight", func(t *testing.T) { preflightRan = true; report.Target = Preflight(t, newTarget) }) {
 		t.Errorf("conformance: the adapter failed the preflight check (above); fix it first: no scenario ran")
 		return
 	}
 	var mu sync.Mutex
 	var counts [5]int // by outcome: pass, fail, known, stale, n/a
 	outcomes := []Outcome{Pass, Fail, Known, Stale, NotApplicable}
-	ran := 0
+	ran, selected := 0, 0
 	for _, f := range files {
 		if sel != nil && !sel.MatchString(f.Name) {
 			continue
 		}
-		ran++
+		selected++
 		t.Run(f.Name, func(t *testing.T) {
-			res, prof := runFile(t, newTarget, f, opts.KnownDifferences[f.Name])
+			res, info := runFile(t, newTarget, f, opts.KnownDifferences[f.Name])
 			mu.Lock()
-			defer mu.Unlock()
-			if prof.Name != "" { // "" if the target refused the scenario's profile
-				report.Profile = prof
+			ran++
+			if info.Name != "" { // "" if the target refused the scenario's profile
+				report.Target = info
 			}
 			report.Results = append(report.Results, res)
 			counts[slices.Index(outcomes, res.Outcome)]++
+			mu.Unlock()
+			if res.Outcome == NotApplicable {
+				t.Skip(res.Detail) // counted as n/a, shown as SKIP
+			}
 		})
 	}
-	summary := fmt.Sprintf("conformance %s: preflight ok; %d of %d scenarios ran", report.Profile.Name, ran, len(files))
+	preflight := "preflight ok"
+	if !preflightRan {
+		preflight = "preflight not run (filtered by -run)"
+	}
+	summary := fmt.Sprintf("conformance %s: %s; %d of %d scenarios ran", report.Target.Name, preflight, ran, len(files))
 	if sel != nil {
 		summary += fmt.Sprintf(" (selected by Scenarios=%q)", opts.Scenarios)
 	}
+	if ran < selected {
+		summary += fmt.Sprintf(" (%d filtered by -run)", selected-ran)
+	}
 	summary += fmt.Sprintf(": %d pass, %d fail, %d known differences, %d stale, %d n/a", counts[0], counts[1], counts[2], counts[3], counts[4])
+	randomRan, hintsRan, hintsNA := false, false, false
 	t.Run("differential", func(t *testing.T) {
 		res := Result{Scenario: "model-differential random runs", Rules: []spec.Rule{"R1-R13"}, Outcome: Pass, Profile: spec.ProfileClassic.String()}
-		if report.Profile.Observes.Metrics && !slices.Contains(opts.Ignore, IgnoreMetrics) {
+		if report.Target.Observes.Metrics && !slices.Contains(opts.Ignore, IgnoreMetrics) {
 			res.Rules = append(res.Rules, "R14")
 		}
 		switch {
 		case opts.SkipDifferential != "":
 			res.Outcome, res.Detail = NotApplicable, opts.SkipDifferential
-			summary += "; random runs skipped: " + opts.SkipDifferential
+			summary += "; classic random runs skipped: " + opts.SkipDifferential
 		default:
 			ro := randomOptions(opts)
+			ro.ran = &randomRan
 			res.Detail = ro.String()
 			if !runDifferential(t, newTarget, ro) {
 				res.Outcome = Fail
+			}
+			if !randomRan { // filtered out: nothing to report
+				return
 			}
 			summary += "; random runs: " + ro.String() + ": " + string(res.Outcome)
 		}
@@ -254,8 +308,15 @@ func Run(t *testing.T, newTarget NewTarget, opts Options) {
 			t.Skip(opts.SkipDifferential)
 		}
 	})
+	if !randomRan && opts.SkipDifferential == "" {
+		summary += "; random runs not run (filtered by -run)"
+	}
 	t.Run("differential-hints", func(t *testing.T) {
-		res := runHintsDifferentialResult(t, newTarget, opts, report.Profile.Observes.Metrics)
+		res := runHintsDifferentialResult(t, newTarget, opts, report.Target.Observes.Metrics, &hintsRan)
+		hintsNA = res.Outcome == NotApplicable
+		if !hintsRan && !hintsNA { // filtered out: nothing to report
+			return
+		}
 		mu.Lock()
 		defer mu.Unlock()
 		report.Results = append(report.Results, res)
@@ -268,13 +329,16 @@ func Run(t *testing.T, newTarget NewTarget, opts Options) {
 			t.Skip(res.Detail)
 		}
 	})
+	if !hintsRan && !hintsNA {
+		summary += "; hints random runs not run (filtered by -run)"
+	}
 	report.Summary = summary
 	t.Log(summary)
 	dir := opts.ResultsDir
 	if dir == "" {
 		dir = os.Getenv("SCHEDQ_CONFORMANCE_RESULTS")
 	}
-	if dir != "" && report.Profile.Name != "" {
+	if dir != "" && report.Target.Name != "" {
 		if err := writeReport(dir, report); err != nil {
 			t.Errorf("writing results: %v", err)
 		}
@@ -304,7 +368,7 @@ func (opts Options) validate(files []ScenarioFile) error {
 
 // RunScenario runs the catalogue scenario with this name (e.g.
 // "add/new-pod-enters-activeQ") on a fresh target; see RunFile.
-func RunScenario(t *testing.T, newTarget NewTarget, name string) (Result, Profile) {
+func RunScenario(t *testing.T, newTarget NewTarget, name string) (Result, TargetInfo) {
 	t.Helper()
 	cat, err := catalogue("")
 	if err != nil {
@@ -316,7 +380,7 @@ func RunScenario(t *testing.T, newTarget NewTarget, name string) (Result, Profil
 		}
 	}
 	t.Fatalf("conformance: no scenario %q in the catalogue", name)
-	return Result{}, Profile{}
+	return Result{}, TargetInfo{}
 }
 
 // RunFile runs one scenario file on a fresh target and reports its outcome
@@ -324,32 +388,37 @@ func RunScenario(t *testing.T, newTarget NewTarget, name string) (Result, Profil
 // profile explains it; a known difference that does not show fails t as
 // stale. The file's expected output must be what the model prints (run
 // with -rewrite to regenerate it); a file that disagrees with the model
-// fails whatever the target.
-func RunFile(t *testing.T, newTarget NewTarget, f ScenarioFile) (res Result, prof Profile) {
+// fails whatever the target. A scenario that does not apply to the target
+// is logged and returned as NotApplicable; Run skips its subtest.
+func RunFile(t *testing.T, newTarget NewTarget, f ScenarioFile) (res Result, info TargetInfo) {
 	t.Helper()
-	return runFile(t, newTarget, f, KnownDifference{})
+	res, info = runFile(t, newTarget, f, KnownDifference{})
+	if res.Outcome == NotApplicable {
+		t.Logf("not applicable to %s: %s", info.Name, res.Detail)
+	}
+	return res, info
 }
 
 // runFile is RunFile with the known difference Options declares for the
 // scenario, if any (Reason empty: none).
-func runFile(t testing.TB, newTarget NewTarget, f ScenarioFile, own KnownDifference) (res Result, prof Profile) {
+func runFile(t testing.TB, newTarget NewTarget, f ScenarioFile, own KnownDifference) (res Result, info TargetInfo) {
 	t.Helper()
 	tb := &fileTB{TB: t}
 	d := newDriver(tb, f.Name, newTarget)
 	res = Result{Scenario: f.Name}
 	finish := func() {
-		prof = d.prof
+		info = d.info
 		res.Profile = d.sc.Config.Profile.String()
 		for _, r := range d.sc.Rules {
 			res.Rules = append(res.Rules, spec.Rule(r))
 		}
 		var known *KnownDifference
 		for i := range d.sc.KnownDifferences {
-			if d.sc.KnownDifferences[i].AppliesTo(prof.Name) {
+			if d.sc.KnownDifferences[i].AppliesTo(info.Name) {
 				known = &d.sc.KnownDifferences[i]
 			}
 		}
-		if own.Reason != "" && (len(own.Profiles) == 0 || own.AppliesTo(prof.Name)) {
+		if own.Reason != "" && (len(own.Profiles) == 0 || own.AppliesTo(info.Name)) {
 			known = &own
 		}
 		switch {
@@ -365,28 +434,27 @@ func runFile(t testing.TB, newTarget NewTarget, f ScenarioFile, own KnownDiffere
 			}
 		case d.na != "":
 			res.Outcome, res.Detail = NotApplicable, d.na
-			t.Logf("not applicable to %s: %s", prof.Name, d.na)
 		case d.failed && known != nil:
 			res.Outcome, res.Detail = Known, known.Reason
 			if known.Source != "" {
 				res.Detail += " (" + known.Source + ")"
 			}
 			res.Observed = strings.TrimSpace(d.failure)
-			t.Logf("known difference of %s: %s\n  source: %s\n  observed: %s", prof.Name, known.Reason, known.Source, d.failureReport())
+			t.Logf("known difference of %s: %s\n  source: %s\n  observed: %s", info.Name, known.Reason, known.Source, d.failureReport())
 		case d.failed:
 			res.Outcome, res.Detail = Fail, firstLine(strings.SplitN(d.failure, "\n", 2)[1])
 			t.Errorf("scenario %s (rules %s) fails on %s (model = the reference, target = %s):\n%s",
-				f.Name, strings.Join(d.sc.Rules, " "), prof.Name, prof.Name, d.failureReport())
+				f.Name, strings.Join(d.sc.Rules, " "), info.Name, info.Name, d.failureReport())
 		case known != nil:
 			res.Outcome, res.Detail = Stale, known.Reason
-			t.Errorf("%s declares a known difference for %s (%s) but the target behaved as the reference: remove the declaration or check the target", f.Name, prof.Name, known.Reason)
+			t.Errorf("%s declares a known difference for %s (%s) but the target behaved as the reference: remove the declaration or check the target", f.Name, info.Name, known.Reason)
 		default:
 			res.Outcome = Pass
 		}
 	}
 	playFile(tb, d, f)
 	finish()
-	return res, prof
+	return res, info
 }
 
 // playFile plays the file through d. It returns when the file is done or
@@ -431,5 +499,5 @@ func writeReport(dir string, r Report) error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(dir, r.Profile.Name+".json"), b, 0o644)
+	return os.WriteFile(filepath.Join(dir, r.Target.Name+".json"), b, 0o644)
 }

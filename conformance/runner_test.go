@@ -76,7 +76,7 @@ func catalogueText(t *testing.T, name string) string {
 // modelT is the model as a target.
 type modelT struct {
 	*model.Model
-	prof Profile
+	info TargetInfo
 }
 
 func (m modelT) Advance(d time.Duration) {
@@ -84,7 +84,7 @@ func (m modelT) Advance(d time.Duration) {
 		panic(err)
 	}
 }
-func (m modelT) Profile() Profile { return m.prof }
+func (m modelT) Info() TargetInfo { return m.info }
 
 var everything = Observes{MoveRequestCycle: true, PodInfo: true, Closed: true, InFlightEvents: true, HintCounts: true}
 
@@ -93,18 +93,18 @@ func newModelT(t testing.TB, cfg spec.Config, start time.Time) modelT {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return modelT{m, Profile{Name: "test-model", Observes: everything}}
+	return modelT{m, TargetInfo{Name: "test-model", Observes: everything}}
 }
 
 // implT is the implementation as a target, for the blocking tests.
 type implT struct {
 	*impl.PriorityQueue
 	clock *testingclock.FakeClock
-	prof  Profile
+	info  TargetInfo
 }
 
 func (q implT) Advance(d time.Duration) { q.clock.Step(d) }
-func (q implT) Profile() Profile        { return q.prof }
+func (q implT) Info() TargetInfo        { return q.info }
 
 func newImplT(t testing.TB, cfg spec.Config, start time.Time) implT {
 	clk := testingclock.NewFakeClock(start)
@@ -113,7 +113,7 @@ func newImplT(t testing.TB, cfg spec.Config, start time.Time) implT {
 		t.Fatal(err)
 	}
 	t.Cleanup(q.Close)
-	return implT{q, clk, Profile{Name: "test-impl", Blocking: true, Observes: everything}}
+	return implT{q, clk, TargetInfo{Name: "test-impl", Blocking: true, Observes: everything}}
 }
 
 // brokenDone forgets R12: Done returns nil and leaves the pod in flight.
@@ -123,7 +123,7 @@ func (brokenDone) Done(spec.UID) error { return nil }
 
 func newBrokenDone(t testing.TB, cfg spec.Config, start time.Time) Target {
 	m := newModelT(t, cfg, start)
-	m.prof.Name = "broken-done"
+	m.info.Name = "broken-done"
 	return brokenDone{m}
 }
 
@@ -276,7 +276,7 @@ func TestBlockedPopChecks(t *testing.T) {
 	}{
 		{"does-not-block", func(t testing.TB, cfg spec.Config, start time.Time) Target {
 			m := newModelT(t, cfg, start)
-			m.prof.Blocking = true // a lie: the model's Pop returns ErrWouldBlock at once
+			m.info.Blocking = true // a lie: the model's Pop returns ErrWouldBlock at once
 			return m
 		}, "pop blocked: Pop returned without blocking"},
 		{"spins", func(t testing.TB, cfg spec.Config, start time.Time) Target {
@@ -426,7 +426,7 @@ func TestReplay(t *testing.T) {
 	text := catalogueText(t, "done/ends-the-time-in-flight")
 	newT := func(cfg spec.Config, start time.Time) (Target, error) {
 		m, err := model.New(cfg, start)
-		return brokenDone{modelT{m, Profile{Name: "broken-done", Observes: everything}}}, err
+		return brokenDone{modelT{m, TargetInfo{Name: "broken-done", Observes: everything}}}, err
 	}
 	r, err := Replay(newT, "done/ends-the-time-in-flight", text)
 	if err != nil {
@@ -489,5 +489,57 @@ func TestPrintedScenarioPinsTies(t *testing.T) {
 	})
 	if rec.Failed() || d3.failed {
 		t.Errorf("the printed scenario fails on the model: %s%s", d3.failure, rec)
+	}
+}
+
+// silentNominator lists no pod for any node, as an upstream nominator
+// whose pod lister was never filled does; nominating still succeeds.
+type silentNominator struct{ implT }
+
+func (silentNominator) NominatedPodsForNode(string) []*spec.Pod { return nil }
+
+// A "nominated" step compares the pods listed, not only the error: a
+// nominator that lists nothing fails the nominator scenarios of both
+// profiles, at the first "nominated" that the model answers with pods.
+func TestNominatedComparesThePods(t *testing.T) {
+	newSilent := func(t testing.TB, cfg spec.Config, start time.Time) Target {
+		q := newImplT(t, cfg, start)
+		q.info.Name = "silent-nominator"
+		return silentNominator{q}
+	}
+	for _, name := range []string{"nominator/add-update-delete", "hints/nominator/add-update-delete"} {
+		d, rec := play(t, name, catalogueText(t, name), newSilent)
+		if rec.Failed() || !d.failed {
+			t.Errorf("%s: failed=%v, file ok=%v: a nominator that lists nothing passes\n%s", name, d.failed, !rec.Failed(), rec)
+			continue
+		}
+		if !strings.Contains(d.failure, "R18 nominator: the pods nominated to") || !strings.Contains(d.failure, "target: []") {
+			t.Errorf("%s: the failure does not name the nominated pods:\n%s", name, d.failure)
+		}
+	}
+	// The same scenarios pass on the implementation itself.
+	for _, name := range []string{"nominator/add-update-delete", "hints/nominator/add-update-delete"} {
+		d, rec := play(t, name, catalogueText(t, name), func(t testing.TB, cfg spec.Config, start time.Time) Target {
+			return newImplT(t, cfg, start)
+		})
+		if rec.Failed() || d.failed {
+			t.Errorf("%s fails on the implementation:\n%s%s", name, rec, d.failure)
+		}
+	}
+}
+
+// panicDone panics in Done.
+type panicDone struct{ modelT }
+
+func (panicDone) Done(spec.UID) error { panic("lost the pod") }
+
+// A target's panic fails the step, named as such.
+func TestTargetPanicIsAFailure(t *testing.T) {
+	d, rec := play(t, "done/ends-the-time-in-flight", catalogueText(t, "done/ends-the-time-in-flight"),
+		func(t testing.TB, cfg spec.Config, start time.Time) Target {
+			return panicDone{newModelT(t, cfg, start)}
+		})
+	if rec.Failed() || !d.failed || !strings.Contains(d.failure, "R12 Done: the target panicked: lost the pod") {
+		t.Errorf("failed=%v, file ok=%v:\n%s%s", d.failed, !rec.Failed(), rec, d.failure)
 	}
 }

@@ -52,7 +52,7 @@ import (
 )
 
 // Target is a queue under test: the operations of spec.Queue, a way to move
-// its clock, and the profile it claims.
+// its clock, and what it is (Info).
 //
 // What the suite requires of a target, beyond the rules of spec.Queue (it
 // checks all of it in a "preflight" subtest before any scenario, and
@@ -64,24 +64,24 @@ import (
 //     zero, every backoff expiry would look wrong.)
 //   - Each list of a Snapshot is sorted by key (spec.SortPods), whatever
 //     order the queue keeps its pods in.
-//   - Where Profile.Observes.PodInfo is set, each pod's
+//   - Where TargetInfo.Observes.PodInfo is set, each pod's
 //     UnschedulablePlugins is a normalised plugin set, sorted and without
 //     duplicates (spec.NewPluginSet): rebuild it with spec.NewPluginSet if
 //     the queue keeps plugins in a map or a set.
-//   - Where Profile.Observes.Metrics is set, the target implements
+//   - Where TargetInfo.Observes.Metrics is set, the target implements
 //     MetricsReporter.
-//   - Profile().Name is not empty (reports and known differences use it).
+//   - Info().Name is not empty (reports and known differences use it).
 //
 // Snapshot is the target's observation of which place holds which pod and
 // of the cycle counters; a target that cannot observe a part says so in
-// Profile.Observes, and the suite then does not compare that part.
+// TargetInfo.Observes, and the suite then does not compare that part.
 type Target interface {
 	spec.Queue
 	// Advance moves the target's clock forward by d (a fake clock: the
 	// suite never sleeps).
 	Advance(d time.Duration)
-	// Profile says what the target claims to behave like.
-	Profile() Profile
+	// Info says what the target is and claims to behave like.
+	Info() TargetInfo
 }
 
 // NewTarget returns a fresh, empty target with the given config whose clock
@@ -89,9 +89,10 @@ type Target interface {
 // with t.Cleanup.
 type NewTarget func(t testing.TB, cfg spec.Config, start time.Time) Target
 
-// Profile describes what a target claims to be.
-type Profile struct {
-	// Name identifies the profile in reports and in known differences,
+// TargetInfo is a target's identity and what it claims to be and to
+// observe (not the contract profile, spec.Profile, it runs).
+type TargetInfo struct {
+	// Name identifies the target in reports and in known differences,
 	// e.g. "upstream-v1.33.13-classic".
 	Name string
 	// Description is one line for the report.
@@ -139,11 +140,11 @@ type Observes struct {
 // directive of a scenario file).
 type KnownDifference = schedqtest.KnownDifference
 
-// Profile names of the targets this repository runs.
+// The names (TargetInfo.Name) of the targets this repository runs.
 const (
-	ProfileModel              = "schedq-model"
-	ProfileImpl               = "schedq-impl"
-	ProfileUpstream133Classic = "upstream-v1.33.13-classic"
-	ProfileUpstream133Hints   = "upstream-v1.33.13-queueinghints"
-	ProfileUpstream137        = "upstream-v1.37.2"
+	TargetModel              = "schedq-model"
+	TargetImpl               = "schedq-impl"
+	TargetUpstream133Classic = "upstream-v1.33.13-classic"
+	TargetUpstream133Hints   = "upstream-v1.33.13-queueinghints"
+	TargetUpstream137        = "upstream-v1.37.2"
 )

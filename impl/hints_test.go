@@ -10,18 +10,19 @@ import (
 
 	"github.com/schedq/schedq/impl"
 	"github.com/schedq/schedq/model"
+	"github.com/schedq/schedq/schedqtest"
 	"github.com/schedq/schedq/spec"
 )
 
-// The hints profile's concurrent behaviour, which the differential test
-// (sequential) cannot show: blocking Pop and its wake-ups (R2h), Close,
-// and the periodic backoffQ flush aligned to the one-second windows
-// (R5h). goleak (TestMain) checks that no goroutine is left.
+// The hints profile's concurrent behaviour, which the sequential
+// differential runs of package properties cannot show: blocking Pop and
+// its wake-ups (R2h), Close, and the periodic backoffQ flush aligned to
+// the one-second windows (R5h). goleak (TestMain) checks that no goroutine is left.
 
 func hintsQueue(t *testing.T, start time.Time) (*checked, *clocktesting.FakeClock) {
 	t.Helper()
 	fc := clocktesting.NewFakeClock(start)
-	q, err := impl.New(hintsDiffConfig(), impl.WithClock(fc))
+	q, err := impl.New(schedqtest.HintsConfig(), impl.WithClock(fc))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,14 +51,14 @@ func popAsync(q *checked) <-chan *spec.QueuedPodInfo {
 func TestHintsPopWakesOnBackoffQ(t *testing.T) {
 	q, _ := hintsQueue(t, t0)
 	for _, n := range []string{"a", "b"} {
-		if err := q.Add(hPod(n, 0, nil)); err != nil {
+		if err := q.Add(schedqtest.Pod(n, 0)); err != nil {
 			t.Fatal(err)
 		}
 	}
 	a, ca := mustPop(t, q)
 	b, cb := mustPop(t, q)
 	// A move request while both are in flight: Fit's replay says Queue.
-	q.MoveAllToActiveOrBackoffQueue(hNodeAdd, nil)
+	q.MoveAllToActiveOrBackoffQueue(schedqtest.NodeAdd, nil)
 
 	got := popAsync(q)
 	eventually(t, "Pop to block", func() bool { return q.BlockedPops() == 1 })
@@ -88,7 +89,7 @@ func TestHintsPopWakesOnBackoffQ(t *testing.T) {
 // error retry in backoffQ.
 func TestHintsCloseUnblocksPop(t *testing.T) {
 	q, _ := hintsQueue(t, t0)
-	if err := q.Add(hPod("a", 0, nil)); err != nil {
+	if err := q.Add(schedqtest.Pod("a", 0)); err != nil {
 		t.Fatal(err)
 	}
 	a, ca := mustPop(t, q)
@@ -119,7 +120,7 @@ func TestHintsCloseUnblocksPop(t *testing.T) {
 // t0+2s.
 func TestHintsRunFlushesAtWindowStarts(t *testing.T) {
 	q, fc := hintsQueue(t, t0.Add(300*time.Millisecond))
-	if err := q.Add(hPod("a", 0, nil)); err != nil {
+	if err := q.Add(schedqtest.Pod("a", 0)); err != nil {
 		t.Fatal(err)
 	}
 	a, ca := mustPop(t, q)
@@ -155,7 +156,7 @@ func TestHintsRunFlushesAtWindowStarts(t *testing.T) {
 // names for the old attempt's Done and failure, keep I7 (no marker of a
 // pod gone), and let another pod take the old UID.
 func TestInFlightUIDChangeEndsTheAttempt(t *testing.T) {
-	hintsCfg := hintsDiffConfig()
+	hintsCfg := schedqtest.HintsConfig()
 	classicCfg := spec.DefaultConfig(hintsCfg.PluginEvents)
 	for _, cfg := range []spec.Config{classicCfg, hintsCfg} {
 		t.Run(cfg.Profile.String(), func(t *testing.T) {
@@ -180,7 +181,7 @@ func TestInFlightUIDChangeEndsTheAttempt(t *testing.T) {
 			if cfg.Profile == spec.ProfileHints {
 				checkState = spec.CheckHintsState
 			}
-			a, a2, b, x := hPod("a", 0, nil), hPod("a", 0, nil), hPod("b", 0, nil), hPod("x", 0, nil)
+			a, a2, b, x := schedqtest.Pod("a", 0), schedqtest.Pod("a", 0), schedqtest.Pod("b", 0), schedqtest.Pod("x", 0)
 			a2.UID = "uid-a-2"
 			x.UID = "uid-a" // another pod takes the old UID
 			popped := map[spec.UID]*spec.QueuedPodInfo{}
@@ -201,7 +202,7 @@ func TestInFlightUIDChangeEndsTheAttempt(t *testing.T) {
 					return q.AddUnschedulableIfNotPresent(&p, 1)
 				}},
 				{"pop b", nil, func(q spec.Queue) error { _, _, err := q.Pop(); return err }}, // b came first
-				{"move NodeAdd", nil, func(q spec.Queue) error { q.MoveAllToActiveOrBackoffQueue(hNodeAdd, nil); return nil }},
+				{"move NodeAdd", nil, func(q spec.Queue) error { q.MoveAllToActiveOrBackoffQueue(schedqtest.NodeAdd, nil); return nil }},
 				{"add x with uid-a", nil, func(q spec.Queue) error { return q.Add(x) }},
 				{"pop a (uid-a-2)", nil, func(q spec.Queue) error { _, _, err := q.Pop(); return err }},
 				{"done uid-a-2", nil, func(q spec.Queue) error { return q.Done("uid-a-2") }},
@@ -209,7 +210,7 @@ func TestInFlightUIDChangeEndsTheAttempt(t *testing.T) {
 			}
 			for _, st := range steps {
 				me, ie := st.do(m), st.do(q)
-				if !errors.Is(me, st.want) || !sameSentinel(me, ie) {
+				if !errors.Is(me, st.want) || !schedqtest.SameError(me, ie) {
 					t.Fatalf("%s: %s: want %v; model returned %v, impl %v", st.name, spec.R9Update, st.want, me, ie)
 				}
 				ms, is := m.Snapshot(), q.Snapshot()

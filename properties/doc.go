@@ -12,8 +12,8 @@
 // The random runs are split by job:
 //
 //	generate_test.go  random operations, one generator per kind of schedqtest.Kinds
-//	pair_test.go      each operation on the queue under test and on the model
-//	compare_test.go   the comparisons after every step, each named CHECK[...]
+//	pair_test.go      each operation on the queue under test and on the model,
+//	                  stepped and compared by schedqtest.Stepper, each check named CHECK[...]
 //	report_test.go    a failure as a scenario file; TestRegressions replays saved ones
 //	subject_test.go   the queue under test: the implementation or a broken variant
 //
@@ -35,8 +35,10 @@
 // Queue, QueueSkip or an error (R16). In both profiles pods are nominated
 // to nodes, to none, or by their own NominatedNodeName, and after every
 // step the pods nominated to each node are compared with the model's
-// (R18). The catch table of TestMutantsAreCaught holds every hints mutant
-// of impl/mutants_test.go and three of the nominator.
+// (R18). The catch table of TestMutantsAreCaught is the one mutant table
+// of schedq: the mutants of both profiles and of the nominator, each a
+// patch of a file of impl/ (impl's own tests import no mutants, and impl
+// imports the model in no file but tests).
 //
 // # Failures are scenarios
 //

@@ -186,7 +186,7 @@ var generators = map[schedqtest.Kind]generator{
 	schedqtest.KindDone:           (*pair).genDone,
 	schedqtest.KindClose:          (*pair).genClose,
 	// The nominator (R18), in both profiles: every step compares what
-	// NominatedPodsForNode returns for each node of nodes (compare_test.go).
+	// NominatedPodsForNode returns for each node of nodes (pair_test.go).
 	schedqtest.KindNominate:  (*pair).genNominate,
 	schedqtest.KindNominated: (*pair).genNominated,
 }

@@ -56,12 +56,10 @@ type mutant struct {
 }
 
 // hintsMachine is the state machine of the queueing-hints profile, with
-// the standard hint set (schedqtest.HintsConfig). Its rows below are the
-// hints mutants of impl/mutants_test.go (caught there by impl's own
-// differential test), all of them: the generator draws the hint set's
-// rejecting and pending plugins, the events its hints answer (Queue,
-// QueueSkip, an error), pods its PreEnqueue plugins gate and updates that
-// ungate them, so each is caught here too.
+// the standard hint set (schedqtest.HintsConfig). The generator draws the
+// hint set's rejecting and pending plugins, the events its hints answer
+// (Queue, QueueSkip, an error), pods its PreEnqueue plugins gate and
+// updates that ungate them, so each hints row below is caught by it.
 const hintsMachine = "TestStateMachineHints"
 
 var mutants = []mutant{

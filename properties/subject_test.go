@@ -85,8 +85,8 @@ type implTarget struct {
 func (t implTarget) Advance(d time.Duration)   { t.clock.Step(d) }
 func (t implTarget) impl() *impl.PriorityQueue { return t.PriorityQueue }
 
-func (t implTarget) Profile() conformance.Profile {
-	return conformance.Profile{
+func (t implTarget) Info() conformance.TargetInfo {
+	return conformance.TargetInfo{
 		Name:        "properties-" + t.name,
 		Description: "the queue package properties compares with the model",
 		Blocking:    true,

@@ -77,6 +77,8 @@ type Outcome struct {
 	// Nominated is what "nominated" returned: the names of the pods
 	// nominated to the node, in nomination order.
 	Nominated []string
+	// NominatedPods are those pods as the queue listed them.
+	NominatedPods []*spec.Pod
 }
 
 // Err is the error the queue returned.
@@ -226,7 +228,8 @@ func (e *Executor) Apply(op Op) (Outcome, error) {
 			return o, fmt.Errorf("%s: %w", op.Kind, ErrNoNominator)
 		}
 		if op.Kind == KindNominated {
-			for _, p := range n.NominatedPodsForNode(op.Node) {
+			o.NominatedPods = n.NominatedPodsForNode(op.Node)
+			for _, p := range o.NominatedPods {
 				o.Nominated = append(o.Nominated, NameOf(p.Key()))
 			}
 			break

@@ -382,7 +382,7 @@ func (sc *Scenario) AddDirective(cmd string, args []datadriven.CmdArg, input str
 		if input != "" {
 			return fmt.Errorf("%s takes no input lines", cmd)
 		}
-		op, err := OpFromArgs(cmd, args)
+		op, err := sc.opFromArgs(cmd, args) // checked against the profile (validate.go)
 		if err != nil {
 			return err
 		}

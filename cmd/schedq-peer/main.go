@@ -81,7 +81,7 @@ func main() {
 		if *broken != "" {
 			desc += "; BROKEN on purpose: " + brokenModes[*broken]
 		}
-		t := target{PriorityQueue: q, clock: clk, profile: conformance.Profile{
+		t := target{PriorityQueue: q, clock: clk, profile: conformance.TargetInfo{
 			Name:        ProfileName,
 			Description: desc,
 			Blocking:    true,
@@ -109,11 +109,11 @@ func main() {
 type target struct {
 	*impl.PriorityQueue
 	clock   *testingclock.FakeClock
-	profile conformance.Profile
+	profile conformance.TargetInfo
 }
 
 func (t target) Advance(d time.Duration)      { t.clock.Step(d) }
-func (t target) Profile() conformance.Profile { return t.profile }
+func (t target) Info() conformance.TargetInfo { return t.profile }
 
 type noShortcut struct{ target }
 

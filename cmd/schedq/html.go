@@ -62,21 +62,25 @@ const (
 )
 
 type pageData struct {
-	Title    string
-	Name     string
-	Path     string
-	Comment  []string
-	Rules    string
-	Config   string
-	Targets  string
-	OK       bool
-	Verdict  string
-	Err      string
-	Notes    []string
-	Problems []pageProblem
-	Known    []string
-	Legend   []legendItem
-	Impl     bool
+	Title   string
+	Name    string
+	Path    string
+	Comment []string
+	Rules   string
+	Config  string
+	Profile string
+	// BackoffRule is the profile's backoff rule (R7, R7h), which the
+	// expiry marks follow.
+	BackoffRule string
+	Targets     string
+	OK          bool
+	Verdict     string
+	Err         string
+	Notes       []string
+	Problems    []pageProblem
+	Known       []string
+	Legend      []legendItem
+	Impl        bool
 
 	W, H      int
 	LabelW    int
@@ -176,6 +180,7 @@ type counterRow struct {
 type counterValue struct {
 	CX      int
 	Text    string
+	Title   string // hover text, if any
 	Changed bool
 }
 
@@ -227,6 +232,7 @@ func truncate(s string, n int) string {
 // buildPage lays out the timeline of a trace.
 func buildPage(t *trace) pageData {
 	sc := &t.File.sc
+	hints := t.Cfg.Profile == spec.ProfileHints
 	p := pageData{
 		Title:   "schedq scenario " + sc.Name,
 		Name:    sc.Name,
@@ -234,6 +240,7 @@ func buildPage(t *trace) pageData {
 		Comment: paragraphs(sc.Comment),
 		Rules:   strings.Join(sc.Rules, " "),
 		Config:  configLine(t),
+		Profile: profileLine(t.Cfg.Profile),
 		Targets: t.targets(),
 		Impl:    t.Impl,
 		Notes:   t.Notes,
@@ -262,10 +269,16 @@ func buildPage(t *trace) pageData {
 			p.Problems = append(p.Problems, pageProblem{Step: s.N, Text: fmt.Sprintf("step %d (line %d) %s: %s", s.N, s.Line, s.Op, pr)})
 		}
 	}
+	rule, boundary := backoffRule(t.Cfg.Profile)
+	p.BackoffRule = rule
+	completed := "now is past the expiry (" + rule + "): the next backoffQ flush (R5) releases it"
+	if t.Cfg.Profile == spec.ProfileHints {
+		completed = "now's one-second window is past the expiry's (" + rule + "): the next backoffQ flush (R5) releases it"
+	}
 	p.Legend = []legendItem{
 		{placeActive, "activeQ", "waiting to be popped"},
 		{placeBackoff, "backoffQ", "backing off; the label is the expiry"},
-		{placeBackoff + " hatch", "backoffQ, backoff completed", "now is past the expiry: the next backoffQ flush (R5) releases it"},
+		{placeBackoff + " hatch", "backoffQ, backoff completed", completed},
 		{placeUnschedulable, "unschedulablePods", "waits for an event a rejecting plugin registered for"},
 		{placeInFlight, "in flight", "popped, being scheduled; the label is the attempt"},
 		{placeGone, "gone", "deleted, done, or never queued again"},
@@ -319,6 +332,9 @@ func buildPage(t *trace) pageData {
 	counters := 2
 	if slices.ContainsFunc(t.Steps, func(s step) bool { return s.Waiting > 0 }) {
 		counters++
+	}
+	if hints {
+		counters++ // the in-flight list
 	}
 	p.BottomY = p.CounterY + counters*counterH + 4
 	p.W = p.GridX + p.GridW + 130 // room for the last rotated label
@@ -415,8 +431,8 @@ func buildPage(t *trace) pageData {
 				if prevInBackoff && prevBackingOff {
 					exp := relTime(t.Cfg.BackoffExpiry(&info))
 					rw.Marks = append(rw.Marks, expiryMark{Step: s.N, X: x, Y: rw.BarY - 3, Y2: rw.BarY + barH + 3,
-						Title: fmt.Sprintf("%s: backoff expired at %s (R7: still backing off while now <= expiry); now %s, so the next backoffQ flush releases it",
-							schedqtest.NameOf(k), exp, relTime(s.Model.Now)),
+						Title: fmt.Sprintf("%s: backoff expired at %s (%s: %s); now %s, so the next backoffQ flush releases it",
+							schedqtest.NameOf(k), exp, rule, boundary, relTime(s.Model.Now)),
 						Path: fmt.Sprintf("M%d %d l-5 -6 h10 z", x, rw.BarY-1)})
 				}
 			}
@@ -453,6 +469,27 @@ func buildPage(t *trace) pageData {
 			prev = n
 		}
 		p.Counters = append(p.Counters, w)
+	}
+	if hints {
+		// The in-flight list (R15): its length after each step, the
+		// entries on hover.
+		y := p.CounterY + (len(p.Counters))*counterH
+		fl := counterRow{Label: "in-flight list", Y: y, TextY: y + 14}
+		prev := len(t.Initial.InFlightEvents)
+		for i, c := range p.Columns {
+			evs := t.Steps[i].Model.InFlightEvents
+			title := "in-flight list after step " + fmt.Sprint(t.Steps[i].N) + ": empty"
+			if len(evs) > 0 {
+				var es []string
+				for _, e := range evs {
+					es = append(es, e.String())
+				}
+				title = "in-flight list after step " + fmt.Sprint(t.Steps[i].N) + " (R15): " + strings.Join(es, ", ")
+			}
+			fl.Values = append(fl.Values, counterValue{CX: c.CX, Text: fmt.Sprint(len(evs)), Title: title, Changed: len(evs) != prev})
+			prev = len(evs)
+		}
+		p.Counters = append(p.Counters, fl)
 	}
 
 	// The operation list.
@@ -536,7 +573,18 @@ func writeHTMLFile(path string, t *trace) error {
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".schedq-*.html")
+	return writeFileAtomic(path, b)
+}
+
+// writeFileAtomic writes b to path through a temporary file renamed over
+// it, so that path is never half written; a file it replaces keeps its
+// permissions, a new one is 0644.
+func writeFileAtomic(path string, b []byte) error {
+	mode := os.FileMode(0o644)
+	if st, err := os.Stat(path); err == nil {
+		mode = st.Mode().Perm()
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".schedq-*")
 	if err != nil {
 		return err
 	}
@@ -549,7 +597,7 @@ func writeHTMLFile(path string, t *trace) error {
 		os.Remove(tmp.Name())
 		return err
 	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+	if err := os.Chmod(tmp.Name(), mode); err != nil {
 		os.Remove(tmp.Name())
 		return err
 	}

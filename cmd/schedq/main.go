@@ -8,7 +8,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+
+	"github.com/cockroachdb/datadriven"
+
+	"github.com/schedq/schedq/schedqtest"
 )
 
 // Exit statuses.
@@ -27,6 +32,7 @@ const usage = `schedq replays scheduling-queue scenarios and draws them.
 Usage:
 
 	schedq run [--impl] [--html OUT] [--quiet] FILE...
+	schedq run --rewrite FILE...
 	schedq help [run]
 
 A scenario FILE is written in the scenario language of package
@@ -42,14 +48,16 @@ read or played.
 `
 
 const runUsage = `Usage: schedq run [--impl] [--html OUT] [--quiet] FILE...
+       schedq run --rewrite FILE...
 
 run replays each scenario FILE (a directory: every *.txt below it) against
-the model (package model, the
-executable specification). After every step it prints the step number, the
-file line, the operation, its result and the queues as the model renders
-them, and it checks the invariants I1-I6 (spec.CheckStep), naming any that
-broke. If the file states expected outputs, they must be what the model
-prints. With --impl, a known difference the file declares for profile
+the model (package model, the executable specification), in the profile
+the file's config directive names (classic unless "config profile=hints").
+After every step it prints the step number, the file line, the operation,
+its result and the queues as the model renders them, and it checks the
+profile's invariants (spec.CheckStep: I1-I6 in the classic profile; I1,
+I2h-I5h, I6 and I7 in the hints profile), naming any that broke. If the
+file states expected outputs, they must be what the model prints. With --impl, a known difference the file declares for profile
 schedq-impl turns the implementation's problems into a report (exit 0), and
 fails as stale if the implementation behaves as the model.
 
@@ -67,6 +75,12 @@ Flags:
 	             move requests marked, and the operation list with the
 	             state after each step. Only with one FILE.
 	--quiet, -q  print only problems and the summary line of each file.
+	--rewrite    write what the model prints after each operation into the
+	             FILE as its expected output (the lines after each ----),
+	             keeping everything else of the file, then replay the file
+	             as written. Model only: not with --impl or --html, nor
+	             on standard input. A file that cannot be played is left
+	             unchanged.
 `
 
 func main() {
@@ -95,10 +109,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 }
 
 type runFlags struct {
-	impl  bool
-	html  string
-	quiet bool
-	files []string
+	impl    bool
+	html    string
+	quiet   bool
+	rewrite bool
+	files   []string
 }
 
 // parseRunFlags accepts flags before, between and after the files
@@ -111,6 +126,7 @@ func parseRunFlags(args []string, stderr io.Writer) (runFlags, error) {
 	fs.StringVar(&f.html, "html", "", "")
 	fs.BoolVar(&f.quiet, "quiet", false, "")
 	fs.BoolVar(&f.quiet, "q", false, "")
+	fs.BoolVar(&f.rewrite, "rewrite", false, "")
 	for {
 		if err := fs.Parse(args); err != nil {
 			return f, err
@@ -126,6 +142,10 @@ func parseRunFlags(args []string, stderr io.Writer) (runFlags, error) {
 		return f, errors.New("no scenario file")
 	case f.html != "" && len(f.files) > 1:
 		return f, errors.New("--html draws one scenario; give one FILE")
+	case f.rewrite && (f.impl || f.html != ""):
+		return f, errors.New("--rewrite writes what the model prints: run it without --impl and --html, then replay the file with them")
+	case f.rewrite && slices.Contains(f.files, "-"):
+		return f, errors.New("--rewrite writes the file back: it cannot rewrite standard input")
 	}
 	return f, nil
 }
@@ -159,6 +179,14 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "schedq run: %v\n", err)
 			status = exitUsage
 			continue
+		}
+		if f.rewrite {
+			if fl, err = rewrite(fl); err != nil {
+				fmt.Fprintf(stderr, "schedq run: %v\n", err)
+				status = exitUsage
+				continue
+			}
+			fmt.Fprintf(stdout, "rewrote %s: the model's output after each of its %d operations\n", path, len(fl.sc.Ops))
 		}
 		t := replay(fl, f.impl)
 		writeText(stdout, t, f.quiet)
@@ -227,4 +255,77 @@ func hang(s, first, rest string) string {
 func indent(s, p string) string {
 	s = strings.TrimSuffix(s, "\n")
 	return p + strings.ReplaceAll(s, "\n", "\n"+p) + "\n"
+}
+
+// rewrite replays f on the model and writes what the model prints after
+// each operation into f's file as its expected output, keeping every other
+// line (comments, headers, inputs, blank lines) as it is. It returns the
+// file as rewritten, read back. A scenario that cannot be played (an
+// error in a step) leaves the file unchanged.
+func rewrite(f *file) (*file, error) {
+	t := replay(f, false)
+	if t.Err != nil {
+		return nil, fmt.Errorf("%s: not rewritten: %v", f.path, t.Err)
+	}
+	data, err := os.ReadFile(f.path)
+	if err != nil {
+		return nil, err
+	}
+	text, err := withExpected(string(data), t)
+	if err != nil {
+		return nil, fmt.Errorf("%s: not rewritten: %v", f.path, err)
+	}
+	if err := writeFileAtomic(f.path, []byte(text)); err != nil {
+		return nil, err
+	}
+	return readFile(f.path)
+}
+
+// withExpected returns text with the expected output of each operation
+// replaced by what the model printed at that step of t. It walks the file
+// as schedqtest.ReadDirectives reads it: a directive line, input lines up
+// to "----", the expected output up to a blank line.
+func withExpected(text string, t *trace) (string, error) {
+	lines := strings.Split(text, "\n")
+	var out []string
+	op := 0
+	for i := 0; i < len(lines); i++ {
+		l := strings.TrimSpace(lines[i])
+		if l == "" || strings.HasPrefix(l, "#") {
+			out = append(out, lines[i])
+			continue
+		}
+		cmd, _, err := datadriven.ParseLine(l)
+		if err != nil {
+			return "", fmt.Errorf("line %d: %w", i+1, err)
+		}
+		out = append(out, lines[i])
+		for i++; i < len(lines) && lines[i] != "----"; i++ {
+			out = append(out, lines[i])
+		}
+		if i == len(lines) {
+			return "", fmt.Errorf("%s has no ---- line", cmd)
+		}
+		out = append(out, lines[i])
+		end := i + 1
+		for end < len(lines) && lines[end] != "" {
+			end++
+		}
+		if schedqtest.IsHeader(cmd) {
+			out = append(out, lines[i+1:end]...)
+		} else {
+			if op >= len(t.Steps) {
+				return "", fmt.Errorf("line %d: more operations than the replay has steps", i+1)
+			}
+			s := &t.Steps[op]
+			got := s.Result + "\n" + schedqtest.Render(s.Model, schedqtest.Start, t.Cfg)
+			out = append(out, strings.Split(strings.TrimSuffix(got, "\n"), "\n")...)
+			op++
+		}
+		i = end - 1
+	}
+	if op != len(t.Steps) {
+		return "", fmt.Errorf("the file has %d operations, the replay %d steps", op, len(t.Steps))
+	}
+	return strings.Join(out, "\n"), nil
 }

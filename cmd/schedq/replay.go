@@ -195,7 +195,7 @@ func replay(f *file, withImpl bool) *trace {
 		return t
 	}
 	t.Initial = mr.Model.Snapshot()
-	var d *implDriver
+	var sp *schedqtest.Stepper // the implementation beside the model, while they agree
 	if withImpl {
 		q, err := newImpl(cfg, schedqtest.Start)
 		switch {
@@ -214,10 +214,15 @@ func replay(f *file, withImpl bool) *trace {
 			t.ImplNA = "the queue replayed with --impl takes no caller objects or update verdicts (spec.ObjectQueue, R19)"
 			q.Close()
 		default:
-			d = newImplDriver(q)
+			if sp, err = newStepper(cfg, q); err != nil {
+				q.Close()
+				t.Err = fmt.Errorf("config: %w", err)
+				return t
+			}
+			mr = sp.Shadow
 			defer func() {
-				if d != nil {
-					d.close()
+				if sp != nil {
+					sp.Close()
 				}
 			}()
 		}
@@ -226,17 +231,12 @@ func replay(f *file, withImpl bool) *trace {
 	diverged := 0 // the step at which impl diverged from the model
 	for i, op := range f.sc.Ops {
 		s := step{N: i + 1, Line: f.lines[i], Op: op}
-		before := mr.Model.Snapshot()
-		var implBefore spec.Snapshot
-		if d != nil {
-			implBefore = d.q.Snapshot()
-		}
 		var stepErr error
-		if d == nil {
-			stepErr = replayModel(mr, cfg, before, &s)
+		if sp == nil {
+			stepErr = replayModel(mr, cfg, mr.Model.Snapshot(), &s)
 		} else {
 			var other bool
-			other, stepErr = replayBoth(mr, d, cfg, before, implBefore, &s)
+			other, stepErr = replayBoth(sp, &s)
 			if other && !followed {
 				followed = true
 				if compareExpected {
@@ -249,15 +249,15 @@ func replay(f *file, withImpl bool) *trace {
 			t.Err = fmt.Errorf("step %d (line %d) %s: %w", s.N, s.Line, op, stepErr)
 			return t
 		}
-		if d == nil && diverged > 0 && diverged == s.N-1 {
+		if sp == nil && diverged > 0 && diverged == s.N-1 {
 			s.ImplResult = fmt.Sprintf("(not replayed from here on: impl diverged from the model at step %d)", diverged)
 		}
-		if d != nil && slices.ContainsFunc(s.Problems, func(p problem) bool { return p.Kind == problemDisagree }) {
+		if sp != nil && slices.ContainsFunc(s.Problems, func(p problem) bool { return p.Kind == problemDisagree }) {
 			// Once the states differ, every later step would differ
 			// too: the first difference is the finding.
 			diverged = s.N
-			d.close()
-			d = nil
+			sp.Close()
+			sp = nil
 			t.Notes = append(t.Notes, fmt.Sprintf("impl diverged from the model at step %d; the later steps replay the model only", s.N))
 		}
 		s.Model = mr.Model.Snapshot()
@@ -278,7 +278,7 @@ func replay(f *file, withImpl bool) *trace {
 }
 
 // profileImpl is the conformance profile name of package impl
-// (conformance.ProfileImpl): a scenario file may declare a known
+// (conformance.TargetImpl): a scenario file may declare a known
 // difference for it.
 const profileImpl = "schedq-impl"
 
@@ -450,16 +450,6 @@ func podText(cfg spec.Config, s *spec.Snapshot, k spec.PodKey) string {
 		}
 	}
 	return loc.String()
-}
-
-// placeOf returns where a snapshot holds the pod with key k.
-func placeOf(s *spec.Snapshot, k spec.PodKey) spec.Location {
-	for _, pl := range s.Places() {
-		if slices.ContainsFunc(pl.Pods, func(p spec.QueuedPodInfo) bool { return p.Pod != nil && p.Key() == k }) {
-			return pl.Loc
-		}
-	}
-	return spec.Nowhere
 }
 
 // usesNominator reports whether a scenario uses the nominator operations

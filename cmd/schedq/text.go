@@ -6,7 +6,32 @@ import (
 	"strings"
 
 	"github.com/schedq/schedq/schedqtest"
+	"github.com/schedq/schedq/spec"
 )
+
+// profileLine names a scenario's profile and the queue it stands for.
+func profileLine(p spec.Profile) string {
+	if p == spec.ProfileHints {
+		return "hints (kube-scheduler v1.37.2 defaults: queueing hints, the in-flight list, Pop from backoffQ, PreEnqueue plugins)"
+	}
+	return "classic (kube-scheduler v1.33.13, queueing hints off)"
+}
+
+// invariantIDs are the invariants spec.CheckStep checks in profile p.
+func invariantIDs(p spec.Profile) string {
+	if p == spec.ProfileHints {
+		return "I1, I2h-I5h, I6, I7"
+	}
+	return "I1-I6"
+}
+
+// backoffRule is profile p's backoff rule and its boundary, in short.
+func backoffRule(p spec.Profile) (id, boundary string) {
+	if p == spec.ProfileHints {
+		return "R7h", "expiry truncated to its one-second window; backing off while that window is not before now's"
+	}
+	return "R7", "still backing off while now <= expiry"
+}
 
 // targets names what a trace replayed on.
 func (t *trace) targets() string {
@@ -29,6 +54,7 @@ func writeText(out io.Writer, t *trace, quiet bool) {
 		if len(sc.Rules) > 0 {
 			fmt.Fprintf(w, "rules: %s\n", strings.Join(sc.Rules, " "))
 		}
+		fmt.Fprintf(w, "profile: %s\n", profileLine(t.Cfg.Profile))
 		fmt.Fprintf(w, "config: %s\n", configLine(t))
 		for _, k := range sc.KnownDifferences {
 			fmt.Fprintf(w, "known difference for %s: %s (%s)\n", strings.Join(k.Profiles, ", "), k.Reason, k.Source)
@@ -132,10 +158,10 @@ func steps(n int) string {
 // okLine is the verdict of a replay without problems.
 func (t *trace) okLine() string {
 	if len(t.Known) > 0 {
-		return fmt.Sprintf("%s on %s, invariants I1-I6 held on the model after every step, impl differs from the model as the file declares (known difference)",
-			steps(len(t.Steps)), t.targets())
+		return fmt.Sprintf("%s on %s, invariants %s held on the model after every step, impl differs from the model as the file declares (known difference)",
+			steps(len(t.Steps)), t.targets(), invariantIDs(t.Cfg.Profile))
 	}
-	s := fmt.Sprintf("%s on %s, invariants I1-I6 held after every step", steps(len(t.Steps)), t.targets())
+	s := fmt.Sprintf("%s on %s, invariants %s held after every step", steps(len(t.Steps)), t.targets(), invariantIDs(t.Cfg.Profile))
 	switch {
 	case t.Impl:
 		s += ", model and impl agree"

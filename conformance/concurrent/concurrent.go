@@ -58,7 +58,7 @@ type Options struct {
 	// target against the model: for profiles with the model's semantics.
 	Linearizability *LinOptions
 	// ResultsDir, if set (or if $SCHEDQ_CONFORMANCE_RESULTS is), receives
-	// concurrent/<profile>.json for RESULTS.md; NoReport writes none (a
+	// concurrent/<target name>.json for RESULTS.md; NoReport writes none (a
 	// test queue that is no target of the report).
 	ResultsDir string
 	NoReport   bool
@@ -112,7 +112,7 @@ func (o Options) withDefaults() Options {
 
 // Report is what Run found on one target, as written for RESULTS.md.
 type Report struct {
-	Profile         conformance.Profile    `json:"profile"`
+	Target          conformance.TargetInfo `json:"target"`
 	Wakeups         []WakeResult           `json:"wakeups"`
 	Conservation    ConservationResult     `json:"conservation"`
 	Linearizability *LinearizabilityResult `json:"linearizability,omitempty"`
@@ -159,7 +159,7 @@ func Run(t *testing.T, newTarget conformance.NewTarget, opts Options) Report {
 		})
 	}
 	// The profile, from a throwaway target.
-	rep.Profile = newTarget(t, wakeConfig(), start).Profile()
+	rep.Target = newTarget(t, wakeConfig(), start).Info()
 	rep.Findings = opts.Known
 	dir := opts.ResultsDir
 	if dir == "" {
@@ -177,7 +177,7 @@ func Run(t *testing.T, newTarget conformance.NewTarget, opts Options) Report {
 // to, apart from conformance.Run's.
 const ReportDir = "concurrent"
 
-// WriteReport writes rep to dir/concurrent/<profile>.json.
+// WriteReport writes rep to dir/concurrent/<target name>.json.
 func WriteReport(dir string, rep Report) error {
 	d := filepath.Join(dir, ReportDir)
 	if err := os.MkdirAll(d, 0o755); err != nil {
@@ -187,5 +187,5 @@ func WriteReport(dir string, rep Report) error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(d, rep.Profile.Name+".json"), b, 0o644)
+	return os.WriteFile(filepath.Join(d, rep.Target.Name+".json"), b, 0o644)
 }

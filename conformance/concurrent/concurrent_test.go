@@ -22,8 +22,8 @@ type implTarget struct {
 
 func (t implTarget) Advance(d time.Duration) { t.clock.Step(d) }
 
-func (t implTarget) Profile() conformance.Profile {
-	return conformance.Profile{Name: conformance.ProfileImpl, Description: "schedq impl", Blocking: true,
+func (t implTarget) Info() conformance.TargetInfo {
+	return conformance.TargetInfo{Name: conformance.TargetImpl, Description: "schedq impl", Blocking: true,
 		Observes: conformance.Observes{MoveRequestCycle: true, PodInfo: true, Closed: true}}
 }
 
@@ -47,8 +47,8 @@ type lockedTarget struct {
 
 func (t lockedTarget) Advance(d time.Duration) { t.clock.Step(d) }
 
-func (t lockedTarget) Profile() conformance.Profile {
-	return conformance.Profile{Name: "lockedq-" + t.flaw.String(), Description: "the model behind a mutex, flaw " + t.flaw.String(),
+func (t lockedTarget) Info() conformance.TargetInfo {
+	return conformance.TargetInfo{Name: "lockedq-" + t.flaw.String(), Description: "the model behind a mutex, flaw " + t.flaw.String(),
 		Blocking: true, Observes: conformance.Observes{MoveRequestCycle: true, PodInfo: true, Closed: true}}
 }
 

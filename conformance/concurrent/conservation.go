@@ -197,7 +197,7 @@ func steps(cfg spec.Config) []time.Duration {
 func runRound(t testing.TB, newTarget conformance.NewTarget, opts Options, seed uint64) roundResult {
 	cfg := wakeConfig()
 	target := newTarget(t, cfg, start)
-	r := &round{target: target, cfg: cfg, silent: target.Profile().SilentNoOps, led: &ledger{pods: map[spec.PodKey]*account{}}}
+	r := &round{target: target, cfg: cfg, silent: target.Info().SilentNoOps, led: &ledger{pods: map[spec.PodKey]*account{}}}
 	rng := rand.New(rand.NewPCG(seed, 0xc0))
 	workers := make([]*worker, opts.Workers)
 	for i := range workers {

@@ -14,7 +14,7 @@ import (
 )
 
 // LinOptions size the linearizability runs against a target whose
-// profile has the model's semantics (conformance.Profile, classic).
+// profile has the model's semantics (conformance.TargetInfo, classic).
 type LinOptions struct {
 	// Histories per client count (default 10), Clients (default 2, 4, 8),
 	// Ops per history (default 200).
@@ -63,7 +63,7 @@ func RunLinearizability(t *testing.T, newTarget conformance.NewTarget, o LinOpti
 	silent := false
 	nt := func(cfg spec.Config, start time.Time) (lin.Stepper, error) {
 		tg := newTarget(t, cfg, start)
-		silent = tg.Profile().SilentNoOps
+		silent = tg.Info().SilentNoOps
 		return tg, nil
 	}
 	// The profile decides SilentNoOps; learn it from a throwaway target.

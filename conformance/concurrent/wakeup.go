@@ -296,7 +296,7 @@ func WakeupChecks() []string {
 func runWake(t testing.TB, newTarget conformance.NewTarget, c wakeCheck, opts Options) (res WakeResult) {
 	res = WakeResult{Check: c.name, Rules: c.rules}
 	target := newTarget(t, wakeConfig(), start)
-	prof := target.Profile()
+	prof := target.Info()
 	if !prof.Blocking {
 		res.Outcome, res.Detail = conformance.NotApplicable, "the target's Pop does not block"
 		return res

@@ -13,6 +13,12 @@
 //		conformance.Run(t, remote.NewTarget([]string{"./my-queue-peer"}), conformance.Options{})
 //	}
 //
+// Relative paths on the command line are resolved in the directory where
+// NewTarget is called (the peer runs there), and the files it names are
+// inputs of go test's result cache when they lie inside the module: keep a
+// peer that is not Go (a script, a binary built by another tool) there, or
+// run go test with -count=1.
+//
 // cmd/schedq-peer is the reference peer (schedq's implementation served
 // over the protocol; Serve is its protocol loop, reusable by any queue
 // written in Go). The rest of this comment is the protocol, precise enough
@@ -97,7 +103,7 @@
 // queueingHints and preEnqueuePlugins are absent in the classic profile.
 //
 // The init response carries the profile the peer claims (see
-// conformance.Profile; the suite compares what "observes" lists):
+// conformance.TargetInfo; the suite compares what "observes" lists):
 //
 //	{"id":1,"profile":{"name":"my-queue","description":"...","blocking":true,
 //	  "observes":{"moveRequestCycle":true,"podInfo":true,"closed":true,

@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -33,10 +35,31 @@ const OpTimeout = 30 * time.Second
 // which the suite reports as n/a. The peer is stopped
 // (its stdin closed) when the test ends; a peer that then exits with an
 // error fails the test with its stderr.
+//
+// The peer runs in the working directory of the call to NewTarget, so a
+// relative program ("./my-queue-peer") or script argument ("peer.py")
+// names the same file in every target, although the suite's random runs
+// change the working directory (t.Chdir).
+//
+// Every file the command line names (the program, found on $PATH if it is
+// a bare name, and any argument that is an existing file) is stat'ed each
+// time a target is made, so that go test's result cache, which keys on
+// the files a test opens or stats, is invalidated when the peer's binary
+// or script changes. go test rechecks only files inside the module (or
+// GOPATH, GOROOT): keep the peer there, or run with -count=1, as for any
+// other file the peer reads.
 func NewTarget(cmd []string) conformance.NewTarget {
+	dir, dirErr := os.Getwd()
+	inputs := peerInputs(cmd, dir)
 	return func(t testing.TB, cfg spec.Config, start time.Time) conformance.Target {
 		t.Helper()
-		p, err := Start(cmd, cfg, start)
+		if dirErr != nil {
+			t.Fatalf("schedq remote: the working directory of the peer: %v", dirErr)
+		}
+		for _, f := range inputs {
+			os.Stat(f) // an input of go test's cache (above); a missing file fails at start
+		}
+		p, err := startIn(cmd, dir, cfg, start)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -50,6 +73,30 @@ func NewTarget(cmd []string) conformance.NewTarget {
 		}
 		return p
 	}
+}
+
+// peerInputs returns the absolute paths of the files cmd names, relative
+// names resolved in dir: the program (through $PATH if it is a bare name)
+// and every argument that names an existing regular file.
+func peerInputs(cmd []string, dir string) []string {
+	var files []string
+	for i, a := range cmd {
+		if a == "" {
+			continue
+		}
+		if i == 0 && !strings.ContainsRune(a, filepath.Separator) {
+			if lp, err := exec.LookPath(a); err == nil {
+				a = lp
+			}
+		}
+		if !filepath.IsAbs(a) {
+			a = filepath.Join(dir, a)
+		}
+		if fi, err := os.Stat(a); err == nil && fi.Mode().IsRegular() {
+			files = append(files, a)
+		}
+	}
+	return files
 }
 
 // Peer is a queue in another process, reached through the protocol. It
@@ -69,7 +116,7 @@ func NewTarget(cmd []string) conformance.NewTarget {
 type Peer struct {
 	cmd     *exec.Cmd
 	name    string
-	profile conformance.Profile
+	profile conformance.TargetInfo
 	// nominator: the peer claimed the nominator requests.
 	nominator bool
 
@@ -89,6 +136,12 @@ type Peer struct {
 // queue's own error (e.g. spec.ErrInvalidConfig) or a protocol error with
 // the peer's stderr.
 func Start(cmd []string, cfg spec.Config, start time.Time) (*Peer, error) {
+	return startIn(cmd, "", cfg, start)
+}
+
+// startIn is Start with the peer running in dir ("": the current
+// directory); a relative program path is resolved in dir too.
+func startIn(cmd []string, dir string, cfg spec.Config, start time.Time) (*Peer, error) {
 	if len(cmd) == 0 {
 		return nil, errors.New("schedq remote: no peer command")
 	}
@@ -99,7 +152,12 @@ func Start(cmd []string, cfg spec.Config, start time.Time) (*Peer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("schedq remote: %w", err)
 	}
-	c := exec.Command(cmd[0], cmd[1:]...)
+	prog := cmd[0]
+	if dir != "" && strings.ContainsRune(prog, filepath.Separator) && !filepath.IsAbs(prog) {
+		prog = filepath.Join(dir, prog)
+	}
+	c := exec.Command(prog, cmd[1:]...)
+	c.Dir = dir
 	p := &Peer{cmd: c, name: strings.Join(cmd, " "), pending: map[int64]chan Response{}, exited: make(chan struct{})}
 	c.Stderr = &p.stderr
 	if p.stdin, err = c.StdinPipe(); err != nil {
@@ -286,7 +344,7 @@ func (p *Peer) must(req Request) Response {
 }
 
 // Profile is the profile the peer claimed in its init response.
-func (p *Peer) Profile() conformance.Profile { return p.profile }
+func (p *Peer) Info() conformance.TargetInfo { return p.profile }
 
 // Add is R1.
 func (p *Peer) Add(pod *spec.Pod) error { return p.do(Request{Op: "add", Pod: EncodePod(pod)}) }

@@ -361,8 +361,8 @@ type implTarget struct {
 }
 
 func (t implTarget) Advance(d time.Duration) { t.clock.Step(d) }
-func (implTarget) Profile() conformance.Profile {
-	return conformance.Profile{Name: "test", Blocking: true}
+func (implTarget) Info() conformance.TargetInfo {
+	return conformance.TargetInfo{Name: "test", Blocking: true}
 }
 
 func initLine(id int) string { return initLineWith(id, spec.DefaultConfig(schedqtest.Registry)) }

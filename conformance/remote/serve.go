@@ -124,7 +124,7 @@ func (s *server) handle(req Request) {
 			}
 			s.q, s.cfg = q, cfg
 			_, nominator := q.(spec.Nominator)
-			resp.Profile = EncodeProfile(q.Profile(), nominator)
+			resp.Profile = EncodeProfile(q.Info(), nominator)
 		}
 		s.reply(resp)
 		return
@@ -143,7 +143,7 @@ func (s *server) handle(req Request) {
 		// and there is a pod to take (only this loop changes the queue, so
 		// nobody takes it first). Otherwise from a goroutine, so that a
 		// blocked Pop does not hold up the requests after it.
-		if s.waiting.Load() == 0 && (s.canPop(q.Snapshot()) || !q.Profile().Blocking) {
+		if s.waiting.Load() == 0 && (s.canPop(q.Snapshot()) || !q.Info().Blocking) {
 			s.pop(q, &resp)
 			break
 		}

@@ -172,7 +172,7 @@ type Snapshot struct {
 	InFlightEvents []InFlightEntry `json:"inFlightEvents,omitempty"`
 }
 
-// Profile is conformance.Profile on the wire: what the peer claims.
+// Profile is conformance.TargetInfo on the wire: what the peer claims.
 type Profile struct {
 	Name        string   `json:"name"`
 	Description string   `json:"description,omitempty"`
@@ -598,7 +598,7 @@ func DecodeSnapshot(s *Snapshot) (spec.Snapshot, error) {
 
 // EncodeProfile returns the wire form of p; nominator says whether the
 // queue serves the nominator requests.
-func EncodeProfile(p conformance.Profile, nominator bool) *Profile {
+func EncodeProfile(p conformance.TargetInfo, nominator bool) *Profile {
 	o := p.Observes
 	return &Profile{Name: p.Name, Description: p.Description, Blocking: p.Blocking,
 		Observes: Observes{MoveRequestCycle: o.MoveRequestCycle, PodInfo: o.PodInfo, Closed: o.Closed,
@@ -608,9 +608,9 @@ func EncodeProfile(p conformance.Profile, nominator bool) *Profile {
 
 // DecodeProfile returns the conformance form of p. Metrics are not on the
 // wire: a peer never claims them.
-func DecodeProfile(p *Profile) conformance.Profile {
+func DecodeProfile(p *Profile) conformance.TargetInfo {
 	o := p.Observes
-	return conformance.Profile{Name: p.Name, Description: p.Description, Blocking: p.Blocking,
+	return conformance.TargetInfo{Name: p.Name, Description: p.Description, Blocking: p.Blocking,
 		Observes: conformance.Observes{MoveRequestCycle: o.MoveRequestCycle, PodInfo: o.PodInfo, Closed: o.Closed,
 			InFlightEvents: o.InFlightEvents, HintCounts: o.HintCounts},
 		SilentNoOps: p.SilentNoOps}

@@ -98,7 +98,8 @@ func steps(upstream []string) []*step {
 			name: "conformance: hints-profile random runs, 3000 checks (model, upstream v1.37.2)",
 			cmd: "go test -json -count=1 -run 'TestModel/differential-hints' ./conformance/ -rapid.checks=3000 && " +
 				"cd conformance/upstream/v137 && go test -json -count=1 -run 'TestV137/differential-hints' . -rapid.checks=3000",
-			count: countTests,
+			env:   []string{"SCHEDQ_CONFORMANCE_RESULTS=${VERIFY_TMP}/results"},
+			count: countConformance,
 		},
 		{
 			name:  "conformance over the protocol (cmd/schedq-peer)",

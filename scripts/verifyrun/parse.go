@@ -5,9 +5,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -293,75 +295,263 @@ func uniq(xs []string) []string {
 	return out
 }
 
-// report is the part of conformance's <profile>.json the summary reads.
+// report is the part of conformance's <target name>.json the summary reads:
+// the target's name, the test that ran it, and the outcomes the events do
+// not carry (known differences, stale ones, n/a).
 type report struct {
-	Profile struct{ Name string } `json:"profile"`
+	Target  struct{ Name string } `json:"target"`
+	Test    string                `json:"test"`
 	Results []struct {
 		Scenario string `json:"scenario"`
 		Outcome  string `json:"outcome"`
 	} `json:"results"`
 }
 
-// countConformance counts scenarios x targets from the results files the
-// suite wrote (in the step's temp dir), and the random runs from rapid's
-// lines; without results files it counts the scenario subtests.
+// The subtests conformance.Run makes besides the scenarios.
+const (
+	preflightTest    = "preflight"
+	randomTest       = "differential"
+	randomHintsTest  = "differential-hints"
+	notRunFiltered   = "did not run (filtered by -run, or the run stopped before it)"
+	outcomeKnown     = "known difference"
+	outcomeNA        = "n/a"
+	outcomeSkippedNA = "skipped (n/a)"
+)
+
+// conformanceRoot is one conformance.Run: the test that called it.
+type conformanceRoot struct {
+	key  testKey
+	name string // the target's profile name, else the test's name
+}
+
+// countConformance counts what each conformance.Run of the step actually
+// ran, from the go test events: the preflight, the scenarios (each leaf
+// subtest) and the two random runs, per target. The results files the
+// suite wrote (in the step's temp dir) only name the targets and refine a
+// passing scenario into a known difference and a skipped one into n/a; a
+// result whose subtest has no event did not run and is not counted. A
+// part that has no event at all is said not to have run, never passed.
 func countConformance(r *run) []string {
-	files, _ := filepath.Glob(filepath.Join(r.tmp, "results", "*.json"))
+	res := results(r.events)
+	names, fileOutcome := readReports(filepath.Join(r.tmp, "results"))
+	// A root is the parent of a preflight or random-runs subtest...
+	rootSet := map[testKey]bool{}
+	for k := range res {
+		i := strings.LastIndex(k.test, "/")
+		if i < 0 {
+			continue
+		}
+		switch k.test[i+1:] {
+		case preflightTest, randomTest, randomHintsTest:
+			rootSet[testKey{k.pkg, k.test[:i]}] = true
+		}
+	}
+	// Or a test a results file names (Run writes one whatever ran) with
+	// a subtest that is a scenario of that file: another package may have
+	// a test of the same name (conformance/concurrent's TestImpl).
+	for k := range res {
+		if names[k.test] == "" || rootSet[k] {
+			continue
+		}
+		for o := range res {
+			if sc, ok := strings.CutPrefix(o.test, k.test+"/"); ok && o.pkg == k.pkg && fileOutcome[k.test+"\x00"+sc] != "" {
+				rootSet[k] = true
+				break
+			}
+		}
+	}
+	if len(rootSet) == 0 {
+		return countTests(r)
+	}
+	var roots []conformanceRoot
+	for k := range rootSet {
+		n := names[k.test]
+		if n == "" {
+			n = k.test
+		}
+		roots = append(roots, conformanceRoot{k, n})
+	}
+	sort.Slice(roots, func(i, j int) bool {
+		if roots[i].name != roots[j].name {
+			return roots[i].name < roots[j].name
+		}
+		return roots[i].key.pkg < roots[j].key.pkg
+	})
+
 	var out []string
-	scenarios := map[string]bool{}
+	// The preflight.
+	pre := map[string][]string{}
+	for _, root := range roots {
+		a, ok := res[testKey{root.key.pkg, root.key.test + "/" + preflightTest}]
+		if !ok {
+			a = notRunFiltered
+		}
+		pre[a] = append(pre[a], root.name)
+	}
+	preflight := "preflight: " + byOutcome(pre, nil)
+
+	// The scenarios: every leaf under a root but the parts above.
 	outcomes := map[string]int{}
-	targets := 0
-	var random []string
+	scenarios := map[string]bool{}
+	var none []string
+	perRoot := map[string]int{} // scenarios run, by target
+	for _, root := range roots {
+		n := 0
+		for k, a := range res {
+			if k.pkg != root.key.pkg || !strings.HasPrefix(k.test, root.key.test+"/") || hasChildren(res, k) {
+				continue
+			}
+			sc := strings.TrimPrefix(k.test, root.key.test+"/")
+			first, _, _ := strings.Cut(sc, "/")
+			if first == preflightTest || first == randomTest || first == randomHintsTest {
+				continue
+			}
+			n++
+			scenarios[sc] = true
+			outcomes[scenarioOutcome(a, fileOutcome[root.key.test+"\x00"+sc])]++
+		}
+		if n == 0 {
+			none = append(none, root.name)
+		} else {
+			perRoot[root.name] += n
+		}
+	}
+	if len(scenarios) > 0 {
+		total := 0
+		for _, c := range outcomes {
+			total += c
+		}
+		line := fmt.Sprintf("%d scenarios x %d target(s) = %d runs: %s", len(scenarios), len(perRoot), total, outcomeList(outcomes))
+		if total != len(scenarios)*len(perRoot) {
+			// Not every target ran every scenario: say how many each did.
+			var each []string
+			for _, name := range slices.Sorted(maps.Keys(perRoot)) {
+				each = append(each, fmt.Sprintf("%s %d", name, perRoot[name]))
+			}
+			line = fmt.Sprintf("%d scenario runs on %d target(s) (%s): %s", total, len(perRoot), strings.Join(each, ", "), outcomeList(outcomes))
+		}
+		if len(none) > 0 {
+			line += "; no scenario ran on " + strings.Join(uniq(none), ", ")
+		}
+		out = append(out, line)
+	} else {
+		out = append(out, "scenarios: none ran on "+strings.Join(uniq(none), ", "))
+	}
+	out = append(out, preflight)
+
+	// The random runs, one line per profile.
+	for _, part := range []struct{ test, label string }{
+		{randomTest, "random runs (classic)"},
+		{randomHintsTest, "random runs (hints)"},
+	} {
+		by := map[string][]string{}
+		reasons := map[string]string{}
+		checks := 0
+		for _, root := range roots {
+			k := testKey{root.key.pkg, root.key.test + "/" + part.test}
+			a, ok := res[k]
+			if !ok {
+				a = notRunFiltered
+			}
+			if a == "skip" {
+				reasons[root.name] = skipReason(r.events, k)
+			}
+			if a == "pass" {
+				for _, l := range outputOf(r.events, func(o testKey) bool { return o == k || strings.HasPrefix(o.test, k.test+"/") && o.pkg == k.pkg }) {
+					if m := rapidOKRE.FindStringSubmatch(l); m != nil {
+						c, _ := strconv.Atoi(m[1])
+						checks += c
+					}
+				}
+			}
+			by[a] = append(by[a], root.name)
+		}
+		line := part.label + ": " + byOutcome(by, reasons)
+		if checks > 0 {
+			line += fmt.Sprintf("; %d sequences compared with the model", checks)
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+// scenarioOutcome is a scenario's outcome: its test event, refined by the
+// results file. A skipped scenario is a skip whatever the file says; one
+// the file calls n/a is a skip even if its subtest passed (a driver that
+// reports n/a without t.Skip).
+func scenarioOutcome(action, file string) string {
+	switch {
+	case action == "skip" || file == outcomeNA:
+		return outcomeSkippedNA
+	case action == "pass" && file == outcomeKnown:
+		return outcomeKnown
+	case action == "fail" && file == "stale":
+		return "stale"
+	}
+	return action
+}
+
+// byOutcome renders targets grouped by outcome: "pass on a, b; skipped on
+// c (reason); did not run ... on d".
+func byOutcome(by map[string][]string, reasons map[string]string) string {
+	order := []string{"pass", "fail", "skip", notRunFiltered}
+	label := map[string]string{"pass": "ok", "fail": "FAILED", "skip": "skipped", notRunFiltered: notRunFiltered}
+	var parts []string
+	for _, a := range order {
+		ts := uniq(by[a])
+		if len(ts) == 0 {
+			continue
+		}
+		sort.Strings(ts)
+		var named []string
+		for _, t := range ts {
+			if why := reasons[t]; why != "" {
+				t += " (" + why + ")"
+			}
+			named = append(named, t)
+		}
+		parts = append(parts, label[a]+" on "+strings.Join(named, ", "))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// skipReason is the last line a skipped test logged, but go test's own.
+func skipReason(evs []event, k testKey) string {
+	reason := ""
+	for _, l := range outputOf(evs, func(o testKey) bool { return o == k }) {
+		l = strings.TrimSpace(l)
+		if l != "" && !strings.HasPrefix(l, "=== ") && !strings.HasPrefix(l, "--- SKIP") {
+			reason = l
+		}
+	}
+	if i := strings.Index(reason, ".go:"); i >= 0 { // "driver.go:12: why"
+		if j := strings.Index(reason[i:], ": "); j >= 0 {
+			reason = reason[i+j+2:]
+		}
+	}
+	return reason
+}
+
+// readReports reads the results files in dir: the target's name by test
+// name, and each scenario's outcome by test name and scenario.
+func readReports(dir string) (map[string]string, map[string]string) {
+	names, outcomes := map[string]string{}, map[string]string{}
+	files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
 	for _, f := range files {
 		b, err := os.ReadFile(f)
 		if err != nil {
 			continue
 		}
 		var rep report
-		if json.Unmarshal(b, &rep) != nil || rep.Profile.Name == "" {
+		if json.Unmarshal(b, &rep) != nil || rep.Target.Name == "" || rep.Test == "" {
 			continue
 		}
-		targets++
+		names[rep.Test] = rep.Target.Name
 		for _, res := range rep.Results {
-			if strings.Contains(res.Scenario, "random") || strings.Contains(res.Scenario, "differential") {
-				random = append(random, rep.Profile.Name+": "+res.Outcome)
-				continue
-			}
-			scenarios[res.Scenario] = true
-			outcomes[res.Outcome]++
+			outcomes[rep.Test+"\x00"+res.Scenario] = res.Outcome
 		}
 	}
-	if targets > 0 {
-		n := 0
-		for _, c := range outcomes {
-			n += c
-		}
-		out = append(out, fmt.Sprintf("%d scenarios x %d target(s) = %d runs: %s", len(scenarios), targets, n, outcomeList(outcomes)))
-	} else if d := countScenarioSubtests(r); d != "" {
-		out = append(out, d)
-	}
-	if ms := rapidOKRE.FindAllStringSubmatch(r.text, -1); ms != nil {
-		total := 0
-		for _, m := range ms {
-			c, _ := strconv.Atoi(m[1])
-			total += c
-		}
-		line := fmt.Sprintf("random runs compared with the model: %d, on %d target(s)", total, len(ms))
-		var na []string
-		for _, x := range random {
-			if strings.HasSuffix(x, ": n/a") {
-				na = append(na, strings.TrimSuffix(x, ": n/a"))
-			}
-		}
-		if len(na) > 0 {
-			line += fmt.Sprintf("; n/a on %s", strings.Join(na, ", "))
-		}
-		out = append(out, line)
-	}
-	if len(out) == 0 {
-		return countTests(r)
-	}
-	return out
+	return names, outcomes
 }
 
 func outcomeList(m map[string]int) string {
@@ -381,33 +571,6 @@ func outcomeList(m map[string]int) string {
 		parts = append(parts, fmt.Sprintf("%d %s", m[k], k))
 	}
 	return strings.Join(parts, ", ")
-}
-
-// countScenarioSubtests is the fallback: the first-level subtests of each
-// top-level test, but the random runs.
-func countScenarioSubtests(r *run) string {
-	res := results(r.events)
-	names := map[string]bool{}
-	tops := map[testKey]bool{}
-	outcomes := map[string]int{}
-	for k, a := range res {
-		parts := strings.Split(k.test, "/")
-		if len(parts) < 2 || strings.Contains(parts[1], "differential") || strings.Contains(parts[1], "random") {
-			continue
-		}
-		// Scenario names contain "/" themselves: the scenario is
-		// everything after the top-level test, and only leaves count.
-		if hasChildren(res, k) {
-			continue
-		}
-		names[strings.Join(parts[1:], "/")] = true
-		tops[testKey{k.pkg, parts[0]}] = true
-		outcomes[a]++
-	}
-	if len(names) == 0 {
-		return ""
-	}
-	return fmt.Sprintf("%d scenarios x %d target(s) (from the subtests): %s", len(names), len(tops), outcomeList(outcomes))
 }
 
 func hasChildren(res map[testKey]string, k testKey) bool {

@@ -94,34 +94,170 @@ func TestCountLinearizability(t *testing.T) {
 	}
 }
 
-func TestCountConformance(t *testing.T) {
-	r := newRun(t, []byte("    --- PASS: TestImpl/differential/random\n        [rapid] OK, passed 100 tests (1.2s)\n[rapid] OK, passed 100 tests (3s)\n"))
+// writeResults writes conformance results files into the run's temp dir.
+func writeResults(t *testing.T, r *run, files map[string]string) {
+	t.Helper()
 	dir := filepath.Join(r.tmp, "results")
-	os.MkdirAll(dir, 0o755)
-	for name, body := range map[string]string{
-		"a.json": `{"profile":{"name":"a"},"results":[{"scenario":"s1","outcome":"pass"},{"scenario":"s2","outcome":"n/a"},{"scenario":"model-differential random runs","outcome":"pass"}]}`,
-		"b.json": `{"profile":{"name":"b"},"results":[{"scenario":"s1","outcome":"known difference"},{"scenario":"s2","outcome":"pass"},{"scenario":"model-differential random runs","outcome":"n/a"}]}`,
-		"c.json": `not json`,
-	} {
-		os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
 	}
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestCountConformance(t *testing.T) {
+	r := newRun(t, jsonLines(t,
+		event{Action: "pass", Package: "p", Test: "TestA/preflight"},
+		event{Action: "pass", Package: "p", Test: "TestA/add/s1"},
+		event{Action: "pass", Package: "p", Test: "TestA/add/s2"},
+		event{Action: "output", Package: "p", Test: "TestA/differential/random", Output: "    differential.go:139: [rapid] OK, passed 100 tests (1.2s)\n"},
+		event{Action: "pass", Package: "p", Test: "TestA/differential/random"},
+		event{Action: "pass", Package: "p", Test: "TestA/differential"},
+		event{Action: "output", Package: "p", Test: "TestA/differential-hints", Output: "    run.go:260: the target refuses the hints profile's config\n"},
+		event{Action: "skip", Package: "p", Test: "TestA/differential-hints"},
+		event{Action: "pass", Package: "p", Test: "TestA"},
+		event{Action: "pass", Package: "p", Test: "TestB/preflight"},
+		event{Action: "pass", Package: "p", Test: "TestB/add/s1"},
+		event{Action: "fail", Package: "p", Test: "TestB/add/s2"},
+		event{Action: "fail", Package: "p", Test: "TestB/differential"},
+		event{Action: "fail", Package: "p", Test: "TestB"},
+	))
+	writeResults(t, r, map[string]string{
+		"a.json": `{"target":{"name":"a"},"test":"TestA","results":[{"scenario":"add/s1","outcome":"pass"},{"scenario":"add/s2","outcome":"known difference"}]}`,
+		"b.json": `{"target":{"name":"b"},"test":"TestB","results":[{"scenario":"add/s1","outcome":"pass"},{"scenario":"add/s2","outcome":"stale"}]}`,
+		"c.json": `not json`,
+	})
 	got := countConformance(r)
 	want := []string{
-		"2 scenarios x 2 target(s) = 4 runs: 2 pass, 1 known difference, 1 n/a",
-		"random runs compared with the model: 200, on 2 target(s); n/a on b",
+		"2 scenarios x 2 target(s) = 4 runs: 2 pass, 1 known difference, 1 stale",
+		"preflight: ok on a, b",
+		"random runs (classic): ok on a; FAILED on b; 100 sequences compared with the model",
+		"random runs (hints): skipped on a (the target refuses the hints profile's config); " + notRunFiltered + " on b",
 	}
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+	if !slices.Equal(got, want) {
 		t.Errorf("countConformance:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	// Without results files: the scenario subtests (names with "/").
-	r = newRun(t, jsonLines(t,
-		event{Action: "pass", Package: "p", Test: "TestX/add/one"},
-		event{Action: "fail", Package: "p", Test: "TestX/add/two"},
-		event{Action: "pass", Package: "p", Test: "TestX/differential/random"},
-		event{Action: "fail", Package: "p", Test: "TestX"},
+}
+
+// Under a -run filter only what ran is counted: no preflight passed, five
+// scenarios, random runs that did not run. (The old summary read the
+// counts from Run's own line and the results files, and said "preflight
+// ok", "106 of 106 scenarios ran" and "random runs: pass".)
+func TestConformanceCountsOnlyWhatRan(t *testing.T) {
+	var evs []event
+	for _, s := range []string{"a", "b", "c", "d", "e"} {
+		evs = append(evs, event{Action: "pass", Package: "p", Test: "TestImpl/add/" + s})
+	}
+	evs = append(evs, event{Action: "pass", Package: "p", Test: "TestImpl"},
+		// A test of the same name in another package (conformance/concurrent's
+		// TestImpl) is no conformance.Run.
+		event{Action: "pass", Package: "concurrent", Test: "TestImpl/wakeups/add"},
+		event{Action: "pass", Package: "concurrent", Test: "TestImpl"})
+	// The filter ran no random run, but the root is known by its results
+	// file: Run writes one whatever ran.
+	r := newRun(t, jsonLines(t, evs...))
+	writeResults(t, r, map[string]string{
+		"impl.json": `{"target":{"name":"schedq-impl"},"test":"TestImpl","summary":"conformance schedq-impl: preflight ok; 106 of 106 scenarios ran","results":[{"scenario":"add/a","outcome":"pass"}]}`,
+	})
+	got := strings.Join(countConformance(r), "\n")
+	for _, want := range []string{
+		"preflight: " + notRunFiltered + " on schedq-impl",
+		"5 scenarios x 1 target(s) = 5 runs: 5 pass",
+		"random runs (classic): " + notRunFiltered + " on schedq-impl",
+		"random runs (hints): " + notRunFiltered + " on schedq-impl",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("countConformance:\n%s\nwant a line %q", got, want)
+		}
+	}
+	for _, lie := range []string{"106", "preflight: ok", ": ok on", "pass on"} {
+		if strings.Contains(got, lie) {
+			t.Errorf("countConformance claims what did not run (%q):\n%s", lie, got)
+		}
+	}
+}
+
+// An n/a scenario is a skip, never a pass: whether the driver skips it
+// (t.Skip) or passes its subtest and says n/a in the results file.
+func TestConformanceNAIsASkip(t *testing.T) {
+	r := newRun(t, jsonLines(t,
+		event{Action: "pass", Package: "p", Test: "TestV/preflight"},
+		event{Action: "pass", Package: "p", Test: "TestV/add/s1"},
+		event{Action: "pass", Package: "p", Test: "TestV/hints/s2"},
+		event{Action: "skip", Package: "p", Test: "TestV/hints/s3"},
+		event{Action: "pass", Package: "p", Test: "TestV"},
 	))
-	if got := countConformance(r); len(got) != 1 || got[0] != "2 scenarios x 1 target(s) (from the subtests): 1 pass, 1 fail" {
-		t.Errorf("countConformance from subtests: %q", got)
+	writeResults(t, r, map[string]string{
+		"v.json": `{"target":{"name":"v"},"test":"TestV","results":[{"scenario":"add/s1","outcome":"pass"},{"scenario":"hints/s2","outcome":"n/a"},{"scenario":"hints/s3","outcome":"n/a"}]}`,
+	})
+	got := countConformance(r)
+	if len(got) < 1 || got[0] != "3 scenarios x 1 target(s) = 3 runs: 1 pass, 2 skipped (n/a)" {
+		t.Errorf("countConformance: %q", got)
+	}
+}
+
+// Targets that ran different scenarios are not multiplied out: each says
+// how many it ran (two targets, one running 2 and the other 1, are not
+// "2 scenarios x 2 targets").
+func TestConformanceCountsScenariosPerTarget(t *testing.T) {
+	r := newRun(t, jsonLines(t,
+		event{Action: "pass", Package: "p", Test: "TestAll/preflight"},
+		event{Action: "pass", Package: "p", Test: "TestAll/add/s1"},
+		event{Action: "pass", Package: "p", Test: "TestAll/add/s2"},
+		event{Action: "pass", Package: "p", Test: "TestOne/preflight"},
+		event{Action: "pass", Package: "p", Test: "TestOne/add/s1"},
+	))
+	got := countConformance(r)
+	if len(got) == 0 || got[0] != "3 scenario runs on 2 target(s) (TestAll 2, TestOne 1): 3 pass" {
+		t.Errorf("countConformance: %q", got)
+	}
+}
+
+// Every target is named once per line, however many parts of it were n/a
+// (the old summary listed a target once per random run it did not run:
+// "n/a on ..., upstream-v1.33.13-queueinghints, upstream-v1.33.13-queueinghints, ...").
+func TestConformanceNamesEachTargetOnce(t *testing.T) {
+	var evs []event
+	var files = map[string]string{}
+	for _, n := range []string{"classic", "queueinghints"} {
+		root := "TestV133/" + n
+		evs = append(evs,
+			event{Action: "pass", Package: "v133", Test: root + "/preflight"},
+			event{Action: "pass", Package: "v133", Test: root + "/add/s1"},
+			event{Action: "skip", Package: "v133", Test: root + "/differential"},
+			event{Action: "skip", Package: "v133", Test: root + "/differential-hints"},
+		)
+		files[n+".json"] = `{"target":{"name":"upstream-v1.33.13-` + n + `"},"test":"` + root + `","results":[` +
+			`{"scenario":"model-differential random runs","outcome":"n/a"},{"scenario":"hints random runs","outcome":"n/a"}]}`
+	}
+	// A target whose random runs ran, so that there is a line to name the others in.
+	evs = append(evs,
+		event{Action: "output", Package: "v137", Test: "TestV137/differential/random", Output: "[rapid] OK, passed 100 tests (1s)\n"},
+		event{Action: "pass", Package: "v137", Test: "TestV137/differential/random"},
+		event{Action: "pass", Package: "v137", Test: "TestV137/differential"},
+	)
+	r := newRun(t, jsonLines(t, evs...))
+	writeResults(t, r, files)
+	for _, l := range countConformance(r) {
+		for _, n := range []string{"upstream-v1.33.13-classic", "upstream-v1.33.13-queueinghints"} {
+			if c := strings.Count(l, n); c > 1 {
+				t.Errorf("%q names %s %d times", l, n, c)
+			}
+		}
+	}
+}
+
+// Without any conformance.Run subtest the step's tests are counted.
+func TestCountConformanceWithoutRun(t *testing.T) {
+	r := newRun(t, jsonLines(t,
+		event{Action: "pass", Package: "p", Test: "TestX"},
+		event{Action: "pass", Package: "p", Test: "TestX/a"},
+	))
+	if got := countConformance(r); len(got) != 1 || got[0] != "2 tests and subtests passed (1 top-level)" {
+		t.Errorf("countConformance: %q", got)
 	}
 }
 

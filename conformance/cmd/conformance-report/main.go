@@ -1,8 +1,8 @@
-// Command conformance-report turns the <profile>.json files written by
+// Command conformance-report turns the <target name>.json files written by
 // conformance.Run (with $SCHEDQ_CONFORMANCE_RESULTS set) into RESULTS.md: a
 // table of scenario x target with totals, followed by every known
 // difference with its reason and source, and then the concurrency
-// section from concurrent/<profile>.json (written by
+// section from concurrent/<target name>.json (written by
 // conformance/concurrent.Run): wake-up checks, conservation runs,
 // linearizability where the profile has the model's semantics, and every
 // concurrency violation found, with its reproduction.
@@ -27,11 +27,11 @@ import (
 
 // order puts the targets in a stable, meaningful order; unknown profiles
 // follow, by name.
-var order = []string{conformance.ProfileModel, conformance.ProfileImpl,
-	conformance.ProfileUpstream133Classic, conformance.ProfileUpstream133Hints, conformance.ProfileUpstream137}
+var order = []string{conformance.TargetModel, conformance.TargetImpl,
+	conformance.TargetUpstream133Classic, conformance.TargetUpstream133Hints, conformance.TargetUpstream137}
 
 func main() {
-	in := flag.String("in", "", "directory of <profile>.json results")
+	in := flag.String("in", "", "directory of <target name>.json results")
 	out := flag.String("out", "conformance/RESULTS.md", "markdown file to write")
 	flag.Parse()
 	files, err := filepath.Glob(filepath.Join(*in, "*.json"))
@@ -59,22 +59,22 @@ func main() {
 		return len(order)
 	}
 	sort.Slice(reports, func(i, j int) bool {
-		ri, rj := rank(reports[i].Profile.Name), rank(reports[j].Profile.Name)
+		ri, rj := rank(reports[i].Target.Name), rank(reports[j].Target.Name)
 		if ri != rj {
 			return ri < rj
 		}
-		return reports[i].Profile.Name < reports[j].Profile.Name
+		return reports[i].Target.Name < reports[j].Target.Name
 	})
 	conc, err := readConcurrent(filepath.Join(*in, concurrent.ReportDir))
 	if err != nil {
 		log.Fatal(err)
 	}
 	sort.Slice(conc, func(i, j int) bool {
-		ri, rj := rank(conc[i].Profile.Name), rank(conc[j].Profile.Name)
+		ri, rj := rank(conc[i].Target.Name), rank(conc[j].Target.Name)
 		if ri != rj {
 			return ri < rj
 		}
-		return conc[i].Profile.Name < conc[j].Profile.Name
+		return conc[i].Target.Name < conc[j].Target.Name
 	})
 	if err := os.WriteFile(*out, []byte(render(reports)+renderConcurrent(conc)), 0o644); err != nil {
 		log.Fatal(err)
@@ -92,16 +92,16 @@ var mark = map[conformance.Outcome]string{
 // dirs are where each of this repository's targets runs, for the
 // reproduction commands; other targets get none.
 var dirs = map[string]string{
-	conformance.ProfileModel:              "./conformance/",
-	conformance.ProfileImpl:               "./conformance/",
-	conformance.ProfileUpstream133Classic: "conformance/upstream/v133",
-	conformance.ProfileUpstream133Hints:   "conformance/upstream/v133",
-	conformance.ProfileUpstream137:        "conformance/upstream/v137",
+	conformance.TargetModel:              "./conformance/",
+	conformance.TargetImpl:               "./conformance/",
+	conformance.TargetUpstream133Classic: "conformance/upstream/v133",
+	conformance.TargetUpstream133Hints:   "conformance/upstream/v133",
+	conformance.TargetUpstream137:        "conformance/upstream/v137",
 }
 
 // reproduce is the command that replays one result.
 func reproduce(r conformance.Report, res conformance.Result) string {
-	dir, ok := dirs[r.Profile.Name]
+	dir, ok := dirs[r.Target.Name]
 	if !ok || r.Test == "" {
 		return ""
 	}
@@ -144,7 +144,7 @@ func render(reports []conformance.Report) string {
 	b.WriteString("target whose constructor refuses the profile's config).\n\n")
 	b.WriteString("## Targets\n\n| target | what it is |\n|---|---|\n")
 	for _, r := range reports {
-		fmt.Fprintf(&b, "| `%s` | %s |\n", r.Profile.Name, r.Profile.Description)
+		fmt.Fprintf(&b, "| `%s` | %s |\n", r.Target.Name, r.Target.Description)
 	}
 	// totals[profile][target]
 	totals := map[spec.Profile][]map[conformance.Outcome]int{}
@@ -161,7 +161,7 @@ func render(reports []conformance.Report) string {
 	}
 	b.WriteString("\n## Totals: profile x target\n\n| profile |")
 	for _, r := range reports {
-		fmt.Fprintf(&b, " %s |", r.Profile.Name)
+		fmt.Fprintf(&b, " %s |", r.Target.Name)
 	}
 	b.WriteString("\n|---|")
 	for range reports {
@@ -205,7 +205,7 @@ func render(reports []conformance.Report) string {
 		if len(lines) == 0 {
 			continue
 		}
-		fmt.Fprintf(&b, "### %s\n\n%s\n\n", r.Profile.Name, strings.Join(lines, "\n"))
+		fmt.Fprintf(&b, "### %s\n\n%s\n\n", r.Target.Name, strings.Join(lines, "\n"))
 	}
 	return b.String()
 }
@@ -227,12 +227,12 @@ func renderProfile(b *strings.Builder, reports []conformance.Report, p spec.Prof
 				}
 				rules[res.Scenario] = strings.Join(rs, ", ")
 			}
-			cell[[2]string{res.Scenario, r.Profile.Name}] = res
+			cell[[2]string{res.Scenario, r.Target.Name}] = res
 		}
 	}
 	fmt.Fprintf(b, "\n## %s: scenario x target\n\n%s\n\n| scenario | rules |", title, note)
 	for _, r := range reports {
-		fmt.Fprintf(b, " %s |", r.Profile.Name)
+		fmt.Fprintf(b, " %s |", r.Target.Name)
 	}
 	b.WriteString("\n|---|---|")
 	for range reports {
@@ -242,7 +242,7 @@ func renderProfile(b *strings.Builder, reports []conformance.Report, p spec.Prof
 	for _, sc := range scenarios {
 		fmt.Fprintf(b, "| %s | %s |", sc, rules[sc])
 		for _, r := range reports {
-			res, ok := cell[[2]string{sc, r.Profile.Name}]
+			res, ok := cell[[2]string{sc, r.Target.Name}]
 			if !ok {
 				b.WriteString(" not run |")
 				continue
@@ -329,7 +329,7 @@ func renderConcurrent(reports []concurrent.Report) string {
 				linz += " (" + l.Adapter + ")"
 			}
 		}
-		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %d |\n", r.Profile.Name, strings.Join(wk, ", "), cons, linz, len(r.Findings))
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %d |\n", r.Target.Name, strings.Join(wk, ", "), cons, linz, len(r.Findings))
 	}
 	// Wake-up checks, check x target.
 	var checks []string
@@ -340,12 +340,12 @@ func renderConcurrent(reports []concurrent.Report) string {
 				checks = append(checks, w.Check)
 				cell[[2]string{w.Check, ""}] = w
 			}
-			cell[[2]string{w.Check, r.Profile.Name}] = w
+			cell[[2]string{w.Check, r.Target.Name}] = w
 		}
 	}
 	b.WriteString("\n### Wake-up checks\n\n| operation | rules |")
 	for _, r := range reports {
-		fmt.Fprintf(&b, " %s |", r.Profile.Name)
+		fmt.Fprintf(&b, " %s |", r.Target.Name)
 	}
 	b.WriteString("\n|---|---|")
 	for range reports {
@@ -355,7 +355,7 @@ func renderConcurrent(reports []concurrent.Report) string {
 	for _, ch := range checks {
 		fmt.Fprintf(&b, "| %s | %s |", ch, cell[[2]string{ch, ""}].Rules)
 		for _, r := range reports {
-			w, ok := cell[[2]string{ch, r.Profile.Name}]
+			w, ok := cell[[2]string{ch, r.Target.Name}]
 			if !ok {
 				b.WriteString(" not run |")
 				continue
@@ -368,14 +368,14 @@ func renderConcurrent(reports []concurrent.Report) string {
 	for _, r := range reports {
 		for _, w := range r.Wakeups {
 			if w.Outcome != conformance.Pass {
-				notes = append(notes, fmt.Sprintf("- `%s`, %s (%s): %s", r.Profile.Name, w.Check, w.Outcome, firstLine(w.Detail)))
+				notes = append(notes, fmt.Sprintf("- `%s`, %s (%s): %s", r.Target.Name, w.Check, w.Outcome, firstLine(w.Detail)))
 			}
 		}
 		for _, v := range r.Conservation.Violations {
-			notes = append(notes, fmt.Sprintf("- `%s`, conservation: %s", r.Profile.Name, firstLine(v)))
+			notes = append(notes, fmt.Sprintf("- `%s`, conservation: %s", r.Target.Name, firstLine(v)))
 		}
 		if l := r.Linearizability; l != nil && l.Detail != "" {
-			notes = append(notes, fmt.Sprintf("- `%s`, linearizability: %s", r.Profile.Name, firstLine(l.Detail)))
+			notes = append(notes, fmt.Sprintf("- `%s`, linearizability: %s", r.Target.Name, firstLine(l.Detail)))
 		}
 	}
 	if len(notes) > 0 {
@@ -386,7 +386,7 @@ func renderConcurrent(reports []concurrent.Report) string {
 	for _, r := range reports {
 		for _, f := range r.Findings {
 			found = true
-			fmt.Fprintf(&b, "#### %s: %s\n\n", r.Profile.Name, f.Title)
+			fmt.Fprintf(&b, "#### %s: %s\n\n", r.Target.Name, f.Title)
 			if f.Rate != "" {
 				fmt.Fprintf(&b, "Reproduced in %s (conformance/upstream, the reproduction subtest).", f.Rate)
 			}

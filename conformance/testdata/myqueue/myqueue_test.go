@@ -24,8 +24,8 @@ type target struct {
 
 func (t target) Advance(d time.Duration) { t.clock.Step(d) }
 
-func (t target) Profile() conformance.Profile {
-	return conformance.Profile{
+func (t target) Info() conformance.TargetInfo {
+	return conformance.TargetInfo{
 		Name:        "myqueue",
 		Description: "myqueue: schedq's queue keeping a re-added pod's first attempt",
 		Blocking:    true, // Pop waits on an empty activeQ

@@ -60,7 +60,7 @@ type Target struct {
 	q        *queue.PriorityQueue
 	clock    *testingclock.FakeClock
 	logger   klog.Logger
-	profile  conformance.Profile
+	profile  conformance.TargetInfo
 	cfg      spec.Config
 	inFlight map[spec.PodKey]*framework.QueuedPodInfo
 	closed   bool // so that cleanup does not close twice: upstream Close panics then
@@ -77,8 +77,8 @@ var (
 
 // Classic returns a NewTarget for v1.33.13 with the classic gates.
 func Classic() conformance.NewTarget {
-	return newTarget(false, conformance.Profile{
-		Name:        conformance.ProfileUpstream133Classic,
+	return newTarget(false, conformance.TargetInfo{
+		Name:        conformance.TargetUpstream133Classic,
 		Description: "kube-scheduler v1.33.13, SchedulerQueueingHints=false, SchedulerPopFromBackoffQ=false",
 	})
 }
@@ -86,13 +86,13 @@ func Classic() conformance.NewTarget {
 // QueueingHints returns a NewTarget for v1.33.13 with its default gates
 // (queueing hints and pop-from-backoffQ on).
 func QueueingHints() conformance.NewTarget {
-	return newTarget(true, conformance.Profile{
-		Name:        conformance.ProfileUpstream133Hints,
+	return newTarget(true, conformance.TargetInfo{
+		Name:        conformance.TargetUpstream133Hints,
 		Description: "kube-scheduler v1.33.13, default gates (SchedulerQueueingHints=true, SchedulerPopFromBackoffQ=true)",
 	})
 }
 
-func newTarget(hints bool, prof conformance.Profile) conformance.NewTarget {
+func newTarget(hints bool, prof conformance.TargetInfo) conformance.NewTarget {
 	prof.Blocking = true
 	prof.SilentNoOps = true
 	// Classic mode counts as R14 says; with queueing hints the counts
@@ -244,8 +244,8 @@ func toInfo(pi *framework.QueuedPodInfo) spec.QueuedPodInfo {
 	return out
 }
 
-// Profile implements conformance.Target.
-func (t *Target) Profile() conformance.Profile { return t.profile }
+// Info implements conformance.Target.
+func (t *Target) Info() conformance.TargetInfo { return t.profile }
 
 // Advance implements conformance.Target.
 func (t *Target) Advance(d time.Duration) { t.clock.Step(d) }

@@ -7,7 +7,7 @@
 // and SchedulerPopFromBackoffQ is still a gate, beta and on by default
 // (pkg/features/kube_features.go:2119), so backoff expiries are aligned to
 // 1s windows. The classic scenarios where this shows are declared as known
-// differences of conformance.ProfileUpstream137. It is the reference of
+// differences of conformance.TargetUpstream137. It is the reference of
 // schedq's hints profile (spec.ProfileHints): built with a config of that
 // profile, the target plugs in the config's queueing hints and PreEnqueue
 // plugins (hints.go), reports the hint fields and the in-flight list
@@ -101,9 +101,9 @@ var (
 )
 
 // Profile is what the target claims.
-func Profile() conformance.Profile {
-	return conformance.Profile{
-		Name:        conformance.ProfileUpstream137,
+func Profile() conformance.TargetInfo {
+	return conformance.TargetInfo{
+		Name:        conformance.TargetUpstream137,
 		Description: "kube-scheduler v1.37.2 (queueing hints locked on; moveRequestCycle removed)",
 		Blocking:    true,
 		SilentNoOps: true,
@@ -119,7 +119,7 @@ func Profile() conformance.Profile {
 // observes everything the profile's invariants are stated over, so the
 // suite checks them (spec.CheckStep: I1, I2h-I5h, I6, I7) on the real
 // queue after every step. It also reports the metrics (R14h, metrics.go).
-func HintsProfile() conformance.Profile {
+func HintsProfile() conformance.TargetInfo {
 	p := Profile()
 	p.Observes.Metrics = true
 	p.Observes.HintCounts = true
@@ -307,8 +307,8 @@ func toInfo(pi *framework.QueuedPodInfo) spec.QueuedPodInfo {
 	return out
 }
 
-// Profile implements conformance.Target.
-func (t *Target) Profile() conformance.Profile {
+// Info implements conformance.Target.
+func (t *Target) Info() conformance.TargetInfo {
 	if t.hints {
 		return HintsProfile()
 	}

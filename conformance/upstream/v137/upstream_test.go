@@ -9,7 +9,7 @@ import (
 
 // TestV137 runs kube-scheduler v1.37.2's queue, with its default gates,
 // against the whole suite. Scenarios where it differs by design are declared
-// known differences of conformance.ProfileUpstream137.
+// known differences of conformance.TargetUpstream137.
 //
 // The hints random runs leave the metrics out (IgnoreMetrics; the
 // scenarios compare them): v1.37.2 counts a gated pod that a move request
