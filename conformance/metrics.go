@@ -201,6 +201,13 @@ func (mm *metricsModel) expected(s *spec.Snapshot) Metrics {
 		},
 		IncomingPods: maps.Clone(mm.incoming),
 	}
+	// Gated pods (R17, both profiles) count as "gated", not "unschedulable".
+	for i := range s.UnschedulablePods {
+		if s.UnschedulablePods[i].Gated() {
+			m.PendingPods[MetricQueueGated]++
+			m.PendingPods[MetricQueueUnschedulable]--
+		}
+	}
 	if !mm.hints() {
 		return m
 	}
@@ -210,12 +217,6 @@ func (mm *metricsModel) expected(s *spec.Snapshot) Metrics {
 			for _, p := range pods[i].Rejectors() {
 				m.UnschedulablePods[p]++
 			}
-		}
-	}
-	for i := range s.UnschedulablePods {
-		if s.UnschedulablePods[i].Gated() {
-			m.PendingPods[MetricQueueGated]++
-			m.PendingPods[MetricQueueUnschedulable]--
 		}
 	}
 	return m

@@ -100,6 +100,11 @@ func opNotApplicable(tg Target, op schedqtest.Op) string {
 	if tg == nil {
 		return ""
 	}
+	if op.NeedsObjectQueue() {
+		if _, ok := tg.(spec.ObjectQueue); !ok {
+			return "the target takes no caller objects or update verdicts (spec.ObjectQueue, R19)"
+		}
+	}
 	if op.Kind == schedqtest.KindNominate || op.Kind == schedqtest.KindNominated {
 		if _, ok := tg.(spec.Nominator); !ok {
 			return "the target has no nominator (spec.Nominator, R18)"

@@ -12,14 +12,31 @@ import (
 // Model because I3 and I6 are stated over it.
 type classic struct{}
 
-// admit (D6): no PreEnqueue plugins; the pod goes where it is sent.
+// admit (D6) is R17's classic text: a pod bound for activeQ must pass the
+// PreEnqueue plugins; refused, it is gated: the refusing plugin becomes its
+// GatingPlugin and joins its UnschedulablePlugins, and it waits in
+// unschedulablePods with its Timestamp and Attempts unchanged. A pod bound
+// for backoffQ goes there unexamined (v1.33 runs PreEnqueue on entering
+// backoffQ only with SchedulerPopFromBackoffQ on), its GatingPlugin kept.
+// Without PreEnqueue plugins every pod is admitted: R1-R14 as before.
 func (classic) admit(m *Model, info spec.QueuedPodInfo, to spec.Location) {
 	if to == spec.InBackoffQ {
 		m.pods[info.Key()] = record{info: info, loc: spec.InBackoffQ}
 		return
 	}
+	if g := m.cfg.RunPreEnqueue(info.Pod, info.GatingPlugin); g != "" {
+		info.GatingPlugin = g
+		info.UnschedulablePlugins = spec.NewPluginSet(append(slices.Clone(info.UnschedulablePlugins), g)...)
+		m.pods[info.Key()] = record{info: info, loc: spec.InUnschedulablePods}
+		return
+	}
+	info.GatingPlugin = ""
 	m.moveToActiveQ(info)
 }
+
+// fromBackoffQ (D6): a pod leaving backoffQ for activeQ (the backoffQ
+// flush, Activate) passes PreEnqueue like any pod entering activeQ (R17).
+func (c classic) fromBackoffQ(m *Model, info spec.QueuedPodInfo) { c.admit(m, info, spec.InActiveQ) }
 
 // popCandidates (D4): the maximal pods of activeQ (I5).
 func (classic) popCandidates(m *Model) []spec.PodKey {
@@ -48,14 +65,18 @@ func (classic) failed(m *Model, info spec.QueuedPodInfo, podSchedulingCycle int6
 // before touching anything, moveRequestCycle included. Otherwise each listed
 // pod that the event may help is requeued, and moveRequestCycle becomes the
 // current schedulingCycle even if no pod moved, so that pods in flight now
-// take the shortcut when they fail (I3). Moves commute, so the order of the
-// list (map order upstream) does not matter.
+// take the shortcut when they fail (I3). A pod gated by SchedulingGates is
+// not examined at all, wildcards included (R17). Moves commute, so the
+// order of the list (map order upstream) does not matter.
 func (classic) move(m *Model, keys []spec.PodKey, occ spec.Occurrence) {
 	if !m.cfg.PluginEvents.IsEventOfInterest(occ.Event) {
 		return
 	}
 	for _, k := range keys {
 		r := m.pods[k]
+		if spec.SkippedWhileGated(&r.info) {
+			continue
+		}
 		if m.cfg.PluginEvents.IsPodWorthRequeuing(r.info.UnschedulablePlugins, occ.Event) {
 			m.requeue(r.info)
 		}
@@ -89,17 +110,19 @@ func (classic) leftover(m *Model) []spec.PodKey {
 }
 
 // updateUnschedulable (D7) is R9's unschedulablePods case: if the update
-// may make the pod schedulable (spec.IsPodUpdated) it moves to backoffQ
-// when still backing off, else to activeQ. This move is not an event:
-// moveRequestCycle is left alone, as upstream.
-func (classic) updateUnschedulable(m *Model, key spec.PodKey, oldPod, newPod *spec.Pod) {
-	if spec.IsPodUpdated(oldPod, newPod) {
+// may make the pod schedulable (the caller's PodChange.Relevant, by default
+// spec.IsPodUpdated) it moves to backoffQ when still backing off, else
+// towards activeQ through PreEnqueue (R17: an update that lifts the gate
+// releases a gated pod). This move is not an event: moveRequestCycle is
+// left alone, as upstream.
+func (classic) updateUnschedulable(m *Model, key spec.PodKey, _, _ *spec.Pod, change spec.PodChange) {
+	if change.Relevant {
 		m.requeue(m.pods[key].info)
 	}
 }
 
 // updateInFlight (D5): nothing is recorded; the pod was replaced in place.
-func (classic) updateInFlight(*Model, *spec.Pod, *spec.Pod) {}
+func (classic) updateInFlight(*Model, *spec.Pod, *spec.Pod, spec.PodChange) {}
 
 // activateOther (D5) is R8 for a pod that is neither in unschedulablePods
 // nor in backoffQ (in activeQ, in flight, or unknown): upstream v1.33 sets

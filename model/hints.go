@@ -8,7 +8,7 @@ import (
 )
 
 // hints answers the decisions of spec.ProfileHints: kube-scheduler v1.37.2
-// with its default feature gates (rules R1h-R17 in spec/hints.go). Its state
+// with its default feature gates (rules R1h-R14h and R15-R19 on spec.Queue). Its state
 // is the in-flight list (R15). moveRequestCycle does not exist in this
 // profile; the shared Model keeps it at -1.
 type hints struct {
@@ -48,6 +48,10 @@ func (h *hints) place(m *Model, info spec.QueuedPodInfo, s spec.Strategy) {
 		h.admit(m, info, spec.InActiveQ)
 	}
 }
+
+// fromBackoffQ (D6) is R5h and R8h for a pod in backoffQ: it passed
+// PreEnqueue on entering backoffQ and enters activeQ unexamined.
+func (h *hints) fromBackoffQ(m *Model, info spec.QueuedPodInfo) { m.moveToActiveQ(info) }
 
 // popCandidates (D4) is R2h: the maximal pods of activeQ; activeQ being
 // empty, the first pods of backoffQ in ordering-window order.
@@ -154,10 +158,11 @@ func (h *hints) leftover(m *Model) []spec.PodKey {
 }
 
 // updateUnschedulable (D7) is R9h's unschedulablePods case: each event the
-// update raises is evaluated in turn (no gating filter) until one moves the
-// pod out of unschedulablePods.
-func (h *hints) updateUnschedulable(m *Model, key spec.PodKey, oldPod, newPod *spec.Pod) {
-	for _, ev := range spec.PodUpdateEvents(oldPod, newPod) {
+// update raises (the caller's PodChange.Events, by default
+// spec.PodUpdateEvents) is evaluated in turn (no gating filter) until one
+// moves the pod out of unschedulablePods.
+func (h *hints) updateUnschedulable(m *Model, key spec.PodKey, oldPod, newPod *spec.Pod, change spec.PodChange) {
+	for _, ev := range change.Events {
 		r := m.pods[key]
 		if s := m.cfg.PodStrategy(&r.info, spec.Occurrence{Event: ev, Old: oldPod, New: newPod}); s != spec.StrategySkip {
 			h.place(m, r.info, s)
@@ -169,9 +174,10 @@ func (h *hints) updateUnschedulable(m *Model, key spec.PodKey, oldPod, newPod *s
 }
 
 // updateInFlight (D5) is R9h's in-flight case: each event the update raises
-// is recorded for the pod's replay (R15).
-func (h *hints) updateInFlight(_ *Model, oldPod, newPod *spec.Pod) {
-	for _, ev := range spec.PodUpdateEvents(oldPod, newPod) {
+// (the caller's, or derived) is recorded for the pod's replay (R15), with
+// both pods and their objects (R19).
+func (h *hints) updateInFlight(_ *Model, oldPod, newPod *spec.Pod, change spec.PodChange) {
+	for _, ev := range change.Events {
 		h.inFlight = append(h.inFlight, spec.InFlightEntry{Event: spec.Occurrence{Event: ev, Old: oldPod, New: newPod}})
 	}
 }

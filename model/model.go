@@ -1,6 +1,6 @@
 // Package model is the executable form of the contract of spec.Queue: a
 // sequential state machine over spec types, written to be read, whose
-// methods carry out the rules R1-R13 as spec.Queue states them. Time is an
+// methods carry out the rules R1-R19 as spec.Queue states them. Time is an
 // input (Step), both flushes are explicit operations, and where the
 // contract allows more than one outcome the model says which instead of
 // picking one: PopCandidates lists every pod Pop may return.
@@ -37,7 +37,7 @@ type record struct {
 	loc  spec.Location
 }
 
-var _ spec.Queue = (*Model)(nil)
+var _ spec.ObjectQueue = (*Model)(nil)
 
 // New returns an empty model whose clock reads now.
 func New(cfg spec.Config, now time.Time) (*Model, error) {
@@ -250,8 +250,22 @@ func (m *Model) AddUnschedulableIfNotPresent(pInfo *spec.QueuedPodInfo, podSched
 
 // MoveAllToActiveOrBackoffQueue is R4 of spec.Queue.
 func (m *Model) MoveAllToActiveOrBackoffQueue(event spec.ClusterEvent, preCheck spec.PreEnqueueCheck) {
+	m.moveAll(spec.Occurrence{Event: event}, preCheck)
+}
+
+// MoveAllToActiveOrBackoffQueueWithObjects is R4 with the event's objects
+// (R19, spec.ObjectQueue).
+func (m *Model) MoveAllToActiveOrBackoffQueueWithObjects(occ spec.Occurrence, preCheck spec.PreEnqueueCheck) error {
+	if err := occ.Validate(); err != nil {
+		return err
+	}
+	m.moveAll(occ, preCheck)
+	return nil
+}
+
+func (m *Model) moveAll(occ spec.Occurrence, preCheck spec.PreEnqueueCheck) {
 	keys := m.unschedulable(func(r record) bool { return preCheck == nil || preCheck(r.info.Pod) })
-	m.p.move(m, keys, spec.Occurrence{Event: event})
+	m.p.move(m, keys, occ)
 }
 
 func (m *Model) unschedulable(keep func(record) bool) []spec.PodKey {
@@ -268,7 +282,7 @@ func (m *Model) unschedulable(keep func(record) bool) []spec.PodKey {
 func (m *Model) FlushBackoffQCompleted() {
 	for _, r := range m.pods {
 		if r.loc == spec.InBackoffQ && !m.cfg.IsBackingOff(&r.info, m.now) {
-			m.moveToActiveQ(r.info)
+			m.p.fromBackoffQ(m, r.info)
 		}
 	}
 }
@@ -295,20 +309,35 @@ func (m *Model) Activate(pods []*spec.Pod) error {
 		case ok && r.loc == spec.InUnschedulablePods:
 			m.p.admit(m, r.info, spec.InActiveQ)
 		case ok && r.loc == spec.InBackoffQ:
-			m.moveToActiveQ(r.info)
+			m.p.fromBackoffQ(m, r.info)
 		default:
+			m.p.activateOther(m, p)
+			continue
+		}
+		if m.pods[p.Key()].loc != spec.InActiveQ {
+			// PreEnqueue kept it out (R17): as for a pod not parked,
+			// upstream records the activation (R8, R8h).
 			m.p.activateOther(m, p)
 		}
 	}
 	return nil
 }
 
-// Update is R9 of spec.Queue.
+// Update is R9 of spec.Queue, with the derived verdict.
 func (m *Model) Update(oldPod, newPod *spec.Pod) error {
+	return m.UpdateWithChange(oldPod, newPod, nil)
+}
+
+// UpdateWithChange is R9 of spec.Queue with the caller's verdict on the
+// update (spec.ObjectQueue); nil derives it (spec.DerivePodChange).
+func (m *Model) UpdateWithChange(oldPod, newPod *spec.Pod, change *spec.PodChange) error {
 	if err := oldPod.Validate(); err != nil {
 		return err
 	}
 	if err := newPod.Validate(); err != nil {
+		return err
+	}
+	if err := change.Validate(); err != nil {
 		return err
 	}
 	if oldPod.Key() != newPod.Key() {
@@ -334,11 +363,15 @@ func (m *Model) Update(oldPod, newPod *spec.Pod) error {
 	}
 	r.info.Pod = newPod
 	m.pods[newPod.Key()] = r
+	c := spec.DerivePodChange(oldPod, newPod)
+	if change != nil {
+		c = *change
+	}
 	switch r.loc {
 	case spec.InUnschedulablePods:
-		m.p.updateUnschedulable(m, newPod.Key(), oldPod, newPod)
+		m.p.updateUnschedulable(m, newPod.Key(), oldPod, newPod, c)
 	case spec.InFlight:
-		m.p.updateInFlight(m, oldPod, newPod)
+		m.p.updateInFlight(m, oldPod, newPod, c)
 	}
 	return nil
 }
@@ -375,6 +408,9 @@ func (m *Model) AssignedPodAdded(pod *spec.Pod) error {
 // AssignedPodUpdated is R11 of spec.Queue for an update of an assigned pod.
 func (m *Model) AssignedPodUpdated(oldPod, newPod *spec.Pod, event spec.ClusterEvent) error {
 	if err := newPod.Validate(); err != nil {
+		return err
+	}
+	if err := event.Validate(); err != nil {
 		return err
 	}
 	if oldPod != nil {

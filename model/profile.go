@@ -15,6 +15,9 @@ type profile interface {
 	// D6 admission: put info in activeQ (to = InActiveQ) or backoffQ, or
 	// wherever admission sends it instead.
 	admit(m *Model, info spec.QueuedPodInfo, to spec.Location)
+	// D6 for a pod leaving backoffQ for activeQ (the backoffQ flush,
+	// Activate).
+	fromBackoffQ(m *Model, info spec.QueuedPodInfo)
 	// D4 Pop: the pods Pop may return now, sorted, and what Pop does to the
 	// popped pod beyond Attempts++ and the move to in flight.
 	popCandidates(m *Model) []spec.PodKey
@@ -31,11 +34,12 @@ type profile interface {
 	// it takes), and an Update of an unschedulable pod (its record already
 	// holds newPod).
 	leftover(m *Model) []spec.PodKey
-	updateUnschedulable(m *Model, key spec.PodKey, oldPod, newPod *spec.Pod)
+	updateUnschedulable(m *Model, key spec.PodKey, oldPod, newPod *spec.Pod, change spec.PodChange)
 	// D5 in-flight bookkeeping: an Update of an in-flight pod (its record
-	// already holds newPod), an Activate of a pod not parked, and a pod
+	// already holds newPod), an Activate of a pod not parked or that
+	// PreEnqueue kept parked, and a pod
 	// leaving flight (failure handed back, Done, Delete).
-	updateInFlight(m *Model, oldPod, newPod *spec.Pod)
+	updateInFlight(m *Model, oldPod, newPod *spec.Pod, change spec.PodChange)
 	activateOther(m *Model, pod *spec.Pod)
 	leftFlight(m *Model, uid spec.UID)
 	// The profile's own state: copy, compare, snapshot.

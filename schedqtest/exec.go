@@ -28,6 +28,10 @@ type Popped struct {
 	Cycle int64
 }
 
+// ErrNoObjectQueue: the queue does not implement spec.ObjectQueue, so an
+// operation with event objects or an update verdict does not apply to it.
+var ErrNoObjectQueue = errors.New("the queue takes no caller objects or update verdicts (spec.ObjectQueue, R19)")
+
 // ErrNoNominator: the queue does not implement spec.Nominator, so the
 // nominator operations do not apply to it.
 var ErrNoNominator = errors.New("the queue has no nominator (spec.Nominator)")
@@ -150,7 +154,22 @@ func (e *Executor) Apply(op Op) (Outcome, error) {
 		o.Step.Pod, o.Step.PodSchedulingCycle = info.Key(), cycle
 		o.Step.Err = q.AddUnschedulableIfNotPresent(info, cycle)
 	case KindMove:
-		q.MoveAllToActiveOrBackoffQueue(op.Event, PreCheck(op.PreCheck))
+		if !op.NeedsObjectQueue() {
+			q.MoveAllToActiveOrBackoffQueue(op.Event, PreCheck(op.PreCheck))
+			break
+		}
+		oq, ok := q.(spec.ObjectQueue)
+		if !ok {
+			return o, fmt.Errorf("%s: %w", op.Kind, ErrNoObjectQueue)
+		}
+		occ := spec.Occurrence{Event: op.Event}
+		if op.OldObject != nil {
+			occ.OldObject = op.OldObject
+		}
+		if op.NewObject != nil {
+			occ.NewObject = op.NewObject
+		}
+		o.Step.Err = oq.MoveAllToActiveOrBackoffQueueWithObjects(occ, PreCheck(op.PreCheck))
 	case KindFlushBackoff:
 		q.FlushBackoffQCompleted()
 	case KindFlushLeftover:
@@ -171,7 +190,15 @@ func (e *Executor) Apply(op Op) (Outcome, error) {
 	case KindUpdate:
 		old, nw := e.UpdatePods(op)
 		o.Step.Pod = nw.Key()
-		if o.Step.Err = q.Update(old, nw); o.Step.Err == nil {
+		update := q.Update
+		if op.Change != nil {
+			oq, ok := q.(spec.ObjectQueue)
+			if !ok {
+				return o, fmt.Errorf("%s: %w", op.Kind, ErrNoObjectQueue)
+			}
+			update = func(old, nw *spec.Pod) error { return oq.UpdateWithChange(old, nw, op.Change) }
+		}
+		if o.Step.Err = update(old, nw); o.Step.Err == nil {
 			e.versions[nw.Key()] = nw
 		}
 	case KindDelete:

@@ -29,6 +29,7 @@ var standardQueueingHints = []named[spec.QueueingHintFn]{
 	{"FitLabelHint", FitLabelHint},
 	{"GateHint", GateHint},
 	{"FlakyHint", FlakyHint},
+	{"NodeZoneHint", NodeZoneHint},
 }
 
 // standardPreEnqueue are the named PreEnqueue plugin functions, one line

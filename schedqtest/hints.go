@@ -91,6 +91,23 @@ func FlakyHint(*spec.Pod, spec.Occurrence) (spec.QueueingHint, error) {
 	return spec.HintSkip, ErrFlaky
 }
 
+// NodeZoneHint is Fit's hint for NodeAdd in a scenario with "config
+// profile=hints zone-hint=on": it reads the event's node object (R19).
+// Queue when the pod has no zone label or the node's zone label equals
+// it, QueueSkip otherwise. Without a node object (a move with none, or an
+// object of another type) it cannot tell and returns an error, which
+// counts as Queue (R16).
+func NodeZoneHint(p *spec.Pod, ev spec.Occurrence) (spec.QueueingHint, error) {
+	n, err := spec.ObjectAs[*Node](ev.NewObject)
+	if err != nil {
+		return spec.HintQueue, err
+	}
+	if z, ok := p.Labels["zone"]; !ok || n.Labels["zone"] == z {
+		return spec.HintQueue, nil
+	}
+	return spec.HintSkip, nil
+}
+
 // GateAdmits is the Gate PreEnqueue plugin: it refuses pods labelled
 // gated=yes.
 func GateAdmits(p *spec.Pod) bool { return p.Labels["gated"] != "yes" }
@@ -111,6 +128,18 @@ func HintsConfig() spec.Config {
 	}
 	cfg.PreEnqueuePlugins = spec.PreEnqueuePlugins{PluginGate: GateAdmits, PluginHold: HoldAdmits}
 	return cfg
+}
+
+// ClassicGates are the PreEnqueue plugins of a classic scenario with
+// "config gates=on" (R17): SchedulingGates, which refuses pods labelled
+// gated=yes (GateAdmits) and, as v1.33's plugin with queueing hints off,
+// registers no event, so that only an update of the pod or Activate lifts
+// its gate and no move request examines the pods it gates; and Hold, which
+// refuses pods labelled hold=yes (HoldAdmits), registers no event either,
+// and is an ordinary PreEnqueue plugin: move requests do examine the pods
+// it gates (a wildcard requeues them, and PreEnqueue runs again).
+func ClassicGates() spec.PreEnqueuePlugins {
+	return spec.PreEnqueuePlugins{spec.PluginSchedulingGates: GateAdmits, PluginHold: HoldAdmits}
 }
 
 // ConfigFor returns the config a scenario of profile p starts from:

@@ -164,6 +164,66 @@ type Op struct {
 	// NominatedNodeName, empty for scenario pods: the nomination is
 	// dropped); otherwise spec.NominateOverride.
 	Noop bool
+	// OldObject, NewObject: move, the event's caller objects
+	// ("old=node(...)", "new=node(...)", R19); nil: none. A move with an
+	// object needs a spec.ObjectQueue.
+	OldObject, NewObject *Node
+	// Change: update, the caller's verdict ("relevant=yes|no",
+	// "events=(...)", spec.PodChange); nil: the queue derives it. An
+	// update with a verdict needs a spec.ObjectQueue.
+	Change *spec.PodChange
+}
+
+// NeedsObjectQueue reports whether the operation carries what only a
+// spec.ObjectQueue takes: event objects or an update verdict.
+func (o Op) NeedsObjectQueue() bool {
+	return o.OldObject != nil || o.NewObject != nil || o.Change != nil
+}
+
+// Node is the caller object of the scenario language (R19): a node with a
+// name and labels, written node(name=n1,labels=(zone=a,disk=ssd)). Queues
+// hand it to the queueing hints untouched; NodeZoneHint reads it.
+type Node struct {
+	Name   string
+	Labels map[string]string
+}
+
+// String is the node as the language writes it; states print the objects
+// of recorded events this way.
+func (n *Node) String() string {
+	s := "node(name=" + n.Name
+	if len(n.Labels) > 0 {
+		s += ",labels=(" + labelList(n.Labels) + ")"
+	}
+	return s + ")"
+}
+
+// ParseNode is the inverse of Node.String.
+func ParseNode(s string) (*Node, error) {
+	inner, ok := strings.CutPrefix(s, "node(name=")
+	if !ok || !strings.HasSuffix(inner, ")") {
+		return nil, fmt.Errorf("object %q: want node(name=N) or node(name=N,labels=(k=v,...))", s)
+	}
+	inner = strings.TrimSuffix(inner, ")")
+	n := &Node{Name: inner}
+	if name, labels, ok := strings.Cut(inner, ",labels=("); ok {
+		n.Name = name
+		if !strings.HasSuffix(labels, ")") {
+			return nil, fmt.Errorf("object %q: labels=(...) is not closed", s)
+		}
+		n.Labels = map[string]string{}
+		for _, kv := range strings.Split(strings.TrimSuffix(labels, ")"), ",") {
+			k, v, ok := strings.Cut(kv, "=")
+			if !ok || k == "" {
+				return nil, fmt.Errorf("object %q: label %q is not key=value", s, kv)
+			}
+			n.Labels[k] = v
+		}
+	}
+	if n.Name == "" || strings.ContainsAny(n.Name, "(),= ") {
+		return nil, fmt.Errorf("object %q: the node needs a plain name", s)
+	}
+	return n, nil
 }
 
 // Rule is the rule the operation performs.
@@ -265,6 +325,8 @@ func OpFromArgs(cmd string, args []datadriven.CmdArg) (Op, error) {
 	case KindMove:
 		op.Event = p.event(p.positional("event name"))
 		op.PreCheck = p.list("precheck")
+		op.OldObject = p.object("old")
+		op.NewObject = p.object("new")
 	case KindFlushBackoff, KindFlushLeftover, KindClose:
 	case KindTick:
 		s := p.positional("duration")
@@ -288,6 +350,7 @@ func OpFromArgs(cmd string, args []datadriven.CmdArg) (Op, error) {
 		if p.has("rename") {
 			op.Rename = p.str("rename")
 		}
+		op.Change = p.change()
 	case KindAssignedUpdate:
 		op.Pod = p.podRef(false, true)
 		if p.has("old-labels") {
@@ -417,6 +480,39 @@ func (p *argParser) event(name string) spec.ClusterEvent {
 	return e
 }
 
+// object parses key=node(...), nil if absent.
+func (p *argParser) object(key string) *Node {
+	if !p.has(key) {
+		return nil
+	}
+	n, err := ParseNode(p.str(key))
+	if err != nil {
+		p.fail("%s=: %v", key, err)
+	}
+	return n
+}
+
+// change parses "relevant=yes|no events=(E,...)", nil if neither is given.
+func (p *argParser) change() *spec.PodChange {
+	if !p.has("relevant") && !p.has("events") {
+		return nil
+	}
+	c := &spec.PodChange{}
+	if p.has("relevant") {
+		switch v := p.str("relevant"); v {
+		case "yes":
+			c.Relevant = true
+		case "no":
+		default:
+			p.fail("relevant=%s: want yes or no", v)
+		}
+	}
+	for _, name := range p.list("events") {
+		c.Events = append(c.Events, p.event(name))
+	}
+	return c
+}
+
 func (p *argParser) name() string {
 	if p.has("name") {
 		return p.str("name")
@@ -466,6 +562,17 @@ func (o Op) String() string {
 			if o.Rename != "" {
 				w = append(w, "rename="+o.Rename)
 			}
+			if c := o.Change; c != nil {
+				rel := "no"
+				if c.Relevant {
+					rel = "yes"
+				}
+				evs := make([]string, len(c.Events))
+				for i, e := range c.Events {
+					evs[i] = EventName(e)
+				}
+				w = append(w, "relevant="+rel, "events=("+strings.Join(evs, ",")+")")
+			}
 		}
 		if o.Kind == KindAssignedUpdate {
 			if o.OldLabels != nil {
@@ -507,6 +614,12 @@ func (o Op) String() string {
 		w = append(w, EventName(o.Event))
 		if o.PreCheck != nil {
 			w = append(w, "precheck=("+strings.Join(o.PreCheck, ",")+")")
+		}
+		if o.OldObject != nil {
+			w = append(w, "old="+o.OldObject.String())
+		}
+		if o.NewObject != nil {
+			w = append(w, "new="+o.NewObject.String())
 		}
 	case KindTick:
 		w = append(w, o.Duration.String())

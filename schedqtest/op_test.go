@@ -36,6 +36,10 @@ func TestParseOpRoundTrip(t *testing.T) {
 		"move AssignedPod/UpdatePodScaleDown",
 		"move Pod/Delete|UpdatePodScaleDown",
 		"move storage.k8s.io/StorageClass/Add",
+		"move NodeAdd new=node(name=n1)",
+		"move NodeAdd old=node(name=n1) new=node(name=n1,labels=(disk=ssd,zone=a))",
+		"move Node/UpdateNodeDeclaredFeature|UpdateNodePreemptionPolicy",
+		"move AssignedPod/UpdatePodOther|UpdatePodScaleUp",
 		"flush-backoff",
 		"flush-leftover",
 		"tick 1s",
@@ -50,6 +54,8 @@ func TestParseOpRoundTrip(t *testing.T) {
 		"update a labels=(v=x)",
 		"update a touch",
 		"update a rename=b",
+		"update a relevant=yes events=()",
+		"update a labels=(v=x) relevant=no events=(TargetPod/UpdatePodLabel,TargetPod/UpdatePodToleration)",
 		"delete a",
 		"delete nil",
 		"assigned-add web-0 labels=(app=web)",
@@ -120,6 +126,11 @@ func TestParseOpSynonyms(t *testing.T) {
 // Bad lines get an error that says what is wrong: "line => part of the
 // error".
 const badLines = `
+move NodeAdd new=pod(a) => want node(name=N)
+move NodeAdd new=node(name=) => plain name
+move NodeAdd new=node(name=n1,labels=(zone)) => not key=value
+update a relevant=maybe => want yes or no
+update a events=(Bogus) => unknown event
                          => empty
 frobnicate a             => unknown operation
 add                      => missing pod name

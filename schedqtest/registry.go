@@ -71,6 +71,9 @@ var actions = []struct {
 	{"UpdatePodScaleDown", spec.UpdatePodScaleDown}, {"UpdatePodToleration", spec.UpdatePodToleration},
 	{"UpdatePodSchedulingGatesEliminated", spec.UpdatePodSchedulingGatesEliminated},
 	{"UpdatePodGeneratedResourceClaim", spec.UpdatePodGeneratedResourceClaim},
+	{"UpdatePodOther", spec.UpdatePodOther}, {"UpdatePodScaleUp", spec.UpdatePodScaleUp},
+	{"UpdateNodeDeclaredFeature", spec.UpdateNodeDeclaredFeature},
+	{"UpdateNodePreemptionPolicy", spec.UpdateNodePreemptionPolicy},
 }
 
 // EventName is the name of e in the language: a standard name if e is one

@@ -2,6 +2,7 @@ package schedqtest
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -95,6 +96,13 @@ type ConfigChange struct {
 	Leftover       time.Duration // leftover=: PodMaxInUnschedulablePodsDuration
 	// NoBackoff is "max-backoff=0s": PodMaxBackoffDuration 0.
 	NoBackoff bool
+	// Gates is "gates=on" in a classic scenario: the classic config with
+	// the PreEnqueue plugins of ClassicGates (R17).
+	Gates bool
+	// ZoneHint is "zone-hint=on" in a hints scenario: Fit's NodeAdd
+	// registration gets NodeZoneHint, which reads the event's node
+	// object (R19).
+	ZoneHint bool
 }
 
 // IsZero reports whether the change changes nothing.
@@ -121,6 +129,13 @@ func (c ConfigChange) Apply(cfg spec.Config) spec.Config {
 	if c.Profile != spec.ProfileClassic {
 		cfg.Profile = c.Profile
 	}
+	if c.Gates {
+		cfg.PreEnqueuePlugins = ClassicGates()
+	}
+	if c.ZoneHint {
+		cfg.QueueingHints = maps.Clone(cfg.QueueingHints)
+		cfg.QueueingHints[spec.HintKey{Plugin: PluginFit, Event: NodeAdd}] = NodeZoneHint
+	}
 	return cfg
 }
 
@@ -132,6 +147,12 @@ func (c ConfigChange) String() string {
 	}
 	if c.NoBackoff {
 		w = append(w, "max-backoff=0s")
+	}
+	if c.Gates {
+		w = append(w, "gates=on")
+	}
+	if c.ZoneHint {
+		w = append(w, "zone-hint=on")
 	}
 	for _, f := range []struct {
 		k string
@@ -160,6 +181,16 @@ func ParseConfig(args []datadriven.CmdArg) (ConfigChange, error) {
 			}
 			c.Profile = p
 			continue
+		case "gates", "zone-hint":
+			if len(a.Vals) != 1 || a.Vals[0] != "on" {
+				return c, fmt.Errorf("config: write %s=on", a.Key)
+			}
+			if a.Key == "gates" {
+				c.Gates = true
+			} else {
+				c.ZoneHint = true
+			}
+			continue
 		case "initial-backoff":
 			dst = &c.InitialBackoff
 		case "max-backoff":
@@ -167,7 +198,7 @@ func ParseConfig(args []datadriven.CmdArg) (ConfigChange, error) {
 		case "leftover":
 			dst = &c.Leftover
 		default:
-			return c, fmt.Errorf("config: unknown setting %q (want profile, initial-backoff, max-backoff, leftover)", a.Key)
+			return c, fmt.Errorf("config: unknown setting %q (want profile, gates, zone-hint, initial-backoff, max-backoff, leftover)", a.Key)
 		}
 		if len(a.Vals) != 1 {
 			return c, fmt.Errorf("config: %s takes one duration", a.Key)
@@ -181,6 +212,12 @@ func ParseConfig(args []datadriven.CmdArg) (ConfigChange, error) {
 			return c, fmt.Errorf("config: %s=%s: want a positive Go duration", a.Key, a.Vals[0])
 		}
 		*dst = d
+	}
+	if c.Gates && c.Profile != spec.ProfileClassic {
+		return c, fmt.Errorf("config: gates=on is for the classic profile; the hints profile always has its PreEnqueue plugins")
+	}
+	if c.ZoneHint && c.Profile != spec.ProfileHints {
+		return c, fmt.Errorf("config: zone-hint=on is for the hints profile; the classic profile has no queueing hints")
 	}
 	return c, nil
 }

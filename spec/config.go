@@ -35,8 +35,9 @@ type Config struct {
 	// Functions do not serialize: a config saved as JSON (a recorded
 	// history) loses them, and whoever reads it must supply them again.
 	QueueingHints QueueingHints `json:"-"`
-	// PreEnqueuePlugins are the hints profile's PreEnqueue plugins (R17).
-	// Classic: empty. Not serialized, like QueueingHints.
+	// PreEnqueuePlugins are the PreEnqueue plugins of either profile
+	// (R17): scheduling gates and their like. Not serialized, like
+	// QueueingHints.
 	PreEnqueuePlugins PreEnqueuePlugins `json:"-"`
 }
 
@@ -99,6 +100,8 @@ func (c Config) Validate() error {
 		for _, e := range evs {
 			if e.Resource == "" || e.ActionType == 0 {
 				errs = append(errs, fmt.Errorf("plugin %q registers an event with no resource or action: %+v", plugin, e))
+			} else if err := e.ActionType.Validate(); err != nil {
+				errs = append(errs, fmt.Errorf("plugin %q registers %s: %w", plugin, e.Resource, err))
 			}
 		}
 	}

@@ -13,13 +13,14 @@
 //   - ProfileClassic (the zero value): the classic upstream queue,
 //     kube-scheduler v1.33.13, pkg/scheduler/backend/queue, with the feature
 //     gates SchedulerQueueingHints and SchedulerPopFromBackoffQ off. Rules
-//     R1-R14 and invariants I1-I6 below.
+//     R1-R14 and invariants I1-I6 below, and R17-R19.
 //   - ProfileHints: the queue kube-scheduler runs today, v1.37.2 with its
 //     default gates: queueing hints, the in-flight list, Pop from backoffQ,
 //     PreEnqueue plugins and scheduling gates. Its rules are R1h-R14h (the
-//     hints-profile answer to Rn) and R15-R18, its invariants I2h-I5h and I7
-//     beside the shared I1 and I6; they are stated in hints.go and
-//     hints_invariants.go. The nominator (R18) belongs to both profiles.
+//     hints-profile answer to Rn) and R15-R19, stated on Queue's methods
+//     under the classic text, its invariants I2h-I5h and I7 beside the
+//     shared I1 and I6 (hints_invariants.go). PreEnqueue (R17), the
+//     nominator (R18) and caller objects (R19) belong to both profiles.
 //
 // The overview below is the classic profile's.
 //
@@ -67,6 +68,9 @@
 //	R12  Done                            a pod in flight leaves the queue
 //	R13  Close                           Pop returns ErrClosed; flushes stop
 //	R14  metrics                         scheduler_pending_pods, scheduler_queue_incoming_pods_total
+//	R17  PreEnqueue                      a refused pod waits gated in unschedulablePods
+//	R18  nominator                       the pods nominated to each node
+//	R19  caller objects                  kept untouched, handed to hints, recorded for replay
 //
 // # Invariants
 //

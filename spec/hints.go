@@ -3,130 +3,22 @@ package spec
 import (
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 	"strings"
 	"time"
 )
 
-// The hints profile (ProfileHints): the queue kube-scheduler v1.37.2 runs
-// with its default feature gates. Its rules replace the classic rule of the
-// same number where they differ (R1h..R14h) and add R15..R17; a classic rule
-// without an "h" twin holds unchanged. The operations keep their classic ids
-// in Step.Rule (Step names the operation; the profile says which text of the
-// rule applies).
-//
-// Words: the rejectors of a pod are its UnschedulablePlugins together with
-// its PendingPlugins. A pod is gated while a PreEnqueue plugin refuses it
-// (GatingPlugin is not empty). The in-flight list is the ordered list of
-// markers (one per pod in flight, placed where its Pop happened) and event
-// records (events received while some pod was in flight).
-//
-// R1h Add: a new pod (Timestamp now, no counts, no rejectors) must pass the
-// PreEnqueue plugins (R17): admitted, it enters activeQ; refused, it waits
-// in unschedulablePods, gated. Key handling is classic R1: a pod in activeQ
-// or in flight is ErrAlreadyQueued, a pod parked in backoffQ or
-// unschedulablePods is replaced by the fresh entry. Upstream v1.37.2 instead
-// replaces an activeQ entry, leaves a backoffQ entry where it is while also
-// adding the fresh one to activeQ, and adds an in-flight pod to activeQ a
-// second time; schedq keeps one place per pod (I1).
-//
-// R2h Pop: a maximal pod of activeQ (I5); when activeQ is empty, the first
-// pod of backoffQ in ordering-window order (BackoffPopCandidates), whether
-// or not its backoff completed; a pod no plugin rejected (an error retry) is
-// never taken this way. Attempts++, schedulingCycle++, the pod is in flight
-// and its marker is appended to the in-flight list. Pop clears nothing: the
-// rejectors stay until the pod is handed back (the scheduler replaces them).
-// Blocking Pop waits while activeQ and the rejected part of backoffQ are
-// both empty.
-//
-// R3h AddUnschedulableIfNotPresent: a pod in activeQ, backoffQ or
-// unschedulablePods is ErrAlreadyQueued. Otherwise: no rejectors ->
-// ConsecutiveErrorsCount++; some -> UnschedulableCount++ and
-// ConsecutiveErrorsCount = 0. Timestamp = now, FlushTimestamp cleared. The
-// event records after the pod's marker are replayed through its rejectors'
-// hints (ReplayStrategy): StrategySkip parks it in unschedulablePods;
-// StrategyAfterBackoff sends it to backoffQ while it is backing off (always
-// true for a fresh failure unless max backoff is 0), else to activeQ;
-// StrategyImmediately (a pending plugin said Queue) to activeQ. Either way
-// it must pass PreEnqueue first (R17). Then the pod leaves flight as in R12h.
-//
-// R4h MoveAllToActiveOrBackoffQueue: an event of no interest
-// (IsEventOfInterestHints) changes nothing and is not recorded. Otherwise
-// every unschedulable pod passing preCheck is evaluated alone: a gated pod is
-// skipped unless the event is a wildcard or matches an event its gating
-// plugin registered; PodStrategy decides skip / after backoff /
-// immediately, and the pod moves as in R3h. Then, if any pod is in flight,
-// the event is appended to the in-flight list (R15). There is no
-// moveRequestCycle: it stays -1.
-//
-// R5h flushBackoffQCompleted: backoffQ pods that are no longer backing off
-// (R7h) move to activeQ, without PreEnqueue (they passed it on entering
-// backoffQ).
-//
-// R6h flushUnschedulablePodsLeftover: a pod (gated ones included) whose
-// later of Timestamp and FlushTimestamp lies strictly more than
-// PodMaxInUnschedulablePodsDuration in the past gets FlushTimestamp = now
-// and is moved as in R4h with the wildcard UnschedulableTimeout (so the
-// gated filter does not apply and the hints are not asked). Nothing happens
-// when no pod qualifies.
-//
-// R7h Backoff: count = ConsecutiveErrorsCount if positive, else
-// UnschedulableCount; the duration is HintsBackoffDuration(count) (0 for
-// count 0 and for a max backoff of 0, which switches backoff off); the
-// expiry is Timestamp + duration truncated to its one-second ordering
-// window (BackoffOrderingWindow); a pod is still backing off while its
-// expiry is not before the start of the current window.
-//
-// R8h Activate: a pod in unschedulablePods moves to activeQ if PreEnqueue
-// admits it (else it stays, gated); a pod in backoffQ moves to activeQ. A
-// pod in flight gets a ForceActivate event record aimed at it alone (its
-// replay answers StrategyAfterBackoff for it and skips every other pod).
-// Any other pod: nothing (no moveRequestCycle).
-//
-// R9h Update: the events of the change are PodUpdateEvents(old, new). In
-// flight with the same UID: the pod is replaced in its in-flight entry and
-// each event is recorded for it (R15). In flight under another UID: as
-// R9, the old object's attempt ends as by R10h (its marker leaves the
-// list) and the new pod is added as by R1h. In activeQ or backoffQ:
-// replaced in place. In unschedulablePods: replaced, then each event in
-// turn is evaluated as in R4h (without the gated filter) until one moves
-// the pod. Unknown: R1h.
-//
-// R10h Delete: as R10; a deleted in-flight pod also loses its marker, as in
-// R12h. (Upstream v1.37.2 leaves an in-flight pod in flight until Done.)
-//
-// R11h AssignedPodAdded/Updated: a move request (R4h) over every
-// unschedulable pod, with the assigned pod as the event's object: no
-// affinity pre-filter, the hints decide. (v1.37.2 has no such queue methods;
-// its event handlers call MoveAllToActiveOrBackoffQueue that way.)
-//
-// R12h Done: the pod leaves flight, its marker leaves the in-flight list,
-// and event records at the front of the list are dropped up to the first
-// remaining marker: no pod still in flight needs them. So the list is empty
-// whenever nothing is in flight (I7).
-//
-// R13h Close: as R13. (Upstream v1.37.2 also ends every in-flight pod.)
-//
-// R14h Metrics, as v1.37.2 names them: scheduler_pending_pods{queue} with
-// queue "active", "backoff", "unschedulable" (not gated) and "gated"; in
-// flight pods are in none. scheduler_queue_incoming_pods_total{queue,event}
-// counts every entry into activeQ (replacements included) and backoffQ,
-// and every entry of a key new to unschedulablePods, with event labels
-// "UnscheduledPodAdd" (R1h, and R9h of an unknown pod; v1.37.2 renamed the
-// resource, classic says "UnschedulablePodAdd"), "ScheduleAttemptFailure",
-// "BackoffComplete", "ForceActivate", "UnschedulableTimeout", a move
-// request's or an update's event label (e.g. "NodeAdd",
-// "TargetPodUpdatePodLabel"), and ("active", "PopFromBackoffQ") for R2h's
-// pop from backoffQ. scheduler_unschedulable_pods{plugin,profile}: for each
-// plugin, the queued (not in flight) pods that have it as a rejector (Pop
-// and Delete subtract, R3h and a new PreEnqueue refusal add).
-//
-// R15 In-flight list: see R2h, R4h, R8h, R9h, R12h. Only events of interest
-// are recorded, only while some pod is in flight.
-//
-// R16 Queueing hints: see QueueingHints and PodStrategy.
-//
-// R17 PreEnqueue: see PreEnqueuePlugins and Config.RunPreEnqueue.
+// The rule ids of the hints profile (ProfileHints): the queue
+// kube-scheduler v1.37.2 runs with its default feature gates. R1h-R14h
+// replace the classic rule of the same number where they differ; a classic
+// rule without an "h" twin holds unchanged; R15 (the in-flight list) and
+// R16 (queueing hints) are the hints profile's own; R17 (PreEnqueue), R18
+// (the nominator) and R19 (caller objects) hold in both. Their text is on
+// Queue and its methods, each under the classic text of the same number
+// (go doc ./spec Queue). The operations keep their classic ids in
+// StepRecord.Rule (it names the operation; Profile.Rule names the text
+// that applies).
 const (
 	R1hAdd                Rule = "R1h Add"
 	R2hPop                Rule = "R2h Pop"
@@ -144,7 +36,9 @@ const (
 	R14hMetrics           Rule = "R14h Metrics"
 	R15InFlight           Rule = "R15 in-flight pods and events"
 	R16QueueingHints      Rule = "R16 queueing hints"
-	R17PreEnqueue         Rule = "R17 PreEnqueue"
+	// R17PreEnqueue holds in both profiles, with a classic and a hints
+	// text (Queue's PreEnqueue section); its id is the same in both.
+	R17PreEnqueue Rule = "R17 PreEnqueue"
 )
 
 // hintsTwins maps each classic rule to its hints-profile text.
@@ -167,7 +61,8 @@ func (p Profile) Rule(r Rule) Rule {
 }
 
 // HintFields are what the hints profile tracks per pod beyond the classic
-// QueuedPodInfo. In the classic profile they stay zero.
+// QueuedPodInfo. In the classic profile they stay zero, GatingPlugin
+// aside (R17).
 type HintFields struct {
 	// UnschedulableCount counts the failures with at least one rejector
 	// (R3h); it drives the backoff (R7h).
@@ -180,7 +75,8 @@ type HintFields struct {
 	// sends the pod to activeQ without backoff (R16).
 	PendingPlugins PluginSet
 	// GatingPlugin is the PreEnqueue plugin that refused the pod last; a pod
-	// with one is gated and waits in unschedulablePods (R17).
+	// with one is gated and waits in unschedulablePods (R17). The one hint
+	// field the classic profile sets too.
 	GatingPlugin string
 	// FlushTimestamp is when the leftover flush last took the pod (R6h);
 	// zero if never since its last failure.
@@ -248,14 +144,26 @@ func (q *QueuedPodInfo) Rejectors() PluginSet {
 // hints profile.
 const ResourceTargetPod EventResource = "TargetPod"
 
-// Occurrence is one event as it happened: the event and the pod objects it
-// carries (nil when the event is not about a pod, or the object is absent).
-// Hints see occurrences, and the in-flight list records them.
+// Occurrence is one event as it happened, with the objects it carries
+// (R19). Old and New are the pod objects of a pod event (an assigned pod
+// added or updated, an update of the pod itself, the pod ForceActivate
+// aims at); OldObject and NewObject are the caller's objects of any other
+// event (a Node, a PersistentVolume, a ResourceClaim: whatever the caller
+// passed to MoveAllToActiveOrBackoffQueueWithObjects), nil when the caller
+// gave none. The queue never reads OldObject and NewObject: it hands them
+// to the queueing hints (R16) and records them with the event for replay
+// (R15), untouched.
 type Occurrence struct {
-	Event ClusterEvent
-	Old   *Pod
-	New   *Pod
+	Event     ClusterEvent
+	Old       *Pod
+	New       *Pod
+	OldObject any
+	NewObject any
 }
+
+// Validate reports an occurrence whose event is invalid (ErrInvalidEvent).
+// Its objects are the caller's and are not examined.
+func (o Occurrence) Validate() error { return o.Event.Validate() }
 
 func (o Occurrence) String() string {
 	var objs []string
@@ -265,10 +173,60 @@ func (o Occurrence) String() string {
 	if o.New != nil {
 		objs = append(objs, "new="+string(o.New.Key()))
 	}
+	if o.OldObject != nil {
+		objs = append(objs, "old="+ObjectString(o.OldObject))
+	}
+	if o.NewObject != nil {
+		objs = append(objs, "new="+ObjectString(o.NewObject))
+	}
 	if len(objs) == 0 {
 		return o.Event.EventLabel()
 	}
 	return o.Event.EventLabel() + "(" + strings.Join(objs, ",") + ")"
+}
+
+// ObjectString renders a caller's object for states and diffs: its String
+// method if it has one, else its type.
+func ObjectString(obj any) string {
+	if s, ok := obj.(fmt.Stringer); ok {
+		return s.String()
+	}
+	return fmt.Sprintf("%T", obj)
+}
+
+// ObjectAs returns a caller's object as a T, or an error saying what it is
+// instead (nil included): the check a hint makes before it reads an
+// event's object, as upstream's hints do with util.As. A hint that returns
+// the error answers Queue (R16), so an event with an object of the wrong
+// type, or none (a nil interface or a nil pointer), requeues the pod rather
+// than strand it.
+func ObjectAs[T any](obj any) (T, error) {
+	t, ok := obj.(T)
+	var zero T
+	if !ok {
+		return zero, fmt.Errorf("%w: object is %T, want %T", ErrInvalidEvent, obj, zero)
+	}
+	if v := reflect.ValueOf(obj); v.Kind() == reflect.Pointer && v.IsNil() {
+		return zero, fmt.Errorf("%w: object is a nil %T", ErrInvalidEvent, obj)
+	}
+	return t, nil
+}
+
+// SameObject reports whether two caller objects are the same: equal if
+// their type is comparable (pointers: the same object), deeply equal
+// otherwise. It never panics.
+func SameObject(a, b any) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	ta, tb := reflect.TypeOf(a), reflect.TypeOf(b)
+	if ta != tb {
+		return false
+	}
+	if ta.Comparable() {
+		return a == b
+	}
+	return reflect.DeepEqual(a, b)
 }
 
 // InFlightEntry is one entry of the in-flight list (R15): a marker when UID
@@ -383,6 +341,7 @@ func (s Strategy) String() string {
 // AssignedPod, UnschedulablePod or TargetPod), the action sets intersect,
 // and the incoming action is not numerically above the registered one — an
 // incoming event broader than the registration does not match (v1.37.2).
+// "Numerically" is in v1.37's bit order (V137Order), not schedq's.
 func HintsMatch(registered, incoming ClusterEvent) bool {
 	if registered.IsWildCard() {
 		return true
@@ -390,7 +349,8 @@ func HintsMatch(registered, incoming ClusterEvent) bool {
 	r, in := registered.Resource, incoming.Resource
 	resOK := r == WildCard || r == in ||
 		r == ResourcePod && (in == ResourceAssignedPod || in == ResourceUnschedulablePod || in == ResourceTargetPod)
-	return resOK && registered.ActionType&incoming.ActionType != 0 && incoming.ActionType <= registered.ActionType
+	return resOK && registered.ActionType&incoming.ActionType != 0 &&
+		V137Order(incoming.ActionType) <= V137Order(registered.ActionType)
 }
 
 // IsEventOfInterestHints is R4h's first test: a wildcard, or an event some
@@ -446,12 +406,19 @@ func (c Config) PodStrategy(info *QueuedPodInfo, occ Occurrence) Strategy {
 	return best
 }
 
-// hint asks one registration's hint; no hint means Queue, an error Queue.
-func (c Config) hint(plugin string, reg ClusterEvent, pod *Pod, occ Occurrence) QueueingHint {
+// hint asks one registration's hint; no hint means Queue, an error Queue,
+// and so does a hint that panics (it could not tell either): caller code
+// must not bring the queue down (R16).
+func (c Config) hint(plugin string, reg ClusterEvent, pod *Pod, occ Occurrence) (h QueueingHint) {
 	fn := c.QueueingHints[HintKey{Plugin: plugin, Event: reg}]
 	if fn == nil {
 		return HintQueue
 	}
+	defer func() {
+		if recover() != nil {
+			h = HintQueue
+		}
+	}()
 	h, err := fn(pod, occ)
 	if err != nil {
 		return HintQueue
@@ -495,6 +462,22 @@ func (c Config) RunPreEnqueue(pod *Pod, gating string) string {
 		}
 	}
 	return ""
+}
+
+// PluginSchedulingGates is the name of kube-scheduler's PreEnqueue plugin
+// for spec.schedulingGates. The classic profile treats the pods it gates
+// apart (SkippedWhileGated), as v1.33 does.
+const PluginSchedulingGates = "SchedulingGates"
+
+// SkippedWhileGated is R17's classic move filter: a gated pod with
+// SchedulingGates among its UnschedulablePlugins is not examined by any move
+// request, wildcards included; only an Update or Activate re-runs its
+// PreEnqueue plugins. v1.33 skips such pods in
+// movePodsToActiveOrBackoffQueue because no event but an update of the pod
+// itself can lift a scheduling gate (kubernetes issue 124384). Other gated
+// pods are examined like any other.
+func SkippedWhileGated(info *QueuedPodInfo) bool {
+	return info.Gated() && info.UnschedulablePlugins.Has(PluginSchedulingGates)
 }
 
 // GatingEventMatches reports whether event may ungate a pod gated by plugin
@@ -605,5 +588,6 @@ func (c Config) BackoffPopCandidates(backoffQ []QueuedPodInfo) []PodKey {
 // inFlightEntryEqual compares two in-flight entries, pods by value.
 func inFlightEntryEqual(a, b InFlightEntry) bool {
 	return a.UID == b.UID && a.Key == b.Key && a.Event.Event == b.Event.Event &&
-		PodsEqual(a.Event.Old, b.Event.Old) && PodsEqual(a.Event.New, b.Event.New)
+		PodsEqual(a.Event.Old, b.Event.Old) && PodsEqual(a.Event.New, b.Event.New) &&
+		SameObject(a.Event.OldObject, b.Event.OldObject) && SameObject(a.Event.NewObject, b.Event.NewObject)
 }

@@ -74,9 +74,16 @@ func TestHintsConfigValidate(t *testing.T) {
 		t.Errorf("classic profile with max backoff 0: Validate = %v, want ErrInvalidConfig", err)
 	}
 	for name, mut := range map[string]func(*spec.Config){
-		"hints in classic":      func(c *spec.Config) { c.Profile = spec.ProfileClassic; c.PreEnqueuePlugins = nil },
-		"PreEnqueue in classic": func(c *spec.Config) { c.Profile = spec.ProfileClassic; c.QueueingHints = nil },
-		"nil hint":              func(c *spec.Config) { c.QueueingHints[spec.HintKey{Plugin: "Fit", Event: hNodeAdd}] = nil },
+		"hints in classic": func(c *spec.Config) { c.Profile = spec.ProfileClassic; c.PreEnqueuePlugins = nil },
+		"nil PreEnqueue in classic": func(c *spec.Config) {
+			c.Profile, c.QueueingHints = spec.ProfileClassic, nil
+			c.PreEnqueuePlugins["X"] = nil
+		},
+		"unknown action bit": func(c *spec.Config) {
+			c.PluginEvents = spec.PluginEvents{"Fit": {{Resource: spec.ResourceNode, ActionType: spec.All + 1}}}
+			c.QueueingHints = nil
+		},
+		"nil hint": func(c *spec.Config) { c.QueueingHints[spec.HintKey{Plugin: "Fit", Event: hNodeAdd}] = nil },
 		"hint of an unregistered": func(c *spec.Config) {
 			c.QueueingHints[spec.HintKey{Plugin: "Gate", Event: hNodeAdd}] = c.QueueingHints[spec.HintKey{Plugin: "Fit", Event: hNodeLabel}]
 		},
@@ -88,6 +95,11 @@ func TestHintsConfigValidate(t *testing.T) {
 		if err := c.Validate(); !errors.Is(err, spec.ErrInvalidConfig) {
 			t.Errorf("%s: Validate = %v, want ErrInvalidConfig", name, err)
 		}
+	}
+	gated := hintsConfig()
+	gated.Profile, gated.QueueingHints = spec.ProfileClassic, nil
+	if err := gated.Validate(); err != nil {
+		t.Errorf("%s: the classic profile takes PreEnqueue plugins; Validate = %v", spec.R17PreEnqueue, err)
 	}
 	for _, s := range []string{"classic", "hints"} {
 		if p, err := spec.ParseProfile(s); err != nil || p.String() != s {

@@ -43,7 +43,7 @@ func CheckState(s *Snapshot) error {
 	return errors.Join(I1SingleQueueMembership(s), I6Cycles(s))
 }
 
-// CheckStep checks the invariants that are about one operation, I2 to I6,
+// CheckStep checks the invariants that are about one operation, I2-I6,
 // given the snapshots before and after it and what it was (step), together
 // with CheckState of the state after it. A queue satisfies them for every
 // operation, failed ones included. It returns every broken invariant, each
@@ -118,8 +118,9 @@ func CheckBackoffMonotonic(cfg Config, maxAttempts int) error {
 //   - a pod in backoffQ both before and after keeps an expiry
 //     (Config.BackoffExpiry) no earlier than it had;
 //   - after the backoffQ flush (R5) every pod still in backoffQ is backing
-//     off at the new now, and every pod that left it went to activeQ and
-//     was no longer backing off (R7: its expiry strictly before now);
+//     off at the new now, and every pod that left it went to activeQ (or,
+//     refused by PreEnqueue on the way, R17, to unschedulablePods, gated)
+//     and was no longer backing off (R7: its expiry strictly before now);
 //   - a move request (R4, R6, R11) or an Update (R9) moves no pod from
 //     unschedulablePods to activeQ while it is backing off at the new now.
 //
@@ -144,7 +145,7 @@ func I2BackoffMonotonicity(cfg Config, before, after *Snapshot, step StepRecord)
 		p := &before.BackoffQ[i]
 		loc, _ := after.Find(p.Key())
 		if step.Rule == R5FlushBackoffQ && loc != InBackoffQ {
-			if loc != InActiveQ {
+			if _, now := after.Find(p.Key()); loc != InActiveQ && !(loc == InUnschedulablePods && now.Gated()) {
 				return broken("I2", "pod %s: the backoffQ flush moved it to %s", p.Key(), loc)
 			}
 			if cfg.IsBackingOff(p, after.Now) {

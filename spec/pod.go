@@ -38,6 +38,14 @@ type Pod struct {
 	// pod is expected to run on once victims are gone (R18). Like Status it
 	// never makes a pod schedulable.
 	NominatedNodeName string
+	// Object is the caller's own object for this pod (a *v1.Pod, say, with
+	// everything Pod leaves out): opaque to the queue, which keeps it with
+	// the pod and returns it untouched wherever it returns the pod (Pop,
+	// Snapshot, the nominator, the objects of events and of the in-flight
+	// list) and hands it to the queueing hints with the pod (R19). The
+	// queue never reads it: its answers depend on the fields above and, for
+	// an update, on the caller's PodChange.
+	Object any
 }
 
 // Key returns the pod's queue key.
@@ -97,10 +105,13 @@ func (t AffinityTerm) Matches(ownerNamespace string, assigned *Pod) bool {
 	return true
 }
 
-// IsPodUpdated reports whether an update from oldPod to newPod may make the
-// pod schedulable: anything but ResourceVersion and Status changed. Upstream
-// strips the same kind of fields (status, resourceVersion, managedFields)
-// before comparing (R9).
+// IsPodUpdated is the default relevance of an update (R9) for a caller
+// that gives no PodChange: whether a field Pod models changed other than
+// ResourceVersion, Status and NominatedNodeName (upstream strips status,
+// resourceVersion, generation, managedFields and finalizers before it
+// compares the whole pod). It cannot see what Pod leaves out (tolerations,
+// requests, node selector, annotations, volumes): a caller that has the
+// whole object passes its own verdict (PodChange).
 func IsPodUpdated(oldPod, newPod *Pod) bool {
 	if oldPod == nil || newPod == nil {
 		return oldPod != newPod
@@ -115,10 +126,51 @@ func IsPodUpdated(oldPod, newPod *Pod) bool {
 		}))
 }
 
-// PodsEqual reports whether two pods are the same in every field.
+// PodsEqual reports whether two pods are the same in every field, their
+// caller objects included (SameObject).
 func PodsEqual(a, b *Pod) bool {
 	return a == b || a != nil && b != nil && !IsPodUpdated(a, b) &&
-		a.ResourceVersion == b.ResourceVersion && a.Status == b.Status && a.NominatedNodeName == b.NominatedNodeName
+		a.ResourceVersion == b.ResourceVersion && a.Status == b.Status && a.NominatedNodeName == b.NominatedNodeName &&
+		SameObject(a.Object, b.Object)
+}
+
+// PodChange is a caller's verdict on an update of a pending pod (R9, R9h),
+// computed on the whole object it has: what Pod models is not all that
+// makes a pod schedulable. Update without one (a nil *PodChange) uses the
+// queue's own derivation, DerivePodChange.
+type PodChange struct {
+	// Relevant is the classic profile's verdict (R9): the update may make
+	// the pod schedulable. Upstream v1.33 computes it as isPodUpdated:
+	// the whole pod compared, minus status (resourceClaimStatuses kept),
+	// resourceVersion, generation, managedFields and finalizers.
+	Relevant bool
+	// Events are the hints profile's verdict (R9h): the events the update
+	// raises for the pod itself, resource ResourceTargetPod or
+	// ResourceUnschedulablePod (upstream v1.37: PodSchedulingPropertiesChange
+	// of new and old, one event per property that changed, or the general
+	// Update). Empty: the update raises no event; the pod is replaced and
+	// nothing else happens.
+	Events []ClusterEvent
+}
+
+// DerivePodChange is the verdict the queue computes when the caller gives
+// none: Relevant = IsPodUpdated(oldPod, newPod), Events =
+// PodUpdateEvents(oldPod, newPod).
+func DerivePodChange(oldPod, newPod *Pod) PodChange {
+	return PodChange{Relevant: IsPodUpdated(oldPod, newPod), Events: PodUpdateEvents(oldPod, newPod)}
+}
+
+// Validate reports a verdict with an invalid event (ErrInvalidEvent).
+func (c *PodChange) Validate() error {
+	if c == nil {
+		return nil
+	}
+	for _, e := range c.Events {
+		if err := e.Validate(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // PluginSet is a sorted set of plugin names without duplicates. A sorted
@@ -165,7 +217,7 @@ type QueuedPodInfo struct {
 	// AddUnschedulableIfNotPresent takes it from the pInfo it is given (R3).
 	InitialAttemptTimestamp time.Time
 	// HintFields are the hints profile's per-pod fields (hints.go); zero in
-	// the classic profile.
+	// the classic profile but for GatingPlugin (R17).
 	HintFields
 }
 

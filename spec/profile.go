@@ -37,8 +37,10 @@ import "fmt"
 //     do to it. Classic: nothing is recorded (Activate sets
 //     moveRequestCycle). Hints: the in-flight list (R15, R8h, R9h).
 //   - D6 admission: whether a pod entering activeQ or backoffQ must first
-//     pass the PreEnqueue plugins. Classic: no. Hints: yes; a refused pod is
-//     gated and waits in unschedulablePods (R17).
+//     pass the PreEnqueue plugins; a refused pod is gated and waits in
+//     unschedulablePods (R17). Classic: on entering activeQ (from anywhere,
+//     the backoffQ flush included), not on entering backoffQ. Hints: on
+//     entering either, not again on leaving backoffQ.
 //   - D7 re-examination: what the leftover flush measures from, and what an
 //     Update of an unschedulable pod evaluates. Classic: Timestamp, and "did
 //     anything but status change" (R6, R9). Hints: the later of Timestamp and
@@ -47,7 +49,8 @@ type Profile int
 
 const (
 	// ProfileClassic is kube-scheduler v1.33.13 with the feature gates
-	// SchedulerQueueingHints and SchedulerPopFromBackoffQ off: rules R1-R14.
+	// SchedulerQueueingHints and SchedulerPopFromBackoffQ off: rules R1-R14
+	// and R17-R19.
 	ProfileClassic Profile = iota
 	// ProfileHints is kube-scheduler v1.37.2 with its default feature gates:
 	// queueing hints (the only mode since v1.34), in-flight events,
@@ -55,8 +58,9 @@ const (
 	// (PodSchedulingReadiness, GA). Off there and out of scope here: pod
 	// groups (GenericWorkload, CompositePodGroup), asynchronous API calls
 	// (SchedulerAsyncAPICalls) and pre-queueing hints
-	// (SchedulerPreQueueingHints). Its rules are the hints rules (R1h-R14h,
-	// R15-R17) in hints.go; what it leaves unchanged is classic.
+	// (SchedulerPreQueueingHints). Its rules are R1h-R14h and R15-R19,
+	// stated on Queue under the classic ones; what it leaves unchanged is
+	// classic.
 	ProfileHints
 )
 
@@ -91,9 +95,7 @@ func (c Config) validateProfile() []error {
 		if len(c.QueueingHints) > 0 {
 			errs = append(errs, fmt.Errorf("QueueingHints are set but the profile is classic, which has none"))
 		}
-		if len(c.PreEnqueuePlugins) > 0 {
-			errs = append(errs, fmt.Errorf("PreEnqueuePlugins are set but the profile is classic, which has none"))
-		}
+		errs = append(errs, c.validatePreEnqueue()...)
 	case ProfileHints:
 		for k, fn := range c.QueueingHints {
 			if fn == nil {
@@ -103,13 +105,21 @@ func (c Config) validateProfile() []error {
 				errs = append(errs, fmt.Errorf("queueing hint of %s for %s: the plugin does not register that event in PluginEvents", k.Plugin, k.Event))
 			}
 		}
-		for name, fn := range c.PreEnqueuePlugins {
-			if name == "" || fn == nil {
-				errs = append(errs, fmt.Errorf("PreEnqueue plugin %q is unnamed or nil", name))
-			}
-		}
+		errs = append(errs, c.validatePreEnqueue()...)
 	default:
 		errs = append(errs, fmt.Errorf("unknown profile %v", c.Profile))
+	}
+	return errs
+}
+
+// validatePreEnqueue reports unnamed or nil PreEnqueue plugins (R17, both
+// profiles).
+func (c Config) validatePreEnqueue() []error {
+	var errs []error
+	for name, fn := range c.PreEnqueuePlugins {
+		if name == "" || fn == nil {
+			errs = append(errs, fmt.Errorf("PreEnqueue plugin %q is unnamed or nil", name))
+		}
 	}
 	return errs
 }

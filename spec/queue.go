@@ -29,6 +29,9 @@ var (
 	// ErrWouldBlock: Pop on an empty activeQ of a queue that cannot wait,
 	// i.e. the sequential model. A concurrent queue blocks instead (R2).
 	ErrWouldBlock = errors.New("schedq: activeQ is empty and Pop would block")
+	// ErrInvalidEvent: an event with no resource or action, or with an
+	// action bit outside All (ClusterEvent.Validate).
+	ErrInvalidEvent = errors.New("schedq: invalid event")
 	// ErrInvalidConfig: Config.Validate failed.
 	ErrInvalidConfig = errors.New("schedq: invalid config")
 )
@@ -39,9 +42,10 @@ var (
 type PreEnqueueCheck func(pod *Pod) bool
 
 // Queue is the scheduling queue contract. This comment and the comments of
-// the methods below are its normative text: every rule has an id, R1 to
-// R14, every invariant too, I1 to I6, and the model, the implementation,
-// the TLA+ specification and every test cite them. Package model executes
+// the methods below are its normative text: every rule has an id, R1-R19
+// (with the hints profile's R1h-R14h), every invariant too, I1-I7, and the
+// model, the implementation, the TLA+ specification and every test cite
+// them. Package model executes
 // the contract one step at a time and is the oracle of every suite;
 // package impl is a concurrent queue that satisfies it; package
 // conformance checks any queue against it.
@@ -53,8 +57,17 @@ type PreEnqueueCheck func(pod *Pod) bool
 // That is the classic profile, Config.Profile's zero value. The hints
 // profile (ProfileHints, kube-scheduler v1.37.2 with its default gates)
 // shares this interface and this text except where its own rules say
-// otherwise: R1h-R17 in hints.go, its invariants in hints_invariants.go,
-// and the decisions D1-D7 that separate the two profiles on Profile.
+// otherwise: each method states its hints-profile rule (R1h-R14h) under
+// its classic text, the sections below state R15 and R16, which only the
+// hints profile has, and R17-R19, which hold in both; the hints profile's
+// invariants are in hints_invariants.go, and the decisions D1-D7 that
+// separate the two profiles on Profile.
+//
+// Words of the hints profile: the rejectors of a pod are its
+// UnschedulablePlugins together with its PendingPlugins. The in-flight
+// list is the ordered list of markers (one per pod in flight, placed where
+// its Pop happened) and event records (events received while some pod was
+// in flight).
 //
 // # State
 //
@@ -66,7 +79,8 @@ type PreEnqueueCheck func(pod *Pod) bool
 //   - backoffQ: failed pods waiting for their backoff (R7) to complete;
 //     the backoffQ flush (R5) releases them to activeQ.
 //   - unschedulablePods: failed pods waiting for a cluster event that may
-//     make them schedulable (R4, R9, R11), or for the leftover flush (R6).
+//     make them schedulable (R4, R9, R11), or for the leftover flush (R6);
+//     and gated pods, which a PreEnqueue plugin refused (R17).
 //   - in flight: popped pods being scheduled, until the scheduler hands
 //     them back as failed (R3) or ends them (R12).
 //
@@ -121,9 +135,90 @@ type PreEnqueueCheck func(pod *Pod) bool
 // isPodBackingoff tests !expiry.Before(now)). A pod never attempted is
 // never backing off.
 //
+// Hints profile (R7h): the count is ConsecutiveErrorsCount if positive,
+// else UnschedulableCount; the duration is HintsBackoffDuration(count) (0
+// for count 0 and for a max backoff of 0, which switches backoff off); the
+// expiry is Timestamp plus the duration truncated to its one-second
+// ordering window (BackoffOrderingWindow); a pod is still backing off
+// while its expiry is not before the start of the current window.
+//
 // The two flushes, R5 and R6, are operations of their own so that a test
 // can run them at a chosen instant; a running queue also runs them every
 // BackoffQFlushPeriod (1s) and every UnschedulablePodsFlushPeriod (30s).
+//
+// # PreEnqueue (R17, both profiles)
+//
+// Config.PreEnqueuePlugins (scheduling gates and their like) decide whether
+// a pod may enter the queue's ready places; Config.RunPreEnqueue runs them
+// (the pod's gating plugin first, then the others by name; the first
+// refusal decides). A refused pod is gated: the refusing plugin becomes its
+// GatingPlugin and joins its UnschedulablePlugins, and it waits in
+// unschedulablePods with its Timestamp and Attempts unchanged. An admitted
+// pod is no longer gated; the plugin stays among its UnschedulablePlugins
+// until Pop clears them (classic) or the scheduler replaces them (hints).
+//
+// Classic (v1.33.13, queueing hints off): PreEnqueue runs whenever a pod
+// is about to enter activeQ, from anywhere (Add, the backoffQ flush,
+// Activate, a requeue by a move request or an Update), and never on entry
+// to backoffQ (v1.33 runs it there only with SchedulerPopFromBackoffQ on).
+// A pod gated by SchedulingGates (PluginSchedulingGates) is left out of
+// every move request (R4, R6, R11), wildcards included: only an Update
+// that may make it schedulable, or Activate, runs its plugins again
+// (SkippedWhileGated). A pod gated by any other plugin is examined like
+// any other pod: its UnschedulablePlugins decide, and a requeue towards
+// activeQ runs PreEnqueue again. Activate that leaves a pod gated sets
+// moveRequestCycle (R8).
+//
+// Hints: PreEnqueue runs on entering activeQ or backoffQ (R1h, R3h, R4h,
+// R8h, R9h) but not again on leaving backoffQ (R5h). A move request
+// examines a gated pod only for a wildcard or an event its gating plugin
+// registered (R4h).
+//
+// # Caller objects (R19, both profiles)
+//
+// A queue carries the caller's own objects and never reads them. Every
+// pod may carry one (Pod.Object, a *v1.Pod say): the queue keeps it with
+// the pod and hands it back untouched wherever it hands back the pod (Pop,
+// Snapshot, the nominator, the objects of events). Every event may carry
+// objects (Occurrence): the pods of a pod event (the assigned pod of R11,
+// both versions of an update of the pod itself, R9h), and the caller's
+// objects of any other event (OldObject, NewObject: a Node, a
+// PersistentVolume), which a caller passes through ObjectQueue. The queue
+// hands an event's objects to every queueing hint it asks about the event
+// (R16), and records them with the event in the in-flight list (R15), so
+// that the replay of a pod that was in flight shows its hints the very
+// objects of the events it missed (R3h). In the classic profile no hint is
+// asked (a registered event means Queue), so objects change no classic
+// answer. A hint given an object of the wrong type, or none, should answer
+// with an error (ObjectAs), which counts as Queue (R16), as upstream treats
+// a hint error; a hint that panics counts as an error too: the queue never
+// panics for its caller's code.
+//
+// How relevant an Update is belongs to the caller too, who has the whole
+// object: ObjectQueue.UpdateWithChange takes its verdict (PodChange:
+// Relevant for the classic profile, the update's Events for the hints
+// profile); Update, and UpdateWithChange without one, derive it from the
+// fields Pod models (DerivePodChange), which cannot see a toleration, a
+// request or a node selector change (R9, R9h).
+//
+// # Queueing hints and the in-flight list (R15, R16: hints profile only)
+//
+// R16: a plugin that registered an event may register a queueing hint for
+// it (Config.QueueingHints, HintsMatch says which registrations an
+// incoming event matches); a registration without one answers Queue. For
+// one pod and one occurrence, PodStrategy decides: a pod with no rejectors
+// is requeued after backoff; a wildcard aimed at another pod skips it, any
+// other wildcard requeues it after backoff; otherwise the most urgent
+// answer of its rejectors' hints for the matching registrations: a Queue
+// (or an error) from a pending plugin sends it to activeQ at once, from
+// another rejector after backoff; no Queue leaves it where it is.
+//
+// R15: while some pod is in flight, every event of interest a move request
+// or an update of an in-flight pod raises is recorded, with its objects
+// (R19), after the markers of the pods in flight; ReplayStrategy replays
+// the records after a failing pod's marker through its rejectors' hints
+// (R3h). Only events of interest are recorded, and only while some pod is
+// in flight, so the list is empty whenever nothing is (I7).
 //
 // # Errors
 //
@@ -139,9 +234,8 @@ type PreEnqueueCheck func(pod *Pod) bool
 // R14: a queue that exports metrics uses upstream's names and labels:
 //
 //   - scheduler_pending_pods, a gauge by label queue: "active", "backoff"
-//     and "unschedulable" count the pods of each place, "gated" is always
-//     0 (this profile has no scheduling gates). Pods in flight are not
-//     pending.
+//     and "unschedulable" count the pods of each place, gated pods aside:
+//     "gated" counts those (R17). Pods in flight are not pending.
 //   - scheduler_queue_incoming_pods_total, a counter of the pods entering
 //     a place, by labels queue ("active", "backoff", "unschedulable") and
 //     event: Add counts ("active", "UnschedulablePodAdd");
@@ -152,8 +246,23 @@ type PreEnqueueCheck func(pod *Pod) bool
 //     "UnschedulableTimeout", "AssignedPodAdd"); Activate ("active",
 //     "ForceActivate"); Update, for a pod in unschedulablePods that it
 //     moves or a pod that it adds ("active" or "backoff",
-//     "UnschedulablePodUpdate"). Pop, Delete, Done and updates in place
-//     count nothing.
+//     "UnschedulablePodUpdate"). A pod that PreEnqueue sends to
+//     unschedulablePods instead (R17) counts there ("unschedulable") with
+//     the same event. Pop, Delete, Done and updates in place count
+//     nothing.
+//
+// Hints profile (R14h), as v1.37.2 names them: scheduler_pending_pods as
+// above. scheduler_queue_incoming_pods_total counts every entry into
+// activeQ (replacements included) and backoffQ, and every entry of a key
+// new to unschedulablePods, with event labels "UnscheduledPodAdd" (R1h,
+// and R9h of a pod not held; v1.37.2 renamed the resource, classic says
+// "UnschedulablePodAdd"), "ScheduleAttemptFailure", "BackoffComplete",
+// "ForceActivate", "UnschedulableTimeout", a move request's or an update's
+// event label (e.g. "NodeAdd", "TargetPodUpdatePodLabel"), and ("active",
+// "PopFromBackoffQ") for R2h's pop from backoffQ.
+// scheduler_unschedulable_pods{plugin,profile}: for each plugin, the
+// queued (not in flight) pods that have it as a rejector (Pop and Delete
+// subtract, R3h and a new PreEnqueue refusal add).
 //
 // # Invariants
 //
@@ -188,7 +297,8 @@ type Queue interface {
 	// Add is R1: the informer saw a pending pod.
 	//
 	// If the queue does not hold the pod's key, or holds it in backoffQ or
-	// unschedulablePods, the pod enters activeQ as a fresh entry: Timestamp
+	// unschedulablePods, the pod enters activeQ, if PreEnqueue admits it
+	// (R17; refused, it waits gated in unschedulablePods), as a fresh entry: Timestamp
 	// now, Attempts 0, no UnschedulablePlugins, InitialAttemptTimestamp
 	// now. A pod parked in backoffQ or unschedulablePods is replaced by
 	// that entry, its attempts and backoff forgotten, as upstream does when
@@ -200,6 +310,17 @@ type Queue interface {
 	// could only duplicate it (I1) or silently reset its attempts; upstream
 	// v1.33 resets a pod in activeQ, and queues a second copy of a pod in
 	// flight, which it does not track.
+	// Upstream v1.33 leaves a parked entry (its old pod object, attempts and
+	// rejecting plugins) in place when PreEnqueue refuses the fresh one;
+	// schedq replaces it as above, so that the queue holds the pod object the
+	// informer delivered last.
+	//
+	// Hints profile (R1h): the fresh entry carries no counts and no
+	// rejectors and must pass PreEnqueue (R17) on its way to activeQ. Key
+	// handling is R1's. Upstream v1.37.2 instead replaces an activeQ entry,
+	// leaves a backoffQ entry where it is while also adding the fresh one to
+	// activeQ, and adds an in-flight pod to activeQ a second time; schedq
+	// keeps one place per pod (I1).
 	Add(pod *Pod) error
 
 	// Pop is R2: the scheduler takes the next pod to schedule.
@@ -221,6 +342,14 @@ type Queue interface {
 	// queue is closed; a queue that cannot wait (package model) returns
 	// ErrWouldBlock instead and changes nothing. Once the queue is closed
 	// Pop returns ErrClosed, even if activeQ is not empty (R13).
+	// Hints profile (R2h): a maximal pod of activeQ (I5); when activeQ is
+	// empty, the first pod of backoffQ in ordering-window order
+	// (BackoffPopCandidates), whether or not its backoff completed; a pod no
+	// plugin rejected (an error retry) is never taken this way. Attempts and
+	// schedulingCycle grow by one, the pod is in flight and its marker is
+	// appended to the in-flight list (R15). Pop clears nothing: the rejectors
+	// stay until the pod is handed back. A blocking Pop waits while activeQ
+	// and the rejected part of backoffQ are both empty.
 	Pop() (pInfo *QueuedPodInfo, podSchedulingCycle int64, err error)
 
 	// AddUnschedulableIfNotPresent is R3: a pod whose scheduling attempt
@@ -245,6 +374,17 @@ type Queue interface {
 	// hold too, as upstream does. ErrAlreadyQueued if the pod's key is in
 	// activeQ, backoffQ or unschedulablePods (hence "IfNotPresent"), or if
 	// another key holds its UID.
+	// Hints profile (R3h): a pod in activeQ, backoffQ or unschedulablePods is
+	// ErrAlreadyQueued. Otherwise, no rejectors: ConsecutiveErrorsCount grows
+	// by one; some: UnschedulableCount grows by one and ConsecutiveErrorsCount
+	// becomes 0. Timestamp becomes now and FlushTimestamp is cleared. The
+	// event records after the pod's marker are replayed, with their objects
+	// (R19), through its rejectors' hints (ReplayStrategy): StrategySkip
+	// parks it in unschedulablePods; StrategyAfterBackoff sends it to
+	// backoffQ while it is backing off (always, for a fresh failure, unless
+	// max backoff is 0), else to activeQ; StrategyImmediately (a pending
+	// plugin said Queue) to activeQ. Either way it must pass PreEnqueue first
+	// (R17). Then the pod leaves flight as by R12h.
 	AddUnschedulableIfNotPresent(pInfo *QueuedPodInfo, podSchedulingCycle int64) error
 
 	// MoveAllToActiveOrBackoffQueue is R4: a cluster event happened that
@@ -259,13 +399,31 @@ type Queue interface {
 	// to backoffQ if it is still backing off, else to activeQ; and
 	// moveRequestCycle becomes schedulingCycle, even if no pod moved. Pods
 	// in activeQ, in backoffQ and in flight are not touched.
+	// The event carries no objects; ObjectQueue's
+	// MoveAllToActiveOrBackoffQueueWithObjects is the same rule for an event
+	// with the caller's objects (R19), and it rejects an invalid event
+	// (ErrInvalidEvent), which this method cannot report: a caller that
+	// builds events from outside validates them (ClusterEvent.Validate). A
+	// pod gated by SchedulingGates is not examined (R17).
+	//
+	// Hints profile (R4h): an event of no interest (IsEventOfInterestHints)
+	// changes nothing and is not recorded. Otherwise every unschedulable pod
+	// passing preCheck is evaluated alone: a gated pod is skipped unless the
+	// event is a wildcard or matches an event its gating plugin registered;
+	// PodStrategy (R16) decides skip, after backoff or immediately, and the
+	// pod moves as in R3h. Then, if any pod is in flight, the event is
+	// appended to the in-flight list with its objects (R15). There is no
+	// moveRequestCycle: it stays -1.
 	MoveAllToActiveOrBackoffQueue(event ClusterEvent, preCheck PreEnqueueCheck)
 
 	// FlushBackoffQCompleted is R5: every pod in backoffQ whose backoff has
-	// completed, its expiry strictly before now (R7), enters activeQ; the
-	// others stay. The pods keep Timestamp, Attempts and
+	// completed, its expiry strictly before now (R7), enters activeQ if
+	// PreEnqueue admits it (R17; refused, it waits gated in
+	// unschedulablePods); the others stay. The pods keep Timestamp, Attempts and
 	// UnschedulablePlugins. It is not a move request: moveRequestCycle is
 	// unchanged. A running queue runs it every BackoffQFlushPeriod.
+	// Hints profile (R5h): backoffQ pods that are no longer backing off (R7h)
+	// enter activeQ without PreEnqueue: they passed it on entering backoffQ.
 	FlushBackoffQCompleted()
 
 	// FlushUnschedulablePodsLeftover is R6: the pods that have waited in
@@ -280,13 +438,25 @@ type Queue interface {
 	// moveRequestCycle included: upstream asks for the move only when it
 	// has pods to move. A running queue runs it every
 	// UnschedulablePodsFlushPeriod.
+	// A pod gated by SchedulingGates is taken but not moved (R17): the
+	// flush still sets moveRequestCycle.
+	//
+	// Hints profile (R6h): a pod, gated ones included, whose later of
+	// Timestamp and FlushTimestamp lies strictly more than
+	// PodMaxInUnschedulablePodsDuration in the past gets FlushTimestamp = now
+	// and is moved as by R4h with the wildcard UnschedulableTimeout (so the
+	// gated filter does not apply and the hints are not asked). Nothing
+	// happens when no pod qualifies.
 	FlushUnschedulablePodsLeftover()
 
 	// Activate is R8: a plugin asks for pods to be tried again at once.
 	// Each listed pod, in list order, is looked up by key (the queue keeps
 	// its own pod object):
 	//   - in unschedulablePods or backoffQ, it enters activeQ, backing off
-	//     or not, keeping Timestamp, Attempts and UnschedulablePlugins;
+	//     or not, keeping Timestamp, Attempts and UnschedulablePlugins, if
+	//     PreEnqueue admits it (R17); refused, it waits gated in
+	//     unschedulablePods, and moveRequestCycle becomes schedulingCycle
+	//     as below;
 	//   - anywhere else (in activeQ, in flight, or not held at all),
 	//     moveRequestCycle becomes schedulingCycle, and a pod not held is
 	//     not added. For a pod in flight that is the point: if it fails in
@@ -297,6 +467,11 @@ type Queue interface {
 	//
 	// ErrNilPod or ErrInvalidPod if any listed pod is invalid; then nothing
 	// changes. An empty list changes nothing.
+	// Hints profile (R8h): a pod in unschedulablePods enters activeQ if
+	// PreEnqueue admits it (else it stays, gated); a pod in backoffQ enters
+	// activeQ. A pod in flight gets a ForceActivate event record aimed at it
+	// alone (its replay answers StrategyAfterBackoff for it and skips every
+	// other pod). Any other pod: nothing (there is no moveRequestCycle).
 	Activate(pods []*Pod) error
 
 	// Update is R9: the informer saw a new version of a pending pod. oldPod
@@ -307,11 +482,17 @@ type Queue interface {
 	//     newPod's priority;
 	//   - in backoffQ, replaced in place: its expiry does not change;
 	//   - in unschedulablePods, replaced, and if the update may make it
-	//     schedulable (IsPodUpdated(oldPod, newPod), comparing the two
-	//     arguments: something other than ResourceVersion and Status
-	//     changed) it is requeued: to backoffQ if it is still backing off,
-	//     else to activeQ. This move is not a move request:
-	//     moveRequestCycle is unchanged. After any other update it stays;
+	//     schedulable it is requeued: to backoffQ if it is still backing
+	//     off, else towards activeQ through PreEnqueue (R17: the update
+	//     that lifts a gate releases a gated pod). Whether it may is the
+	//     caller's verdict, PodChange.Relevant, given to
+	//     ObjectQueue.UpdateWithChange; without one it is
+	//     IsPodUpdated(oldPod, newPod): a field Pod models other than
+	//     ResourceVersion, Status and NominatedNodeName changed. Upstream
+	//     compares the whole pod (minus status, resourceVersion,
+	//     generation, managedFields and finalizers), which only the caller
+	//     has. This move is not a move request: moveRequestCycle is
+	//     unchanged. After any other update it stays;
 	//   - in flight with the same UID, replaced in place. Upstream v1.33
 	//     classic mode does not track pods in flight and would queue a
 	//     second copy in activeQ; schedq keeps I1 (with queueing hints
@@ -329,12 +510,24 @@ type Queue interface {
 	//
 	// Neither cycle changes. ErrAlreadyQueued if another key holds
 	// newPod's UID.
+	// Hints profile (R9h): the events of the update are the caller's
+	// (PodChange.Events) or, without a verdict, PodUpdateEvents(oldPod,
+	// newPod). In flight with the same UID: the pod is replaced in its
+	// in-flight entry and each event is recorded for it, with both pods
+	// (R15, R19). In flight under another UID: as R9, the old object's
+	// attempt ends as by R10h (its marker leaves the list) and the new pod is
+	// added as by R1h. In activeQ or backoffQ: replaced in place. In
+	// unschedulablePods: replaced, then each event in turn is evaluated as by
+	// R4h (without the gated filter) until one moves the pod. Not held: R1h.
 	Update(oldPod, newPod *Pod) error
 
 	// Delete is R10: the pod was deleted. The pod with its key leaves
 	// whichever place holds it, in flight included: a deleted pod must not
 	// be retried. Only the key is compared. Neither cycle changes.
 	// ErrPodNotFound if the queue does not hold the key.
+	// Hints profile (R10h): as R10; a deleted in-flight pod also loses its
+	// marker, as by R12h. (Upstream v1.37.2 leaves an in-flight pod in flight
+	// until Done.)
 	Delete(pod *Pod) error
 
 	// AssignedPodAdded is R11: pod was bound to a node, which may make
@@ -352,6 +545,11 @@ type Queue interface {
 	// registered a matching event, each of them that the event may help is
 	// requeued, and moveRequestCycle becomes schedulingCycle even if no pod
 	// was selected.
+	// Hints profile (R11h, for AssignedPodUpdated too): a move request (R4h)
+	// over every unschedulable pod, with the assigned pods as the event's
+	// objects (R19): no affinity pre-filter, the hints decide. (v1.37.2 has
+	// no such queue methods; its event handlers call
+	// MoveAllToActiveOrBackoffQueue that way.)
 	AssignedPodAdded(pod *Pod) error
 
 	// AssignedPodUpdated is R11 for an update of a bound pod, raised as
@@ -364,7 +562,8 @@ type Queue interface {
 	// unschedulablePods gets the move request, as
 	// MoveAllToActiveOrBackoffQueue(event, nil). Otherwise the pods newPod
 	// may help are selected as in AssignedPodAdded and get a move request
-	// for event. oldPod may be nil.
+	// for event. oldPod may be nil. ErrInvalidEvent if event is invalid
+	// (ClusterEvent.Validate); then nothing changes.
 	AssignedPodUpdated(oldPod, newPod *Pod, event ClusterEvent) error
 
 	// Done is R12: the scheduling attempt of the pod in flight with this
@@ -372,6 +571,11 @@ type Queue interface {
 	// the pod leaves the queue. Neither cycle changes. ErrNotInFlight if
 	// no pod in flight has this UID, including a pod that
 	// AddUnschedulableIfNotPresent already took back.
+	// Hints profile (R12h): the pod leaves flight, its marker leaves the
+	// in-flight list, and the event records at the front of the list are
+	// dropped up to the first remaining marker: no pod still in flight needs
+	// them (TrimInFlight). So the list is empty whenever nothing is in flight
+	// (I7).
 	Done(uid UID) error
 
 	// Close is R13: blocked Pops return ErrClosed, and so does every later
@@ -380,6 +584,8 @@ type Queue interface {
 	// Snapshot().Closed becomes true. Every other operation keeps working
 	// on the state, as upstream. Close is idempotent (upstream v1.33
 	// panics on a second Close).
+	// Hints profile (R13h): as R13. (Upstream v1.37.2 also ends every
+	// in-flight pod.)
 	Close()
 
 	// SchedulingCycle returns schedulingCycle: the number of successful
@@ -392,6 +598,39 @@ type Queue interface {
 	// immutable Pod pointers and nothing else: changing them does not
 	// change the queue.
 	Snapshot() Snapshot
+}
+
+// ObjectQueue is a Queue that also takes what Queue's signatures cannot
+// carry: the objects of a move request's event and the caller's verdict on
+// an update. Pods carry their caller objects through Queue itself
+// (Pod.Object, R19). package model implements it; a queue that does not
+// (package impl, for now) takes the same calls through Queue, without the
+// event's objects and with the derived verdict.
+type ObjectQueue interface {
+	Queue
+
+	// MoveAllToActiveOrBackoffQueueWithObjects is R4 (R4h) for occ.Event
+	// with the objects the caller passes with it (R19): Old and New for
+	// a pod event, OldObject and NewObject for any other (a Node, a
+	// PersistentVolume). The queue hands them to every queueing hint it
+	// asks (R16) and records them with the event in the in-flight list
+	// (R15), untouched; it never reads OldObject and NewObject itself, so
+	// in the classic profile, which has no hints, they change nothing.
+	// Upstream: MoveAllToActiveOrBackoffQueue(logger, event, oldObj,
+	// newObj, preCheck). ErrInvalidEvent if occ.Event is invalid
+	// (ClusterEvent.Validate: no resource, no action, an unknown action
+	// bit); then nothing changes.
+	MoveAllToActiveOrBackoffQueueWithObjects(occ Occurrence, preCheck PreEnqueueCheck) error
+
+	// UpdateWithChange is R9 (R9h) with the caller's verdict on the
+	// update, computed on the whole object the caller has: change.Relevant
+	// decides in the classic profile whether a pod in unschedulablePods
+	// is requeued, change.Events are in the hints profile the events the
+	// update raises (evaluated for a pod in unschedulablePods, recorded
+	// for a pod in flight). A nil change is Update's: DerivePodChange, the
+	// comparison of the fields Pod models. ErrInvalidEvent if an event of
+	// change is invalid; then nothing changes.
+	UpdateWithChange(oldPod, newPod *Pod, change *PodChange) error
 }
 
 // Rule names a rule of the contract, stated in the comments of Queue and
@@ -415,6 +654,9 @@ const (
 	R12Done              Rule = "R12 Done"
 	R13Close             Rule = "R13 Close"
 	R14Metrics           Rule = "R14 Metrics"
+	// R19Objects is both profiles' rule for the caller's objects (the
+	// Objects section of Queue's comment).
+	R19Objects Rule = "R19 caller objects"
 	// RTick is not a rule: it labels a step that only moves the clock.
 	RTick Rule = "clock tick"
 )

@@ -87,7 +87,8 @@ func (s *Snapshot) Format(start time.Time, cfg Config) string {
 			if len(p.UnschedulablePlugins) > 0 {
 				f = append(f, "plugins="+strings.Join(p.UnschedulablePlugins, ","))
 			}
-			// The fields of the hints profile; all zero in the classic one.
+			// The fields of the hints profile; in the classic one only
+			// gatedBy (R17) can show.
 			f = append(f, p.HintFields.fields(t)...)
 			b.WriteString("(" + strings.Join(f, " ") + ")")
 		}

@@ -209,6 +209,10 @@ func replay(f *file, withImpl bool) *trace {
 			withImpl, t.Impl = false, false
 			t.ImplNA = "the queue replayed with --impl has no nominator (spec.Nominator, R18)"
 			q.Close()
+		case slices.ContainsFunc(f.sc.Ops, schedqtest.Op.NeedsObjectQueue) && !isObjectQueue(q):
+			withImpl, t.Impl = false, false
+			t.ImplNA = "the queue replayed with --impl takes no caller objects or update verdicts (spec.ObjectQueue, R19)"
+			q.Close()
 		default:
 			if sp, err = newStepper(cfg, q); err != nil {
 				q.Close()
@@ -454,6 +458,11 @@ func usesNominator(ops []schedqtest.Op) bool {
 	return slices.ContainsFunc(ops, func(o schedqtest.Op) bool {
 		return o.Kind == schedqtest.KindNominate || o.Kind == schedqtest.KindNominated
 	})
+}
+
+func isObjectQueue(q implQueue) bool {
+	_, ok := q.(spec.ObjectQueue)
+	return ok
 }
 
 func isNominator(q implQueue) bool {

@@ -211,8 +211,10 @@
 //	UpdateNodeTaint 16, UpdateNodeCondition 32, UpdateNodeAnnotation 64,
 //	UpdatePodLabel 128, UpdatePodScaleDown 256, UpdatePodToleration 512,
 //	UpdatePodSchedulingGatesEliminated 1024, UpdatePodGeneratedResourceClaim 2048,
-//	any other pod update 4096; Update is every bit but Add and Delete (8188),
-//	All is every bit (8191).
+//	any other pod update (UpdatePodOther) 4096, and v1.37's UpdatePodScaleUp
+//	8192, UpdateNodeDeclaredFeature 16384, UpdateNodePreemptionPolicy 32768;
+//	Update is every bit but Add and Delete (65532), All is every bit (65535).
+//	A bit above All is an invalid event.
 //
 // An event is a wildcard when resource is "*" and actionType is All. label
 // names the event in metrics; empty means resource followed by the action's
@@ -263,6 +265,12 @@
 //	              or it is another pod); never fails.
 //	FlakyHint     queueing hint: always fails (so the queue acts as on
 //	              Queue).
+//	NodeZoneHint  queueing hint: fails unless the occurrence carries a node
+//	              object (the wire carries none: it always fails, so the
+//	              queue acts as on Queue); with one, Queue if the pod has no
+//	              label "zone" or the node's "zone" equals it, else
+//	              QueueSkip. Only scenarios with "config zone-hint=on"
+//	              (Fit's Node/Add) use it.
 //	GateAdmits    PreEnqueue: admits the pod unless its label "gated" is
 //	              "yes".
 //	HoldAdmits    PreEnqueue: admits the pod unless its label "hold" is

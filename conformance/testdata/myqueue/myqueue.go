@@ -37,6 +37,9 @@ func New(cfg spec.Config, clk clock.WithTicker) (*Queue, error) {
 	if cfg.Profile != spec.ProfileClassic {
 		return nil, fmt.Errorf("%w: myqueue implements the classic profile only", spec.ErrInvalidConfig)
 	}
+	if len(cfg.PreEnqueuePlugins) > 0 {
+		return nil, fmt.Errorf("%w: myqueue runs no PreEnqueue plugins (R17)", spec.ErrInvalidConfig)
+	}
 	q, err := impl.New(cfg, impl.WithClock(clk))
 	if err != nil {
 		return nil, err

@@ -115,6 +115,9 @@ func preEnqueuePlugins(cfg spec.Config) []framework.PreEnqueuePlugin {
 func (t *Target) info(pi *framework.QueuedPodInfo) spec.QueuedPodInfo {
 	out := toInfo(pi)
 	if t.cfg.Profile != spec.ProfileHints {
+		if pi.Gated { // R17 in the classic profile
+			out.GatingPlugin = t.cfg.RunPreEnqueue(out.Pod, "")
+		}
 		return out
 	}
 	out.UnschedulablePlugins = spec.NewPluginSet(sets.List(pi.UnschedulablePlugins)...)

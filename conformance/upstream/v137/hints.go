@@ -105,6 +105,7 @@ func preEnqueuePlugins(cfg spec.Config) map[string]fwk.PreEnqueuePlugin {
 func (t *Target) info(pi *framework.QueuedPodInfo) spec.QueuedPodInfo {
 	out := toInfo(pi)
 	if !t.hints {
+		out.GatingPlugin = pi.GatingPlugin // R17 in the classic profile
 		return out
 	}
 	out.UnschedulablePlugins = spec.NewPluginSet(sets.List(pi.UnschedulablePlugins)...)
