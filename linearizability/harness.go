@@ -16,6 +16,7 @@ import (
 
 	"github.com/schedq/schedq/internal/boundary"
 	"github.com/schedq/schedq/internal/parked"
+	"github.com/schedq/schedq/schedqtest"
 	"github.com/schedq/schedq/spec"
 )
 
@@ -60,33 +61,12 @@ func (f fakeClocked) CheckConsistency() error {
 	return nil
 }
 
-// The plugins of the workload's registry, and the events clients raise.
-const (
-	pluginFit      = "NodeResourcesFit"
-	pluginTaint    = "TaintToleration"
-	pluginAffinity = "InterPodAffinity"
-)
-
-var plugins = []string{pluginFit, pluginTaint, pluginAffinity, spec.PluginPodTopologySpread}
-
-// Registry is the plugin -> events registry of the workload's config: the
-// one every suite uses (conformance.Registry, a test keeps them equal), so
-// that a failing history printed as a scenario replays with the same
-// registry.
-var Registry = spec.PluginEvents{
-	pluginFit:                    {{Resource: spec.ResourceNode, ActionType: spec.Add}, {Resource: spec.ResourcePod, ActionType: spec.Delete | spec.UpdatePodScaleDown}},
-	pluginAffinity:               {{Resource: spec.ResourcePod, ActionType: spec.Add | spec.UpdatePodLabel}},
-	spec.PluginPodTopologySpread: {{Resource: spec.ResourcePod, ActionType: spec.All}},
-	pluginTaint:                  {{Resource: spec.ResourceNode, ActionType: spec.UpdateNodeTaint}},
-}
-
+// events are the events of the workload's move requests: the standard
+// events of the scenario language (schedqtest), two of which interest no
+// plugin of schedqtest.Registry (move requests that are no-ops).
 var events = []spec.ClusterEvent{
-	{Resource: spec.ResourceNode, ActionType: spec.Add},
-	{Resource: spec.ResourceNode, ActionType: spec.UpdateNodeTaint},
-	{Resource: spec.ResourceAssignedPod, ActionType: spec.Delete},
-	// No plugin registered for these: move requests that are no-ops.
-	{Resource: spec.ResourcePersistentVolume, ActionType: spec.Add},
-	{Resource: spec.ResourceStorageClass, ActionType: spec.Add},
+	schedqtest.NodeAdd, schedqtest.NodeTaint, schedqtest.AssignedPodDelete,
+	schedqtest.PVAdd, {Resource: spec.ResourceStorageClass, ActionType: spec.Add},
 	spec.WildCardEvent,
 }
 
@@ -95,11 +75,13 @@ var events = []spec.ClusterEvent{
 // within the few minutes of fake time a history spans.
 func Config() spec.Config { return ConfigFor(spec.ProfileClassic) }
 
-// ConfigFor is Config in profile p. In the hints profile every registered
+// ConfigFor is Config in profile p, on the registry every suite uses
+// (schedqtest.Registry), so that a failing history printed as a scenario
+// replays under the same registry. In the hints profile every registered
 // event has no hint (Queue) and there is no PreEnqueue plugin, so a
 // history saved as JSON replays without functions (spec.Config).
 func ConfigFor(p spec.Profile) spec.Config {
-	cfg := spec.DefaultConfig(Registry)
+	cfg := schedqtest.Config()
 	cfg.PodMaxInUnschedulablePodsDuration = 15 * time.Second
 	cfg.Profile = p
 	return cfg
@@ -706,7 +688,7 @@ func (c *client) rejectors() spec.PluginSet {
 		return nil
 	}
 	var out spec.PluginSet
-	for _, p := range plugins {
+	for _, p := range schedqtest.Plugins {
 		if c.rng.IntN(3) == 0 {
 			out = append(out, p)
 		}
