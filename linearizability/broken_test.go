@@ -117,21 +117,42 @@ func TestReferenceQueueIsLinearizable(t *testing.T) {
 // brokenQueues are the deliberately broken queues: each is caught by a
 // history that is not linearizable or, for the lost wake-up, by every
 // client sleeping in Pop while activeQ holds a pod.
-var brokenQueues = []struct {
-	name     string
+type brokenQueue struct {
+	name string
+	// newQueue makes the queue, or if nil internal/lockedq with flaw.
 	newQueue lin.NewQueue
+	flaw     lockedq.Flaw
 	profile  spec.Profile
-}{
-	{"impl with a peek-then-Pop wrapper (yield)", newPeekingImpl, spec.ProfileClassic},
-	{"Pop decides and takes in two critical sections (yield)", newLockedModel(lockedq.PeekThenPop | lockedq.Yield), spec.ProfileClassic},
-	{"Pop decides and takes in two critical sections", newLockedModel(lockedq.PeekThenPop), spec.ProfileClassic},
-	{"MoveAll publishes moveRequestCycle late (yield)", newLockedModel(lockedq.LateMoveRequestCycle | lockedq.Yield), spec.ProfileClassic},
-	{"backoffQ flush moves what it saw before releasing the lock (yield)", newLockedModel(lockedq.StaleBackoffFlush | lockedq.Yield), spec.ProfileClassic},
-	{"Add does not wake a blocked Pop", newLockedModel(lockedq.AddNoWake), spec.ProfileClassic},
-	{"requeued pod poppable before its in-flight bookkeeping is cleared", newLockedModel(lockedq.RequeueRace), spec.ProfileClassic},
-	{"backoffQ flush releases a pod whose expiry is exactly now (R7 boundary)", newLockedModel(lockedq.BackoffBoundary), spec.ProfileClassic},
-	{"leftover flush moves a pod exactly at the limit (R6 boundary)", newLockedModel(lockedq.LeftoverBoundary), spec.ProfileClassic},
-	{"impl whose Pop reports UnschedulableCount one too high (hints)", newMiscountingImpl, spec.ProfileHints},
+}
+
+// twoSections are the flaws that split one operation into two critical
+// sections: lockedq.Interleave forces their window open.
+const twoSections = lockedq.PeekThenPop | lockedq.LateMoveRequestCycle | lockedq.StaleBackoffFlush | lockedq.RequeueRace
+
+// queue makes the broken queue; forced adds lockedq.Interleave to a flaw
+// with two critical sections, so that the interleaving that exposes it
+// does not depend on the scheduler (nor on the machine's load).
+func (b brokenQueue) queue(forced bool) lin.NewQueue {
+	if b.newQueue != nil {
+		return b.newQueue
+	}
+	if forced && b.flaw&twoSections != 0 {
+		return newLockedModel(b.flaw | lockedq.Interleave)
+	}
+	return newLockedModel(b.flaw)
+}
+
+var brokenQueues = []brokenQueue{
+	{"impl with a peek-then-Pop wrapper (yield)", newPeekingImpl, 0, spec.ProfileClassic},
+	{"Pop decides and takes in two critical sections (yield)", nil, lockedq.PeekThenPop | lockedq.Yield, spec.ProfileClassic},
+	{"Pop decides and takes in two critical sections", nil, lockedq.PeekThenPop, spec.ProfileClassic},
+	{"MoveAll publishes moveRequestCycle late (yield)", nil, lockedq.LateMoveRequestCycle | lockedq.Yield, spec.ProfileClassic},
+	{"backoffQ flush moves what it saw before releasing the lock (yield)", nil, lockedq.StaleBackoffFlush | lockedq.Yield, spec.ProfileClassic},
+	{"Add does not wake a blocked Pop", nil, lockedq.AddNoWake, spec.ProfileClassic},
+	{"requeued pod poppable before its in-flight bookkeeping is cleared", nil, lockedq.RequeueRace, spec.ProfileClassic},
+	{"backoffQ flush releases a pod whose expiry is exactly now (R7 boundary)", nil, lockedq.BackoffBoundary, spec.ProfileClassic},
+	{"leftover flush moves a pod exactly at the limit (R6 boundary)", nil, lockedq.LeftoverBoundary, spec.ProfileClassic},
+	{"impl whose Pop reports UnschedulableCount one too high (hints)", newMiscountingImpl, 0, spec.ProfileHints},
 }
 
 // catch records and checks histories of newQueue until one is not
@@ -166,9 +187,13 @@ func catch(t *testing.T, newQueue lin.NewQueue, profile spec.Profile, limit int,
 func TestBrokenQueueIsNotLinearizable(t *testing.T) {
 	base := baseSeed(t)
 	for _, v := range brokenQueues {
-		t.Run(v.name, func(t *testing.T) {
+		name := v.name
+		if v.newQueue == nil && v.flaw&twoSections != 0 {
+			name += " [interleaved]"
+		}
+		t.Run(name, func(t *testing.T) {
 			var st stats
-			caught, undecided, h, res := catch(t, v.newQueue, v.profile, *brokenRuns, base, &st)
+			caught, undecided, h, res := catch(t, v.queue(true), v.profile, *brokenRuns, base, &st)
 			if caught == 0 {
 				t.Fatalf("not caught in %d runs (%d undecided): %v", *brokenRuns, undecided, &st)
 			}
@@ -218,7 +243,7 @@ func TestDetectionRate(t *testing.T) {
 		var hs []int
 		for trial := range *detection {
 			var st stats
-			n, _, _, _ := catch(t, v.newQueue, v.profile, *brokenRuns, base+uint64(vi)<<40+uint64(trial)<<20, &st)
+			n, _, _, _ := catch(t, v.queue(false), v.profile, *brokenRuns, base+uint64(vi)<<40+uint64(trial)<<20, &st)
 			if n > 0 {
 				caught++
 				hs = append(hs, n)
