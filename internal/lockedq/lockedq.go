@@ -161,8 +161,19 @@ func (q *Queue) window(n int64) {
 	if q.flaw&Interleave == 0 {
 		return
 	}
-	me := parked.Current()
-	for q.sections.Load() == n && !othersAsleep(me) {
+	// The count is cheap to read; the runtime's account of every
+	// goroutine stops the world, which a loaded machine makes slow, so
+	// it is read only every 64 yields.
+	var me parked.ID
+	for i := 1; q.sections.Load() == n; i++ {
+		if i%64 == 0 {
+			if me == 0 {
+				me = parked.Current()
+			}
+			if othersAsleep(me) {
+				return
+			}
+		}
 		runtime.Gosched()
 	}
 }
