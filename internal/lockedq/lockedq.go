@@ -178,15 +178,30 @@ func (q *Queue) window(n int64) {
 	}
 }
 
-// othersAsleep reports whether every goroutine but me is parked: none of
-// them can take the queue's lock until something wakes it.
+// othersAsleep reports whether no goroutine but me can enter the queue's
+// lock without something waking it first: each is parked, or waits in a
+// window of its own, or waits for a mutex outside the queue (a caller's,
+// which may be waiting for this very operation to return). One waiting
+// for a mutex inside the queue is about to enter.
 func othersAsleep(me parked.ID) bool {
 	for id, s := range parked.All() {
-		if id != me && !s.Parked() {
+		switch {
+		case id == me || s.Parked() || s.In("lockedq.(*Queue).window"):
+		case waitsForMutex(s) && !s.In("lockedq.(*Queue)"):
+		default:
 			return false
 		}
 	}
 	return true
+}
+
+func waitsForMutex(s parked.State) bool {
+	for _, w := range []string{"sync.Mutex.Lock", "sync.RWMutex", "semacquire"} {
+		if strings.HasPrefix(s.Status, w) {
+			return true
+		}
+	}
+	return false
 }
 
 func (q *Queue) publish() { q.moveRequestCycle = q.m.MoveRequestCycle() }
