@@ -158,7 +158,7 @@ type Workload struct {
 	// of the recording is ConfigFor(Profile).
 	Profile spec.Profile
 	// QuiescentEvery is how many operations each client issues between
-	// quiescent points (default 8; negative: none). At a quiescent point
+	// quiescent points (default 4; negative: none). At a quiescent point
 	// every live client has returned from its last operation and waits;
 	// the last to arrive takes a Snapshot with no operation pending, and
 	// all go on. Nothing spans the point, so every linearization puts
@@ -199,7 +199,7 @@ func (w Workload) withDefaults() Workload {
 		w.BoundarySteps = 0.5
 	}
 	if w.QuiescentEvery == 0 {
-		w.QuiescentEvery = 8
+		w.QuiescentEvery = 4
 	}
 	return w
 }
