@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -315,7 +317,10 @@ func TestMoveRequestCycleShortcut(t *testing.T) {
 // TestConcurrentSmoke runs adders, poppers, movers and the periodic flushes
 // (on the real clock, with millisecond periods) together under -race, and
 // checks that the state invariants hold in every snapshot and that no pod
-// is lost or invented (I1, I4, I6).
+// is lost or invented (I1, I4, I6). A pod the queue loses would leave the
+// poppers asleep for good: a watchdog that sees no Pop return for
+// smokeStall fails the test naming each pod not yet done, where the test
+// last saw it and where the queue holds it, and closes the queue.
 func TestConcurrentSmoke(t *testing.T) {
 	cfg := spec.Config{
 		PodInitialBackoffDuration:         time.Millisecond,
@@ -334,12 +339,17 @@ func TestConcurrentSmoke(t *testing.T) {
 
 	const adders, perAdder, poppers = 4, 200, 4
 	total := int64(adders * perAdder)
-	var done atomic.Int64
+	var done, pops atomic.Int64
 	// fail also closes the queue, so that no popper waits forever.
 	fail := func(format string, args ...any) {
 		t.Errorf(format, args...)
 		q.Close()
 	}
+	// seen is where the test last saw each pod not yet done, by name.
+	var seen sync.Map
+	stopWatch := make(chan struct{})
+	defer close(stopWatch)
+	go smokeWatchdog(q, &seen, &pops, stopWatch, fail)
 	var wg sync.WaitGroup
 	for a := range adders {
 		wg.Add(1)
@@ -348,6 +358,7 @@ func TestConcurrentSmoke(t *testing.T) {
 			r := rand.New(rand.NewPCG(uint64(a), 1))
 			for i := range perAdder {
 				p := pod(fmt.Sprintf("p-%d-%d", a, i), r.Int32N(10))
+				seen.Store(p.Name, fmt.Sprintf("being added by adder %d", a))
 				if err := q.Add(p); err != nil {
 					fail("Add: %v", err)
 					return
@@ -372,11 +383,14 @@ func TestConcurrentSmoke(t *testing.T) {
 					fail("Pop: %v", err)
 					return
 				}
+				pops.Add(1)
+				seen.Store(p.Pod.Name, fmt.Sprintf("popped by popper %d at cycle %d", w, cycle))
 				switch r.IntN(3) {
 				case 0:
 					if err := q.Done(p.Pod.UID); err != nil {
 						fail("Done: %v", err)
 					}
+					seen.Delete(p.Pod.Name)
 					if done.Add(1) == total {
 						q.Close()
 					}
@@ -384,6 +398,7 @@ func TestConcurrentSmoke(t *testing.T) {
 					p.UnschedulablePlugins = spec.NewPluginSet("NodeFit")
 					fallthrough
 				default:
+					seen.Store(p.Pod.Name, fmt.Sprintf("handed back by popper %d from cycle %d (AddUnschedulableIfNotPresent, plugins %v)", w, cycle, p.UnschedulablePlugins))
 					if err := q.AddUnschedulableIfNotPresent(p, cycle); err != nil {
 						fail("AddUnschedulableIfNotPresent: %v", err)
 					}
@@ -435,6 +450,61 @@ func TestConcurrentSmoke(t *testing.T) {
 	}
 	if err := q.CheckConsistency(); err != nil {
 		t.Fatalf("at quiescence, the implementation's structures disagree: %v", err)
+	}
+}
+
+// smokeStall is how long TestConcurrentSmoke may go without a Pop
+// returning before its watchdog calls it a lost pod: with millisecond
+// backoffs and flush periods a pod is poppable again within milliseconds,
+// so this is progress, not a time budget for the whole test.
+const smokeStall = 30 * time.Second
+
+// smokeWatchdog fails the smoke test when no Pop has returned for
+// smokeStall: it names every pod not yet done with where the test last
+// saw it (seen) and where the queue holds it now.
+func smokeWatchdog(q *impl.PriorityQueue, seen *sync.Map, pops *atomic.Int64, stop <-chan struct{}, fail func(string, ...any)) {
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	last, since := pops.Load(), time.Now()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-tick.C:
+		}
+		if n := pops.Load(); n != last {
+			last, since = n, time.Now()
+			continue
+		}
+		if time.Since(since) < smokeStall {
+			continue
+		}
+		where := map[string]string{}
+		snap := make(chan spec.Snapshot, 1)
+		go func() { snap <- q.Snapshot() }()
+		select {
+		case s := <-snap:
+			for _, pl := range s.Places() {
+				for _, p := range pl.Pods {
+					where[p.Pod.Name] = pl.Loc.String()
+				}
+			}
+		case <-time.After(smokeStall):
+			fail("no Pop returned for %v, and Snapshot did not return within %v (the queue's lock is held)", smokeStall, smokeStall)
+			return
+		}
+		var lines []string
+		seen.Range(func(k, v any) bool {
+			held := "nowhere (lost)"
+			if loc, ok := where[k.(string)]; ok {
+				held = "in " + loc
+			}
+			lines = append(lines, fmt.Sprintf("  %s: last seen %s; the queue holds it %s", k, v, held))
+			return true
+		})
+		sort.Strings(lines)
+		fail("no Pop returned for %v; the pods not done:\n%s", smokeStall, strings.Join(lines, "\n"))
+		return
 	}
 }
 

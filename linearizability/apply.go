@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/schedq/schedq/model"
+	"github.com/schedq/schedq/schedqtest"
 	"github.com/schedq/schedq/spec"
 )
 
@@ -28,7 +29,7 @@ func apply(m *model.Model, in Input, out Output, opts ModelOptions) bool {
 	}
 	switch in.Kind {
 	case Add:
-		return sameErr(out.Err, m.Add(in.Pod))
+		return schedqtest.SameError(m.Add(in.Pod), out.Err)
 	case Pop:
 		if out.Err != nil {
 			// A Pop fails only by finding the queue closed (R13). The
@@ -43,9 +44,9 @@ func apply(m *model.Model, in Input, out Output, opts ModelOptions) bool {
 		// includes every pod when activeQ is empty, and any pod once
 		// closed.
 		got, cycle, err := m.PopPod(out.Info.Key())
-		return err == nil && cycle == out.Cycle && infoEqual(got, out.Info)
+		return err == nil && cycle == out.Cycle && schedqtest.InfoEqual(got, out.Info)
 	case AddUnschedulable:
-		return sameErr(out.Err, m.AddUnschedulableIfNotPresent(in.Info, in.Cycle))
+		return schedqtest.SameError(m.AddUnschedulableIfNotPresent(in.Info, in.Cycle), out.Err)
 	case MoveAll:
 		m.MoveAllToActiveOrBackoffQueue(in.Event, in.PreCheck.Fn)
 		return out.Err == nil
@@ -56,17 +57,17 @@ func apply(m *model.Model, in Input, out Output, opts ModelOptions) bool {
 		m.FlushUnschedulablePodsLeftover()
 		return out.Err == nil
 	case Activate:
-		return sameErr(out.Err, m.Activate(in.Pods))
+		return schedqtest.SameError(m.Activate(in.Pods), out.Err)
 	case Update:
-		return sameErr(out.Err, m.Update(in.OldPod, in.Pod))
+		return schedqtest.SameError(m.Update(in.OldPod, in.Pod), out.Err)
 	case Delete:
-		return sameErr(out.Err, m.Delete(in.Pod))
+		return schedqtest.SameError(m.Delete(in.Pod), out.Err)
 	case AssignedPodAdded:
-		return sameErr(out.Err, m.AssignedPodAdded(in.Pod))
+		return schedqtest.SameError(m.AssignedPodAdded(in.Pod), out.Err)
 	case AssignedPodUpdated:
-		return sameErr(out.Err, m.AssignedPodUpdated(in.OldPod, in.Pod, in.Event))
+		return schedqtest.SameError(m.AssignedPodUpdated(in.OldPod, in.Pod, in.Event), out.Err)
 	case Done:
-		return sameErr(out.Err, m.Done(in.UID))
+		return schedqtest.SameError(m.Done(in.UID), out.Err)
 	case Step:
 		return m.Step(in.D) == nil && out.Err == nil
 	case Snapshot:
@@ -167,10 +168,4 @@ func Explain(m *model.Model, in Input, out Output) string {
 		want = c.Done(in.UID)
 	}
 	return fmt.Sprintf("the model returns %s, the queue returned %s", errName(want), errName(out.Err))
-}
-
-func infoEqual(a, b *spec.QueuedPodInfo) bool {
-	return spec.PodsEqual(a.Pod, b.Pod) && a.Timestamp.Equal(b.Timestamp) && a.Attempts == b.Attempts &&
-		slices.Equal(a.UnschedulablePlugins, b.UnschedulablePlugins) &&
-		a.InitialAttemptTimestamp.Equal(b.InitialAttemptTimestamp)
 }

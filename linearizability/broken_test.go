@@ -75,6 +75,33 @@ func (q peekingImpl) Pop() (*spec.QueuedPodInfo, int64, error) {
 	return &seen, s.SchedulingCycle + 1, nil
 }
 
+// miscountingImpl wraps the real implementation with a Pop that reports
+// the pod's UnschedulableCount one too high (a hints-profile field, R3h):
+// a queue whose bookkeeping of failures is wrong only in what Pop hands
+// out. Its state stays right, so only the comparison of the popped info
+// can catch it.
+type miscountingImpl struct {
+	*impl.PriorityQueue
+}
+
+func newMiscountingImpl(cfg spec.Config, clk *testingclock.FakeClock) (spec.Queue, error) {
+	q, err := impl.New(cfg, impl.WithClock(clk))
+	if err != nil {
+		return nil, err
+	}
+	return miscountingImpl{q}, nil
+}
+
+func (q miscountingImpl) Pop() (*spec.QueuedPodInfo, int64, error) {
+	info, cycle, err := q.PriorityQueue.Pop()
+	if err == nil && info != nil {
+		cp := *info
+		cp.UnschedulableCount++
+		info = &cp
+	}
+	return info, cycle, err
+}
+
 // TestReferenceQueueIsLinearizable checks the harness on the queue that is
 // linearizable by construction, with the same workloads the broken queues
 // get. If this fails, the harness or the porcupine model is wrong, not the
@@ -90,29 +117,54 @@ func TestReferenceQueueIsLinearizable(t *testing.T) {
 // brokenQueues are the deliberately broken queues: each is caught by a
 // history that is not linearizable or, for the lost wake-up, by every
 // client sleeping in Pop while activeQ holds a pod.
-var brokenQueues = []struct {
-	name     string
+type brokenQueue struct {
+	name string
+	// newQueue makes the queue, or if nil internal/lockedq with flaw.
 	newQueue lin.NewQueue
-}{
-	{"impl with a peek-then-Pop wrapper (yield)", newPeekingImpl},
-	{"Pop decides and takes in two critical sections (yield)", newLockedModel(lockedq.PeekThenPop | lockedq.Yield)},
-	{"Pop decides and takes in two critical sections", newLockedModel(lockedq.PeekThenPop)},
-	{"MoveAll publishes moveRequestCycle late (yield)", newLockedModel(lockedq.LateMoveRequestCycle | lockedq.Yield)},
-	{"backoffQ flush moves what it saw before releasing the lock (yield)", newLockedModel(lockedq.StaleBackoffFlush | lockedq.Yield)},
-	{"Add does not wake a blocked Pop", newLockedModel(lockedq.AddNoWake)},
-	{"requeued pod poppable before its in-flight bookkeeping is cleared", newLockedModel(lockedq.RequeueRace)},
-	{"backoffQ flush releases a pod whose expiry is exactly now (R7 boundary)", newLockedModel(lockedq.BackoffBoundary)},
-	{"leftover flush moves a pod exactly at the limit (R6 boundary)", newLockedModel(lockedq.LeftoverBoundary)},
+	flaw     lockedq.Flaw
+	profile  spec.Profile
+}
+
+// twoSections are the flaws that split one operation into two critical
+// sections: lockedq.Interleave forces their window open.
+const twoSections = lockedq.PeekThenPop | lockedq.LateMoveRequestCycle | lockedq.StaleBackoffFlush | lockedq.RequeueRace
+
+// queue makes the broken queue; forced adds lockedq.Interleave to a flaw
+// with two critical sections, so that the interleaving that exposes it
+// does not depend on the scheduler (nor on the machine's load).
+func (b brokenQueue) queue(forced bool) lin.NewQueue {
+	if b.newQueue != nil {
+		return b.newQueue
+	}
+	if forced && b.flaw&twoSections != 0 {
+		return newLockedModel(b.flaw | lockedq.Interleave)
+	}
+	return newLockedModel(b.flaw)
+}
+
+var brokenQueues = []brokenQueue{
+	{"impl with a peek-then-Pop wrapper (yield)", newPeekingImpl, 0, spec.ProfileClassic},
+	{"Pop decides and takes in two critical sections (yield)", nil, lockedq.PeekThenPop | lockedq.Yield, spec.ProfileClassic},
+	{"Pop decides and takes in two critical sections", nil, lockedq.PeekThenPop, spec.ProfileClassic},
+	{"MoveAll publishes moveRequestCycle late (yield)", nil, lockedq.LateMoveRequestCycle | lockedq.Yield, spec.ProfileClassic},
+	{"backoffQ flush moves what it saw before releasing the lock (yield)", nil, lockedq.StaleBackoffFlush | lockedq.Yield, spec.ProfileClassic},
+	{"Add does not wake a blocked Pop", nil, lockedq.AddNoWake, spec.ProfileClassic},
+	{"requeued pod poppable before its in-flight bookkeeping is cleared", nil, lockedq.RequeueRace, spec.ProfileClassic},
+	{"backoffQ flush releases a pod whose expiry is exactly now (R7 boundary)", nil, lockedq.BackoffBoundary, spec.ProfileClassic},
+	{"leftover flush moves a pod exactly at the limit (R6 boundary)", nil, lockedq.LeftoverBoundary, spec.ProfileClassic},
+	{"impl whose Pop reports UnschedulableCount one too high (hints)", newMiscountingImpl, 0, spec.ProfileHints},
 }
 
 // catch records and checks histories of newQueue until one is not
 // linearizable, for at most limit runs, cycling through the client counts.
 // It returns the run that caught it (0 if none did) and that history.
-func catch(t *testing.T, newQueue lin.NewQueue, limit int, base uint64, st *stats) (caught, undecided int, h *lin.History, res lin.Result) {
+func catch(t *testing.T, newQueue lin.NewQueue, profile spec.Profile, limit int, base uint64, st *stats) (caught, undecided int, h *lin.History, res lin.Result) {
 	counts := clientCounts(t)
 	for i := range limit {
 		n := counts[i%len(counts)]
-		h, err := record(workload(n, i, base), i, newQueue)
+		w := workload(n, i, base)
+		w.Profile = profile
+		h, err := record(w, i, newQueue)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -135,9 +187,13 @@ func catch(t *testing.T, newQueue lin.NewQueue, limit int, base uint64, st *stat
 func TestBrokenQueueIsNotLinearizable(t *testing.T) {
 	base := baseSeed(t)
 	for _, v := range brokenQueues {
-		t.Run(v.name, func(t *testing.T) {
+		name := v.name
+		if v.newQueue == nil && v.flaw&twoSections != 0 {
+			name += " [interleaved]"
+		}
+		t.Run(name, func(t *testing.T) {
 			var st stats
-			caught, undecided, h, res := catch(t, v.newQueue, *brokenRuns, base, &st)
+			caught, undecided, h, res := catch(t, v.queue(true), v.profile, *brokenRuns, base, &st)
 			if caught == 0 {
 				t.Fatalf("not caught in %d runs (%d undecided): %v", *brokenRuns, undecided, &st)
 			}
@@ -187,7 +243,7 @@ func TestDetectionRate(t *testing.T) {
 		var hs []int
 		for trial := range *detection {
 			var st stats
-			n, _, _, _ := catch(t, v.newQueue, *brokenRuns, base+uint64(vi)<<40+uint64(trial)<<20, &st)
+			n, _, _, _ := catch(t, v.queue(false), v.profile, *brokenRuns, base+uint64(vi)<<40+uint64(trial)<<20, &st)
 			if n > 0 {
 				caught++
 				hs = append(hs, n)
@@ -213,7 +269,7 @@ func TestFailingHistoryPrintsAScenarioThatReplays(t *testing.T) {
 	base := baseSeed(t)
 	for try := range 20 {
 		var st stats
-		caught, _, h, res := catch(t, newLockedModel(lockedq.PeekThenPop|lockedq.Yield), *brokenRuns, base+uint64(try)<<32, &st)
+		caught, _, h, res := catch(t, newLockedModel(lockedq.PeekThenPop|lockedq.Yield), spec.ProfileClassic, *brokenRuns, base+uint64(try)<<32, &st)
 		if caught == 0 {
 			t.Fatal("the broken queue was not caught")
 		}

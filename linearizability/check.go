@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/anishathalye/porcupine"
@@ -17,14 +18,24 @@ type Result struct {
 	Outcome porcupine.CheckResult
 	Info    porcupine.LinearizationInfo
 	Elapsed time.Duration
+	// Steps is how many model steps the search tried: its size, which
+	// unlike Elapsed does not depend on the machine's load.
+	Steps int64
 }
 
 // Check decides whether h is linearizable with respect to the model, giving
 // up after timeout (Unknown).
 func Check(h *History, timeout time.Duration) Result {
+	m := h.Model()
+	var steps atomic.Int64
+	step := m.Step
+	m.Step = func(state, input, output any) (bool, any) {
+		steps.Add(1)
+		return step(state, input, output)
+	}
 	start := time.Now()
-	res, info := porcupine.CheckOperationsVerbose(h.Model(), h.Operations, timeout)
-	return Result{Outcome: res, Info: info, Elapsed: time.Since(start)}
+	res, info := porcupine.CheckOperationsVerbose(m, h.Operations, timeout)
+	return Result{Outcome: res, Info: info, Elapsed: time.Since(start), Steps: steps.Load()}
 }
 
 // VisDir is where failure evidence goes: $SCHEDQ_VIS_DIR if set, else the

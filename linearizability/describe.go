@@ -1,13 +1,13 @@
 package linearizability
 
 import (
-	"errors"
 	"fmt"
 	"html"
 	"strings"
 	"time"
 
 	"github.com/schedq/schedq/model"
+	"github.com/schedq/schedq/schedqtest"
 	"github.com/schedq/schedq/spec"
 )
 
@@ -36,10 +36,8 @@ func errName(err error) string {
 	if err == nil {
 		return "ok"
 	}
-	for _, s := range sentinels {
-		if errors.Is(err, s) {
-			return strings.TrimPrefix(s.Error(), "schedq: ")
-		}
+	if s := schedqtest.Sentinel(err); s != nil {
+		return strings.TrimPrefix(s.Error(), "schedq: ")
 	}
 	return err.Error()
 }

@@ -39,6 +39,14 @@
 //     contract makes every queue normalise the set (sort, deduplicate, R3)
 //     and conformance checks that it does, so the workload deliberately
 //     passes raw sets and the model (which normalises) is the judge.
+//   - Quiescent points. Every Workload.QuiescentEvery operations the
+//     clients meet: no operation is pending, and the last to arrive takes
+//     a Snapshot, which pins the model state there. The checker's search
+//     is then bounded by the stretch between two points, not by the whole
+//     history, however long the machine's load makes an operation's
+//     window. The porcupine state carries a canonical key of the model
+//     state (porcupine.go), so comparing and caching states is one string
+//     comparison.
 //   - Check runs porcupine with a timeout; a result of Unknown is undecided,
 //     never a pass. WriteEvidence leaves the porcupine visualisation, a
 //     plain-text listing (ending with the operations that cannot come next

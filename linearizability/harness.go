@@ -16,6 +16,7 @@ import (
 
 	"github.com/schedq/schedq/internal/boundary"
 	"github.com/schedq/schedq/internal/parked"
+	"github.com/schedq/schedq/schedqtest"
 	"github.com/schedq/schedq/spec"
 )
 
@@ -60,33 +61,12 @@ func (f fakeClocked) CheckConsistency() error {
 	return nil
 }
 
-// The plugins of the workload's registry, and the events clients raise.
-const (
-	pluginFit      = "NodeResourcesFit"
-	pluginTaint    = "TaintToleration"
-	pluginAffinity = "InterPodAffinity"
-)
-
-var plugins = []string{pluginFit, pluginTaint, pluginAffinity, spec.PluginPodTopologySpread}
-
-// Registry is the plugin -> events registry of the workload's config: the
-// one every suite uses (conformance.Registry, a test keeps them equal), so
-// that a failing history printed as a scenario replays with the same
-// registry.
-var Registry = spec.PluginEvents{
-	pluginFit:                    {{Resource: spec.ResourceNode, ActionType: spec.Add}, {Resource: spec.ResourcePod, ActionType: spec.Delete | spec.UpdatePodScaleDown}},
-	pluginAffinity:               {{Resource: spec.ResourcePod, ActionType: spec.Add | spec.UpdatePodLabel}},
-	spec.PluginPodTopologySpread: {{Resource: spec.ResourcePod, ActionType: spec.All}},
-	pluginTaint:                  {{Resource: spec.ResourceNode, ActionType: spec.UpdateNodeTaint}},
-}
-
+// events are the events of the workload's move requests: the standard
+// events of the scenario language (schedqtest), two of which interest no
+// plugin of schedqtest.Registry (move requests that are no-ops).
 var events = []spec.ClusterEvent{
-	{Resource: spec.ResourceNode, ActionType: spec.Add},
-	{Resource: spec.ResourceNode, ActionType: spec.UpdateNodeTaint},
-	{Resource: spec.ResourceAssignedPod, ActionType: spec.Delete},
-	// No plugin registered for these: move requests that are no-ops.
-	{Resource: spec.ResourcePersistentVolume, ActionType: spec.Add},
-	{Resource: spec.ResourceStorageClass, ActionType: spec.Add},
+	schedqtest.NodeAdd, schedqtest.NodeTaint, schedqtest.AssignedPodDelete,
+	schedqtest.PVAdd, {Resource: spec.ResourceStorageClass, ActionType: spec.Add},
 	spec.WildCardEvent,
 }
 
@@ -95,11 +75,13 @@ var events = []spec.ClusterEvent{
 // within the few minutes of fake time a history spans.
 func Config() spec.Config { return ConfigFor(spec.ProfileClassic) }
 
-// ConfigFor is Config in profile p. In the hints profile every registered
+// ConfigFor is Config in profile p, on the registry every suite uses
+// (schedqtest.Registry), so that a failing history printed as a scenario
+// replays under the same registry. In the hints profile every registered
 // event has no hint (Queue) and there is no PreEnqueue plugin, so a
 // history saved as JSON replays without functions (spec.Config).
 func ConfigFor(p spec.Profile) spec.Config {
-	cfg := spec.DefaultConfig(Registry)
+	cfg := schedqtest.Config()
 	cfg.PodMaxInUnschedulablePodsDuration = 15 * time.Second
 	cfg.Profile = p
 	return cfg
@@ -175,6 +157,17 @@ type Workload struct {
 	// Profile is the queue's profile (spec.Config.Profile): the config
 	// of the recording is ConfigFor(Profile).
 	Profile spec.Profile
+	// QuiescentEvery is how many operations each client issues between
+	// quiescent points (default 4; negative: none). At a quiescent point
+	// every live client has returned from its last operation and waits;
+	// the last to arrive takes a Snapshot with no operation pending, and
+	// all go on. Nothing spans the point, so every linearization puts
+	// what came before it first, and the Snapshot (unless NoSnapshots)
+	// pins the model state there to one: the checker's search is then
+	// bounded by the widest stretch between two points rather than by
+	// the whole history, whatever the machine's load does to the
+	// operations' windows.
+	QuiescentEvery int
 }
 
 func (w Workload) withDefaults() Workload {
@@ -205,6 +198,9 @@ func (w Workload) withDefaults() Workload {
 	if w.BoundarySteps == 0 {
 		w.BoundarySteps = 0.5
 	}
+	if w.QuiescentEvery == 0 {
+		w.QuiescentEvery = 4
+	}
 	return w
 }
 
@@ -223,6 +219,9 @@ type History struct {
 	// Overlapping is how many operations overlap an operation of another
 	// client: a history where it is low barely tested concurrency.
 	Overlapping int
+	// QuiescentPoints is how many quiescent points the history has
+	// (Workload.QuiescentEvery).
+	QuiescentPoints int
 	// LostWakeups describes each moment every live client slept in Pop,
 	// by the runtime's account, while activeQ held a pod: a liveness
 	// failure that linearizability cannot see (a Pop that sleeps forever
@@ -336,14 +335,78 @@ type run struct {
 	burst  barrier
 	// boundarySteps counts the steered steps.
 	boundarySteps atomic.Int64
-	// alive counts clients still issuing operations, inPop those inside
-	// Pop, progress the operations returned: together they tell the
-	// coordinator when every live client is stuck in Pop.
-	alive, inPop atomic.Int32
-	progress     atomic.Int64
+	// alive counts clients still issuing operations (changed under
+	// q8t.mu), progress the operations returned: with each client's
+	// inPopNow and atPoint they tell the coordinator when every live
+	// client is stuck in Pop.
+	alive    atomic.Int32
+	progress atomic.Int64
 	// stuck is signalled when a client may have made every live client
-	// wait: it entered Pop, or it finished.
+	// wait: it entered Pop, arrived at a quiescent point, or finished.
 	stuck chan struct{}
+	q8t   quiescence
+	// rescueMu keeps the coordinator's rescue Adds out of the Snapshot of
+	// a quiescent point: the Pop a rescue releases can return, and its
+	// client arrive, before the Add itself returns.
+	rescueMu sync.Mutex
+}
+
+// quiescence is the meeting point of the clients (Workload.QuiescentEvery).
+type quiescence struct {
+	mu      sync.Mutex
+	waiting int           // clients waiting at the point
+	gen     chan struct{} // closed to let them go
+	points  int
+}
+
+// arrive waits at the quiescent point until every live client is there;
+// the last to arrive takes the Snapshot and lets them all go.
+func (c *client) arrive() {
+	r := c.run
+	r.q8t.mu.Lock()
+	r.q8t.waiting++
+	if r.q8t.waiting == int(r.alive.Load()) {
+		r.releaseLocked(c.log)
+		r.q8t.mu.Unlock()
+		return
+	}
+	if r.q8t.gen == nil {
+		r.q8t.gen = make(chan struct{})
+	}
+	g := r.q8t.gen
+	c.atPoint.Store(true)
+	r.q8t.mu.Unlock()
+	r.maybeStuck()
+	<-g
+	c.atPoint.Store(false)
+}
+
+// leave is a client's end: one client fewer to wait for.
+func (c *client) leave() {
+	r := c.run
+	r.q8t.mu.Lock()
+	defer r.q8t.mu.Unlock()
+	c.finished.Store(true)
+	r.alive.Add(-1)
+	if r.q8t.waiting > 0 && r.q8t.waiting == int(r.alive.Load()) {
+		r.releaseLocked(c.log)
+	}
+}
+
+// releaseLocked records the quiescent point's Snapshot in l (the log of
+// the client running it) and lets the waiting clients go.
+func (r *run) releaseLocked(l *log) {
+	if !r.w.NoSnapshots {
+		r.rescueMu.Lock()
+		r.rec.do(l, Input{Kind: Snapshot}, func() Output { s := r.q.Snapshot(); return Output{Snapshot: &s} })
+		r.rescueMu.Unlock()
+	}
+	r.q8t.points++
+	r.q8t.waiting = 0
+	if r.q8t.gen != nil {
+		close(r.q8t.gen)
+		r.q8t.gen = nil
+	}
 }
 
 func (r *run) maybeStuck() {
@@ -401,8 +464,7 @@ func RecordTarget(w Workload, newTarget NewTarget) (*History, error) {
 		go func() {
 			defer wg.Done()
 			defer r.maybeStuck()
-			defer r.alive.Add(-1)
-			defer cl.finished.Store(true)
+			defer cl.leave()
 			cl.gid = parked.Current()
 			close(ready)
 			<-start
@@ -425,6 +487,7 @@ func RecordTarget(w Workload, newTarget NewTarget) (*History, error) {
 			w.Deadline, hang, w.Deadline/2, describeClients(clients))
 	}
 	h.BoundarySteps = int(r.boundarySteps.Load())
+	h.QuiescentPoints = r.q8t.points
 	// At quiescence a queue with an internal consistency check (impl's
 	// indexes, heaps and groups against the pods it holds) must pass it:
 	// a leak there shows in no history.
@@ -489,7 +552,9 @@ func (r *run) coordinate(l *log, clients []*client) (rescues int, early bool, lo
 		}
 		p := r.u.rescue[rescues]
 		rescues++
+		r.rescueMu.Lock()
 		r.rec.do(l, Input{Kind: Add, Pod: p}, func() Output { return Output{Err: r.q.Add(p)} })
+		r.rescueMu.Unlock()
 	}
 	r.rec.do(l, Input{Kind: Close}, func() Output { r.q.Close(); return Output{} })
 	return rescues, early, lost, hang
@@ -510,12 +575,12 @@ func describeSnapshot(s spec.Snapshot) string {
 	return html.UnescapeString(strings.ReplaceAll(describer{start: Start}.snapshot(&s, nil), "<br>", "; "))
 }
 
-// allParked reports whether every live client is inside Pop and asleep
-// there, and at least one is.
+// allParked reports whether every live client that is not waiting at a
+// quiescent point is inside Pop and asleep there, and at least one is.
 func allParked(clients []*client) bool {
 	var ids []parked.ID
 	for _, c := range clients {
-		if c.finished.Load() {
+		if c.finished.Load() || c.atPoint.Load() {
 			continue
 		}
 		if !c.inPopNow.Load() {
@@ -595,6 +660,8 @@ type client struct {
 	gid      parked.ID
 	inPopNow atomic.Bool
 	finished atomic.Bool
+	// atPoint: waiting at a quiescent point.
+	atPoint atomic.Bool
 }
 
 // weights of the operations a client picks when it is not finishing a
@@ -632,7 +699,10 @@ func (c *client) pick() Kind {
 }
 
 func (c *client) loop() {
-	for range c.w.OpsPerClient {
+	for i := range c.w.OpsPerClient {
+		if c.w.QuiescentEvery > 0 && i > 0 && i%c.w.QuiescentEvery == 0 {
+			c.arrive()
+		}
 		if c.rng.Float64() < c.w.Bursts {
 			c.burst.arrive()
 		}
@@ -706,7 +776,7 @@ func (c *client) rejectors() spec.PluginSet {
 		return nil
 	}
 	var out spec.PluginSet
-	for _, p := range plugins {
+	for _, p := range schedqtest.Plugins {
 		if c.rng.IntN(3) == 0 {
 			out = append(out, p)
 		}
@@ -741,11 +811,8 @@ func (c *client) issue(k Kind) {
 	case Pop:
 		f = func() Output {
 			c.inPopNow.Store(true)
-			if c.inPop.Add(1) == c.alive.Load() {
-				c.maybeStuck()
-			}
+			c.maybeStuck()
 			info, cycle, err := c.q.Pop()
-			c.inPop.Add(-1)
 			c.inPopNow.Store(false)
 			out := Output{Err: err, Cycle: cycle}
 			if info != nil {

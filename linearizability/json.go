@@ -9,6 +9,7 @@ import (
 
 	"github.com/anishathalye/porcupine"
 
+	"github.com/schedq/schedq/schedqtest"
 	"github.com/schedq/schedq/spec"
 )
 
@@ -98,7 +99,7 @@ func ReadHistory(path string) (*History, error) {
 		kinds[Kind(k).String()] = Kind(k)
 	}
 	errs := map[string]error{}
-	for _, s := range sentinels {
+	for _, s := range schedqtest.Sentinels {
 		errs[errName(s)] = s
 	}
 	seq := map[int]int{}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -25,7 +26,7 @@ var (
 	ops             = flag.Int("lin.ops", 200, "operations per history, split across the clients")
 	clients         = flag.String("lin.clients", "2,4,8", "client counts to run")
 	pods            = flag.Int("lin.pods", 3, "pods each client owns")
-	timeout         = flag.Duration("lin.timeout", 30*time.Second, "porcupine timeout per history; running out fails the test")
+	timeout         = flag.Duration("lin.timeout", time.Minute, "porcupine timeout per history; running out fails the test")
 	brokenRuns      = flag.Int("lin.brokenruns", 400, "histories each broken queue gets to be caught in")
 	concurrentSteps = flag.Float64("lin.concurrentsteps", 0.25, "fraction of clock steps that may overlap operations reading the clock")
 	replay          = flag.String("lin.replay", "", "a history saved as JSON next to a visualisation, for TestReplay to check again")
@@ -82,14 +83,35 @@ func workload(clients, i int, base uint64) lin.Workload {
 type stats struct {
 	ops, blocked, rescues, overlapping []int
 	check                              []time.Duration
+	steps                              []int64
+}
+
+// slowest is the slowest check of the package's run, which TestMain
+// prints: the figure that says whether the checker's search stays
+// bounded (a history it cannot decide within -lin.timeout fails).
+var slowest struct {
+	sync.Mutex
+	n       int
+	elapsed time.Duration
+	what    string
 }
 
 func (s *stats) add(h *lin.History, r lin.Result) {
+	slowest.Lock()
+	slowest.n++
+	if r.Elapsed > slowest.elapsed {
+		w := h.Workload
+		slowest.elapsed = r.Elapsed
+		slowest.what = fmt.Sprintf("%d model steps, %v, %s profile, %d clients, %d operations, %d quiescent points, seed %d",
+			r.Steps, r.Outcome, w.Profile, w.Clients, len(h.Operations), h.QuiescentPoints, w.Seed)
+	}
+	slowest.Unlock()
 	s.ops = append(s.ops, len(h.Operations))
 	s.blocked = append(s.blocked, h.BlockedPops)
 	s.rescues = append(s.rescues, h.Rescues)
 	s.overlapping = append(s.overlapping, h.Overlapping)
 	s.check = append(s.check, r.Elapsed)
+	s.steps = append(s.steps, r.Steps)
 }
 
 func (s *stats) String() string {
@@ -106,9 +128,9 @@ func (s *stats) String() string {
 		}
 		return t
 	}
-	return fmt.Sprintf("%d histories, ops/history %d..%d (median %d), %d%% of ops overlap another client's, %d blocked Pops, %d rescue Adds; check time median %v, max %v",
+	return fmt.Sprintf("%d histories, ops/history %d..%d (median %d), %d%% of ops overlap another client's, %d blocked Pops, %d rescue Adds; check time median %v, max %v; model steps max %d",
 		len(c), o[0], o[len(o)-1], o[len(o)/2], 100*sum(s.overlapping)/sum(s.ops), sum(s.blocked), sum(s.rescues),
-		c[len(c)/2].Round(time.Microsecond), c[len(c)-1].Round(time.Microsecond))
+		c[len(c)/2].Round(time.Microsecond), c[len(c)-1].Round(time.Microsecond), slices.Max(s.steps))
 }
 
 // checkHistories records and checks n histories of queues made by newQueue

@@ -2,14 +2,12 @@ package linearizability_test
 
 import (
 	"fmt"
-	"reflect"
 	"testing"
 	"time"
 
 	"github.com/anishathalye/porcupine"
 
 	lin "github.com/schedq/schedq/linearizability"
-	"github.com/schedq/schedq/schedqtest"
 	"github.com/schedq/schedq/spec"
 )
 
@@ -161,13 +159,5 @@ func TestModelStepLeavesItsInputAlone(t *testing.T) {
 		if !s0.Model.Equal(before) {
 			t.Fatalf("%v mutated its input state:\n%s\nwant\n%s", in.Kind, s0.Model, before)
 		}
-	}
-}
-
-// The workload registers what every other suite does (schedqtest.Registry),
-// so that its scenarios replay under the one registry.
-func TestRegistryIsTheSuitesOne(t *testing.T) {
-	if !reflect.DeepEqual(lin.Registry, schedqtest.Registry) {
-		t.Errorf("lin.Registry = %v\nwant schedqtest.Registry = %v", lin.Registry, schedqtest.Registry)
 	}
 }

@@ -1,7 +1,6 @@
 package linearizability
 
 import (
-	"errors"
 	"fmt"
 	"time"
 
@@ -88,24 +87,4 @@ type Output struct {
 	Cycle int64
 	// Snapshot is what Snapshot returned.
 	Snapshot *spec.Snapshot
-}
-
-// sentinels are the errors an operation may return, by errors.Is.
-var sentinels = []error{
-	spec.ErrNilPod, spec.ErrInvalidPod, spec.ErrAlreadyQueued, spec.ErrPodNotFound,
-	spec.ErrNotInFlight, spec.ErrClosed, spec.ErrWouldBlock, spec.ErrInvalidConfig,
-}
-
-// sameErr reports whether got is the error the model gave, want: both nil,
-// or both matching the same sentinel under errors.Is.
-func sameErr(got, want error) bool {
-	if got == nil || want == nil {
-		return got == nil && want == nil
-	}
-	for _, s := range sentinels {
-		if errors.Is(want, s) {
-			return errors.Is(got, s)
-		}
-	}
-	return false
 }

@@ -2,7 +2,11 @@ package linearizability
 
 import (
 	"fmt"
+	"hash/fnv"
 	"html"
+	"strconv"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/anishathalye/porcupine"
@@ -11,44 +15,97 @@ import (
 	"github.com/schedq/schedq/spec"
 )
 
-// State is the porcupine state: the model, and a hash of everything Equal
-// compares, computed once when the state is made. Without it the checker's
-// cache of visited states degenerates into long runs of Equal calls on
-// states that differ only in a Timestamp.
+// State is the porcupine state: the model, and a canonical key of its
+// state (stateKey) with the key's hash, computed once when the state is
+// made. The checker compares and caches states by the key alone: one
+// string comparison instead of the model's own Equal, and a hash that
+// covers everything the key does (the hints profile's in-flight list and
+// per-pod counts included), so states that differ only there do not pile
+// up in one bucket of the checker's cache.
 type State struct {
 	Model *model.Model
+	key   string
 	hash  uint64
 }
 
-func newState(m *model.Model) *State {
-	s := m.Snapshot()
-	h := uint64(14695981039346656037)
-	mix := func(v uint64) { h = (h ^ v) * 1099511628211 }
-	mixString := func(str string) {
-		for i := 0; i < len(str); i++ {
-			mix(uint64(str[i]))
-		}
+// podKeys numbers pods for state keys: equal pods (every field) get the
+// same number, looked up once per pointer, since the pods of a history
+// are immutable (spec.Queue's contract).
+type podKeys struct {
+	mu     sync.Mutex
+	byPtr  map[*spec.Pod]string
+	byText map[string]string
+}
+
+func (k *podKeys) of(p *spec.Pod) string {
+	if p == nil {
+		return "-"
 	}
-	mix(uint64(s.Now.UnixNano()))
-	mix(uint64(s.SchedulingCycle))
-	mix(uint64(s.MoveRequestCycle))
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if s, ok := k.byPtr[p]; ok {
+		return s
+	}
+	if k.byPtr == nil {
+		k.byPtr, k.byText = map[*spec.Pod]string{}, map[string]string{}
+	}
+	// %#v prints every field, map keys sorted: equal pods, equal text.
+	text := fmt.Sprintf("%#v", *p)
+	s, ok := k.byText[text]
+	if !ok {
+		s = strconv.Itoa(len(k.byText))
+		k.byText[text] = s
+	}
+	k.byPtr[p] = s
+	return s
+}
+
+// stateKey is the model's state as text: equal keys, equal states (the
+// key holds every field Model.Equal compares but the nominator, which no
+// workload operation fills). Pods are listed per place in key order, as
+// Snapshot sorts them.
+func (k *podKeys) stateKey(m *model.Model) string {
+	s := m.Snapshot()
+	var b strings.Builder
+	num := func(v int64) { b.WriteString(strconv.FormatInt(v, 36)); b.WriteByte(',') }
+	num(s.Now.UnixNano())
+	num(s.SchedulingCycle)
+	num(s.MoveRequestCycle)
 	if s.Closed {
-		mix(1)
+		b.WriteString("closed,")
 	}
 	for _, pl := range s.Places() {
-		mix(uint64(pl.Loc) << 56)
+		b.WriteString("|" + pl.Loc.String() + ":")
 		for i := range pl.Pods {
 			p := &pl.Pods[i]
-			mixString(string(p.Key()))
-			mix(uint64(p.Timestamp.UnixNano()))
-			mix(uint64(p.InitialAttemptTimestamp.UnixNano()))
-			mix(uint64(p.Attempts))
-			mix(uint64(len(p.UnschedulablePlugins)))
-			mix(uint64(p.Pod.Priority))
-			mixString(p.Pod.Status)
+			b.WriteString(k.of(p.Pod) + ",")
+			num(p.Timestamp.UnixNano())
+			num(p.InitialAttemptTimestamp.UnixNano())
+			num(int64(p.Attempts))
+			b.WriteString(strings.Join(p.UnschedulablePlugins, "+") + ",")
+			num(int64(p.UnschedulableCount))
+			num(int64(p.ConsecutiveErrorsCount))
+			b.WriteString(strings.Join(p.PendingPlugins, "+") + "," + p.GatingPlugin + ",")
+			num(p.FlushTimestamp.UnixNano())
+			b.WriteByte(';')
 		}
 	}
-	return &State{Model: m, hash: h}
+	b.WriteString("|inflight:")
+	for _, e := range s.InFlightEvents {
+		if e.IsMarker() {
+			b.WriteString("pod " + string(e.UID) + " " + string(e.Key) + ";")
+			continue
+		}
+		fmt.Fprintf(&b, "%#v %s %s;", e.Event.Event, k.of(e.Event.Old), k.of(e.Event.New))
+	}
+	return b.String()
+}
+
+func (k *podKeys) newState(m *model.Model) *State {
+	key := k.stateKey(m)
+	h := fnv.New64a()
+	h.Write([]byte(key))
+	return &State{Model: m, key: key, hash: h.Sum64()}
 }
 
 // ModelOptions adapt the model to a target's profile.
@@ -70,24 +127,36 @@ func Model(cfg spec.Config, start time.Time) porcupine.Model {
 // ModelWith is Model with options.
 func ModelWith(cfg spec.Config, start time.Time, opts ModelOptions) porcupine.Model {
 	d := describer{start: start}
+	keys := &podKeys{}
 	return porcupine.Model{
 		Init: func() any {
 			m, err := model.New(cfg, start)
 			if err != nil {
 				panic(fmt.Sprintf("linearizability: model.New: %v", err))
 			}
-			return newState(m)
+			return keys.newState(m)
 		},
 		Step: func(state, input, output any) (bool, any) {
-			m := state.(*State).Model.Clone()
-			if !apply(m, input.(Input), output.(Output), opts) {
+			st, in, out := state.(*State), input.(Input), output.(Output)
+			switch {
+			case in.Kind == Snapshot || in.Kind == SchedulingCycle:
+				// Read-only: the state goes on as it is, without a
+				// clone or a new key.
+				return apply(st.Model, in, out, opts), state
+			case in.Kind == Pop && out.Err == nil && out.Cycle != st.Model.SchedulingCycle()+1:
+				// Most tries of a Pop are at the wrong place in the
+				// history: its cycle says so before any copying.
 				return false, state
 			}
-			return true, newState(m)
+			m := st.Model.Clone()
+			if !apply(m, in, out, opts) {
+				return false, state
+			}
+			return true, keys.newState(m)
 		},
 		Equal: func(a, b any) bool {
 			x, y := a.(*State), b.(*State)
-			return x.hash == y.hash && x.Model.Equal(y.Model)
+			return x.hash == y.hash && x.key == y.key
 		},
 		Hash: func(state any) uint64 { return state.(*State).hash },
 		DescribeOperation: func(input, output any) string {

@@ -45,8 +45,11 @@ func ErrorText(err error) string {
 }
 
 // InfoEqual is the one queued-pod comparison of the suites: the same pod
-// (every field, spec.PodsEqual), Timestamp, Attempts, UnschedulablePlugins
-// and InitialAttemptTimestamp. Two nil infos are equal.
+// (every field, spec.PodsEqual), Timestamp, Attempts, UnschedulablePlugins,
+// InitialAttemptTimestamp and the hints profile's fields (spec.HintFields:
+// UnschedulableCount, ConsecutiveErrorsCount, PendingPlugins, GatingPlugin,
+// FlushTimestamp; zero in the classic profile), everything the model's own
+// state comparison holds a pod to. Two nil infos are equal.
 func InfoEqual(a, b *spec.QueuedPodInfo) bool {
 	if a == nil || b == nil {
 		return a == b
@@ -54,5 +57,6 @@ func InfoEqual(a, b *spec.QueuedPodInfo) bool {
 	return spec.PodsEqual(a.Pod, b.Pod) &&
 		a.Timestamp.Equal(b.Timestamp) && a.Attempts == b.Attempts &&
 		slices.Equal(a.UnschedulablePlugins, b.UnschedulablePlugins) &&
-		a.InitialAttemptTimestamp.Equal(b.InitialAttemptTimestamp)
+		a.InitialAttemptTimestamp.Equal(b.InitialAttemptTimestamp) &&
+		spec.HintFieldsEqual(&a.HintFields, &b.HintFields)
 }

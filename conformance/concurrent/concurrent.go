@@ -40,7 +40,9 @@ import (
 // Options tune Run. Zero values take the defaults.
 type Options struct {
 	// Deadline bounds each check (one wake-up check, one conservation
-	// round); default 20s.
+	// round); default 20s. A conservation round counts it from its last
+	// progress (an operation that returned): it is the time a round may
+	// make none before it is diagnosed as a hang.
 	Deadline time.Duration
 	// WakeTimeout is how long a Pop that must have been woken may stay
 	// asleep before the check says it was not; default 2s. A correct queue

@@ -180,7 +180,9 @@ type round struct {
 	led    *ledger
 	ops    atomic.Int64
 	pops   atomic.Int64
-	all    []*spec.Pod
+	// coordOps counts the coordinator's finished calls: progress too.
+	coordOps atomic.Int64
+	all      []*spec.Pod
 }
 
 // events the workers raise; PVAdd is of no interest to any plugin.
@@ -245,20 +247,25 @@ func runRound(t testing.TB, newTarget conformance.NewTarget, opts Options, seed 
 	go func() { wg.Wait(); close(done) }()
 
 	res := roundResult{}
+	// The deadline counts from the last progress, not from the start: a
+	// round hangs when no operation has returned for opts.Deadline, so
+	// a loaded machine that only runs it slowly does not fail it, and a
+	// hang is diagnosed once everything left is stuck.
 	deadline := time.Now().Add(opts.Deadline)
+	lastOps := int64(-1)
 	// The coordinator's own calls (the drain, rescue Adds, Close) go to the
 	// same queue as the workers' and may hang as theirs do: each runs in a
-	// goroutine of its own, waited for until the deadline at most, and
+	// goroutine of its own, waited for opts.Deadline at most, and
 	// what it was doing is told with the diagnosis.
 	coordinator := ""
-	within := func(what string, limit time.Duration, op func()) bool {
+	within := func(what func() string, limit time.Duration, op func()) bool {
 		ret := make(chan struct{})
 		go func() { defer close(ret); op() }()
 		select {
 		case <-ret:
 			return true
 		case <-time.After(limit):
-			coordinator = what
+			coordinator = what()
 			return false
 		}
 	}
@@ -266,7 +273,7 @@ func runRound(t testing.TB, newTarget conformance.NewTarget, opts Options, seed 
 	closeQ := func() {
 		if !closed {
 			closed = true
-			within("Close", max(time.Until(deadline), opts.Deadline/4), target.Close)
+			within(func() string { return "Close" }, opts.Deadline, target.Close)
 		}
 	}
 	poll := time.NewTicker(time.Millisecond)
@@ -277,6 +284,9 @@ loop:
 		case <-done:
 			break loop
 		case <-poll.C:
+		}
+		if n := r.ops.Load() + r.coordOps.Load(); n != lastOps {
+			lastOps, deadline = n, time.Now().Add(opts.Deadline)
 		}
 		if time.Now().After(deadline) {
 			v := r.hang(workers, opts.Deadline)
@@ -315,11 +325,20 @@ loop:
 		if len(s.BackoffQ)+len(s.UnschedulablePods) > 0 {
 			// Drain: past every backoff and the leftover limit, then
 			// both flushes; the flushes must wake the Pops.
-			within("the drain (Advance, FlushUnschedulablePodsLeftover, FlushBackoffQCompleted)", time.Until(deadline), func() {
+			// The drain says which of its calls it is in, so that a
+			// hang there is named like a worker's.
+			var step atomic.Pointer[string]
+			in := func(call string) { step.Store(&call) }
+			in("Advance")
+			if within(func() string { return "the drain, in " + *step.Load() }, opts.Deadline, func() {
 				target.Advance(cfg.PodMaxInUnschedulablePodsDuration + cfg.PodMaxBackoffDuration + time.Nanosecond)
+				in("FlushUnschedulablePodsLeftover")
 				target.FlushUnschedulablePodsLeftover()
+				in("FlushBackoffQCompleted")
 				target.FlushBackoffQCompleted()
-			})
+			}) {
+				r.coordOps.Add(1)
+			}
 			continue // a drain that hangs is diagnosed at the deadline
 		}
 		if res.rescues < len(rescue) {
@@ -329,8 +348,11 @@ loop:
 			r.led.pods[p.Key()].state = queued
 			r.led.mu.Unlock()
 			var err error
-			if within("a rescue Add", time.Until(deadline), func() { err = target.Add(p) }) && err != nil {
-				r.led.violate("rescue Add(%s): %v", p.Name, err)
+			if within(func() string { return "a rescue Add" }, opts.Deadline, func() { err = target.Add(p) }) {
+				r.coordOps.Add(1)
+				if err != nil {
+					r.led.violate("rescue Add(%s): %v", p.Name, err)
+				}
 			}
 			continue
 		}
@@ -616,11 +638,11 @@ func (r *round) final() {
 // and which pods are unaccounted for.
 func (r *round) hang(ws []*worker, d time.Duration) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "the round did not finish within its deadline of %v\n", d)
+	fmt.Fprintf(&b, "the round did not finish within its deadline: no operation returned for %v\n", d)
 	b.WriteString(r.describeWorkers(ws))
-	s, ok := snapshotWithin(r.target, time.Second)
+	s, ok := snapshotWithin(r.target, d)
 	if !ok {
-		b.WriteString("  queue: Snapshot did not return within 1s (its lock is held)\n")
+		fmt.Fprintf(&b, "  queue: Snapshot did not return within %v (its lock is held)\n", d)
 		return b.String()
 	}
 	fmt.Fprintf(&b, "  queue: %s\n", describe(s))

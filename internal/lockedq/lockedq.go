@@ -23,6 +23,7 @@ import (
 
 	"k8s.io/utils/clock"
 
+	"github.com/schedq/schedq/internal/parked"
 	"github.com/schedq/schedq/model"
 	"github.com/schedq/schedq/spec"
 )
@@ -64,10 +65,19 @@ const (
 	LeftoverBoundary
 	// NoWake: no operation but Close wakes a blocked Pop.
 	NoWake
+	// Interleave forces the race window of the two-critical-section
+	// flaws (PeekThenPop, LateMoveRequestCycle, StaleBackoffFlush,
+	// RequeueRace) open: between the two, the operation waits until
+	// another operation has entered the queue's lock, or until no other
+	// goroutine can (each is asleep by the runtime's account,
+	// internal/parked). The interleaving that exposes the flaw then
+	// happens whenever another client is active, on a quiet machine or a
+	// loaded one, instead of when the scheduler happens to preempt there.
+	Interleave
 )
 
 var flawNames = []string{"PeekThenPop", "LateMoveRequestCycle", "StaleBackoffFlush", "AddNoWake", "RequeueRace", "Yield",
-	"BackoffBoundary", "LeftoverBoundary", "NoWake"}
+	"BackoffBoundary", "LeftoverBoundary", "NoWake", "Interleave"}
 
 func (f Flaw) String() string {
 	if f == 0 {
@@ -98,6 +108,8 @@ type Queue struct {
 	// metrics is what RequeueRace records between its two critical
 	// sections: how many times each pod was requeued.
 	metrics sync.Map
+	// sections counts the critical sections entered (Interleave).
+	sections atomic.Int64
 }
 
 var _ spec.Queue = (*Queue)(nil)
@@ -117,6 +129,7 @@ func New(cfg spec.Config, clk clock.PassiveClock, flaw Flaw) (*Queue, error) {
 // clock read of the operation.
 func (q *Queue) lock() {
 	q.mu.Lock()
+	q.sections.Add(1)
 	q.syncClock()
 }
 
@@ -131,11 +144,64 @@ func (q *Queue) syncClock() {
 // relock is the deliberate bug: the lock is dropped between two halves of
 // one operation.
 func (q *Queue) relock() {
+	n := q.sections.Load()
 	q.mu.Unlock()
+	q.window(n)
+	q.lock()
+}
+
+// window is the gap between the two critical sections of a flaw, entered
+// when the count of sections was n: a yield with Yield, and with
+// Interleave a wait until another section began or nobody else can begin
+// one.
+func (q *Queue) window(n int64) {
 	if q.flaw&Yield != 0 {
 		runtime.Gosched()
 	}
-	q.lock()
+	if q.flaw&Interleave == 0 {
+		return
+	}
+	// The count is cheap to read; the runtime's account of every
+	// goroutine stops the world, which a loaded machine makes slow, so
+	// it is read only every 64 yields.
+	var me parked.ID
+	for i := 1; q.sections.Load() == n; i++ {
+		if i%64 == 0 {
+			if me == 0 {
+				me = parked.Current()
+			}
+			if othersAsleep(me) {
+				return
+			}
+		}
+		runtime.Gosched()
+	}
+}
+
+// othersAsleep reports whether no goroutine but me can enter the queue's
+// lock without something waking it first: each is parked, or waits in a
+// window of its own, or waits for a mutex outside the queue (a caller's,
+// which may be waiting for this very operation to return). One waiting
+// for a mutex inside the queue is about to enter.
+func othersAsleep(me parked.ID) bool {
+	for id, s := range parked.All() {
+		switch {
+		case id == me || s.Parked() || s.In("lockedq.(*Queue).window"):
+		case waitsForMutex(s) && !s.In("lockedq.(*Queue)"):
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+func waitsForMutex(s parked.State) bool {
+	for _, w := range []string{"sync.Mutex.Lock", "sync.RWMutex", "semacquire"} {
+		if strings.HasPrefix(s.Status, w) {
+			return true
+		}
+	}
+	return false
 }
 
 func (q *Queue) publish() { q.moveRequestCycle = q.m.MoveRequestCycle() }
@@ -171,6 +237,7 @@ func (q *Queue) Pop() (*spec.QueuedPodInfo, int64, error) {
 			break
 		}
 		q.cond.Wait()
+		q.sections.Add(1)
 		q.syncClock()
 	}
 	if q.flaw&PeekThenPop == 0 {
@@ -242,17 +309,16 @@ func (q *Queue) requeued(op func()) {
 	if q.flaw&NoWake == 0 {
 		q.cond.Broadcast()
 	}
+	n := q.sections.Load()
 	q.mu.Unlock()
 	// Record metrics outside the lock, as real queues do to keep the
 	// critical section short.
 	for _, p := range moved {
 		label := fmt.Sprintf("requeued/%s/%s", p.Namespace, p.Name)
-		n, _ := q.metrics.LoadOrStore(label, new(atomic.Int64))
-		n.(*atomic.Int64).Add(1)
+		c, _ := q.metrics.LoadOrStore(label, new(atomic.Int64))
+		c.(*atomic.Int64).Add(1)
 	}
-	if q.flaw&Yield != 0 {
-		runtime.Gosched()
-	}
+	q.window(n)
 	q.lock()
 	for _, p := range moved {
 		delete(q.inFlight, p.UID)
