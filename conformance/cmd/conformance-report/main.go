@@ -25,10 +25,10 @@ import (
 	"github.com/schedq/schedq/spec"
 )
 
-// order puts the targets in a stable, meaningful order; unknown profiles
-// follow, by name.
-var order = []string{conformance.ProfileModel, conformance.ProfileImpl,
-	conformance.ProfileUpstream133Classic, conformance.ProfileUpstream133Hints, conformance.ProfileUpstream137}
+// order puts the targets in a stable, meaningful order: schedq's, then the
+// upstream releases oldest first (classic mode before default gates), then
+// any other, by name.
+var order = []string{conformance.ProfileModel, conformance.ProfileImpl}
 
 func main() {
 	in := flag.String("in", "", "directory of <profile>.json results")
@@ -56,7 +56,10 @@ func main() {
 				return i
 			}
 		}
-		return len(order)
+		if r, ok := upstreamRank(name); ok {
+			return len(order) + r
+		}
+		return 1 << 30
 	}
 	sort.Slice(reports, func(i, j int) bool {
 		ri, rj := rank(reports[i].Profile.Name), rank(reports[j].Profile.Name)
@@ -76,7 +79,7 @@ func main() {
 		}
 		return conc[i].Profile.Name < conc[j].Profile.Name
 	})
-	if err := os.WriteFile(*out, []byte(render(reports)+renderConcurrent(conc)), 0o644); err != nil {
+	if err := os.WriteFile(*out, []byte(render(reports, conc)+renderConcurrent(conc)), 0o644); err != nil {
 		log.Fatal(err)
 	}
 }
@@ -89,27 +92,21 @@ var mark = map[conformance.Outcome]string{
 	conformance.NotApplicable: "n/a",
 }
 
-// dirs are where each of this repository's targets runs, for the
-// reproduction commands; other targets get none.
-var dirs = map[string]string{
-	conformance.ProfileModel:              "./conformance/",
-	conformance.ProfileImpl:               "./conformance/",
-	conformance.ProfileUpstream133Classic: "conformance/upstream/v133",
-	conformance.ProfileUpstream133Hints:   "conformance/upstream/v133",
-	conformance.ProfileUpstream137:        "conformance/upstream/v137",
-}
-
-// reproduce is the command that replays one result.
+// reproduce is the command that replays one result: schedq's targets run
+// in ./conformance/, every upstream release in conformance/upstream with
+// its modfile and tag; other targets get none.
 func reproduce(r conformance.Report, res conformance.Result) string {
-	dir, ok := dirs[r.Profile.Name]
-	if !ok || r.Test == "" {
+	if r.Test == "" {
 		return ""
 	}
 	run := "^" + r.Test + "$/^" + strings.ReplaceAll(res.Scenario, "/", "$/^") + "$"
-	if strings.HasPrefix(dir, "./") {
-		return fmt.Sprintf("go test %s -run '%s' -v", dir, run)
+	switch u, ok := parseUpstream(r.Profile.Name); {
+	case r.Profile.Name == conformance.ProfileModel || r.Profile.Name == conformance.ProfileImpl:
+		return fmt.Sprintf("go test ./conformance/ -run '%s' -v", run)
+	case ok:
+		return fmt.Sprintf("(cd conformance/upstream && go test %s-run '%s' -v .)", upstreamFlags(u.release), run)
 	}
-	return fmt.Sprintf("(cd %s && go test -run '%s' -v .)", dir, run)
+	return ""
 }
 
 var profiles = []struct {
@@ -134,7 +131,7 @@ func outcomes(m map[conformance.Outcome]int) string {
 	return strings.Join(parts, ", ")
 }
 
-func render(reports []conformance.Report) string {
+func render(reports []conformance.Report, conc []concurrent.Report) string {
 	var b strings.Builder
 	b.WriteString("# Conformance results\n\n")
 	b.WriteString("Written by `make conformance` (conformance/cmd/conformance-report); do not edit by hand.\n")
@@ -175,6 +172,7 @@ func render(reports []conformance.Report) string {
 		}
 		b.WriteString("\n")
 	}
+	b.WriteString(renderMatrix(reports, conc))
 	for _, pr := range profiles {
 		renderProfile(&b, reports, pr.p, pr.title, pr.note, totals[pr.p])
 	}
