@@ -35,7 +35,7 @@ func hintMapFor(cfg spec.Config, classic bool) queue.QueueingHintMap {
 	m := queue.QueueingHintMap{}
 	for plugin, evs := range cfg.PluginEvents {
 		for _, e := range evs {
-			var fn queueingHintFn = queueHint
+			fn := queueHint
 			h := cfg.QueueingHints[spec.HintKey{Plugin: plugin, Event: e}]
 			if h != nil && cfg.Profile == spec.ProfileHints && !classic {
 				fn = wrapHint(h, e)
@@ -53,7 +53,7 @@ func hintMapFor(cfg spec.Config, classic bool) queue.QueueingHintMap {
 }
 
 // wrapHint makes a schedq hint an upstream one.
-func wrapHint(h spec.QueueingHintFn, registered spec.ClusterEvent) queueingHintFn {
+func wrapHint(h spec.QueueingHintFn, registered spec.ClusterEvent) func(klog.Logger, *v1.Pod, interface{}, interface{}) (queueingHint, error) {
 	return func(_ klog.Logger, p *v1.Pod, oldObj, newObj interface{}) (queueingHint, error) {
 		occ := spec.Occurrence{Event: registered}
 		if o, ok := oldObj.(*v1.Pod); ok && o != nil {
@@ -101,4 +101,14 @@ func preEnqueuePlugins(cfg spec.Config) []preEnqueuePlugin {
 		out = append(out, preEnqueue{name: name, admit: fn})
 	}
 	return out
+}
+
+// byName is the plugins keyed by name under SchedulerName, as the releases
+// from v1.34 take them; P is the release's plugin interface.
+func byName[P any](plugins []preEnqueuePlugin) map[string]map[string]P {
+	m := map[string]P{}
+	for _, p := range plugins {
+		m[p.Name()] = p.(P)
+	}
+	return map[string]map[string]P{SchedulerName: m}
 }

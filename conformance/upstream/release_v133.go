@@ -4,7 +4,6 @@ package upstream
 
 import (
 	v1 "k8s.io/api/core/v1"
-	"k8s.io/klog/v2"
 	"k8s.io/kubernetes/pkg/scheduler/backend/queue"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/metrics"
@@ -15,19 +14,12 @@ import (
 // list and the metrics recorder by value, and sorts on *QueuedPodInfo.
 
 type (
-	clusterEvent   = framework.ClusterEvent
-	actionType     = framework.ActionType
-	eventResource  = framework.EventResource
-	queueingHint   = framework.QueueingHint
-	queueingHintFn = framework.QueueingHintFn
-	status         = framework.Status
+	clusterEvent  = framework.ClusterEvent
+	actionType    = framework.ActionType
+	eventResource = framework.EventResource
+	queueingHint  = framework.QueueingHint
+	status        = framework.Status
 )
-
-const hintQueue, hintSkip = framework.Queue, framework.QueueSkip
-
-func refusedBy(plugin string) *status {
-	return framework.NewStatus(framework.UnschedulableAndUnresolvable, "refused by "+plugin)
-}
 
 // wildcardEvent: v1.33's wildcard labels are unexported, so a wildcard is
 // upstream's UnschedulableTimeout or, for every other label, its
@@ -60,18 +52,19 @@ func less(a, b *framework.QueuedPodInfo) bool {
 	return pa > pb || pa == pb && a.Timestamp.Before(b.Timestamp)
 }
 
-func addNominatedPod(q *queue.PriorityQueue, logger klog.Logger, pi *framework.PodInfo, override bool, node string) {
-	m := framework.ModeNoop
+// podOf is a nominated pod's *v1.Pod.
+func podOf(pi *framework.PodInfo) *v1.Pod { return pi.Pod }
+
+func nominatingInfo(override bool, node string) *framework.NominatingInfo {
 	if override {
-		m = framework.ModeOverride
+		return &framework.NominatingInfo{NominatingMode: framework.ModeOverride, NominatedNodeName: node}
 	}
-	q.AddNominatedPod(logger, pi, &framework.NominatingInfo{NominatingMode: m, NominatedNodeName: node})
+	return &framework.NominatingInfo{NominatingMode: framework.ModeNoop, NominatedNodeName: node}
 }
 
-func nominatedPods(q *queue.PriorityQueue, node string) []*v1.Pod {
-	var out []*v1.Pod
-	for _, pi := range q.NominatedPodsForNode(node) {
-		out = append(out, pi.Pod)
-	}
-	return out
+// The hint answers and a PreEnqueue refusal in the release's words.
+const hintQueue, hintSkip = framework.Queue, framework.QueueSkip
+
+func refusedBy(plugin string) *status {
+	return framework.NewStatus(framework.UnschedulableAndUnresolvable, "refused by "+plugin)
 }

@@ -12,11 +12,7 @@ import (
 // own interface, and the metrics recorder by value.
 
 func withPreEnqueuePlugins(plugins ...preEnqueuePlugin) queue.Option {
-	m := map[string]framework.PreEnqueuePlugin{}
-	for _, p := range plugins {
-		m[p.Name()] = p
-	}
-	return queue.WithPreEnqueuePluginMap(map[string]map[string]framework.PreEnqueuePlugin{SchedulerName: m})
+	return queue.WithPreEnqueuePluginMap(byName[framework.PreEnqueuePlugin](plugins))
 }
 
 func withMetricsRecorder(r *metrics.MetricAsyncRecorder) queue.Option {

@@ -4,7 +4,6 @@ package upstream
 
 import (
 	v1 "k8s.io/api/core/v1"
-	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/backend/queue"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
@@ -15,19 +14,17 @@ import (
 // hands back fwk.PodInfo.
 
 type (
-	clusterEvent   = fwk.ClusterEvent
-	actionType     = fwk.ActionType
-	eventResource  = fwk.EventResource
-	queueingHint   = fwk.QueueingHint
-	queueingHintFn = fwk.QueueingHintFn
-	status         = fwk.Status
+	clusterEvent  = fwk.ClusterEvent
+	actionType    = fwk.ActionType
+	eventResource = fwk.EventResource
+	queueingHint  = fwk.QueueingHint
+	status        = fwk.Status
 )
 
-const hintQueue, hintSkip = fwk.Queue, fwk.QueueSkip
+func customLabel(e clusterEvent) string { return e.CustomLabel }
 
-func refusedBy(plugin string) *status {
-	return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, "refused by "+plugin)
-}
+// The hint answers and a PreEnqueue refusal in the release's words.
+const hintQueue, hintSkip = fwk.Queue, fwk.QueueSkip
 
 func wildcardEvent(label string) clusterEvent {
 	e := framework.EventForceActivate
@@ -35,20 +32,16 @@ func wildcardEvent(label string) clusterEvent {
 	return e
 }
 
-func customLabel(e clusterEvent) string { return e.CustomLabel }
+func refusedBy(plugin string) *status {
+	return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, "refused by "+plugin)
+}
 
-func addNominatedPod(q *queue.PriorityQueue, logger klog.Logger, pi *framework.PodInfo, override bool, node string) {
-	m := fwk.ModeNoop
+func nominatingInfo(override bool, node string) *fwk.NominatingInfo {
 	if override {
-		m = fwk.ModeOverride
+		return &fwk.NominatingInfo{NominatingMode: fwk.ModeOverride, NominatedNodeName: node}
 	}
-	q.AddNominatedPod(logger, pi, &fwk.NominatingInfo{NominatingMode: m, NominatedNodeName: node})
+	return &fwk.NominatingInfo{NominatingMode: fwk.ModeNoop, NominatedNodeName: node}
 }
 
-func nominatedPods(q *queue.PriorityQueue, node string) []*v1.Pod {
-	var out []*v1.Pod
-	for _, pi := range q.NominatedPodsForNode(node) {
-		out = append(out, pi.GetPod())
-	}
-	return out
-}
+// podOf is a nominated pod's *v1.Pod.
+func podOf(pi fwk.PodInfo) *v1.Pod { return pi.GetPod() }

@@ -8,15 +8,11 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/metrics"
 )
 
-// From v1.35 PreEnqueue plugins are fwk.PreEnqueuePlugin by name, and the
-// metrics recorder is passed by pointer.
+// From v1.35 PreEnqueue plugins are fwk.PreEnqueuePlugin, and the metrics
+// recorder is passed by pointer.
 
 func withPreEnqueuePlugins(plugins ...preEnqueuePlugin) queue.Option {
-	m := map[string]fwk.PreEnqueuePlugin{}
-	for _, p := range plugins {
-		m[p.Name()] = p
-	}
-	return queue.WithPreEnqueuePluginMap(map[string]map[string]fwk.PreEnqueuePlugin{SchedulerName: m})
+	return queue.WithPreEnqueuePluginMap(byName[fwk.PreEnqueuePlugin](plugins))
 }
 
 func withMetricsRecorder(r *metrics.MetricAsyncRecorder) queue.Option {

@@ -460,15 +460,15 @@ func (t *Target) AddNominatedPod(p *spec.Pod, mode spec.NominatingMode, nodeName
 	if err != nil {
 		return err
 	}
-	addNominatedPod(t.q, t.logger, pi, mode == spec.NominateOverride, nodeName)
+	t.q.AddNominatedPod(t.logger, pi, nominatingInfo(mode == spec.NominateOverride, nodeName))
 	return nil
 }
 
 // NominatedPodsForNode is R18.
 func (t *Target) NominatedPodsForNode(nodeName string) []*spec.Pod {
 	var out []*spec.Pod
-	for _, p := range nominatedPods(t.q, nodeName) {
-		out = append(out, toSpec(p))
+	for _, pi := range t.q.NominatedPodsForNode(nodeName) {
+		out = append(out, toSpec(podOf(pi)))
 	}
 	return out
 }
