@@ -157,6 +157,9 @@ func renderMatrix(reports []conformance.Report, conc []concurrent.Report) string
 			if r.Profile.Name != name {
 				continue
 			}
+			if len(r.Results) == 0 {
+				return "n/a (the target cannot run: see Targets)"
+			}
 			m := map[conformance.Outcome]int{}
 			for _, res := range r.Results {
 				if conformance.ProfileOf(res) == p {
