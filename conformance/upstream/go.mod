@@ -1,5 +1,7 @@
-// The kube-scheduler v1.37.2 queue as a conformance target. A module of its
-// own so that the main schedq module never depends on Kubernetes.
+// The upstream conformance targets (doc.go), built against kube-scheduler
+// v1.37.2, the newest release: go test ./... Each older release has a
+// modfile of its own (go.v133.mod ...). A module of its own so that the
+// main schedq module never depends on Kubernetes.
 module github.com/schedq/schedq/conformance/upstream
 
 go 1.26.8

@@ -1,5 +1,4 @@
-// The kube-scheduler v1.33.13 queue as a conformance target. A module of its
-// own so that the main schedq module never depends on Kubernetes.
+// kube-scheduler v1.33.13: go test -modfile=go.v133.mod -tags k8s133 (see doc.go).
 module github.com/schedq/schedq/conformance/upstream
 
 go 1.26.8
