@@ -20,27 +20,37 @@
 // releases it serves, split at the release that changed the API:
 //
 //	release_v133.go        v1.33 only: types in pkg/scheduler/framework,
-//	                       queueing hints switchable, a Gated bool
+//	                       PreEnqueue plugins as a list, wildcard events
+//	                       without labels, less on *QueuedPodInfo
 //	release_v134.go        v1.34 only: PreEnqueue plugins of the framework
 //	                       package's own interface, a recorder by value
 //	release_v134_up.go     v1.34+: types in k8s.io/kube-scheduler/framework,
-//	                       hint counts, wildcard events with a CustomLabel
-//	release_v134_v136.go   v1.34-v1.36: the less function on QueuedPodInfo
-//	release_v135_up.go     v1.35+: the recorder by pointer
+//	                       wildcard events with a CustomLabel
+//	release_v134_v136.go   v1.34-v1.36: less on fwk.QueuedPodInfo
+//	release_v135_up.go     v1.35+: PreEnqueue plugins of fwk, the recorder
+//	                       by pointer
 //	release_to_v135.go     v1.33-v1.35: Add and Update take a logger
 //	release_v136_up.go     v1.36+: Add and Update take a context,
-//	                       FlushTimestamp, ClearRejectorPlugins
+//	                       ClearRejectorPlugins
 //	release_to_v136.go     v1.33-v1.36: Pop returns a pod, AssignedPodAdded
 //	release_v137_up.go     v1.37+: entities, AddUnschedulablePodIfNotPresent
+//
+// Each of these files is a handful of one-line translations; the only text
+// two of them share is the block of type aliases that binds the same five
+// names to pkg/scheduler/framework (v1.33) or to
+// k8s.io/kube-scheduler/framework (v1.34+).
 //
 // The newest release builds with no tag, so that the package reads as
 // ordinary Go code in an editor, and a new release is added by giving the
 // previous newest a modfile and a tag, then changing only the files whose
 // API moved. What the package cannot learn from the API it learns at run
-// time: the release's version from the build's module list
-// (runtime/debug.ReadBuildInfo), and whether queueing hints can be switched
-// off from the feature gate's own spec (LockToDefault from v1.34, gone in
-// v1.37), so no release number is written into the logic.
+// time, so no release number is written into the logic: the release's
+// version from where the queue's code was compiled from (the module
+// cache's k8s.io/kubernetes@v1.35.6 directory), whether queueing hints can
+// be switched off from the feature gate's own spec (LockToDefault from
+// v1.34, gone in v1.37), and which fields a QueuedPodInfo has (the hint
+// counts from v1.34, FlushTimestamp from v1.36, a Gated bool in v1.33) by
+// their names (release.go).
 //
 // A local Kubernetes checkout builds the same way: conformance/cmd/k8sbranch
 // copies the modfile of the release the branch is based on, adds replace
