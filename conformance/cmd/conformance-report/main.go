@@ -167,7 +167,11 @@ func render(reports []conformance.Report, conc []concurrent.Report) string {
 	b.WriteString("\n")
 	for _, pr := range profiles {
 		fmt.Fprintf(&b, "| %s |", pr.p)
-		for i := range reports {
+		for i, r := range reports {
+			if len(r.Results) == 0 {
+				b.WriteString(" n/a (cannot run) |")
+				continue
+			}
 			fmt.Fprintf(&b, " %s |", outcomes(totals[pr.p][i]))
 		}
 		b.WriteString("\n")
