@@ -27,8 +27,9 @@
 //	release_v134_up.go     v1.34+: types in k8s.io/kube-scheduler/framework,
 //	                       wildcard events with a CustomLabel
 //	release_v134_v136.go   v1.34-v1.36: less on fwk.QueuedPodInfo
-//	release_v135_up.go     v1.35+: PreEnqueue plugins of fwk, the recorder
-//	                       by pointer
+//	release_to_v134.go     v1.33-v1.34: nominations are framework's
+//	release_v135_up.go     v1.35+: PreEnqueue plugins and nominations of
+//	                       fwk, the recorder by pointer
 //	release_to_v135.go     v1.33-v1.35: Add and Update take a logger
 //	release_v136_up.go     v1.36+: Add and Update take a context,
 //	                       ClearRejectorPlugins

@@ -55,13 +55,6 @@ func less(a, b *framework.QueuedPodInfo) bool {
 // podOf is a nominated pod's *v1.Pod.
 func podOf(pi *framework.PodInfo) *v1.Pod { return pi.Pod }
 
-func nominatingInfo(override bool, node string) *framework.NominatingInfo {
-	if override {
-		return &framework.NominatingInfo{NominatingMode: framework.ModeOverride, NominatedNodeName: node}
-	}
-	return &framework.NominatingInfo{NominatingMode: framework.ModeNoop, NominatedNodeName: node}
-}
-
 // The hint answers and a PreEnqueue refusal in the release's words.
 const hintQueue, hintSkip = framework.Queue, framework.QueueSkip
 

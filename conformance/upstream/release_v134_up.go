@@ -35,12 +35,5 @@ func refusedBy(plugin string) *status {
 	return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, "refused by "+plugin)
 }
 
-func nominatingInfo(override bool, node string) *fwk.NominatingInfo {
-	if override {
-		return &fwk.NominatingInfo{NominatingMode: fwk.ModeOverride, NominatedNodeName: node}
-	}
-	return &fwk.NominatingInfo{NominatingMode: fwk.ModeNoop, NominatedNodeName: node}
-}
-
 // podOf is a nominated pod's *v1.Pod.
 func podOf(pi fwk.PodInfo) *v1.Pod { return pi.GetPod() }

@@ -18,3 +18,11 @@ func withPreEnqueuePlugins(plugins ...preEnqueuePlugin) queue.Option {
 func withMetricsRecorder(r *metrics.MetricAsyncRecorder) queue.Option {
 	return queue.WithMetricsRecorder(r)
 }
+
+// From v1.35 a nomination is an fwk.NominatingInfo.
+func nominatingInfo(override bool, node string) *fwk.NominatingInfo {
+	if override {
+		return &fwk.NominatingInfo{NominatingMode: fwk.ModeOverride, NominatedNodeName: node}
+	}
+	return &fwk.NominatingInfo{NominatingMode: fwk.ModeNoop, NominatedNodeName: node}
+}
