@@ -34,6 +34,12 @@ type ReleaseInfo struct {
 	HasMoveRequestCycle bool
 	// HasHintCounts: QueuedPodInfo has UnschedulableCount (from v1.34).
 	HasHintCounts bool
+	// LabelsAsTheProfile: the release names events of unscheduled pods
+	// UnscheduledPod, as the hints profile's metrics (R14h) do; v1.36 and
+	// earlier say UnschedulablePod (renamed in v1.37), so every incoming
+	// series of theirs differs by its label and their metrics are not
+	// compared in that profile (the scenarios' other observations are).
+	LabelsAsTheProfile bool
 }
 
 var release = sync.OnceValue(func() ReleaseInfo {
@@ -56,6 +62,7 @@ var release = sync.OnceValue(func() ReleaseInfo {
 	r.CanSwitchHintsOff = ok && !s.LockToDefault
 	_, r.HasMoveRequestCycle = reflect.TypeFor[queue.PriorityQueue]().FieldByName("moveRequestCycle")
 	_, r.HasHintCounts = reflect.TypeFor[framework.QueuedPodInfo]().FieldByName("UnschedulableCount")
+	r.LabelsAsTheProfile = string(framework.EventUnscheduledPodAdd.Resource) == "UnscheduledPod"
 	return r
 })
 

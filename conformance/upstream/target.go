@@ -131,7 +131,8 @@ func refuseClassic(cfg spec.Config) error {
 //   - With a hints config, the target reports what the profile's
 //     invariants are stated over, as far as the release has it: the
 //     in-flight list, the hint counts (from v1.34), moveRequestCycle as the
-//     profile has it (none: -1), Closed, and the metrics (R14h, from v1.34).
+//     profile has it (none: -1), Closed, and the metrics (R14h, from v1.37:
+//     see ReleaseInfo.LabelsAsTheProfile).
 func observes(p conformance.Profile, cfg spec.Config, classic bool) conformance.Profile {
 	r := Release()
 	p.Observes = conformance.Observes{PodInfo: true, MoveRequestCycle: r.HasMoveRequestCycle, Metrics: classic}
@@ -140,7 +141,10 @@ func observes(p conformance.Profile, cfg spec.Config, classic bool) conformance.
 		p.Observes.HintCounts = r.HasHintCounts
 		p.Observes.MoveRequestCycle = r.HasHintCounts
 		p.Observes.Closed = r.HasHintCounts
-		p.Observes.Metrics = r.HasHintCounts
+		p.Observes.Metrics = r.HasHintCounts && r.LabelsAsTheProfile
+		if r.HasHintCounts && !r.LabelsAsTheProfile {
+			p.Description += "; hints-profile metrics not compared (this release labels unscheduled-pod events UnschedulablePod, renamed UnscheduledPod in v1.37)"
+		}
 	}
 	return p
 }
