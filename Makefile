@@ -6,9 +6,21 @@ COUNT    ?= 6
 
 .PHONY: all test race vet verify bench bench-compare fmt linearizability conformance fuzz
 
-# Modules of their own: the upstream kube-scheduler queues as conformance
-# targets (they keep Kubernetes out of the main module's dependencies).
-UPSTREAM_MODULES ?= $(wildcard conformance/upstream/v*)
+# The upstream kube-scheduler queues as conformance targets: one module of
+# its own (it keeps Kubernetes out of the main module's dependencies),
+# conformance/upstream, built once per release: go.mod for the newest,
+# go.vNNN.mod with build tag k8sNNN for each older one (its doc.go says
+# how). UPSTREAM_RELEASES are the releases the matrix runs; upstream_flags
+# turns one into go test's flags. KUBERNETES=../kubernetes makes
+# `make conformance` run the targets against a local checkout instead
+# (conformance/cmd/k8sbranch; KUBERNETES_BASE names the release it is based
+# on when git cannot tell).
+UPSTREAM_DIR      := conformance/upstream
+UPSTREAM_NEWEST   := 137
+UPSTREAM_RELEASES ?= 133 134 135 136 137
+upstream_flags     = $(if $(filter $(UPSTREAM_NEWEST),$(1)),,-modfile=go.v$(1).mod -tags k8s$(1))
+KUBERNETES        ?=
+KUBERNETES_BASE   ?=
 RESULTS_DIR ?= $(CURDIR)/.conformance-results
 
 all: test
@@ -23,20 +35,21 @@ test: vet
 	@# The upstream module is built without -race: a cold race build of
 	@# Kubernetes costs CI about 3.5 more minutes, and what it would check is
 	@# upstream's code and our single-goroutine adapter.
-	cd conformance/upstream/v133 && $(GO) test -count=1 -run 'TestClassic|TestConcurrentClassic' ./...
+	cd $(UPSTREAM_DIR) && $(GO) test $(call upstream_flags,133) -count=1 -run 'TestClassic|TestConcurrentClassic' .
 
-# The upstream modules make vet vets in full (v1.33 only: vetting v1.37
-# costs a full Kubernetes build). Even once Kubernetes is compiled, a full
-# go vet computes vet facts over all of it (about a CPU-minute); go test
-# vets every module it builds with its default analyzers, so make test and
-# make verify set this empty and leave the upstream modules to go test.
-VET_UPSTREAM ?= conformance/upstream/v133
+# The upstream releases make vet vets in full (v1.33 only: vetting another
+# release costs a full Kubernetes build). Even once Kubernetes is compiled, a
+# full go vet computes vet facts over all of it (about a CPU-minute); go test
+# vets every package it builds with its default analyzers, so make test and
+# make verify set this empty and leave the upstream module to go test.
+VET_UPSTREAM ?= 133
 
 vet:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$unformatted" ]; then echo "gofmt would change: $$unformatted"; exit 1; fi
 	$(GO) vet $(PKGS)
-	@for m in $(VET_UPSTREAM); do echo "cd $$m && $(GO) vet ./..."; (cd $$m && $(GO) vet ./...) || exit 1; done
+	@for r in $(VET_UPSTREAM); do f="$(call upstream_flags,$$r)"; [ $$r = $(UPSTREAM_NEWEST) ] && f=; \
+	  echo "cd $(UPSTREAM_DIR) && $(GO) vet $$f ./..."; (cd $(UPSTREAM_DIR) && $(GO) vet $$f ./...) || exit 1; done
 
 race: test
 
@@ -61,18 +74,49 @@ linearizability:
 	$(GO) test -race -count=1 -v ./linearizability/ $(LINFLAGS)
 
 # The conformance suite against every target (model, impl, each upstream
-# profile), then conformance/RESULTS.md: scenario x target with totals. The
-# report is written even when a target fails, and the failure is returned.
-# TESTFLAGS go to every go test (make verify passes -json to count).
+# release in each profile it can run), then conformance/RESULTS.md:
+# scenario x target with totals and the release matrix. The report is
+# written even when a target fails, and the failure is returned. TESTFLAGS
+# go to every go test (make verify passes -json to count). Each release is
+# compiled once, by its one go test (the scenarios, random runs, concurrent
+# checks and nominator of both profiles are one package); upstream-build
+# says first what a cold build costs. With KUBERNETES set, the targets run
+# against that checkout instead, and the report says what differs from the
+# release it is based on.
 TESTFLAGS ?=
-conformance:
+ifeq ($(KUBERNETES),)
+conformance: upstream-cost
 	@rm -rf $(RESULTS_DIR); mkdir -p $(RESULTS_DIR); status=0; \
 	  SCHEDQ_CONFORMANCE_RESULTS=$(RESULTS_DIR) $(GO) test $(TESTFLAGS) -count=1 -run 'TestModel|TestImpl' ./conformance/ ./conformance/concurrent/ || status=1; \
-	  for m in $(UPSTREAM_MODULES); do \
-	    (cd $$m && SCHEDQ_CONFORMANCE_RESULTS=$(RESULTS_DIR) $(GO) test $(TESTFLAGS) -count=1 ./...) || status=1; \
+	  for r in $(UPSTREAM_RELEASES); do f="-modfile=go.v$$r.mod -tags k8s$$r"; [ $$r = $(UPSTREAM_NEWEST) ] && f=; \
+	    echo "conformance: kube-scheduler release $$r (cd $(UPSTREAM_DIR) && go test $$f)" >&2; \
+	    (cd $(UPSTREAM_DIR) && SCHEDQ_CONFORMANCE_RESULTS=$(RESULTS_DIR) $(GO) test $(TESTFLAGS) $$f -count=1 -timeout 30m .) || status=1; \
 	  done; \
 	  $(GO) run ./conformance/cmd/conformance-report -in $(RESULTS_DIR) -out conformance/RESULTS.md || status=1; \
 	  echo "wrote conformance/RESULTS.md"; exit $$status
+else
+conformance:
+	$(GO) run ./conformance/cmd/k8sbranch -kubernetes '$(KUBERNETES)' $(if $(KUBERNETES_BASE),-base '$(KUBERNETES_BASE)') -results '$(RESULTS_DIR)'
+endif
+
+# What a cold build of the upstream releases costs, said before the first
+# Kubernetes compile; `go list` tells which releases Go's build cache lacks.
+.PHONY: upstream-cost upstream-build
+upstream-cost:
+	@cold=; for r in $(UPSTREAM_RELEASES); do f="-modfile=go.v$$r.mod -tags k8s$$r"; [ $$r = $(UPSTREAM_NEWEST) ] && f=; \
+	  s=$$(cd $(UPSTREAM_DIR) && $(GO) list $$f -f '{{.Stale}}' k8s.io/kubernetes/pkg/scheduler/backend/queue 2>/dev/null); \
+	  [ "$$s" = false ] || cold="$$cold $$r"; done; \
+	  if [ -n "$$cold" ]; then n=$$(echo $$cold | wc -w); \
+	    echo "upstream: releases not in Go's build cache:$$cold. A cold build of Kubernetes costs about 8 CPU-minutes per release (measured on a 2-core VM: about 4-5 minutes of wall clock when idle, 15-20 when shared), about $$((n * 8)) CPU-minutes for these $$n; a cached release starts in seconds." >&2; \
+	  else echo "upstream: every release ($(UPSTREAM_RELEASES)) is in Go's build cache." >&2; fi
+
+# Compile every release's tests once (go test vets with its default
+# analyzers), for make verify's timing; the conformance step then reuses
+# the build cache.
+upstream-build: upstream-cost
+	@for r in $(UPSTREAM_RELEASES); do f="-modfile=go.v$$r.mod -tags k8s$$r"; [ $$r = $(UPSTREAM_NEWEST) ] && f=; \
+	  echo "cd $(UPSTREAM_DIR) && $(GO) test $$f -count=1 -run '^$$' ." >&2; \
+	  (cd $(UPSTREAM_DIR) && $(GO) test $$f -count=1 -run '^$$' .) || exit 1; done
 
 # TLC on every configuration of tla/ (tla/README.md); the jar is
 # $TLA2TOOLS_JAR, else the official release is downloaded, else SKIP.
@@ -106,18 +150,20 @@ soak:
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -count $(COUNT) ./impl/
 
-# schedq against each upstream queue on the same workloads
-# (internal/workload), side by side in one invocation per upstream module,
-# then one table: workload, schedq, upstream, ratio. BENCHCOUNT runs of each
-# benchmark; the raw outputs are kept in BENCH_DIR (a new temp dir unless
-# set) for benchstat.
+# schedq against the upstream queues on the same workloads
+# (internal/workload), side by side in one invocation per release, then one
+# table: workload, schedq, upstream, ratio. BENCH_RELEASES are the releases
+# measured (v1.33 in classic mode, later ones with their default gates);
+# BENCHCOUNT runs of each benchmark; the raw outputs are kept in BENCH_DIR
+# (a new temp dir unless set) for benchstat.
 BENCHCOUNT ?= 6
 BENCH_DIR ?=
+BENCH_RELEASES ?= 133 137
 bench-compare:
 	@dir=$${BENCH_DIR:-$$(mktemp -d)}; mkdir -p $$dir; args=; \
-	  for m in $(UPSTREAM_MODULES); do \
-	    v=$$(basename $$m); echo "$$m: go test -bench . -count $(BENCHCOUNT) > $$dir/$$v.txt" >&2; \
-	    (cd $$m && $(GO) test -run '^$$' -bench . -benchmem -count $(BENCHCOUNT) -timeout 0) > $$dir/$$v.txt || { cat $$dir/$$v.txt; exit 1; }; \
+	  for r in $(BENCH_RELEASES); do f="-modfile=go.v$$r.mod -tags k8s$$r"; [ $$r = $(UPSTREAM_NEWEST) ] && f=; \
+	    v=v$$r; echo "$(UPSTREAM_DIR) ($$v): go test $$f -bench . -count $(BENCHCOUNT) > $$dir/$$v.txt" >&2; \
+	    (cd $(UPSTREAM_DIR) && $(GO) test $$f -run '^$$' -bench . -benchmem -count $(BENCHCOUNT) -timeout 0) > $$dir/$$v.txt || { cat $$dir/$$v.txt; exit 1; }; \
 	    args="$$args $$(echo $$v | sed 's/^v1/v1./')=$$dir/$$v.txt"; \
 	  done; \
 	  $(GO) run ./internal/workload/cmd/benchtable $$args; \

@@ -1,8 +1,8 @@
-// Command conformance-report turns the <target name>.json files written by
+// Command conformance-report turns the <profile>.json files written by
 // conformance.Run (with $SCHEDQ_CONFORMANCE_RESULTS set) into RESULTS.md: a
 // table of scenario x target with totals, followed by every known
 // difference with its reason and source, and then the concurrency
-// section from concurrent/<target name>.json (written by
+// section from concurrent/<profile>.json (written by
 // conformance/concurrent.Run): wake-up checks, conservation runs,
 // linearizability where the profile has the model's semantics, and every
 // concurrency violation found, with its reproduction.
@@ -25,13 +25,13 @@ import (
 	"github.com/schedq/schedq/spec"
 )
 
-// order puts the targets in a stable, meaningful order; unknown profiles
-// follow, by name.
-var order = []string{conformance.TargetModel, conformance.TargetImpl,
-	conformance.TargetUpstream133Classic, conformance.TargetUpstream133Hints, conformance.TargetUpstream137}
+// order puts the targets in a stable, meaningful order: schedq's, then the
+// upstream releases oldest first (classic mode before default gates), then
+// any other, by name.
+var order = []string{conformance.TargetModel, conformance.TargetImpl}
 
 func main() {
-	in := flag.String("in", "", "directory of <target name>.json results")
+	in := flag.String("in", "", "directory of <profile>.json results")
 	out := flag.String("out", "conformance/RESULTS.md", "markdown file to write")
 	flag.Parse()
 	files, err := filepath.Glob(filepath.Join(*in, "*.json"))
@@ -56,7 +56,10 @@ func main() {
 				return i
 			}
 		}
-		return len(order)
+		if r, ok := upstreamRank(name); ok {
+			return len(order) + r
+		}
+		return 1 << 30
 	}
 	sort.Slice(reports, func(i, j int) bool {
 		ri, rj := rank(reports[i].Target.Name), rank(reports[j].Target.Name)
@@ -76,7 +79,7 @@ func main() {
 		}
 		return conc[i].Target.Name < conc[j].Target.Name
 	})
-	if err := os.WriteFile(*out, []byte(render(reports)+renderConcurrent(conc)), 0o644); err != nil {
+	if err := os.WriteFile(*out, []byte(render(reports, conc)+renderConcurrent(conc)), 0o644); err != nil {
 		log.Fatal(err)
 	}
 }
@@ -89,27 +92,21 @@ var mark = map[conformance.Outcome]string{
 	conformance.NotApplicable: "n/a",
 }
 
-// dirs are where each of this repository's targets runs, for the
-// reproduction commands; other targets get none.
-var dirs = map[string]string{
-	conformance.TargetModel:              "./conformance/",
-	conformance.TargetImpl:               "./conformance/",
-	conformance.TargetUpstream133Classic: "conformance/upstream/v133",
-	conformance.TargetUpstream133Hints:   "conformance/upstream/v133",
-	conformance.TargetUpstream137:        "conformance/upstream/v137",
-}
-
-// reproduce is the command that replays one result.
+// reproduce is the command that replays one result: schedq's targets run
+// in ./conformance/, every upstream release in conformance/upstream with
+// its modfile and tag; other targets get none.
 func reproduce(r conformance.Report, res conformance.Result) string {
-	dir, ok := dirs[r.Target.Name]
-	if !ok || r.Test == "" {
+	if r.Test == "" {
 		return ""
 	}
 	run := "^" + r.Test + "$/^" + strings.ReplaceAll(res.Scenario, "/", "$/^") + "$"
-	if strings.HasPrefix(dir, "./") {
-		return fmt.Sprintf("go test %s -run '%s' -v", dir, run)
+	switch u, ok := parseUpstream(r.Target.Name); {
+	case r.Target.Name == conformance.TargetModel || r.Target.Name == conformance.TargetImpl:
+		return fmt.Sprintf("go test ./conformance/ -run '%s' -v", run)
+	case ok:
+		return fmt.Sprintf("(cd conformance/upstream && go test %s-run '%s' -v .)", upstreamFlags(u.release), run)
 	}
-	return fmt.Sprintf("(cd %s && go test -run '%s' -v .)", dir, run)
+	return ""
 }
 
 var profiles = []struct {
@@ -134,7 +131,7 @@ func outcomes(m map[conformance.Outcome]int) string {
 	return strings.Join(parts, ", ")
 }
 
-func render(reports []conformance.Report) string {
+func render(reports []conformance.Report, conc []concurrent.Report) string {
 	var b strings.Builder
 	b.WriteString("# Conformance results\n\n")
 	b.WriteString("Written by `make conformance` (conformance/cmd/conformance-report); do not edit by hand.\n")
@@ -170,11 +167,16 @@ func render(reports []conformance.Report) string {
 	b.WriteString("\n")
 	for _, pr := range profiles {
 		fmt.Fprintf(&b, "| %s |", pr.p)
-		for i := range reports {
+		for i, r := range reports {
+			if len(r.Results) == 0 {
+				b.WriteString(" n/a (cannot run) |")
+				continue
+			}
 			fmt.Fprintf(&b, " %s |", outcomes(totals[pr.p][i]))
 		}
 		b.WriteString("\n")
 	}
+	b.WriteString(renderMatrix(reports, conc))
 	for _, pr := range profiles {
 		renderProfile(&b, reports, pr.p, pr.title, pr.note, totals[pr.p])
 	}

@@ -1,4 +1,4 @@
-package v137
+package upstream
 
 import (
 	"fmt"
@@ -6,16 +6,37 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/metrics"
 
 	"github.com/schedq/schedq/conformance"
+	"github.com/schedq/schedq/spec"
 )
 
-// Metrics (R14h) are read from the process's registry, which every queue
-// of the process shares, as what changed since the target was made (the
-// suite makes one queue at a time): scheduler_pending_pods and
-// scheduler_unschedulable_pods are gauges that earlier queues may have
-// left non-zero, scheduler_queue_incoming_pods_total a counter. Only the
-// hints profile reports them (HintsProfile): built with a classic config,
-// v1.37.2 still counts by its own rules and labels (UnscheduledPodAdd, not
-// the classic UnschedulablePodAdd), which R14 does not state.
+// Metrics (R14, and R14h in the hints profile) are read from the process's
+// registry, which every queue of the process shares, as what changed since
+// the target was made (the suite makes one queue at a time):
+// scheduler_pending_pods and scheduler_unschedulable_pods are gauges that
+// earlier queues may have left non-zero, scheduler_queue_incoming_pods_total
+// a counter. v1.33 raises a move by a wildcard event other than its own two
+// under its ForceActivate event (its other wildcard labels are
+// unexported, release_v133.go), so the adapter counts those moves under
+// their own label again (countedMove); later releases carry the label.
+
+// countedMove runs move, a move by e, correcting the incoming series when
+// the release labels e differently from the suite.
+func (t *Target) countedMove(e spec.ClusterEvent, move func()) {
+	label := toEvent(e).Label()
+	if label == e.EventLabel() {
+		move()
+		return
+	}
+	before := gatherMetrics()
+	move()
+	after := gatherMetrics()
+	for _, q := range []string{conformance.MetricQueueActive, conformance.MetricQueueBackoff} {
+		up, own := conformance.IncomingSeries{Queue: q, Event: label}, conformance.IncomingSeries{Queue: q, Event: e.EventLabel()}
+		d := int64(after.IncomingPods[up] - before.IncomingPods[up])
+		t.relabel[up] -= d
+		t.relabel[own] += d
+	}
+}
 
 // Metrics implements conformance.MetricsReporter: what the registry's
 // queue metrics gained since the target was made.
@@ -27,8 +48,14 @@ func (t *Target) Metrics() conformance.Metrics {
 		out.PendingPods[l] = v - t.base.PendingPods[l]
 	}
 	for s, v := range now.IncomingPods {
-		if d := v - t.base.IncomingPods[s]; d != 0 {
-			out.IncomingPods[s] = d
+		out.IncomingPods[s] = v - t.base.IncomingPods[s]
+	}
+	for s, d := range t.relabel {
+		out.IncomingPods[s] = uint64(int64(out.IncomingPods[s]) + d)
+	}
+	for s, v := range out.IncomingPods {
+		if v == 0 {
+			delete(out.IncomingPods, s)
 		}
 	}
 	for p, v := range now.UnschedulablePods {

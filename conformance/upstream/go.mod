@@ -1,6 +1,8 @@
-// The kube-scheduler v1.37.2 queue as a conformance target. A module of its
-// own so that the main schedq module never depends on Kubernetes.
-module github.com/schedq/schedq/conformance/upstream/v137
+// The upstream conformance targets (doc.go), built against kube-scheduler
+// v1.37.2, the newest release: go test ./... Each older release has a
+// modfile of its own (go.v133.mod ...). A module of its own so that the
+// main schedq module never depends on Kubernetes.
+module github.com/schedq/schedq/conformance/upstream
 
 go 1.26.8
 
@@ -89,7 +91,7 @@ require (
 	sigs.k8s.io/yaml v1.6.0 // indirect
 )
 
-replace github.com/schedq/schedq => ../../..
+replace github.com/schedq/schedq => ../..
 
 // k8s.io/kubernetes pins its staging modules as v0.0.0 and expects these
 // replacements, as every consumer of the kubernetes module must.

@@ -1,16 +1,17 @@
-package v137
+package upstream
 
 // The comparison benchmarks: every workload of internal/workload against
-// schedq's implementation and the kube-scheduler v1.37.2 queue with its
-// default gates, side by side in one invocation. `make bench-compare` runs
-// them and prints the table; see internal/workload for what each workload
-// does.
+// schedq's implementation and the release's queue, side by side in one
+// invocation. `make bench-compare` runs them and prints the table; see
+// internal/workload for what each workload does. A release that can switch
+// queueing hints off (v1.33) runs in classic mode, the semantics of
+// schedq's classic profile; later releases run with their default gates,
+// the semantics of schedq's hints profile (schedq-hints), and add the gated
+// workload.
 //
 // The upstream queue is driven directly with *v1.Pod and the
 // *framework.QueuedPodInfo its Pop returns, not through the conformance
-// adapter (which converts pods): neither side pays for conversions. It is
-// v1.37's own mode (queueing hints, pop-from-backoffQ), not the classic
-// one schedq implements: the same calls, each with v1.37's semantics.
+// adapter (which converts pods): neither side pays for conversions.
 
 import (
 	"context"
@@ -23,7 +24,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/klog/v2"
-	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/backend/queue"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 	testingclock "k8s.io/utils/clock/testing"
@@ -31,10 +31,13 @@ import (
 	"github.com/schedq/schedq/internal/workload"
 )
 
-// subjects are schedq in both profiles and upstream v1.37.2: the hints
-// profile (schedq-hints) has v1.37.2's semantics, the classic one (schedq)
-// v1.33's, which the v133 module compares it with.
+// benchClassic: the release is measured in classic mode.
+var benchClassic = Release().CanSwitchHintsOff
+
 func subjects() []workload.Subject {
+	if benchClassic {
+		return []workload.Subject{workload.Schedq(), workload.Of("upstream", upstreamTarget)}
+	}
 	return []workload.Subject{workload.Schedq(), workload.SchedqHints(), workload.Of("upstream", upstreamTarget)}
 }
 
@@ -44,25 +47,31 @@ func BenchmarkFlushBackoffQ(b *testing.B)    { workload.FlushBackoffQ(b, subject
 func BenchmarkSchedulingLoop(b *testing.B)   { workload.SchedulingLoop(b, subjects()...) }
 func BenchmarkProducerConsumer(b *testing.B) { workload.ProducerConsumer(b, subjects()...) }
 func BenchmarkRetained(b *testing.B)         { workload.Retained(b, subjects()...) }
-func BenchmarkHintReplay(b *testing.B)       { workload.HintReplay(b, subjects()...) }
+
+// BenchmarkHintReplay measures the in-flight replay, which classic mode
+// does not have.
+func BenchmarkHintReplay(b *testing.B) {
+	if benchClassic {
+		b.Skip("classic mode has no in-flight replay")
+	}
+	workload.HintReplay(b, subjects()...)
+}
 
 // BenchmarkGatedMoves runs only the queues with scheduling gates: schedq's
-// hints profile and upstream, each with the PreEnqueue plugin Gate.
+// hints profile and upstream with its default gates, each with the
+// PreEnqueue plugin Gate.
 func BenchmarkGatedMoves(b *testing.B) {
+	if benchClassic {
+		b.Skip("classic mode, which this release is measured in, has no PreEnqueue gating")
+	}
 	workload.GatedMoves(b, workload.SchedqGated(), workload.Of("upstream", upstreamGatedTarget))
 }
 
-// upstreamTarget is kube-scheduler v1.37.2's PriorityQueue with its
-// default gates, built as the conformance target builds it.
+// upstreamTarget is the release's PriorityQueue, built as the conformance
+// target builds it.
 var upstreamTarget = workload.Target[*v1.Pod, *framework.QueuedPodInfo]{
 	New: func(tb testing.TB) workload.Queue[*v1.Pod, *framework.QueuedPodInfo] {
-		q, clk, err := newQueue(workload.Config(), workload.Start)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		logger := klog.Background()
-		return &upstream{q: q, clock: clk, logger: logger, ctx: klog.NewContext(context.Background(), logger),
-			nodeAdd: toEvent(workload.NodeAdd)}
+		return newBenchQueue(tb)
 	},
 	Pod: func(i int, priority int32) *v1.Pod {
 		return &v1.Pod{
@@ -74,19 +83,25 @@ var upstreamTarget = workload.Target[*v1.Pod, *framework.QueuedPodInfo]{
 	PodOf:    func(info *framework.QueuedPodInfo) *v1.Pod { return info.Pod },
 }
 
+func newBenchQueue(tb testing.TB, opts ...queue.Option) *upstream {
+	cfg := workload.Config()
+	if len(opts) > 0 {
+		cfg = workload.GatedConfig()
+	}
+	q, clk, _, err := newQueue(cfg, workload.Start, benchClassic, opts...)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	logger := klog.Background()
+	return &upstream{q: q, clock: clk, logger: logger, ctx: klog.NewContext(context.Background(), logger), nodeAdd: toEvent(workload.NodeAdd)}
+}
+
 // upstreamGatedTarget is upstreamTarget with workload.GatedConfig: Gate
 // registered for its event and run as a PreEnqueue plugin.
 var upstreamGatedTarget = func() workload.Target[*v1.Pod, *framework.QueuedPodInfo] {
 	t := upstreamTarget
 	t.New = func(tb testing.TB) workload.Queue[*v1.Pod, *framework.QueuedPodInfo] {
-		q, clk, err := newQueue(workload.GatedConfig(), workload.Start,
-			queue.WithPreEnqueuePluginMap(map[string]map[string]fwk.PreEnqueuePlugin{SchedulerName: {workload.Gate: gate{}}}))
-		if err != nil {
-			tb.Fatal(err)
-		}
-		logger := klog.Background()
-		return &upstream{q: q, clock: clk, logger: logger, ctx: klog.NewContext(context.Background(), logger),
-			nodeAdd: toEvent(workload.NodeAdd)}
+		return newBenchQueue(tb, withPreEnqueuePlugins(gate{}))
 	}
 	t.GatedPod = func(i int, priority int32) *v1.Pod {
 		p := upstreamTarget.Pod(i, priority)
@@ -96,14 +111,14 @@ var upstreamGatedTarget = func() workload.Target[*v1.Pod, *framework.QueuedPodIn
 	return t
 }()
 
-// gate is workload.Gate as a v1.37.2 PreEnqueue plugin.
+// gate is workload.Gate as an upstream PreEnqueue plugin.
 type gate struct{}
 
 func (gate) Name() string { return workload.Gate }
 
-func (gate) PreEnqueue(_ context.Context, p *v1.Pod) *fwk.Status {
+func (gate) PreEnqueue(_ context.Context, p *v1.Pod) *status {
 	if p.Labels[workload.GateLabel] == "yes" {
-		return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, "gated")
+		return refusedBy(workload.Gate)
 	}
 	return nil
 }
@@ -113,32 +128,32 @@ type upstream struct {
 	clock   *testingclock.FakeClock
 	logger  klog.Logger
 	ctx     context.Context
-	nodeAdd fwk.ClusterEvent
+	nodeAdd clusterEvent
 }
 
-func (u *upstream) Add(p *v1.Pod) { u.q.Add(u.ctx, p) }
+func (u *upstream) Add(p *v1.Pod) { addPod(u.q, u.ctx, p) }
 
 func (u *upstream) Pop() (*framework.QueuedPodInfo, int64) {
-	e, err := u.q.Pop(u.logger)
-	info, ok := e.(*framework.QueuedPodInfo)
-	if err != nil || !ok {
-		panic(fmt.Sprintf("Pop: %v, %v", e, err))
+	info, err := pop(u.q, u.logger)
+	if err != nil || info == nil {
+		panic(fmt.Sprintf("Pop: %v, %v", info, err))
 	}
 	return info, u.q.SchedulingCycle()
 }
 
 func (u *upstream) Fail(info *framework.QueuedPodInfo, cycle int64, rejected bool) {
-	// What v1.37's handleSchedulingFailure does: clear the last attempt's
-	// rejectors (Pop no longer does), then name this one's. Refilling the
-	// cleared set allocates nothing, the cheapest way to name the plugin.
-	info.ClearRejectorPlugins()
+	// What the scheduler's failure handler does: clear the last attempt's
+	// rejectors (v1.36+; earlier Pop cleared them), then name this one's.
+	// Refilling the cleared set allocates nothing, the cheapest way to name
+	// the plugin.
+	clearRejectors(info)
 	if rejected {
 		if info.UnschedulablePlugins == nil {
 			info.UnschedulablePlugins = sets.New[string]()
 		}
 		info.UnschedulablePlugins.Insert(workload.Plugin)
 	}
-	if err := u.q.AddUnschedulablePodIfNotPresent(u.logger, info, cycle); err != nil {
+	if err := addUnschedulable(u.q, u.logger, info, cycle); err != nil {
 		panic(err)
 	}
 }

@@ -1,4 +1,4 @@
-package v133
+package upstream
 
 import (
 	"fmt"
@@ -103,7 +103,7 @@ func (c *concurrentTarget) Pop() (*spec.QueuedPodInfo, int64, error) {
 		}
 		defer c.moves.RUnlock()
 	}
-	pi, err := c.q.Pop(c.logger)
+	pi, err := pop(c.q, c.logger)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -190,7 +190,7 @@ func (c *concurrentTarget) Snapshot() spec.Snapshot {
 	return c.Target.Snapshot()
 }
 
-// TestConcurrentClassic runs the concurrent checks against v1.33.13 in
+// TestConcurrentClassic runs the concurrent checks against the release in
 // classic mode: wake-ups, conservation, and linearizability against the
 // model, whose semantics classic mode has. The workload avoids the
 // sequential known differences (a duplicate Add resets the pod, an Update
@@ -200,8 +200,11 @@ func (c *concurrentTarget) Snapshot() spec.Snapshot {
 // histories have no Snapshot: the adapter records a popped pod as in
 // flight after upstream's Pop returns, so a Snapshot in between would miss
 // it, an adapter artefact. Linearizability runs on atomicMoves, for the
-// finding moveAtomicity.
+// finding moveAtomicity. n/a from v1.34, which has no classic mode.
 func TestConcurrentClassic(t *testing.T) {
+	if err := refuseClassic(spec.DefaultConfig(schedqtest.Registry)); err != nil {
+		t.Skipf("n/a: %v", err)
+	}
 	concurrent.Run(t, concurrentSafe(Classic(), true), concurrent.Options{
 		Linearizability: &concurrent.LinOptions{OnlyFreeAdds: true, NoSnapshots: true, Target: atomicMoves(Classic()),
 			TargetNote: "Pop serialised with moves by the adapter: see the finding"},
@@ -209,8 +212,8 @@ func TestConcurrentClassic(t *testing.T) {
 	})
 }
 
-// TestConcurrentQueueingHints runs wake-ups and conservation against
-// v1.33.13 with its default gates; its semantics are not the model's, so
+// TestConcurrentQueueingHints runs wake-ups and conservation against the
+// release with its default gates; its semantics are not the model's, so
 // linearizability against the model does not apply. The requeue race
 // (requeueRace) is measured first and declared known.
 func TestConcurrentQueueingHints(t *testing.T) {
@@ -238,28 +241,31 @@ var moveAtomicity = concurrent.Finding{
   Seen as a history that is not linearizable in 2 of 12 runs of TestConcurrentClassic (30 histories each,
   ~5,000 operations per run) with the plain adapter; 0 of 15 with atomicMoves. Benign for the scheduler (an
   order inversion within one move), but the contract's moves are atomic.`,
-	Source: "v1.33.13 pkg/scheduler/backend/queue/scheduling_queue.go:877-879 (Pop: activeQ.pop only), :1081-1085 (MoveAllToActiveOrBackoffQueue holds p.lock), :563-573 (moveToActiveQ takes activeQueue.lock per pod); active_queue.go:248-250",
+	Source: "v1.33.13 pkg/scheduler/backend/queue/scheduling_queue.go:877-879 (Pop: activeQ.pop only), :1081-1085 (MoveAllToActiveOrBackoffQueue holds p.lock), :563-573 (moveToActiveQ takes activeQueue.lock per pod); active_queue.go:248-250 (the classic mode it needs exists in v1.33 only)",
 	Rate:   "2 of 12 runs (2026-11-23)",
 }
 
-// requeueRace is a lost pod in v1.33.13 with its default gates.
+// requeueRace is a lost pod with the default gates. The reproduction runs
+// on every release; the names are those of the release's own code (the
+// failure path is AddUnschedulableIfNotPresent up to v1.36,
+// AddUnschedulablePodIfNotPresent from v1.37).
 var requeueRace = concurrent.Finding{
 	Title: "a pod handed back while a Pop waits is lost (requeue race between AddUnschedulableIfNotPresent and Pop from backoffQ)",
 	Match: "is held 0 times",
-	Reproduction: `Two goroutines, queue with the default gates (SchedulerQueueingHints and SchedulerPopFromBackoffQ on):
+	Reproduction: `Two goroutines, queue with the default gates (queueing hints and SchedulerPopFromBackoffQ on):
     G1: add a; pop -> a (a in flight, upstream's inFlightPods holds its UID)
     G2: pop                      (activeQ and backoffQ empty: G2 parks in activeQueue.pop's cond.Wait)
     G1: move NodeAdd             (an event while a is in flight, registered by NodeResourcesFit)
-    G1: fail a plugins=(NodeResourcesFit)   (AddUnschedulableIfNotPresent(a, cycle 1): the in-flight event's
-                                 hint is Queue, a is backing off, so a goes to backoffQ)
-  AddUnschedulableIfNotPresent holds PriorityQueue.lock, puts a in backoffQ (backoffQ.add takes only the
-  backoffQ lock) and broadcasts to the waiting Pops; it calls p.Done(a.UID), which clears a's in-flight record,
-  only in a deferred call as it returns. Pop takes only activeQueue.lock: if G2 runs between the two, it pops a
-  from backoffQ (pop-from-backoffQ), finds a's UID still in inFlightPods, logs "the same pod is tracked in
-  multiple places in the scheduler, and just discard it" and discards a. G1's deferred Done then clears the
-  record. a is in no queue and not in flight: it is never scheduled until an update event re-adds it.
+    G1: fail a plugins=(NodeResourcesFit)   (the failure path with cycle 1: the in-flight event's hint is
+                                 Queue, a is backing off, so a goes to backoffQ)
+  The failure path holds PriorityQueue.lock, puts a in backoffQ (backoffQ.add takes only the backoffQ lock)
+  and broadcasts to the waiting Pops; it calls p.Done(a.UID), which clears a's in-flight record, only in a
+  deferred call as it returns. Pop takes only activeQueue.lock: if G2 runs between the two, it pops a from
+  backoffQ (pop-from-backoffQ), finds a's UID still in inFlightPods, logs that "the same pod is tracked in
+  multiple places in the scheduler" and discards a. G1's deferred Done then clears the record. a is in no
+  queue and not in flight: it is never scheduled until an update event re-adds it.
   (In the scheduler G1 is a binding goroutine failing a pod, G2 the scheduling loop.)`,
-	Source: "v1.33.13 pkg/scheduler/backend/queue/scheduling_queue.go:793 (defer p.Done(pInfo.Pod.UID)), :624 (moveToBackoffQ: backoffQ.add), :848 (broadcast); active_queue.go:260 (Pop breaks to pop from backoffQ), :290-295 (discards a pod whose UID is in flight)",
+	Source: "pkg/scheduler/backend/queue/scheduling_queue.go: the failure path's deferred p.Done, its move to backoffQ and broadcast; active_queue.go: Pop falls through to backoffQ and discards a pod whose UID is in flight (v1.33.13 scheduling_queue.go:793, :624, :848, active_queue.go:260, :290-295; v1.37.2 scheduling_queue.go:1079-1083, :1136, :1140, active_queue.go:327, :274-286, :351-357; upstream issue 139186, fix PR 139450 not in these releases)",
 }
 
 // upstreamLog collects what upstream logs (klog through a logr sink), so

@@ -1,0 +1,50 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/schedq/schedq/conformance"
+	"github.com/schedq/schedq/conformance/concurrent"
+)
+
+func report(name string, res ...conformance.Result) conformance.Report {
+	return conformance.Report{Target: conformance.TargetInfo{Name: name}, Results: res}
+}
+
+// TestMatrixSpans: a difference seen on v1.34 and v1.36 but not v1.35 is
+// reported first v1.34, last v1.36, not in v1.35; one seen only on v1.37
+// starts and ends there; a finding measured at 0 trials on a release does
+// not count as shown there.
+func TestMatrixSpans(t *testing.T) {
+	known := func(sc string) conformance.Result {
+		return conformance.Result{Scenario: sc, Outcome: conformance.Known, Detail: "why " + sc}
+	}
+	pass := func(sc string) conformance.Result { return conformance.Result{Scenario: sc, Outcome: conformance.Pass} }
+	reports := []conformance.Report{
+		report("schedq-impl", pass("a"), pass("b")),
+		report("upstream-v1.34.7", known("a"), pass("b")),
+		report("upstream-v1.35.6", pass("a"), pass("b")),
+		report("upstream-v1.36.5", known("a"), pass("b")),
+		report("upstream-v1.37.2", pass("a"), known("b")),
+		report("upstream-v1.33.13-classic", pass("a"), pass("b")),
+	}
+	f := concurrent.Finding{Title: "lost pod"}
+	conc := []concurrent.Report{}
+	for name, rate := range map[string]string{"upstream-v1.34.7": "3 of 400 trials", "upstream-v1.35.6": "0 of 400 trials", "upstream-v1.37.2": "5 of 400 trials"} {
+		g := f
+		g.Rate = rate
+		conc = append(conc, concurrent.Report{Target: conformance.TargetInfo{Name: name}, Findings: []concurrent.Finding{g}})
+	}
+	out := renderMatrix(reports, conc)
+	for _, want := range []string{
+		"| `a` | default gates | v1.34.7 | v1.36.5 | v1.35.6 | why a |",
+		"| `b` | default gates | v1.37.2 | v1.37.2 | - | why b |",
+		"| lost pod | default gates | v1.34.7 | v1.37.2 | v1.35.6, v1.36.5 |",
+		"| v1.33.13 | 2 pass |",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the matrix lacks %q:\n%s", want, out)
+		}
+	}
+}

@@ -1,0 +1,138 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/schedq/schedq/conformance"
+)
+
+// fakeCheckout is a directory shaped like a Kubernetes checkout: the queue's
+// package and two staging modules, each with a go.mod.
+func fakeCheckout(t *testing.T) string {
+	k8s := t.TempDir()
+	for _, d := range []string{"pkg/scheduler/backend/queue", "staging/src/k8s.io/api", "staging/src/k8s.io/client-go"} {
+		if err := os.MkdirAll(filepath.Join(k8s, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(t, filepath.Join(k8s, "go.mod"), "module k8s.io/kubernetes\n")
+	write(t, filepath.Join(k8s, "staging/src/k8s.io/api/go.mod"), "module k8s.io/api\n")
+	write(t, filepath.Join(k8s, "staging/src/k8s.io/client-go/go.mod"), "module k8s.io/client-go\n")
+	return k8s
+}
+
+func write(t *testing.T, f, s string) {
+	t.Helper()
+	if err := os.WriteFile(f, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func writeReport(t *testing.T, dir string, r conformance.Report) {
+	t.Helper()
+	b, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(dir, r.Target.Name+".json"), string(b))
+}
+
+// TestBranchRun covers the command's own logic without building
+// Kubernetes: go test is replaced by a fake that records its flags and
+// writes results as the suite would. The replace directives must be in
+// the modfile copy it is given (and parse as a modfile), the tree must be
+// as it was, and the report must name the scenario that changed.
+func TestBranchRun(t *testing.T) {
+	k8s := fakeCheckout(t)
+	results := t.TempDir()
+	name := "upstream-v1.35.6"
+	writeReport(t, results, conformance.Report{Target: conformance.TargetInfo{Name: name}, Results: []conformance.Result{
+		{Scenario: "backoff/expires-at-its-boundary", Outcome: conformance.Pass},
+		{Scenario: "pop/unchanged", Outcome: conformance.Pass},
+	}})
+	statusBefore := gitStatus()
+	var modCopy, env string
+	runGoTest = func(dir string, e []string, args ...string) error {
+		for _, a := range args {
+			if strings.HasPrefix(a, "-modfile=") {
+				modCopy = strings.TrimPrefix(a, "-modfile=")
+				b, err := os.ReadFile(modCopy)
+				if err != nil {
+					t.Fatalf("the modfile copy is not there while go test runs: %v", err)
+				}
+				if _, err := os.Stat(strings.TrimSuffix(modCopy, ".mod") + ".sum"); err != nil {
+					t.Errorf("no go.sum beside the modfile copy: %v", err)
+				}
+				for _, want := range []string{"k8s.io/kubernetes => " + k8s, "k8s.io/api => " + filepath.Join(k8s, "staging/src/k8s.io/api"),
+					"k8s.io/client-go => " + filepath.Join(k8s, "staging/src/k8s.io/client-go")} {
+					if !strings.Contains(string(b), want) {
+						t.Errorf("the modfile copy lacks %q", want)
+					}
+				}
+				if strings.Contains(string(b), "k8s.io/api => k8s.io/api v") {
+					t.Error("the copy still pins k8s.io/api to the release")
+				}
+				// It must be a modfile go accepts (no network, no build).
+				if out, err := exec.Command("go", "mod", "edit", "-json", "-modfile="+modCopy).CombinedOutput(); err != nil {
+					t.Errorf("go mod edit rejects the copy: %v\n%s", err, out)
+				}
+			}
+		}
+		if !strings.Contains(strings.Join(args, " "), "-tags k8s135") {
+			t.Errorf("go test %v: not built with the base release's tag", args)
+		}
+		env = strings.Join(e, " ")
+		for _, kv := range e {
+			if d, ok := strings.CutPrefix(kv, "SCHEDQ_CONFORMANCE_RESULTS="); ok {
+				writeReport(t, d, conformance.Report{Target: conformance.TargetInfo{Name: name}, Results: []conformance.Result{
+					{Scenario: "backoff/expires-at-its-boundary", Outcome: conformance.Fail, Detail: "step 4: the pod is in backoffQ, want activeQ"},
+					{Scenario: "pop/unchanged", Outcome: conformance.Pass},
+				}})
+			}
+		}
+		return nil
+	}
+	report, err := Main(Config{Kubernetes: k8s, Base: "v1.35.6", Results: results, Upstream: "../../upstream"})
+	if err == nil || !strings.Contains(err.Error(), "differs from v1.35.6") {
+		t.Fatalf("Main: %v, want the branch to differ", err)
+	}
+	if !strings.Contains(env, "SCHEDQ_K8S_BASE=v1.35.6") {
+		t.Errorf("the branch run's environment %q does not name the base release", env)
+	}
+	written, rerr := os.ReadFile(filepath.Join(results, "branch", "REPORT.md"))
+	if rerr != nil {
+		t.Fatal(rerr)
+	}
+	for _, want := range []string{"`backoff/expires-at-its-boundary`: pass on v1.35.6, **fail** on the branch", "want activeQ"} {
+		if !strings.Contains(string(written), want) || !strings.Contains(report, want) {
+			t.Errorf("the report lacks %q:\n%s", want, written)
+		}
+	}
+	if strings.Contains(string(written), "pop/unchanged") {
+		t.Errorf("the report lists a scenario that did not change:\n%s", written)
+	}
+	if _, err := os.Stat(modCopy); !os.IsNotExist(err) {
+		t.Errorf("the modfile copy %s is still there: %v", modCopy, err)
+	}
+	if after := gitStatus(); after != statusBefore {
+		t.Errorf("the tree changed:\nbefore:\n%s\nafter:\n%s", statusBefore, after)
+	}
+}
+
+// TestBadCheckout: a directory that is not a checkout is refused before
+// anything runs.
+func TestBadCheckout(t *testing.T) {
+	runGoTest = func(string, []string, ...string) error { t.Fatal("go test ran"); return nil }
+	if _, err := Main(Config{Kubernetes: t.TempDir(), Base: "v1.35.6", Upstream: "../../upstream"}); err == nil ||
+		!strings.Contains(err.Error(), "not a Kubernetes checkout") {
+		t.Fatalf("Main: %v", err)
+	}
+}

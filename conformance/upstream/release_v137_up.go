@@ -1,0 +1,83 @@
+//go:build !k8s133 && !k8s134 && !k8s135 && !k8s136
+
+package upstream
+
+import (
+	_ "unsafe" // for go:linkname
+
+	"fmt"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/klog/v2"
+	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler/backend/queue"
+	"k8s.io/kubernetes/pkg/scheduler/framework"
+)
+
+// From v1.37 the queue holds entities (a pod, or a pod group: off, as
+// GenericWorkload is off by default and no pod names one): Pop returns a
+// framework.QueuedEntityInfo, the failure path is
+// AddUnschedulablePodIfNotPresent, a pod's queueing fields sit in
+// QueueingParams, GetPod takes a scheduling group (nil), Delete a logger,
+// the leftover flush is flushUnschedulableEntitiesLeftover. The queue's
+// AssignedPodAdded and AssignedPodUpdated are gone: the adapter does what
+// the event handlers do instead (MoveAllToActiveOrBackoffQueue with the
+// assigned-pod event and the pod as its object), and which pods that moves
+// is up to the plugins' queueing hints. A Pod registration is unrolled to
+// the pod resources (framework.UnrollPodEvent) when the hint map is built.
+
+func pop(q *queue.PriorityQueue, logger klog.Logger) (*framework.QueuedPodInfo, error) {
+	e, err := q.Pop(logger)
+	if err != nil || e == nil {
+		return nil, err
+	}
+	pi, ok := e.(*framework.QueuedPodInfo)
+	if !ok {
+		return nil, fmt.Errorf("Pop returned a %T; the adapter queues no pod groups", e)
+	}
+	return pi, nil
+}
+
+func addUnschedulable(q *queue.PriorityQueue, logger klog.Logger, pi *framework.QueuedPodInfo, cycle int64) error {
+	return q.AddUnschedulablePodIfNotPresent(logger, pi, cycle)
+}
+
+func newQueuedPodInfo(p *v1.Pod, ts time.Time) *framework.QueuedPodInfo {
+	podInfo, _ := framework.NewPodInfo(p)
+	return &framework.QueuedPodInfo{PodInfo: podInfo, QueueingParams: framework.QueueingParams{Timestamp: ts}}
+}
+
+func getPod(q *queue.PriorityQueue, name, namespace string) (*framework.QueuedPodInfo, bool) {
+	return q.GetPod(name, namespace, nil)
+}
+
+func deletePod(q *queue.PriorityQueue, logger klog.Logger, p *v1.Pod) { q.Delete(logger, p) }
+
+func assignedPodAdded(q *queue.PriorityQueue, logger klog.Logger, p *v1.Pod) {
+	q.MoveAllToActiveOrBackoffQueue(logger, framework.EventAssignedPodAdd, nil, p, nil)
+}
+
+func assignedPodUpdated(q *queue.PriorityQueue, logger klog.Logger, oldPod, newPod *v1.Pod, e clusterEvent) {
+	q.MoveAllToActiveOrBackoffQueue(logger, e, oldPod, newPod, nil)
+}
+
+func unrollPodEvent(e clusterEvent) []clusterEvent {
+	if e.Resource == fwk.Pod {
+		return framework.UnrollPodEvent(e)
+	}
+	return []clusterEvent{e}
+}
+
+// less is the default PrioritySort order: priority, then Timestamp.
+func less(a, b fwk.QueuedEntityInfo) bool {
+	pa, pb := a.GetPriority(), b.GetPriority()
+	return pa > pb || pa == pb && a.GetTimestamp().Before(b.GetTimestamp())
+}
+
+func flushLeftover(q *queue.PriorityQueue, logger klog.Logger) {
+	flushUnschedulableEntitiesLeftover(q, logger)
+}
+
+//go:linkname flushUnschedulableEntitiesLeftover k8s.io/kubernetes/pkg/scheduler/backend/queue.(*PriorityQueue).flushUnschedulableEntitiesLeftover
+func flushUnschedulableEntitiesLeftover(p *queue.PriorityQueue, logger klog.Logger)

@@ -1,1 +1,0 @@
-// Empty: lets flush.go declare functions without a body (go:linkname).
