@@ -12,16 +12,19 @@ EqualPriority == [p \in Pods |-> 0]
 \* "a" before "b" before anything else.
 DistinctPriority == [p \in Pods |-> CASE p = "a" -> 2 [] p = "b" -> 1 [] OTHER -> 0]
 
-\* P1 registered E1; P2 registered E1 and E2; the PreEnqueue plugin registered
-\* the label update of the pod itself.  Nobody registered anything else.
+\* P1 registered E1 and the add of an assigned pod; P2 registered E1, E2 and
+\* the update of an assigned pod; the PreEnqueue plugin registered the label
+\* update of the pod itself.  Nobody registered anything else.
 HintsRegistration ==
-    [pl \in AllPlugins |-> CASE pl = "P1" -> {"E1"}
-                             [] pl = "P2" -> {"E1", "E2"}
+    [pl \in AllPlugins |-> CASE pl = "P1" -> {"E1", AssignedPodAdd}
+                             [] pl = "P2" -> {"E1", "E2", AssignedPodUpdate}
                              [] OTHER -> {UpdatePodLabel}]
 
-\* The hints: P1 answers Queue for E1; P2 answers QueueSkip for E1 and Queue
-\* for E2; the PreEnqueue plugin answers Queue for the label update.
-HintsQueue == {<<"P1", "E1">>, <<"P2", "E2">>, <<Gate, UpdatePodLabel>>}
+\* The hints: P1 answers Queue for E1 and an assigned pod's add; P2 answers
+\* QueueSkip for E1 and Queue for E2 and an assigned pod's update; the
+\* PreEnqueue plugin answers Queue for the label update.
+HintsQueue == {<<"P1", "E1">>, <<"P2", "E2">>, <<Gate, UpdatePodLabel>>,
+               <<"P1", AssignedPodAdd>>, <<"P2", AssignedPodUpdate>>}
 
 \* A failure reports no plugin (an error), P1 or P2 as unschedulable, or P2
 \* as pending.

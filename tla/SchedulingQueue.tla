@@ -31,8 +31,13 @@ CONSTANTS
     MaxInUnschedulable, \* podMaxInUnschedulablePodsDuration, in ticks
     MaxTime,            \* the clock stops here
     MaxCycle,           \* Pop stops once schedulingCycle reaches this
-    Shortcut            \* TRUE; FALSE removes the moveRequestCycle shortcut of R3
+    Shortcut,           \* TRUE; FALSE removes the moveRequestCycle shortcut of R3
                         \* (the negative configuration, which must break I3)
+    Extensions,         \* the optional operations in Next: SUBSET {"Close", "Update"}
+    Mutation            \* "none"; else one deliberate bug of a negative configuration:
+                        \* "PopAfterClose" (breaks NoPopAfterClose),
+                        \* "UpdateIgnoresBackoff" (breaks I2Update),
+                        \* "UpdateQueuesInFlight" (breaks I1)
 
 ASSUME /\ Priority \in [Pods -> Int]
        /\ Wildcard \notin Events
@@ -42,6 +47,8 @@ ASSUME /\ Priority \in [Pods -> Int]
        /\ MaxInUnschedulable \in Nat \ {0}
        /\ MaxTime \in Nat /\ MaxCycle \in Nat
        /\ Shortcut \in BOOLEAN
+       /\ Extensions \subseteq {"Close", "Update"}
+       /\ Mutation \in {"none", "PopAfterClose", "UpdateIgnoresBackoff", "UpdateQueuesInFlight"}
 
 VARIABLES
     activeQ,                  \* pods waiting to be popped
@@ -56,12 +63,17 @@ VARIABLES
     now,                      \* the clock
     schedulingCycle,          \* number of Pops so far
     moveRequestCycle,         \* schedulingCycle at the last move request, -1 before any
-    lostWakeUp                \* ghost for I3: a pod once landed in unschedulablePods
+    lostWakeUp,               \* ghost for I3: a pod once landed in unschedulablePods
                               \* although the shortcut should have sent it to backoffQ
+    closed,                   \* Close happened (R13): Snapshot.Closed
+    poppedAfterClose,         \* ghost: a Pop succeeded after Close
+    updateSkippedBackoff      \* ghost: an Update sent a backing-off pod to activeQ
 
 queueVars == <<activeQ, backoffQ, unschedulablePods, inFlight>>
 podVars == <<attempts, timestamp, initialAttemptTimestamp, unschedulablePlugins, podSchedulingCycle>>
-vars == <<queueVars, podVars, now, schedulingCycle, moveRequestCycle, lostWakeUp>>
+\* The variables of Close and Update, which the other actions leave alone.
+extVars == <<closed, poppedAfterClose, updateSkippedBackoff>>
+vars == <<queueVars, podVars, now, schedulingCycle, moveRequestCycle, lostWakeUp, extVars>>
 
 \* Every pod the queue holds.
 Held == activeQ \cup backoffQ \cup unschedulablePods \cup inFlight
@@ -145,12 +157,14 @@ Add(p) ==
     /\ timestamp' = [timestamp EXCEPT ![p] = now]
     /\ initialAttemptTimestamp' = [initialAttemptTimestamp EXCEPT ![p] = now]
     /\ unschedulablePlugins' = [unschedulablePlugins EXCEPT ![p] = {}]
-    /\ UNCHANGED <<inFlight, podSchedulingCycle, now, schedulingCycle, moveRequestCycle, lostWakeUp>>
+    /\ UNCHANGED <<inFlight, podSchedulingCycle, now, schedulingCycle, moveRequestCycle, lostWakeUp, extVars>>
 
 \* R2, choosing any maximal pod.  podSchedulingCycle is the cycle Pop
-\* returns, which the scheduler keeps to hand back to R3.
+\* returns, which the scheduler keeps to hand back to R3.  Not enabled once
+\* the queue is closed (R13: ErrClosed), unless Mutation = "PopAfterClose".
 Pop(p) ==
     /\ schedulingCycle < MaxCycle
+    /\ ~closed \/ Mutation = "PopAfterClose"
     /\ p \in PopCandidates
     /\ activeQ' = activeQ \ {p}
     /\ inFlight' = inFlight \cup {p}
@@ -159,7 +173,8 @@ Pop(p) ==
     /\ schedulingCycle' = schedulingCycle + 1
     /\ podSchedulingCycle' = [podSchedulingCycle EXCEPT ![p] = schedulingCycle + 1]
     /\ UNCHANGED <<backoffQ, unschedulablePods, timestamp, initialAttemptTimestamp,
-                   now, moveRequestCycle, lostWakeUp>>
+                   now, moveRequestCycle, lostWakeUp, closed, updateSkippedBackoff>>
+    /\ poppedAfterClose' = (poppedAfterClose \/ closed)
 
 \* The ghost of I3, written from the outcome alone: an in-flight pod that
 \* lands in unschedulablePods although a move request happened during or
@@ -186,7 +201,7 @@ AddUnschedulableIfNotPresent(p, rejectors) ==
     /\ unschedulablePlugins' = [unschedulablePlugins EXCEPT ![p] = rejectors]
     /\ podSchedulingCycle' = [podSchedulingCycle EXCEPT ![p] = 0]
     /\ lostWakeUp' = (lostWakeUp \/ LandsWithoutShortcut)
-    /\ UNCHANGED <<activeQ, attempts, initialAttemptTimestamp, now, schedulingCycle, moveRequestCycle>>
+    /\ UNCHANGED <<activeQ, attempts, initialAttemptTimestamp, now, schedulingCycle, moveRequestCycle, extVars>>
 
 \* Forget everything about a pod that leaves the queue, so that a state is
 \* determined by what the queue holds (as a Go snapshot is).
@@ -202,7 +217,7 @@ Done(p) ==
     /\ p \in inFlight
     /\ inFlight' = inFlight \ {p}
     /\ Forget(p)
-    /\ UNCHANGED <<activeQ, backoffQ, unschedulablePods, now, schedulingCycle, moveRequestCycle, lostWakeUp>>
+    /\ UNCHANGED <<activeQ, backoffQ, unschedulablePods, now, schedulingCycle, moveRequestCycle, lostWakeUp, extVars>>
 
 \* R10.
 Delete(p) ==
@@ -212,7 +227,7 @@ Delete(p) ==
     /\ unschedulablePods' = unschedulablePods \ {p}
     /\ inFlight' = inFlight \ {p}
     /\ Forget(p)
-    /\ UNCHANGED <<now, schedulingCycle, moveRequestCycle, lostWakeUp>>
+    /\ UNCHANGED <<now, schedulingCycle, moveRequestCycle, lostWakeUp, extVars>>
 
 \* R8 for one pod, including a pod not held: it advances moveRequestCycle.
 Activate(p) ==
@@ -222,14 +237,14 @@ Activate(p) ==
          /\ unschedulablePods' = unschedulablePods \ {p}
          /\ initialAttemptTimestamp' = FirstActive({p})
          /\ UNCHANGED <<inFlight, attempts, timestamp, unschedulablePlugins, podSchedulingCycle,
-                        now, schedulingCycle, moveRequestCycle, lostWakeUp>>
+                        now, schedulingCycle, moveRequestCycle, lostWakeUp, extVars>>
     ELSE /\ moveRequestCycle' = schedulingCycle
-         /\ UNCHANGED <<queueVars, podVars, now, schedulingCycle, lostWakeUp>>
+         /\ UNCHANGED <<queueVars, podVars, now, schedulingCycle, lostWakeUp, extVars>>
 
 \* R4 with no preCheck.
 MoveAllToActiveOrBackoffQueue(e) ==
     /\ MovePods(unschedulablePods, e)
-    /\ UNCHANGED <<now, schedulingCycle, lostWakeUp>>
+    /\ UNCHANGED <<now, schedulingCycle, lostWakeUp, extVars>>
 
 \* R5.
 FlushBackoffQCompleted ==
@@ -238,7 +253,7 @@ FlushBackoffQCompleted ==
         /\ activeQ' = activeQ \cup done
         /\ initialAttemptTimestamp' = FirstActive(done)
         /\ UNCHANGED <<unschedulablePods, inFlight, attempts, timestamp, unschedulablePlugins,
-                       podSchedulingCycle, now, schedulingCycle, moveRequestCycle, lostWakeUp>>
+                       podSchedulingCycle, now, schedulingCycle, moveRequestCycle, lostWakeUp, extVars>>
 
 \* R6, with the wildcard for UnschedulableTimeout.
 FlushUnschedulablePodsLeftover ==
@@ -246,13 +261,76 @@ FlushUnschedulablePodsLeftover ==
     IN  /\ IF leftover = {}
            THEN UNCHANGED <<queueVars, podVars, moveRequestCycle>>
            ELSE MovePods(leftover, Wildcard)
-        /\ UNCHANGED <<now, schedulingCycle, lostWakeUp>>
+        /\ UNCHANGED <<now, schedulingCycle, lostWakeUp, extVars>>
+
+\* R13: Pop is refused from now on (ErrClosed); every other operation keeps
+\* working on the state.  Idempotent.  In Next only if listed in Extensions.
+Close ==
+    /\ "Close" \in Extensions
+    /\ closed' = TRUE
+    /\ UNCHANGED <<queueVars, podVars, now, schedulingCycle, moveRequestCycle, lostWakeUp,
+                   poppedAfterClose, updateSkippedBackoff>>
+
+(***************************************************************************)
+(* R9.  The pod object is abstract; what an Update changes is its kind:    *)
+(*   "status"  only ResourceVersion or Status (spec.IsPodUpdated is false), *)
+(*   "spec"    something else, e.g. a label (IsPodUpdated is true),        *)
+(*   "uid"     a new object under the same key (deleted and created again). *)
+(* Priorities do not change, so an update in place changes no state here.  *)
+(***************************************************************************)
+UpdateKinds == {"status", "spec", "uid"}
+
+\* The ghost of I2 for Update: a pod leaves unschedulablePods for activeQ
+\* while still backing off.
+UpdateSkipsBackoff(p) == p \in unschedulablePods /\ p \in activeQ' /\ IsBackingOff(p)
+
+\* In Next only if listed in Extensions.
+Update(p, kind) ==
+  /\ "Update" \in Extensions
+  /\ \/ \* not held: added as by Add (R1)
+        /\ p \notin Held
+        /\ Add(p)
+     \/ \* activeQ, backoffQ: replaced in place
+        /\ p \in activeQ \cup backoffQ
+        /\ UNCHANGED vars
+     \/ \* unschedulablePods: requeued if the update may make it schedulable;
+        \* not a move request (moveRequestCycle is unchanged)
+        /\ p \in unschedulablePods
+        /\ IF kind = "status" THEN UNCHANGED vars
+           ELSE LET toB == IsBackingOff(p) /\ Mutation # "UpdateIgnoresBackoff"
+                IN  /\ unschedulablePods' = unschedulablePods \ {p}
+                    /\ backoffQ' = IF toB THEN backoffQ \cup {p} ELSE backoffQ
+                    /\ activeQ' = IF toB THEN activeQ ELSE activeQ \cup {p}
+                    /\ initialAttemptTimestamp' = IF toB THEN initialAttemptTimestamp ELSE FirstActive({p})
+                    /\ updateSkippedBackoff' = (updateSkippedBackoff \/ UpdateSkipsBackoff(p))
+                    /\ UNCHANGED <<inFlight, attempts, timestamp, unschedulablePlugins, podSchedulingCycle,
+                                   now, schedulingCycle, moveRequestCycle, lostWakeUp, closed, poppedAfterClose>>
+     \/ \* in flight, same object: replaced in place.  Under a new UID the
+        \* attempt ends as by Delete (R10) and the new object is added (R1).
+        \* Mutation "UpdateQueuesInFlight" is upstream v1.33's classic mode,
+        \* which queues a second copy in activeQ.
+        /\ p \in inFlight
+        /\ IF kind = "uid"
+           THEN /\ inFlight' = inFlight \ {p}
+                /\ activeQ' = activeQ \cup {p}
+                /\ attempts' = [attempts EXCEPT ![p] = 0]
+                /\ timestamp' = [timestamp EXCEPT ![p] = now]
+                /\ initialAttemptTimestamp' = [initialAttemptTimestamp EXCEPT ![p] = now]
+                /\ unschedulablePlugins' = [unschedulablePlugins EXCEPT ![p] = {}]
+                /\ podSchedulingCycle' = [podSchedulingCycle EXCEPT ![p] = 0]
+                /\ UNCHANGED <<backoffQ, unschedulablePods, now, schedulingCycle, moveRequestCycle,
+                               lostWakeUp, extVars>>
+           ELSE IF Mutation = "UpdateQueuesInFlight"
+           THEN /\ activeQ' = activeQ \cup {p}
+                /\ UNCHANGED <<backoffQ, unschedulablePods, inFlight, podVars, now, schedulingCycle,
+                               moveRequestCycle, lostWakeUp, extVars>>
+           ELSE UNCHANGED vars
 
 \* The clock advances one tick.
 Tick ==
     /\ now < MaxTime
     /\ now' = now + 1
-    /\ UNCHANGED <<queueVars, podVars, schedulingCycle, moveRequestCycle, lostWakeUp>>
+    /\ UNCHANGED <<queueVars, podVars, schedulingCycle, moveRequestCycle, lostWakeUp, extVars>>
 
 Init ==
     /\ activeQ = {} /\ backoffQ = {} /\ unschedulablePods = {} /\ inFlight = {}
@@ -265,8 +343,13 @@ Init ==
     /\ schedulingCycle = 0
     /\ moveRequestCycle = -1
     /\ lostWakeUp = FALSE
+    /\ closed = FALSE
+    /\ poppedAfterClose = FALSE
+    /\ updateSkippedBackoff = FALSE
 
-\* The action alphabet, shared with the Go exploration in agreement_test.go.
+\* The action alphabet, shared with the Go exploration in agreement_test.go;
+\* Close and Update are enabled only if the configuration lists them in
+\* Extensions.
 Next ==
     \/ \E p \in Pods : Add(p)
     \/ \E p \in Pods : Pop(p)
@@ -278,6 +361,8 @@ Next ==
     \/ FlushBackoffQCompleted
     \/ FlushUnschedulablePodsLeftover
     \/ Tick
+    \/ Close
+    \/ \E p \in Pods, k \in UpdateKinds : Update(p, k)
 
 Spec == Init /\ [][Next]_vars
 
@@ -300,6 +385,7 @@ TypeOK ==
     /\ schedulingCycle \in 0..MaxCycle
     /\ moveRequestCycle \in -1..MaxCycle
     /\ lostWakeUp \in BOOLEAN
+    /\ closed \in BOOLEAN /\ poppedAfterClose \in BOOLEAN /\ updateSkippedBackoff \in BOOLEAN
     \* A pod the queue does not hold leaves no trace (Forget).
     /\ \A p \in Pods \ Held :
           /\ attempts[p] = 0 /\ timestamp[p] = 0 /\ initialAttemptTimestamp[p] = NoTime
@@ -345,7 +431,14 @@ I6 ==
     /\ -1 <= moveRequestCycle /\ moveRequestCycle <= schedulingCycle
     /\ \A p \in inFlight : 1 <= podSchedulingCycle[p] /\ podSchedulingCycle[p] <= schedulingCycle
 
-Invariants == TypeOK /\ I1 /\ I2 /\ I3 /\ I4 /\ I6
+\* R13: no Pop succeeds once the queue is closed.
+NoPopAfterClose == ~poppedAfterClose
+
+\* I2 for R9: no Update sends a pod from unschedulablePods to activeQ while
+\* it is still backing off (it goes to backoffQ).
+I2Update == ~updateSkippedBackoff
+
+Invariants == TypeOK /\ I1 /\ I2 /\ I3 /\ I4 /\ I6 /\ NoPopAfterClose /\ I2Update
 
 -----------------------------------------------------------------------------
 (***************************************************************************)
@@ -363,7 +456,8 @@ I2Step ==
           /\ \A p \in backoffQ \ backoffQ' : p \in activeQ' /\ ~IsBackingOff(p)
           /\ \A p \in backoffQ' : BackingOff(attempts'[p], timestamp'[p], now')
     /\ (\/ \E e \in Events \cup {Wildcard} : MoveAllToActiveOrBackoffQueue(e)
-        \/ FlushUnschedulablePodsLeftover) =>
+        \/ FlushUnschedulablePodsLeftover
+        \/ \E p \in Pods, k \in UpdateKinds : Update(p, k)) =>
           \A p \in unschedulablePods \cap activeQ' : ~BackingOff(attempts'[p], timestamp'[p], now')
 
 \* I3 as a step: the outcome LandsWithoutShortcut never happens.
@@ -389,7 +483,10 @@ I6Step ==
     /\ schedulingCycle' = schedulingCycle + Cardinality(inFlight' \ inFlight)
     /\ moveRequestCycle' >= moveRequestCycle
 
+\* R13: a closed queue stays closed.
+CloseStep == closed => closed'
+
 StepProperties ==
-    [][I2Step /\ I3Step /\ I4Step /\ I5Step /\ I6Step]_vars
+    [][I2Step /\ I3Step /\ I4Step /\ I5Step /\ I6Step /\ CloseStep]_vars
 
 =============================================================================

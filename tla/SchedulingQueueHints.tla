@@ -49,9 +49,16 @@ CONSTANTS
                         \* record does not happen
     RecordWhileInFlight, \* TRUE; FALSE: events are not recorded while pods are in flight
                          \* (a negative configuration, which must break I3h)
-    TrimFrontOnly        \* TRUE; FALSE: Done also drops the events recorded after the pod's
+    TrimFrontOnly,       \* TRUE; FALSE: Done also drops the events recorded after the pod's
                          \* own marker, which pods popped earlier still need
                          \* (a negative configuration, which must break I3h)
+    Nodes,              \* the nodes pods may be nominated to (R18)
+    Extensions,         \* the optional operations in Next:
+                        \* SUBSET {"Close", "AssignedPod", "Nominator"}
+    Mutation            \* "none"; else one deliberate bug of a negative configuration:
+                        \* "PopAfterClose" (breaks NoPopAfterClose),
+                        \* "AssignedNotRecorded" (breaks I3h),
+                        \* "NominateKeepsOld" (breaks NominatedOnce)
 
 \* The event an Update of a pod raises for the pod itself when its labels
 \* changed (spec.PodUpdateEvents: TargetPod/UpdatePodLabel), and the
@@ -60,13 +67,19 @@ UpdatePodLabel == "TargetPodUpdatePodLabel"
 UnschedulableTimeout == "UnschedulableTimeout"
 ForceActivate == "ForceActivate"
 
+\* The events of AssignedPodAdded and AssignedPodUpdated (R11h).
+AssignedPodAdd == "AssignedPodAdd"
+AssignedPodUpdate == "AssignedPodUpdate"
+AssignedPodEvents == {AssignedPodAdd, AssignedPodUpdate}
+
 AllPlugins == Plugins \cup {Gate}
-NonWildcards == Events \cup {UpdatePodLabel}
+NonWildcards == Events \cup {UpdatePodLabel} \cup AssignedPodEvents
 Wildcards == {Wildcard, UnschedulableTimeout, ForceActivate}
 
 NoPod == ""     \* no pod: an event carries no pod object, or an entry is no marker
 NoPlugin == ""  \* no gating plugin: the pod is not gated
 NoTime == -1    \* Go's zero time
+NoNode == ""    \* AddNominatedPod to no node: the nomination is dropped
 
 ASSUME /\ Priority \in [Pods -> Int]
        /\ NoPod \notin Pods
@@ -83,6 +96,9 @@ ASSUME /\ Priority \in [Pods -> Int]
        /\ MaxInUnschedulable \in Nat \ {0}
        /\ MaxTime \in Nat /\ MaxCycle \in Nat /\ MaxRecords \in Nat
        /\ RecordWhileInFlight \in BOOLEAN /\ TrimFrontOnly \in BOOLEAN
+       /\ NoNode \notin Nodes
+       /\ Extensions \subseteq {"Close", "AssignedPod", "Nominator"}
+       /\ Mutation \in {"none", "PopAfterClose", "AssignedNotRecorded", "NominateKeepsOld"}
 
 VARIABLES
     activeQ,                  \* pods waiting to be popped
@@ -103,14 +119,19 @@ VARIABLES
     now,                      \* the clock
     schedulingCycle,          \* number of Pops so far
     received,                 \* ghost: [Pods -> set of events] received since the pod's Pop
-    lostEvent                 \* ghost for I3h: a failed pod once landed in unschedulablePods
+    lostEvent,                \* ghost for I3h: a failed pod once landed in unschedulablePods
                               \* although an event received while it was in flight requeues it
+    closed,                   \* Close happened (R13h): Snapshot.Closed
+    nominated,                \* [Nodes -> Seq(Pods)]: the nominator (R18), in nomination order
+    poppedAfterClose          \* ghost: a Pop succeeded after Close
 
 queueVars == <<activeQ, backoffQ, unschedulablePods, inFlight>>
 podVars == <<attempts, timestamp, initialAttemptTimestamp, unschedulablePlugins, pendingPlugins,
              unschedulableCount, consecutiveErrorsCount, gatingPlugin, flushTimestamp, schedulingGate>>
 ghostVars == <<received, lostEvent>>
-vars == <<queueVars, podVars, inFlightEvents, now, schedulingCycle, ghostVars>>
+\* The variables of Close and the nominator, which most actions leave alone.
+extVars == <<closed, nominated, poppedAfterClose>>
+vars == <<queueVars, podVars, inFlightEvents, now, schedulingCycle, ghostVars, extVars>>
 
 \* Every pod the queue holds.
 Held == activeQ \cup backoffQ \cup unschedulablePods \cup inFlight
@@ -165,10 +186,11 @@ CanRecord == inFlight = {} \/ NumRecords(inFlightEvents) < MaxRecords
 \* R15.3: an event is recorded only while some pod is in flight.
 \* RecordWhileInFlight = FALSE drops it: the negative configuration
 \* NoRecord.cfg.  The ghost `received` keeps what really happened.
-Record(occ) ==
-    /\ inFlightEvents' = IF inFlight # {} /\ RecordWhileInFlight
+RecordIf(occ, keep) ==
+    /\ inFlightEvents' = IF inFlight # {} /\ RecordWhileInFlight /\ keep
                          THEN Append(inFlightEvents, occ) ELSE inFlightEvents
     /\ received' = [p \in Pods |-> IF p \in inFlight THEN received[p] \cup {occ} ELSE received[p]]
+Record(occ) == RecordIf(occ, TRUE)
 
 (***************************************************************************)
 (* R7h, in ticks: the count, the duration, the expiry aligned to its       *)
@@ -275,6 +297,21 @@ MovePods(S, occ) ==
     IN  Requeue({p \in S : st(p) # Skip}, st)
 
 (***************************************************************************)
+(* R18, the nominator: each node's nominated pods in nomination order.     *)
+(* The pod objects carry no NominatedNodeName, so Add (a Noop nomination)  *)
+(* drops a pod's nomination, and an Update of a queued pod keeps the       *)
+(* queue's own nomination, moving the pod to the end of its node's list.   *)
+(***************************************************************************)
+IsNominated(p) == \E n \in Nodes : \E i \in 1..Len(nominated[n]) : nominated[n][i] = p
+NominatedNode(p) == CHOOSE n \in Nodes : \E i \in 1..Len(nominated[n]) : nominated[n][i] = p
+Unnominated(p) == [n \in Nodes |-> SelectSeq(nominated[n], LAMBDA q : q # p)]
+\* AddNominatedPod: the pod's earlier nomination goes first (unless Mutation
+\* = "NominateKeepsOld"), then it joins node n's list (NoNode: none).
+Nominate(p, n) ==
+    LET kept == IF Mutation = "NominateKeepsOld" THEN nominated ELSE Unnominated(p)
+    IN  IF n = NoNode THEN kept ELSE [kept EXCEPT ![n] = Append(@, p)]
+
+(***************************************************************************)
 (* The actions.  Each is enabled exactly when the Go operation succeeds;   *)
 (* an operation that returns an error changes nothing and is not a step.   *)
 (***************************************************************************)
@@ -298,12 +335,14 @@ Add(p) ==
     /\ unschedulableCount' = [unschedulableCount EXCEPT ![p] = 0]
     /\ consecutiveErrorsCount' = [consecutiveErrorsCount EXCEPT ![p] = 0]
     /\ flushTimestamp' = [flushTimestamp EXCEPT ![p] = NoTime]
-    /\ UNCHANGED <<inFlight, inFlightEvents, now, schedulingCycle, ghostVars>>
+    /\ nominated' = Unnominated(p)
+    /\ UNCHANGED <<inFlight, inFlightEvents, now, schedulingCycle, ghostVars, closed, poppedAfterClose>>
 
 \* R2h, choosing any of PopCandidates: from activeQ, or from backoffQ when
 \* activeQ is empty.  Nothing is cleared; the marker is appended.
 Pop(p) ==
     /\ schedulingCycle < MaxCycle
+    /\ ~closed \/ Mutation = "PopAfterClose"
     /\ p \in PopCandidates
     /\ activeQ' = activeQ \ {p}
     /\ backoffQ' = backoffQ \ {p}
@@ -314,7 +353,8 @@ Pop(p) ==
     /\ received' = [received EXCEPT ![p] = {}]
     /\ UNCHANGED <<unschedulablePods, timestamp, initialAttemptTimestamp, unschedulablePlugins,
                    pendingPlugins, unschedulableCount, consecutiveErrorsCount, gatingPlugin,
-                   flushTimestamp, schedulingGate, now, lostEvent>>
+                   flushTimestamp, schedulingGate, now, lostEvent, closed, nominated>>
+    /\ poppedAfterClose' = (poppedAfterClose \/ closed)
 
 \* Forget everything about a pod that leaves the queue, so that a state is
 \* determined by what the queue holds (as a Go snapshot is).
@@ -369,7 +409,7 @@ AddUnschedulableIfNotPresent(p, f) ==
     /\ inFlightEvents' = TrimInFlight(inFlightEvents, p)
     /\ received' = [received EXCEPT ![p] = {}]
     /\ lostEvent' = (lostEvent \/ LandsDespiteEvent(p))
-    /\ UNCHANGED <<attempts, schedulingGate, now, schedulingCycle>>
+    /\ UNCHANGED <<attempts, schedulingGate, now, schedulingCycle, extVars>>
 
 \* R12h.
 Done(p) ==
@@ -377,18 +417,20 @@ Done(p) ==
     /\ inFlight' = inFlight \ {p}
     /\ Forget(p)
     /\ inFlightEvents' = TrimInFlight(inFlightEvents, p)
-    /\ UNCHANGED <<activeQ, backoffQ, unschedulablePods, now, schedulingCycle, lostEvent>>
+    /\ UNCHANGED <<activeQ, backoffQ, unschedulablePods, now, schedulingCycle, lostEvent, extVars>>
 
-\* R10h: a deleted in-flight pod also loses its marker, as in R12h.
+\* R10h: a deleted in-flight pod also loses its marker, as in R12h.  The
+\* pod's nomination goes too; a pod not held but nominated may be deleted.
 Delete(p) ==
-    /\ p \in Held
+    /\ p \in Held \/ IsNominated(p)
     /\ activeQ' = activeQ \ {p}
     /\ backoffQ' = backoffQ \ {p}
     /\ unschedulablePods' = unschedulablePods \ {p}
     /\ inFlight' = inFlight \ {p}
     /\ Forget(p)
     /\ inFlightEvents' = TrimInFlight(inFlightEvents, p)
-    /\ UNCHANGED <<now, schedulingCycle, lostEvent>>
+    /\ nominated' = Unnominated(p)
+    /\ UNCHANGED <<now, schedulingCycle, lostEvent, closed, poppedAfterClose>>
 
 \* R8h for one pod.  An in-flight pod gets a ForceActivate record aimed at
 \* it; a pod in activeQ or not held: nothing.
@@ -397,18 +439,18 @@ Activate(p) ==
        /\ Requeue({p}, LAMBDA q : Immediately)
        /\ UNCHANGED <<inFlight, attempts, timestamp, pendingPlugins, unschedulableCount,
                       consecutiveErrorsCount, flushTimestamp, schedulingGate,
-                      inFlightEvents, now, schedulingCycle, ghostVars>>
+                      inFlightEvents, now, schedulingCycle, ghostVars, extVars>>
     \/ /\ p \in backoffQ
        /\ backoffQ' = backoffQ \ {p}
        /\ activeQ' = activeQ \cup {p}
        /\ initialAttemptTimestamp' = FirstActive({p})
        /\ UNCHANGED <<unschedulablePods, inFlight, attempts, timestamp, unschedulablePlugins,
                       pendingPlugins, unschedulableCount, consecutiveErrorsCount, gatingPlugin,
-                      flushTimestamp, schedulingGate, inFlightEvents, now, schedulingCycle, ghostVars>>
+                      flushTimestamp, schedulingGate, inFlightEvents, now, schedulingCycle, ghostVars, extVars>>
     \/ /\ p \in inFlight
        /\ CanRecord
        /\ Record(Occurrence(ForceActivate, p))
-       /\ UNCHANGED <<queueVars, podVars, now, schedulingCycle, lostEvent>>
+       /\ UNCHANGED <<queueVars, podVars, now, schedulingCycle, lostEvent, extVars>>
     \/ /\ p \notin backoffQ \cup unschedulablePods \cup inFlight
        /\ UNCHANGED vars
 
@@ -443,17 +485,53 @@ Update(p) ==
                  /\ unschedulablePlugins' = [unschedulablePlugins EXCEPT ![p] = IF refused THEN @ \cup {Gate} ELSE @]
           /\ UNCHANGED <<inFlight, inFlightEvents, received>>
           /\ UNCHANGED <<attempts, timestamp, pendingPlugins, unschedulableCount, consecutiveErrorsCount, flushTimestamp>>
-    /\ UNCHANGED <<now, schedulingCycle, lostEvent>>
+    \* R18: the queue's nomination of a queued pod is kept (re-added last).
+    /\ nominated' = IF p \notin inFlight /\ IsNominated(p) THEN Nominate(p, NominatedNode(p)) ELSE nominated
+    /\ UNCHANGED <<now, schedulingCycle, lostEvent, closed, poppedAfterClose>>
 
 \* R4h with no preCheck.  An event of no interest changes nothing and is
 \* not recorded.
-MoveAllToActiveOrBackoffQueue(e) ==
+\* R4h over every pod in unschedulablePods; the event is recorded only if
+\* `keep` (FALSE only in a negative configuration).
+MoveRequest(e, keep) ==
     IF ~IsEventOfInterest(e) THEN UNCHANGED vars
     ELSE /\ CanRecord
          /\ MovePods(unschedulablePods, Occurrence(e, NoPod))
-         /\ Record(Occurrence(e, NoPod))
+         /\ RecordIf(Occurrence(e, NoPod), keep)
          /\ UNCHANGED <<inFlight, attempts, timestamp, pendingPlugins, unschedulableCount,
-                        consecutiveErrorsCount, flushTimestamp, schedulingGate, now, schedulingCycle, lostEvent>>
+                        consecutiveErrorsCount, flushTimestamp, schedulingGate, now, schedulingCycle, lostEvent, extVars>>
+
+\* (A conjunction, not an alias of MoveRequest: TLC names a step after the
+\* innermost operator whose body is not another operator's application, and
+\* the graphs label this step MoveAllToActiveOrBackoffQueue.)
+MoveAllToActiveOrBackoffQueue(e) ==
+    /\ e \in Events \cup {Wildcard}
+    /\ MoveRequest(e, TRUE)
+
+\* R11h: a pod was bound (AssignedPodAdded) or a bound pod changed
+\* (AssignedPodUpdated): a move request over every pod in unschedulablePods,
+\* the hints decide.  Mutation "AssignedNotRecorded" leaves the event out of
+\* the in-flight list.  In Next only if Extensions lists "AssignedPod".
+AssignedPodAdded ==
+    /\ "AssignedPod" \in Extensions
+    /\ MoveRequest(AssignedPodAdd, Mutation # "AssignedNotRecorded")
+AssignedPodUpdated ==
+    /\ "AssignedPod" \in Extensions
+    /\ MoveRequest(AssignedPodUpdate, Mutation # "AssignedNotRecorded")
+
+\* R13h: Pop is refused from now on; every other operation keeps working.
+\* Idempotent.  In Next only if Extensions lists "Close".
+Close ==
+    /\ "Close" \in Extensions
+    /\ closed' = TRUE
+    /\ UNCHANGED <<queueVars, podVars, inFlightEvents, now, schedulingCycle, ghostVars, nominated, poppedAfterClose>>
+
+\* R18: preemption nominates p to node n (NoNode: drops its nomination);
+\* p need not be queued.  In Next only if Extensions lists "Nominator".
+AddNominatedPod(p, n) ==
+    /\ "Nominator" \in Extensions
+    /\ nominated' = Nominate(p, n)
+    /\ UNCHANGED <<queueVars, podVars, inFlightEvents, now, schedulingCycle, ghostVars, closed, poppedAfterClose>>
 
 \* R5h, without PreEnqueue.
 FlushBackoffQCompleted ==
@@ -463,7 +541,7 @@ FlushBackoffQCompleted ==
         /\ initialAttemptTimestamp' = FirstActive(done)
         /\ UNCHANGED <<unschedulablePods, inFlight, attempts, timestamp, unschedulablePlugins, pendingPlugins,
                        unschedulableCount, consecutiveErrorsCount, gatingPlugin, flushTimestamp, schedulingGate,
-                       inFlightEvents, now, schedulingCycle, ghostVars>>
+                       inFlightEvents, now, schedulingCycle, ghostVars, extVars>>
 
 \* R6h: the later of Timestamp and FlushTimestamp, strictly more than
 \* MaxInUnschedulable ago; then R4h with UnschedulableTimeout.
@@ -479,13 +557,13 @@ FlushUnschedulablePodsLeftover ==
              /\ MovePods(leftover, Occurrence(UnschedulableTimeout, NoPod))
              /\ Record(Occurrence(UnschedulableTimeout, NoPod))
              /\ UNCHANGED <<inFlight, attempts, timestamp, pendingPlugins, unschedulableCount,
-                            consecutiveErrorsCount, schedulingGate, now, schedulingCycle, lostEvent>>
+                            consecutiveErrorsCount, schedulingGate, now, schedulingCycle, lostEvent, extVars>>
 
 \* The clock advances one tick.
 Tick ==
     /\ now < MaxTime
     /\ now' = now + 1
-    /\ UNCHANGED <<queueVars, podVars, inFlightEvents, schedulingCycle, ghostVars>>
+    /\ UNCHANGED <<queueVars, podVars, inFlightEvents, schedulingCycle, ghostVars, extVars>>
 
 Init ==
     /\ activeQ = {} /\ backoffQ = {} /\ unschedulablePods = {} /\ inFlight = {}
@@ -504,8 +582,13 @@ Init ==
     /\ schedulingCycle = 0
     /\ received = [p \in Pods |-> {}]
     /\ lostEvent = FALSE
+    /\ closed = FALSE
+    /\ nominated = [n \in Nodes |-> << >>]
+    /\ poppedAfterClose = FALSE
 
-\* The action alphabet, shared with the Go exploration in agreement_test.go.
+\* The action alphabet, shared with the Go exploration in agreement_test.go;
+\* the last four are enabled only if the configuration lists them in
+\* Extensions.
 Next ==
     \/ \E p \in Pods : Add(p)
     \/ \E p \in Pods : Pop(p)
@@ -518,6 +601,10 @@ Next ==
     \/ FlushBackoffQCompleted
     \/ FlushUnschedulablePodsLeftover
     \/ Tick
+    \/ AssignedPodAdded
+    \/ AssignedPodUpdated
+    \/ Close
+    \/ \E p \in Pods, n \in Nodes \cup {NoNode} : AddNominatedPod(p, n)
 
 Spec == Init /\ [][Next]_vars
 
@@ -530,7 +617,7 @@ Time == 0..MaxTime
 Counts == 0..MaxCycle
 
 \* The event records the list may hold.
-Occurrences == {Occurrence(e, NoPod) : e \in Events \cup {Wildcard, UnschedulableTimeout, UpdatePodLabel}}
+Occurrences == {Occurrence(e, NoPod) : e \in NonWildcards \cup {Wildcard, UnschedulableTimeout}}
                \cup {Occurrence(ForceActivate, p) : p \in Pods}
 
 TypeOK ==
@@ -550,6 +637,8 @@ TypeOK ==
     /\ schedulingCycle \in 0..MaxCycle
     /\ received \in [Pods -> SUBSET Occurrences]
     /\ lostEvent \in BOOLEAN
+    /\ closed \in BOOLEAN /\ poppedAfterClose \in BOOLEAN
+    /\ nominated \in [Nodes -> Seq(Pods)]
     \* A pod the queue does not hold leaves no trace (Forget).
     /\ \A p \in Pods \ Held :
           /\ attempts[p] = 0 /\ timestamp[p] = 0 /\ initialAttemptTimestamp[p] = NoTime
@@ -612,7 +701,15 @@ I7 ==
 \* which only looks at the outcome of a failure.
 NoLostEvent == \A p \in inFlight : RecordsAfter(inFlightEvents, p) = received[p]
 
-Invariants == TypeOK /\ I1 /\ I2h /\ I3h /\ I4 /\ I6 /\ I7 /\ NoLostEvent
+\* R13h: no Pop succeeds once the queue is closed.
+NoPopAfterClose == ~poppedAfterClose
+
+\* R18: a pod is nominated to one node at most, and listed there once.
+NominatedOnce ==
+    /\ \A p \in Pods : Cardinality({n \in Nodes : \E i \in 1..Len(nominated[n]) : nominated[n][i] = p}) <= 1
+    /\ \A n \in Nodes : \A i, j \in 1..Len(nominated[n]) : nominated[n][i] = nominated[n][j] => i = j
+
+Invariants == TypeOK /\ I1 /\ I2h /\ I3h /\ I4 /\ I6 /\ I7 /\ NoLostEvent /\ NoPopAfterClose /\ NominatedOnce
 
 -----------------------------------------------------------------------------
 (***************************************************************************)
@@ -633,7 +730,8 @@ I2hStep ==
           /\ \A p \in backoffQ' : BackingOffNow(p)
     /\ (\/ \E e \in Events \cup {Wildcard} : MoveAllToActiveOrBackoffQueue(e)
         \/ FlushUnschedulablePodsLeftover
-        \/ \E p \in Pods : Update(p)) =>
+        \/ \E p \in Pods : Update(p)
+        \/ AssignedPodAdded \/ AssignedPodUpdated) =>
           \A p \in unschedulablePods \cap activeQ' : ~BackingOffNow(p) \/ pendingPlugins'[p] # {}
 
 \* I3h as a step: the outcome LandsDespiteEvent never happens.
@@ -658,7 +756,10 @@ I5hStep == \A p \in inFlight' \ inFlight : p \in PopCandidates
 \* I6: schedulingCycle grows by exactly one per Pop and by nothing otherwise.
 I6Step == schedulingCycle' = schedulingCycle + Cardinality(inFlight' \ inFlight)
 
+\* R13h: a closed queue stays closed.
+CloseStep == closed => closed'
+
 StepProperties ==
-    [][I2hStep /\ I3hStep /\ I4hStep /\ I5hStep /\ I6Step]_vars
+    [][I2hStep /\ I3hStep /\ I4hStep /\ I5hStep /\ I6Step /\ CloseStep]_vars
 
 =============================================================================

@@ -62,6 +62,8 @@ func readHintsBound(t *testing.T, path string) bound {
 	if c.need("RecordWhileInFlight") != "TRUE" || c.need("TrimFrontOnly") != "TRUE" || c.need("Wildcard") != `"*"` {
 		t.Fatalf("%s: the agreement bound needs RecordWhileInFlight = TRUE, TrimFrontOnly = TRUE and Wildcard = \"*\"", path)
 	}
+	b.extensions = c.extensions(actClose, extAssignedPod, extNominator)
+	b.nodes = c.strs("Nodes")
 	gate := c.need("Gate")
 	if gate != `"G"` {
 		t.Fatalf("%s: Gate = %s is not known to the Go side", path, gate)
@@ -85,12 +87,13 @@ func readHintsBound(t *testing.T, path string) bound {
 	if c.need("Registered") != "HintsRegistration" || c.need("QueueHint") != "HintsQueue" {
 		t.Fatalf("%s: Registered <- %s, QueueHint <- %s are not known to the Go side", path, c.need("Registered"), c.need("QueueHint"))
 	}
-	// HintsRegistration and HintsQueue: P1 registers E1 (Queue); P2
-	// registers E1 (QueueSkip) and E2 (Queue); G registers UpdatePodLabel
-	// (Queue). A registration without a hint answers Queue.
+	// HintsRegistration and HintsQueue: P1 registers E1 and the add of an
+	// assigned pod (Queue); P2 registers E1 (QueueSkip), E2 and the update
+	// of an assigned pod (Queue); G registers UpdatePodLabel (Queue). A
+	// registration without a hint answers Queue.
 	registry := spec.PluginEvents{
-		"P1": {clusterEvents["E1"]},
-		"P2": {clusterEvents["E1"], clusterEvents["E2"]},
+		"P1": {clusterEvents["E1"], spec.EventAssignedPodAdd},
+		"P2": {clusterEvents["E1"], clusterEvents["E2"], spec.EventAssignedPodUpdate},
 		"G":  {eventUpdatePodLabel},
 	}
 	skip := func(*spec.Pod, spec.Occurrence) (spec.QueueingHint, error) { return spec.HintSkip, nil }
@@ -135,8 +138,20 @@ func numRecords(s *spec.Snapshot) int {
 	return n
 }
 
-// The action Update of SchedulingQueueHints.tla.
-const actUpdate = "Update"
+// The optional operations of SchedulingQueueHints.tla (its Extensions
+// besides Close) and their actions.
+const (
+	extAssignedPod        = "AssignedPod"
+	extNominator          = "Nominator"
+	actAssignedPodAdded   = "AssignedPodAdded"
+	actAssignedPodUpdated = "AssignedPodUpdated"
+	actAddNominatedPod    = "AddNominatedPod"
+)
+
+// assignedPod is the bound pod of the assigned-pod events (R11h): not one
+// of the bound's pods, which the queue holds; the hints of the bound do
+// not read it.
+var assignedPod = &spec.Pod{Namespace: "ns", Name: "bound", UID: "uid-bound", ResourceVersion: "1"}
 
 // hintsOps lists every operation of SchedulingQueueHints.tla's Next in
 // state n. The cycle Pop returns is kept beside the model and handed back,
@@ -199,6 +214,19 @@ func hintsOps(b *bound, n node, s *spec.Snapshot) []op {
 			}})
 		out = append(out, op{actActivate, "Activate(" + p.Name + ")", spec.Step{Rule: spec.R8Activate, Pod: p.Key()},
 			func(n node) error { return n.m.Activate([]*spec.Pod{p}) }})
+		if b.has(extNominator) {
+			// Preemption nominates the object the queue holds, or the
+			// bound's object if it holds none (R18); "" drops the
+			// nomination.
+			obj := p
+			if _, held := s.Find(p.Key()); held.Pod != nil {
+				obj = held.Pod
+			}
+			for _, nodeName := range append(slices.Clone(b.nodes), "") {
+				out = append(out, op{actAddNominatedPod, fmt.Sprintf("AddNominatedPod(%s, %q)", p.Name, nodeName), spec.Step{Rule: spec.R18Nominator},
+					func(n node) error { return n.m.AddNominatedPod(obj, spec.NominateOverride, nodeName) }})
+			}
+		}
 		// Update of a pod the queue holds: its gate label flips. (Update of
 		// a pod not held is Add, and not in the spec's alphabet.)
 		if loc, held := s.Find(p.Key()); loc != spec.Nowhere {
@@ -218,6 +246,16 @@ func hintsOps(b *bound, n node, s *spec.Snapshot) []op {
 			func(n node) error { n.m.FlushBackoffQCompleted(); return nil }},
 		op{actFlushUnsched, actFlushUnsched, spec.Step{Rule: spec.R6FlushUnschedulable},
 			func(n node) error { n.m.FlushUnschedulablePodsLeftover(); return nil }})
+	if b.has(extAssignedPod) {
+		updated := *assignedPod
+		updated.ResourceVersion = "2"
+		out = append(out,
+			op{actAssignedPodAdded, actAssignedPodAdded, spec.Step{Rule: spec.R11AssignedPod},
+				func(n node) error { return n.m.AssignedPodAdded(assignedPod) }},
+			op{actAssignedPodUpdated, actAssignedPodUpdated, spec.Step{Rule: spec.R11AssignedPod},
+				func(n node) error { return n.m.AssignedPodUpdated(assignedPod, &updated, spec.EventAssignedPodUpdate) }})
+	}
+	out = append(out, closeOp(b)...)
 	return append(out, tickOp(b, n)...)
 }
 
@@ -234,7 +272,7 @@ func eventName(e spec.ClusterEvent) string {
 // An event record is its event's name, and for a wildcard aimed at one pod
 // (ForceActivate) ">" and that pod: the hints of the bound are constant, so
 // the objects an event carries matter only there.
-func encodeHints(buf []byte, b *bound, s *spec.Snapshot) ([]byte, error) {
+func encodeHints(buf []byte, b *bound, n node, s *spec.Snapshot) ([]byte, error) {
 	var err error
 	ticks := func(what string, at time.Time) int {
 		if at.IsZero() {
@@ -307,5 +345,19 @@ func encodeHints(buf []byte, b *bound, s *spec.Snapshot) ([]byte, error) {
 	if s.MoveRequestCycle != -1 {
 		return nil, fmt.Errorf("moveRequestCycle is %d in the hints profile, want -1", s.MoveRequestCycle)
 	}
-	return stategraph.AppendHintsEncoding(buf, now, int(s.SchedulingCycle), pods, events), nil
+	var nominated []stategraph.NodePods
+	for _, nodeName := range b.nodes {
+		var keys []string
+		for _, p := range n.m.NominatedPodsForNode(nodeName) {
+			name, ok := names[p.Key()]
+			if !ok {
+				return nil, fmt.Errorf("pod %s nominated to %s is not one of the bound", p.Key(), nodeName)
+			}
+			keys = append(keys, name)
+		}
+		if len(keys) > 0 {
+			nominated = append(nominated, stategraph.NodePods{Node: nodeName, Pods: keys})
+		}
+	}
+	return stategraph.AppendHintsEncoding(buf, now, int(s.SchedulingCycle), s.Closed, pods, events, nominated), nil
 }

@@ -37,8 +37,10 @@ import (
 var graphConfigs = []struct{ cfg, module string }{
 	{"Graph.cfg", "MCSchedulingQueue"},
 	{"GraphPriority.cfg", "MCSchedulingQueue"},
+	{"GraphExt.cfg", "MCSchedulingQueue"},
 	{"GraphHints.cfg", "MCSchedulingQueueHints"},
 	{"GraphHintsTime.cfg", "MCSchedulingQueueHints"},
+	{"GraphHintsExt.cfg", "MCSchedulingQueueHints"},
 }
 
 // One tick of the classic spec is one second of the Go model's clock, from
@@ -61,6 +63,8 @@ const (
 	actFlushBackoff = "FlushBackoffQCompleted"
 	actFlushUnsched = "FlushUnschedulablePodsLeftover"
 	actTick         = "Tick"
+	actClose        = "Close"
+	actUpdate       = "Update"
 )
 
 // bound is Graph.cfg (or GraphHints.cfg) in Go terms.
@@ -72,11 +76,15 @@ type bound struct {
 	maxTime      int
 	maxCycle     int64
 	unit         time.Duration // one tick
+	extensions   []string      // Extensions of the spec: optional operations in Next
 
 	// The hints profile (hints is set for SchedulingQueueHints.tla).
 	hints      bool
 	failures   []failure // Failures of the spec
 	maxRecords int       // MaxRecords of the spec
+	nodes      []string  // Nodes of the spec, sorted
+
+	recorder *edgeRecorder // if set, explore records the operation of every step (edges_test.go)
 }
 
 // The cluster events E1 and E2 of the spec. P1 registers E1 (MCSchedulingQueue's
@@ -147,6 +155,25 @@ func (c cfgValues) strs(name string) []string {
 	return out
 }
 
+// extensions reads Extensions, the optional operations of the alphabet,
+// and checks that Mutation is "none": a negative configuration is no
+// reference for the model.
+func (c cfgValues) extensions(known ...string) []string {
+	c.t.Helper()
+	if m := c.need("Mutation"); m != `"none"` {
+		c.t.Fatalf("%s: the agreement bound needs Mutation = \"none\", not %s", c.path, m)
+	}
+	ext := c.strs("Extensions")
+	for _, e := range ext {
+		if !slices.Contains(known, e) {
+			c.t.Fatalf("%s: extension %s is not known to the Go side", c.path, e)
+		}
+	}
+	return ext
+}
+
+func (b *bound) has(ext string) bool { return slices.Contains(b.extensions, ext) }
+
 // podsOf builds the pods of the bound with the priorities the Priority
 // operator of the MC module gives them.
 func (c cfgValues) podsOf() []*spec.Pod {
@@ -182,6 +209,7 @@ func readBound(t *testing.T, path, module string) bound {
 		t.Fatalf("%s: the agreement bound needs Shortcut = TRUE and Wildcard = \"*\"", path)
 	}
 	b.pods = c.podsOf()
+	b.extensions = c.extensions(actClose, actUpdate)
 	if need("Registered") != "Registration" {
 		t.Fatalf("%s: Registered <- %s is not known to the Go side", path, need("Registered"))
 	}
@@ -264,7 +292,7 @@ func (b *bound) podIndex(k spec.PodKey) int {
 // outside the bound).
 func encode(buf []byte, b *bound, n node, s *spec.Snapshot) ([]byte, error) {
 	if b.hints {
-		return encodeHints(buf, b, s)
+		return encodeHints(buf, b, n, s)
 	}
 	var err error
 	ticks := func(what string, at time.Time) int {
@@ -305,7 +333,7 @@ func encode(buf []byte, b *bound, n node, s *spec.Snapshot) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return stategraph.AppendEncoding(buf, now, int(s.SchedulingCycle), int(s.MoveRequestCycle), pods), nil
+	return stategraph.AppendEncoding(buf, now, int(s.SchedulingCycle), int(s.MoveRequestCycle), s.Closed, pods), nil
 }
 
 // op is one operation of the alphabet, applied to a clone.
@@ -388,7 +416,75 @@ func ops(b *bound, n node, s *spec.Snapshot) []op {
 			func(n node) error { n.m.FlushBackoffQCompleted(); return nil }},
 		op{actFlushUnsched, actFlushUnsched, spec.Step{Rule: spec.R6FlushUnschedulable},
 			func(n node) error { n.m.FlushUnschedulablePodsLeftover(); return nil }})
+	out = append(out, closeOp(b)...)
+	if b.has(actUpdate) {
+		for i, p := range b.pods {
+			old := p
+			if _, held := s.Find(p.Key()); held.Pod != nil {
+				old = held.Pod
+			}
+			for _, kind := range updateKinds {
+				upd := kind.apply(old)
+				out = append(out, op{actUpdate, fmt.Sprintf("Update(%s, %s)", p.Name, kind.name), spec.Step{Rule: spec.R9Update, Pod: p.Key()},
+					func(n node) error {
+						err := n.m.Update(old, upd)
+						if err == nil && n.m.Where(p.Key()) != spec.InFlight {
+							n.cycles[i] = 0 // a new UID ended the attempt in flight
+						}
+						return err
+					}})
+			}
+		}
+	}
 	return append(out, tickOp(b, n)...)
+}
+
+// closeOp is Close (R13), if the bound has it; it is always enabled.
+func closeOp(b *bound) []op {
+	if !b.has(actClose) {
+		return nil
+	}
+	return []op{{actClose, actClose, spec.Step{Rule: spec.R13Close},
+		func(n node) error { n.m.Close(); return nil }}}
+}
+
+// updateKinds are the UpdateKinds of SchedulingQueue.tla: how the new
+// object of an Update differs from the one the queue holds. Each flips a
+// field, so that repeated updates stay within two objects per kind.
+var updateKinds = []struct {
+	name  string
+	apply func(*spec.Pod) *spec.Pod
+}{
+	{"status", func(p *spec.Pod) *spec.Pod { // spec.IsPodUpdated is false
+		q := *p
+		q.ResourceVersion = flip(p.ResourceVersion, "2")
+		q.Status = flip(p.Status, "Pending")
+		return &q
+	}},
+	{"spec", func(p *spec.Pod) *spec.Pod { // a label: spec.IsPodUpdated is true
+		q := *p
+		q.Labels = nil
+		if p.Labels["version"] == "" {
+			q.Labels = map[string]string{"version": "2"}
+		}
+		return &q
+	}},
+	{"uid", func(p *spec.Pod) *spec.Pod { // deleted and created again under the key
+		q := *p
+		q.UID = p.UID + "-2"
+		if base, ok := strings.CutSuffix(string(p.UID), "-2"); ok {
+			q.UID = spec.UID(base)
+		}
+		return &q
+	}},
+}
+
+// flip returns "" for v, and v for "".
+func flip(s, v string) string {
+	if s == "" {
+		return v
+	}
+	return ""
 }
 
 // tickOp is Tick while the clock is short of MaxTime.
@@ -469,6 +565,12 @@ func explore(t *testing.T, b *bound) *exploration {
 			}
 			id, isNew := x.builder.StateBytes(buf)
 			x.builder.Edge(cur.id, o.action, id)
+			if b.recorder != nil {
+				if isNew {
+					b.recorder.state(o)
+				}
+				b.recorder.edge(cur.id, o, id)
+			}
 			if isNew {
 				x.parent = append(x.parent, cur.id)
 				x.via = append(x.via, o.desc)

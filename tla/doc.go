@@ -4,9 +4,10 @@
 // configurations that check them (make tlc), and the Go test that keeps
 // them in agreement with the executable model in package model:
 // agreement_test.go explores the model's reachable states for the bounds of
-// Graph.cfg, GraphPriority.cfg, GraphHints.cfg and GraphHintsTime.cfg and
-// compares each graph with the one TLC produced (testdata/<cfg>.txt.gz,
-// make tla-graph). The contract they formalise is spec.Queue's, with the
+// the Graph*.cfg configurations and compares each graph with the one TLC
+// produced (testdata/<cfg>.txt.gz, make tla-graph); edges_test.go turns
+// every step of a classic graph into a shortest scenario of the scenario
+// language and measures how many steps the hand-written scenarios take. The contract they formalise is spec.Queue's, with the
 // hints rules of spec/hints.go. See README.md.
 //
 // The package has no Go API; the code lives in its tests, in

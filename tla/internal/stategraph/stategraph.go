@@ -61,12 +61,23 @@ type State struct {
 	MoveRequestCycle int
 	// Pods maps every pod of the bound (held or not) to its state.
 	Pods map[string]Pod
+	// Closed: Close happened (R13).
+	Closed bool
 	// Hints marks a state of the hints profile, which has no
 	// moveRequestCycle but the in-flight list, InFlightEvents: "pod:<key>"
 	// for a marker, the event's name for an event record, followed by
 	// ">"<key> for a wildcard aimed at one pod (ForceActivate).
 	Hints          bool
 	InFlightEvents []string
+	// Nominated (hints) lists the nominated pods of each node in
+	// nomination order; nodes with none are left out.
+	Nominated []NodePods
+}
+
+// NodePods is a node and the pods nominated to it, in nomination order.
+type NodePods struct {
+	Node string
+	Pods []string
 }
 
 // String is the canonical encoding: one line, pods in key order.
@@ -81,9 +92,9 @@ func (s State) String() string {
 		pods[i] = NamedPod{k, s.Pods[k]}
 	}
 	if s.Hints {
-		return string(AppendHintsEncoding(nil, s.Now, s.SchedulingCycle, pods, s.InFlightEvents))
+		return string(AppendHintsEncoding(nil, s.Now, s.SchedulingCycle, s.Closed, pods, s.InFlightEvents, s.Nominated))
 	}
-	return string(AppendEncoding(nil, s.Now, s.SchedulingCycle, s.MoveRequestCycle, pods))
+	return string(AppendEncoding(nil, s.Now, s.SchedulingCycle, s.MoveRequestCycle, s.Closed, pods))
 }
 
 // NamedPod is a pod and its key.
@@ -97,8 +108,10 @@ type NamedPod struct {
 //
 //	now=1 schedulingCycle=1 moveRequestCycle=-1 a=inFlight(attempts=1,timestamp=0,initial=0,plugins={},cycle=1) b=none
 //
-// It is State.String without the map, for the Go exploration's inner loop.
-func AppendEncoding(b []byte, now, schedulingCycle, moveRequestCycle int, pods []NamedPod) []byte {
+// followed by " closed" once the queue is closed (so that the states of a
+// configuration without Close keep their encoding). It is State.String
+// without the map, for the Go exploration's inner loop.
+func AppendEncoding(b []byte, now, schedulingCycle, moveRequestCycle int, closed bool, pods []NamedPod) []byte {
 	b = append(b, "now="...)
 	b = strconv.AppendInt(b, int64(now), 10)
 	b = append(b, " schedulingCycle="...)
@@ -137,6 +150,9 @@ func AppendEncoding(b []byte, now, schedulingCycle, moveRequestCycle int, pods [
 		}
 		b = append(b, ')')
 	}
+	if closed {
+		b = append(b, " closed"...)
+	}
 	return b
 }
 
@@ -144,7 +160,10 @@ func AppendEncoding(b []byte, now, schedulingCycle, moveRequestCycle int, pods [
 // state whose pods are given in key order, e.g.
 //
 //	now=1 schedulingCycle=1 a=inFlight(attempts=1,timestamp=0,initial=0,plugins={},pending={},unschedulableCount=0,consecutiveErrors=0,gating=-,flush=-,gate=0) b=none inFlightEvents=[pod:a,E1]
-func AppendHintsEncoding(b []byte, now, schedulingCycle int, pods []NamedPod, inFlightEvents []string) []byte {
+//
+// followed by " nominated=[n1:a,b;n2:c]" (the nodes in order) while some pod is
+// nominated, and " closed" once the queue is closed.
+func AppendHintsEncoding(b []byte, now, schedulingCycle int, closed bool, pods []NamedPod, inFlightEvents []string, nominated []NodePods) []byte {
 	b = append(b, "now="...)
 	b = strconv.AppendInt(b, int64(now), 10)
 	b = append(b, " schedulingCycle="...)
@@ -194,7 +213,28 @@ func AppendHintsEncoding(b []byte, now, schedulingCycle int, pods []NamedPod, in
 		}
 		b = append(b, e...)
 	}
-	return append(b, ']')
+	b = append(b, ']')
+	if len(nominated) > 0 {
+		b = append(b, " nominated=["...)
+		for i, n := range nominated {
+			if i > 0 {
+				b = append(b, ';')
+			}
+			b = append(b, n.Node...)
+			b = append(b, ':')
+			for j, p := range n.Pods {
+				if j > 0 {
+					b = append(b, ',')
+				}
+				b = append(b, p...)
+			}
+		}
+		b = append(b, ']')
+	}
+	if closed {
+		b = append(b, " closed"...)
+	}
+	return b
 }
 
 func appendTime(b []byte, t int) []byte {

@@ -12,9 +12,9 @@ const dot = `strict digraph DiskGraph {
 nodesep=0.35;
 subgraph cluster_graph {
 color="white";
--1 [label="/\\ activeQ = {}\n/\\ backoffQ = {}\n/\\ unschedulablePods = {}\n/\\ inFlight = {}\n/\\ attempts = [a |-> 0]\n/\\ timestamp = [a |-> 0]\n/\\ initialAttemptTimestamp = [a |-> -1]\n/\\ unschedulablePlugins = [a |-> {}]\n/\\ podSchedulingCycle = [a |-> 0]\n/\\ now = 0\n/\\ schedulingCycle = 0\n/\\ moveRequestCycle = -1\n/\\ lostWakeUp = FALSE",style = filled]
+-1 [label="/\\ activeQ = {}\n/\\ backoffQ = {}\n/\\ unschedulablePods = {}\n/\\ inFlight = {}\n/\\ attempts = [a |-> 0]\n/\\ timestamp = [a |-> 0]\n/\\ initialAttemptTimestamp = [a |-> -1]\n/\\ unschedulablePlugins = [a |-> {}]\n/\\ podSchedulingCycle = [a |-> 0]\n/\\ now = 0\n/\\ schedulingCycle = 0\n/\\ moveRequestCycle = -1\n/\\ lostWakeUp = FALSE\n/\\ closed = FALSE\n/\\ poppedAfterClose = FALSE\n/\\ updateSkippedBackoff = FALSE",style = filled]
 -1 -> 7 [label="Add(\"a\")",color="black",fontcolor="black"];
-7 [label="/\\ activeQ = {\"a\"}\n/\\ backoffQ = {}\n/\\ unschedulablePods = {}\n/\\ inFlight = {}\n/\\ attempts = [a |-> 0]\n/\\ timestamp = [a |-> 0]\n/\\ initialAttemptTimestamp = [a |-> 0]\n/\\ unschedulablePlugins = [a |-> {\"P2\", \"P1\"}]\n/\\ podSchedulingCycle = [a |-> 0]\n/\\ now = 0\n/\\ schedulingCycle = 0\n/\\ moveRequestCycle = -1\n/\\ lostWakeUp = FALSE",tooltip="..."];
+7 [label="/\\ activeQ = {\"a\"}\n/\\ backoffQ = {}\n/\\ unschedulablePods = {}\n/\\ inFlight = {}\n/\\ attempts = [a |-> 0]\n/\\ timestamp = [a |-> 0]\n/\\ initialAttemptTimestamp = [a |-> 0]\n/\\ unschedulablePlugins = [a |-> {\"P2\", \"P1\"}]\n/\\ podSchedulingCycle = [a |-> 0]\n/\\ now = 0\n/\\ schedulingCycle = 0\n/\\ moveRequestCycle = -1\n/\\ closed = FALSE\n/\\ poppedAfterClose = FALSE\n/\\ updateSkippedBackoff = FALSE\n/\\ lostWakeUp = FALSE",tooltip="..."];
 7 -> 7 [label="MoveAllToActiveOrBackoffQueue(\"E2\")",color="black",fontcolor="black"];
 7 -> 7 [label="MoveAllToActiveOrBackoffQueue(\"E1\")",color="black",fontcolor="black"];
 {rank = same; -1;}
@@ -57,7 +57,7 @@ func TestFromDot(t *testing.T) {
 }
 
 func TestFromDotRejectsBrokenI3(t *testing.T) {
-	broken := strings.Replace(dot, `lostWakeUp = FALSE",tooltip`, `lostWakeUp = TRUE",tooltip`, 1)
+	broken := strings.Replace(dot, `closed = FALSE\n/\\ poppedAfterClose = FALSE\n/\\ updateSkippedBackoff = FALSE\n/\\ lostWakeUp = FALSE",tooltip`, `lostWakeUp = TRUE",tooltip`, 1)
 	if _, err := FromDot(strings.NewReader(broken)); err == nil || !strings.Contains(err.Error(), "I3") {
 		t.Fatalf("FromDot of a state with lostWakeUp = TRUE: err = %v", err)
 	}
@@ -85,7 +85,8 @@ func TestParseValue(t *testing.T) {
 }
 
 // A hints state as TLC prints it: the in-flight list holds a marker, a plain
-// event and a ForceActivate aimed at "a".
+// event and a ForceActivate aimed at "a"; "b" then "a" are nominated to n1;
+// the queue is closed.
 const hintsState = `/\ activeQ = {}
 /\ backoffQ = {}
 /\ unschedulablePods = {"b"}
@@ -104,7 +105,10 @@ const hintsState = `/\ activeQ = {}
 /\ now = 1
 /\ schedulingCycle = 1
 /\ received = [a |-> {[pod |-> "", event |-> "E1", target |-> ""]}, b |-> {}]
-/\ lostEvent = FALSE`
+/\ lostEvent = FALSE
+/\ closed = TRUE
+/\ nominated = [n1 |-> <<"b", "a">>, n2 |-> <<>>]
+/\ poppedAfterClose = FALSE`
 
 func TestHintsState(t *testing.T) {
 	s, err := parseTLCState(hintsState)
@@ -114,13 +118,17 @@ func TestHintsState(t *testing.T) {
 	want := "now=1 schedulingCycle=1 " +
 		"a=inFlight(attempts=1,timestamp=0,initial=0,plugins={},pending={},unschedulableCount=0,consecutiveErrors=0,gating=-,flush=-,gate=0) " +
 		"b=unschedulablePods(attempts=0,timestamp=1,initial=-,plugins={G},pending={},unschedulableCount=0,consecutiveErrors=0,gating=G,flush=-,gate=1) " +
-		"inFlightEvents=[pod:a,E1,ForceActivate>a]"
+		"inFlightEvents=[pod:a,E1,ForceActivate>a] nominated=[n1:b,a] closed"
 	if got := s.String(); got != want {
 		t.Errorf("encoding:\n got %s\nwant %s", got, want)
 	}
 	broken := strings.Replace(hintsState, "lostEvent = FALSE", "lostEvent = TRUE", 1)
 	if _, err := parseTLCState(broken); err == nil || !strings.Contains(err.Error(), "I3h") {
 		t.Errorf("a state with lostEvent = TRUE: err = %v", err)
+	}
+	popped := strings.Replace(hintsState, "poppedAfterClose = FALSE", "poppedAfterClose = TRUE", 1)
+	if _, err := parseTLCState(popped); err == nil || !strings.Contains(err.Error(), "poppedAfterClose") {
+		t.Errorf("a state with poppedAfterClose = TRUE: err = %v", err)
 	}
 	unknown := hintsState + "\n/\\ moveRequestCycle = -1"
 	if _, err := parseTLCState(unknown); err == nil || !strings.Contains(err.Error(), "moveRequestCycle") {

@@ -143,7 +143,7 @@ func stateFromVars(vars map[string]Value) (State, error) {
 	get := getter(vars, &err)
 	known := []string{"activeQ", "backoffQ", "unschedulablePods", "inFlight", "attempts", "timestamp",
 		"initialAttemptTimestamp", "unschedulablePlugins", "podSchedulingCycle", "now", "schedulingCycle",
-		"moveRequestCycle", "lostWakeUp"}
+		"moveRequestCycle", "lostWakeUp", "closed", "poppedAfterClose", "updateSkippedBackoff"}
 	if err := checkKnown(vars, known, "SchedulingQueue.tla"); err != nil {
 		return State{}, err
 	}
@@ -153,6 +153,10 @@ func stateFromVars(vars map[string]Value) (State, error) {
 	s.MoveRequestCycle = get("moveRequestCycle").Int(&err)
 	if get("lostWakeUp").Bool(&err) {
 		return State{}, fmt.Errorf("lostWakeUp is TRUE: TLC reached a state that breaks I3")
+	}
+	s.Closed = get("closed").Bool(&err)
+	if err := ghostsFalse(get, "poppedAfterClose", "updateSkippedBackoff"); err != nil {
+		return State{}, err
 	}
 	attempts := get("attempts").Record(&err)
 	timestamp := get("timestamp").Record(&err)
@@ -198,7 +202,7 @@ func hintsStateFromVars(vars map[string]Value) (State, error) {
 	known := []string{"activeQ", "backoffQ", "unschedulablePods", "inFlight", "attempts", "timestamp",
 		"initialAttemptTimestamp", "unschedulablePlugins", "pendingPlugins", "unschedulableCount",
 		"consecutiveErrorsCount", "gatingPlugin", "flushTimestamp", "schedulingGate", "inFlightEvents",
-		"now", "schedulingCycle", "received", "lostEvent"}
+		"now", "schedulingCycle", "received", "lostEvent", "closed", "nominated", "poppedAfterClose"}
 	if err := checkKnown(vars, known, "SchedulingQueueHints.tla"); err != nil {
 		return State{}, err
 	}
@@ -207,6 +211,25 @@ func hintsStateFromVars(vars map[string]Value) (State, error) {
 	s.SchedulingCycle = get("schedulingCycle").Int(&err)
 	if get("lostEvent").Bool(&err) {
 		return State{}, fmt.Errorf("lostEvent is TRUE: TLC reached a state that breaks I3h")
+	}
+	if err := ghostsFalse(get, "poppedAfterClose"); err != nil {
+		return State{}, err
+	}
+	s.Closed = get("closed").Bool(&err)
+	nominated := get("nominated").Record(&err)
+	nodes := make([]string, 0, len(nominated))
+	for n := range nominated {
+		nodes = append(nodes, n)
+	}
+	slices.Sort(nodes)
+	for _, n := range nodes {
+		var pods []string
+		for _, p := range nominated[n].Seq(&err) {
+			pods = append(pods, p.Str(&err))
+		}
+		if len(pods) > 0 {
+			s.Nominated = append(s.Nominated, NodePods{Node: n, Pods: pods})
+		}
 	}
 	attempts := get("attempts").Record(&err)
 	timestamp := get("timestamp").Record(&err)
@@ -267,6 +290,18 @@ func hintsStateFromVars(vars map[string]Value) (State, error) {
 		s.Pods[pod] = p
 	}
 	return s, nil
+}
+
+// ghostsFalse checks that the ghosts of invariants are FALSE: a graph with
+// a state that breaks one is no reference for the Go model.
+func ghostsFalse(get func(string) Value, names ...string) error {
+	var err error
+	for _, name := range names {
+		if get(name).Bool(&err) {
+			return fmt.Errorf("%s is TRUE: TLC reached a state that breaks an invariant", name)
+		}
+	}
+	return err
 }
 
 func getter(vars map[string]Value, err *error) func(string) Value {

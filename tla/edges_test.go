@@ -1,0 +1,430 @@
+package tla_test
+
+// The edge generator (issue 24): for every edge of a classic agreement
+// graph, a shortest operation sequence from the initial state that ends
+// in that edge, written in the scenario language of schedqtest with the
+// model's expected state after each step; and the share of the graph's
+// edges the hand-written conformance scenarios exercise.
+//
+// The exploration of agreement_test.go is breadth first, so the path to
+// each state through its parent is a shortest one; a step of the graph is
+// that path plus the operation that first took it. The bound's abstract
+// names map onto the scenario language's standard registry
+// (schedqtest.Registry): P1, which registered E1, is NodeResourcesFit,
+// which registered NodeAdd; P2, which registered nothing, is
+// UnregisteredPlugin; E1 is NodeAdd, E2 is PVAdd (nobody registered it),
+// the wildcard is WildCard; one tick is "tick 1s"; the durations of the
+// bound are the scenario's config. The hints graphs are left out: their
+// registrations and hints (P2 skipping E1, the gate label) are not those
+// of schedqtest.HintsConfig, and the scenario language has no way to
+// declare others.
+//
+//	go test ./tla/ -run TestEdgeScenarios -edges.out=/tmp/edges            # every step of GraphExt
+//	go test ./tla/ -run TestEdgeScenarios -edges.out=/tmp/edges -edges.max=50 -edges.cfg=Graph.cfg
+//
+// Without -edges.out the test checks a sample of generated scenarios at a
+// smaller bound (one Pop, one tick: they replay on the model and end in
+// their step's state) and logs the coverage of the hand-written scenarios
+// over the bound's whole graph (testdata/<cfg>.txt.gz).
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/schedq/schedq/schedqtest"
+	"github.com/schedq/schedq/spec"
+	"github.com/schedq/schedq/tla/internal/stategraph"
+)
+
+var (
+	edgesOut = flag.String("edges.out", "", "write one scenario file per edge of the classic graphs into this directory")
+	edgesMax = flag.Int("edges.max", 0, "with -edges.out, at most this many scenarios (0: all)")
+	edgesCfg = flag.String("edges.cfg", "GraphExt.cfg", "the classic agreement configuration whose graph's steps are generated")
+)
+
+// scenarioPlugin and scenarioEvent map the bound's names onto the scenario
+// language's standard registry.
+var (
+	scenarioPlugin = map[string]string{"P1": "NodeResourcesFit", "P2": "UnregisteredPlugin"}
+	scenarioEvent  = map[string]string{"E1": "NodeAdd", "E2": "PVAdd", spec.WildCardEvent.EventLabel(): "WildCard"}
+)
+
+// scenarioConfig is the bound's config as a scenario "config" directive.
+func scenarioConfig(b *bound) schedqtest.ConfigChange {
+	return schedqtest.ConfigChange{
+		InitialBackoff: b.cfg.PodInitialBackoffDuration,
+		MaxBackoff:     b.cfg.PodMaxBackoffDuration,
+		Leftover:       b.cfg.PodMaxInUnschedulablePodsDuration,
+	}
+}
+
+var (
+	rejectorsRe = regexp.MustCompile(`rejectors \[([^\]]*)\]`)
+	callArgRe   = regexp.MustCompile(`\(([^),]*)(?:, ([^)]*))?\)`)
+)
+
+// scenarioLine is an operation of the exploration as a line of the
+// scenario language. step is its position in the sequence: updates that
+// must change the object use it to make each new version unique.
+func scenarioLine(b *bound, o op, step int) (string, error) {
+	name := schedqtest.NameOf(o.step.Pod)
+	switch o.action {
+	case actAdd:
+		if prio := b.pods[b.podIndex(o.step.Pod)].Priority; prio != 0 {
+			return fmt.Sprintf("add %s prio=%d", name, prio), nil
+		}
+		return "add " + name, nil
+	case actPop:
+		return "pop choose=" + name, nil
+	case actFail:
+		m := rejectorsRe.FindStringSubmatch(o.desc)
+		if m == nil {
+			return "", fmt.Errorf("no rejectors in %q", o.desc)
+		}
+		var pls []string
+		for _, pl := range strings.Fields(m[1]) {
+			pls = append(pls, scenarioPlugin[pl])
+		}
+		if len(pls) == 0 {
+			return "fail " + name, nil
+		}
+		return fmt.Sprintf("fail %s plugins=(%s)", name, strings.Join(pls, ",")), nil
+	case actDone:
+		return "done " + name, nil
+	case actDelete:
+		return "delete " + name, nil
+	case actActivate:
+		return "activate " + name, nil
+	case actMoveAll:
+		m := callArgRe.FindStringSubmatch(o.desc)
+		ev, ok := scenarioEvent[m[1]]
+		if m == nil || !ok {
+			return "", fmt.Errorf("no scenario event for %q", o.desc)
+		}
+		return "move " + ev, nil
+	case actFlushBackoff:
+		return "flush-backoff", nil
+	case actFlushUnsched:
+		return "flush-leftover", nil
+	case actTick:
+		return "tick " + b.unit.String(), nil
+	case actClose:
+		return "close", nil
+	case actUpdate:
+		m := callArgRe.FindStringSubmatch(o.desc)
+		switch m[2] {
+		case "status":
+			return "update " + name + " touch", nil
+		case "spec":
+			return fmt.Sprintf("update %s labels=(step=%d)", name, step), nil
+		case "uid":
+			return fmt.Sprintf("update %s uid=uid-%s-%d", name, name, step), nil
+		}
+	}
+	return "", fmt.Errorf("no scenario line for %s", o.desc)
+}
+
+// edgeRecorder keeps, during an exploration, the operation that first took
+// each step and the one that first reached each state.
+type edgeRecorder struct {
+	via   []op              // provisional state index -> the operation from its parent
+	edges map[string]op     // "from action to" (provisional indices) -> operation
+	order []stategraph.Edge // the steps in the order first taken
+}
+
+func (r *edgeRecorder) state(o op) { r.via = append(r.via, o) }
+
+func (r *edgeRecorder) edge(from int, o op, to int) {
+	k := fmt.Sprintf("%d %s %d", from, o.action, to)
+	if _, ok := r.edges[k]; !ok {
+		r.edges[k] = o
+		r.order = append(r.order, stategraph.Edge{From: from, To: to, Action: o.action})
+	}
+}
+
+// edgeScenario is the shortest operation sequence ending in one step:
+// the scenario lines, and the state the step ends in.
+func edgeScenario(b *bound, x *exploration, rec *edgeRecorder, e stategraph.Edge) ([]string, string, error) {
+	var path []op
+	for id := e.From; x.parent[id] >= 0; id = x.parent[id] {
+		path = append(path, rec.via[id])
+	}
+	slices.Reverse(path)
+	path = append(path, rec.edges[fmt.Sprintf("%d %s %d", e.From, e.Action, e.To)])
+	lines := make([]string, len(path))
+	for i, o := range path {
+		l, err := scenarioLine(b, o, i+1)
+		if err != nil {
+			return nil, "", err
+		}
+		lines[i] = l
+	}
+	return lines, x.builder.Encoding(e.To), nil
+}
+
+// replayEncoding plays scenario lines on the model as the conformance
+// driver would (schedqtest.ModelRun) and returns the bound's encoding of
+// the state it ends in.
+func replayEncoding(b *bound, lines []string) (string, error) {
+	ops, err := schedqtest.ParseOps(lines...)
+	if err != nil {
+		return "", err
+	}
+	r, err := schedqtest.NewModelRun(scenarioConfig(b).Build(), t0)
+	if err != nil {
+		return "", err
+	}
+	for _, o := range ops {
+		if _, _, err := r.Apply(o); err != nil {
+			return "", fmt.Errorf("%s: %w", o, err)
+		}
+	}
+	return scenarioState(b, r)
+}
+
+// scenarioState encodes a scenario run's model state in the bound's terms:
+// the cycles come from what Pop returned, as the scheduler keeps them.
+func scenarioState(b *bound, r *schedqtest.ModelRun) (string, error) {
+	s := r.Model.Snapshot()
+	n := node{m: r.Model, cycles: make([]int64, len(b.pods))}
+	for _, info := range s.InFlight {
+		i := b.podIndex(info.Key())
+		if i < 0 {
+			return "", fmt.Errorf("pod %s is not one of the bound", info.Key())
+		}
+		p, ok := r.Exec.Popped(info.Key())
+		if !ok {
+			return "", fmt.Errorf("pod %s is in flight but was never popped", info.Key())
+		}
+		n.cycles[i] = p.Cycle
+	}
+	// The scenario's plugins are the bound's under other names.
+	back := map[string]string{}
+	for k, v := range scenarioPlugin {
+		back[v] = k
+	}
+	for _, place := range [][]spec.QueuedPodInfo{s.ActiveQ, s.BackoffQ, s.UnschedulablePods, s.InFlight} {
+		for j := range place {
+			var pls []string
+			for _, pl := range place[j].UnschedulablePlugins {
+				abstract, ok := back[pl]
+				if !ok {
+					return "", fmt.Errorf("plugin %s is not one of the bound", pl)
+				}
+				pls = append(pls, abstract)
+			}
+			place[j].UnschedulablePlugins = spec.NewPluginSet(pls...)
+		}
+	}
+	enc, err := encode(nil, b, n, &s)
+	return string(enc), err
+}
+
+// exploreRecording is explore with an edge recorder.
+func exploreRecording(t *testing.T, b *bound) (*exploration, *edgeRecorder) {
+	rec := &edgeRecorder{via: []op{{}}, edges: map[string]op{}}
+	b.recorder = rec
+	defer func() { b.recorder = nil }()
+	return explore(t, b), rec
+}
+
+func TestEdgeScenarios(t *testing.T) {
+	b := readBound(t, *edgesCfg, "MCSchedulingQueue")
+	if *edgesOut == "" {
+		// The check needs no full graph: at one Pop and one tick the
+		// steps are a subset of the bound's, and the exploration is cheap
+		// enough for make test's -race run.
+		b.maxCycle, b.maxTime = min(b.maxCycle, 1), min(b.maxTime, 1)
+	}
+	x, rec := exploreRecording(t, &b)
+	if len(rec.order) != len(x.graph.Edges) {
+		t.Fatalf("recorded %d steps, the graph has %d", len(rec.order), len(x.graph.Edges))
+	}
+	if *edgesOut != "" {
+		writeEdgeScenarios(t, &b, x, rec, strings.TrimSuffix(*edgesCfg, ".cfg"))
+		return
+	}
+	// A sample: about a hundred steps, and the last one found (the
+	// longest).
+	sample := []stategraph.Edge{rec.order[len(rec.order)-1]}
+	for i := 0; i < len(rec.order); i += max(1, len(rec.order)/100) {
+		sample = append(sample, rec.order[i])
+	}
+	longest := 0
+	for _, e := range sample {
+		lines, want, err := edgeScenario(&b, x, rec, e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		longest = max(longest, len(lines))
+		got, err := replayEncoding(&b, lines)
+		if err != nil {
+			t.Fatalf("scenario of step %s:\n%s\n%v", e.Action, strings.Join(lines, "\n"), err)
+		}
+		if got != want {
+			t.Fatalf("scenario of step %s ends in\n    %s\nwant\n    %s\nscenario:\n%s", e.Action, got, want, strings.Join(lines, "\n"))
+		}
+	}
+	t.Logf("%d steps; %d sampled scenarios replay on the model to their step's state (longest %d operations)",
+		len(rec.order), len(sample), longest)
+	// Coverage is measured on the whole graph of the bound, as TLC
+	// computed it (the agreement test shows the model's is the same).
+	g, err := stategraph.ReadFile(filepath.Join("testdata", strings.TrimSuffix(*edgesCfg, ".cfg")+".txt.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	covered, files, used, byAction := handWrittenCoverage(t, &b, g)
+	t.Logf("hand-written classic scenarios: %d of %d files take steps of the bound; they take %d of the %d steps of %s (%.2f%%)",
+		used, files, covered, len(g.Edges), *edgesCfg, 100*float64(covered)/float64(len(g.Edges)))
+	total := g.ActionCounts()
+	actions := make([]string, 0, len(total))
+	for a := range total {
+		actions = append(actions, a)
+	}
+	slices.Sort(actions)
+	for _, a := range actions {
+		t.Logf("  %-32s %6d of %6d steps", a, byAction[a], total[a])
+	}
+}
+
+// writeEdgeScenarios writes one scenario file per step into -edges.out.
+func writeEdgeScenarios(t *testing.T, b *bound, x *exploration, rec *edgeRecorder, name string) {
+	dir := filepath.Join(*edgesOut, name)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for i, e := range rec.order {
+		if *edgesMax > 0 && n >= *edgesMax {
+			break
+		}
+		lines, to, err := edgeScenario(b, x, rec, e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ops, err := schedqtest.ParseOps(lines...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text, err := schedqtest.FormatScenario(schedqtest.Scenario{
+			Comment: []string{
+				fmt.Sprintf("Generated by TestEdgeScenarios: step %d of %s, a shortest way to take", i, name),
+				"    " + x.builder.Encoding(e.From),
+				"  --" + e.Action + "-->",
+				"    " + to,
+			},
+			Config: scenarioConfig(b),
+			Ops:    ops,
+		})
+		if err != nil {
+			t.Fatalf("step %d: %v", i, err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("edge-%06d.txt", i)), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		n++
+	}
+	t.Logf("wrote %d scenarios of %d steps to %s", n, len(rec.order), dir)
+}
+
+// scenarioAction is the TLA+ action of a scenario operation, "" if the
+// bound's alphabet has none.
+func scenarioAction(o schedqtest.Op) string {
+	switch o.Kind {
+	case schedqtest.KindAdd:
+		return actAdd
+	case schedqtest.KindPop:
+		return actPop
+	case schedqtest.KindFail:
+		return actFail
+	case schedqtest.KindDone:
+		return actDone
+	case schedqtest.KindDelete:
+		return actDelete
+	case schedqtest.KindActivate:
+		if len(o.Pods) == 1 {
+			return actActivate
+		}
+	case schedqtest.KindMove:
+		return actMoveAll
+	case schedqtest.KindFlushBackoff:
+		return actFlushBackoff
+	case schedqtest.KindFlushLeftover:
+		return actFlushUnsched
+	case schedqtest.KindTick:
+		return actTick
+	case schedqtest.KindClose:
+		return actClose
+	case schedqtest.KindUpdate:
+		return actUpdate
+	}
+	return ""
+}
+
+// handWrittenCoverage replays the classic hand-written scenarios on the
+// model and counts the distinct steps of the graph they take: a step
+// counts when the states before and after it are states of the bound
+// (pods a and b of its priorities, plugins NodeResourcesFit and
+// UnregisteredPlugin, times on the tick grid) and the graph has the step.
+// Scenarios run with their own config, so a step counts only if the
+// bound's graph has exactly that step.
+func handWrittenCoverage(t *testing.T, b *bound, g *stategraph.Graph) (covered, files, used int, byAction map[string]int) {
+	byAction = map[string]int{}
+	steps := make(map[string]bool, len(g.Edges))
+	for _, e := range g.Edges {
+		steps[g.States[e.From]+" "+e.Action+" "+g.States[e.To]] = true
+	}
+	seen := map[string]bool{}
+	root := filepath.Join("..", "conformance", "testdata", "scenarios")
+	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".txt") {
+			return err
+		}
+		text, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		sc, err := schedqtest.ParseScenario(strings.TrimSuffix(path, ".txt"), string(text))
+		if err != nil || sc.Config.Profile == spec.ProfileHints {
+			return nil // a hints scenario, or one this version cannot parse
+		}
+		files++
+		r, err := schedqtest.NewModelRun(sc.Config.Build(), t0)
+		if err != nil {
+			return nil
+		}
+		inBound := false
+		before, berr := scenarioState(b, r)
+		for _, o := range sc.Ops {
+			if _, _, err := r.Apply(o); err != nil {
+				break
+			}
+			after, aerr := scenarioState(b, r)
+			if berr == nil && aerr == nil {
+				if k := before + " " + scenarioAction(o) + " " + after; steps[k] {
+					inBound = true
+					if !seen[k] {
+						seen[k] = true
+						covered++
+						byAction[scenarioAction(o)]++
+					}
+				}
+			}
+			before, berr = after, aerr
+		}
+		if inBound {
+			used++
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return covered, files, used, byAction
+}
