@@ -60,7 +60,7 @@ func (h *hm) step(rule spec.Rule, key spec.PodKey, cycle int64, op func() error)
 	before := h.m.Snapshot()
 	err := op()
 	after := h.m.Snapshot()
-	if ierr := spec.CheckStep(h.cfg, &before, &after, spec.Step{Rule: rule, Pod: key, PodSchedulingCycle: cycle, Err: err}); ierr != nil {
+	if ierr := spec.CheckStep(h.cfg, &before, &after, spec.StepRecord{Rule: rule, Pod: key, PodSchedulingCycle: cycle, Err: err}); ierr != nil {
 		h.t.Fatalf("%s %s: %v\nbefore:\n%v\nafter:\n%s", rule, key, ierr, before, h.m)
 	}
 	return err

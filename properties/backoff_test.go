@@ -114,7 +114,7 @@ func TestImplBackoffFlush(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer q.Close()
-		step := func(st spec.Step, op func() error) {
+		step := func(st spec.StepRecord, op func() error) {
 			before := q.Snapshot()
 			st.Err = op()
 			after := q.Snapshot()
@@ -126,16 +126,16 @@ func TestImplBackoffFlush(t *testing.T) {
 		for i := range rapid.IntRange(1, 6).Draw(t, "pods") {
 			p := schedqtest.Pod(string(rune('a'+i)), 0)
 			pods = append(pods, p.Key())
-			step(spec.Step{Rule: spec.R1Add, Pod: p.Key()}, func() error { return q.Add(p) })
+			step(spec.StepRecord{Rule: spec.R1Add, Pod: p.Key()}, func() error { return q.Add(p) })
 			info, cycle, err := q.Pop()
 			if err != nil {
 				t.Fatal(err)
 			}
 			info.Attempts = rapid.OneOf(rapid.IntRange(0, 70), rapid.IntRange(0, math.MaxInt)).Draw(t, "attempts")
-			step(spec.Step{Rule: spec.R3AddUnschedulable, Pod: p.Key(), PodSchedulingCycle: cycle},
+			step(spec.StepRecord{Rule: spec.R3AddUnschedulable, Pod: p.Key(), PodSchedulingCycle: cycle},
 				func() error { return q.AddUnschedulableIfNotPresent(info, cycle) })
 			if d := rapid.Int64Range(0, int64(cfg.PodMaxBackoffDuration)).Draw(t, "gap"); d > 0 {
-				step(spec.Step{Rule: spec.RTick}, func() error { clk.Step(time.Duration(d)); return nil })
+				step(spec.StepRecord{Rule: spec.RTick}, func() error { clk.Step(time.Duration(d)); return nil })
 			}
 		}
 		for range rapid.IntRange(1, 8).Draw(t, "flushes") {
@@ -153,8 +153,8 @@ func TestImplBackoffFlush(t *testing.T) {
 			} else {
 				d = time.Duration(rapid.Int64Range(0, int64(cfg.PodMaxBackoffDuration)).Draw(t, "tick"))
 			}
-			step(spec.Step{Rule: spec.RTick}, func() error { clk.Step(d); return nil })
-			step(spec.Step{Rule: spec.R5FlushBackoffQ}, func() error { q.FlushBackoffQCompleted(); return nil })
+			step(spec.StepRecord{Rule: spec.RTick}, func() error { clk.Step(d); return nil })
+			step(spec.StepRecord{Rule: spec.R5FlushBackoffQ}, func() error { q.FlushBackoffQCompleted(); return nil })
 			s = q.Snapshot()
 			for _, k := range pods {
 				loc, info := s.Find(k)

@@ -37,7 +37,7 @@ func CheckHintsState(s *Snapshot) error {
 // CheckHintsStep checks the hints profile's step invariants for one
 // operation, and the state invariants of the state after it. CheckStep
 // calls it for a Config whose Profile is ProfileHints.
-func CheckHintsStep(cfg Config, before, after *Snapshot, step Step) error {
+func CheckHintsStep(cfg Config, before, after *Snapshot, step StepRecord) error {
 	return errors.Join(
 		CheckHintsState(after),
 		I2hBackoffMonotonicity(cfg, before, after, step),
@@ -105,7 +105,7 @@ func CheckHintsBackoffMonotonic(cfg Config, maxCount int) error {
 }
 
 // I2hBackoffMonotonicity is the step half of I2h.
-func I2hBackoffMonotonicity(cfg Config, before, after *Snapshot, step Step) error {
+func I2hBackoffMonotonicity(cfg Config, before, after *Snapshot, step StepRecord) error {
 	if step.Err != nil {
 		return nil
 	}
@@ -150,7 +150,7 @@ func I2hBackoffMonotonicity(cfg Config, before, after *Snapshot, step Step) erro
 
 // I3hNoLostEvent: see the list above. Gated pods are exempt: they wait for
 // their PreEnqueue plugin, not for an event.
-func I3hNoLostEvent(cfg Config, before, after *Snapshot, step Step) error {
+func I3hNoLostEvent(cfg Config, before, after *Snapshot, step StepRecord) error {
 	if step.Rule != R3AddUnschedulable || step.Err != nil {
 		return nil
 	}
@@ -176,7 +176,7 @@ func I3hNoLostEvent(cfg Config, before, after *Snapshot, step Step) error {
 
 // I4hConservation is I4 with Pop allowed to take from backoffQ when activeQ
 // is empty.
-func I4hConservation(cfg Config, before, after *Snapshot, step Step) error {
+func I4hConservation(cfg Config, before, after *Snapshot, step StepRecord) error {
 	if step.Rule != R2Pop || step.Err != nil || len(before.ActiveQ) > 0 {
 		return I4Conservation(before, after, step)
 	}
@@ -197,7 +197,7 @@ func I4hConservation(cfg Config, before, after *Snapshot, step Step) error {
 
 // I5hOrder: Pop returns a maximal pod of activeQ, or, activeQ being empty,
 // one of BackoffPopCandidates.
-func I5hOrder(cfg Config, before *Snapshot, step Step) error {
+func I5hOrder(cfg Config, before *Snapshot, step StepRecord) error {
 	if step.Rule != R2Pop || step.Err != nil {
 		return nil
 	}

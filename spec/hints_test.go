@@ -299,40 +299,40 @@ func TestHintsInvariantsCatchBrokenSteps(t *testing.T) {
 		name          string
 		want          string
 		before, after *spec.Snapshot
-		step          spec.Step
+		step          spec.StepRecord
 	}{
 		{"gated pod also in activeQ", "I1", &base, with(func(s *spec.Snapshot) {
 			s.ActiveQ = []spec.QueuedPodInfo{gated}
 			s.UnschedulablePods = []spec.QueuedPodInfo{gated}
-		}), spec.Step{Rule: spec.RTick}},
-		{"in-flight pod without marker", "I7", &base, with(func(s *spec.Snapshot) { s.InFlight = []spec.QueuedPodInfo{flyA} }), spec.Step{Rule: spec.RTick}},
+		}), spec.StepRecord{Rule: spec.RTick}},
+		{"in-flight pod without marker", "I7", &base, with(func(s *spec.Snapshot) { s.InFlight = []spec.QueuedPodInfo{flyA} }), spec.StepRecord{Rule: spec.RTick}},
 		{"event kept after the last Done", "I7", &base, with(func(s *spec.Snapshot) { s.InFlightEvents = []spec.InFlightEntry{record(hNodeAdd)} }),
-			spec.Step{Rule: spec.RTick}},
+			spec.StepRecord{Rule: spec.RTick}},
 		{"event before every marker", "I7", &base, with(func(s *spec.Snapshot) {
 			s.InFlight = []spec.QueuedPodInfo{flyA}
 			s.InFlightEvents = []spec.InFlightEntry{record(hNodeAdd), marker(flyA)}
-		}), spec.Step{Rule: spec.RTick}},
+		}), spec.StepRecord{Rule: spec.RTick}},
 		{"marker of a pod not in flight", "I7", &base, with(func(s *spec.Snapshot) {
 			s.ActiveQ = []spec.QueuedPodInfo{a}
 			s.InFlightEvents = []spec.InFlightEntry{marker(a)}
-		}), spec.Step{Rule: spec.RTick}},
+		}), spec.StepRecord{Rule: spec.RTick}},
 		{"flush releases a pod inside its expiry window", "I2h", with(func(s *spec.Snapshot) { s.BackoffQ = []spec.QueuedPodInfo{a} }),
 			with(func(s *spec.Snapshot) { s.Now = t0.Add(1500 * time.Millisecond); s.ActiveQ = []spec.QueuedPodInfo{a} }),
-			spec.Step{Rule: spec.R5FlushBackoffQ}},
+			spec.StepRecord{Rule: spec.R5FlushBackoffQ}},
 		{"flush keeps a pod whose window passed", "I2h", with(func(s *spec.Snapshot) { s.BackoffQ = []spec.QueuedPodInfo{a} }),
 			with(func(s *spec.Snapshot) { s.Now = t0.Add(2 * time.Second); s.BackoffQ = []spec.QueuedPodInfo{a} }),
-			spec.Step{Rule: spec.R5FlushBackoffQ}},
+			spec.StepRecord{Rule: spec.R5FlushBackoffQ}},
 		{"a count drops in backoffQ", "I2h", with(func(s *spec.Snapshot) { c := a; c.UnschedulableCount = 3; s.BackoffQ = []spec.QueuedPodInfo{c} }),
-			with(func(s *spec.Snapshot) { s.BackoffQ = []spec.QueuedPodInfo{a} }), spec.Step{Rule: spec.R9Update, Pod: a.Key()}},
+			with(func(s *spec.Snapshot) { s.BackoffQ = []spec.QueuedPodInfo{a} }), spec.StepRecord{Rule: spec.R9Update, Pod: a.Key()}},
 		{"event skips backoff without a pending plugin", "I2h", with(func(s *spec.Snapshot) { s.UnschedulablePods = []spec.QueuedPodInfo{a} }),
-			with(func(s *spec.Snapshot) { s.ActiveQ = []spec.QueuedPodInfo{a} }), spec.Step{Rule: spec.R4MoveAll}},
+			with(func(s *spec.Snapshot) { s.ActiveQ = []spec.QueuedPodInfo{a} }), spec.StepRecord{Rule: spec.R4MoveAll}},
 		{"lost event: parked despite a Queue", "I3h",
 			with(func(s *spec.Snapshot) {
 				s.InFlight = []spec.QueuedPodInfo{flyA}
 				s.InFlightEvents = []spec.InFlightEntry{marker(flyA), record(hNodeAdd)}
 			}),
 			with(func(s *spec.Snapshot) { s.UnschedulablePods = []spec.QueuedPodInfo{flyA} }),
-			spec.Step{Rule: spec.R3AddUnschedulable, Pod: a.Key(), PodSchedulingCycle: 3}},
+			spec.StepRecord{Rule: spec.R3AddUnschedulable, Pod: a.Key(), PodSchedulingCycle: 3}},
 		{"error retry parked", "I3h", with(func(s *spec.Snapshot) {
 			f := flyA
 			f.UnschedulablePlugins = nil
@@ -344,9 +344,9 @@ func TestHintsInvariantsCatchBrokenSteps(t *testing.T) {
 				f.UnschedulablePlugins = nil
 				s.UnschedulablePods = []spec.QueuedPodInfo{f}
 			}),
-			spec.Step{Rule: spec.R3AddUnschedulable, Pod: a.Key(), PodSchedulingCycle: 3}},
+			spec.StepRecord{Rule: spec.R3AddUnschedulable, Pod: a.Key(), PodSchedulingCycle: 3}},
 		{"never-popped pod parked", "I3h", &base, with(func(s *spec.Snapshot) { s.UnschedulablePods = []spec.QueuedPodInfo{a} }),
-			spec.Step{Rule: spec.R3AddUnschedulable, Pod: a.Key(), PodSchedulingCycle: 3}},
+			spec.StepRecord{Rule: spec.R3AddUnschedulable, Pod: a.Key(), PodSchedulingCycle: 3}},
 		{"Pop takes backoffQ while activeQ has pods", "I4", with(func(s *spec.Snapshot) {
 			s.ActiveQ = []spec.QueuedPodInfo{b}
 			s.BackoffQ = []spec.QueuedPodInfo{a}
@@ -355,14 +355,14 @@ func TestHintsInvariantsCatchBrokenSteps(t *testing.T) {
 			s.ActiveQ = []spec.QueuedPodInfo{b}
 			s.InFlight = []spec.QueuedPodInfo{flyA}
 			s.InFlightEvents = []spec.InFlightEntry{marker(flyA)}
-		}), spec.Step{Rule: spec.R2Pop, Pod: a.Key()}},
+		}), spec.StepRecord{Rule: spec.R2Pop, Pod: a.Key()}},
 		{"Pop from backoffQ also moves another pod", "I4h", with(func(s *spec.Snapshot) { s.BackoffQ = []spec.QueuedPodInfo{a, b} }),
 			with(func(s *spec.Snapshot) {
 				s.SchedulingCycle = 4
 				s.ActiveQ = []spec.QueuedPodInfo{b}
 				s.InFlight = []spec.QueuedPodInfo{flyA}
 				s.InFlightEvents = []spec.InFlightEntry{marker(flyA)}
-			}), spec.Step{Rule: spec.R2Pop, Pod: a.Key()}},
+			}), spec.StepRecord{Rule: spec.R2Pop, Pod: a.Key()}},
 		{"Pop from backoffQ out of window order", "I5h", with(func(s *spec.Snapshot) { s.BackoffQ = []spec.QueuedPodInfo{late, a} }),
 			with(func(s *spec.Snapshot) {
 				s.SchedulingCycle = 4
@@ -371,14 +371,14 @@ func TestHintsInvariantsCatchBrokenSteps(t *testing.T) {
 				s.BackoffQ = []spec.QueuedPodInfo{a}
 				s.InFlight = []spec.QueuedPodInfo{l}
 				s.InFlightEvents = []spec.InFlightEntry{marker(l)}
-			}), spec.Step{Rule: spec.R2Pop, Pod: late.Key()}},
+			}), spec.StepRecord{Rule: spec.R2Pop, Pod: late.Key()}},
 		{"Pop from backoffQ ignores priority in the window", "I5h", with(func(s *spec.Snapshot) { s.BackoffQ = []spec.QueuedPodInfo{a, hi} }),
 			with(func(s *spec.Snapshot) {
 				s.SchedulingCycle = 4
 				s.BackoffQ = []spec.QueuedPodInfo{hi}
 				s.InFlight = []spec.QueuedPodInfo{flyA}
 				s.InFlightEvents = []spec.InFlightEntry{marker(flyA)}
-			}), spec.Step{Rule: spec.R2Pop, Pod: a.Key()}},
+			}), spec.StepRecord{Rule: spec.R2Pop, Pod: a.Key()}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -399,29 +399,29 @@ func TestHintsInvariantsCatchBrokenSteps(t *testing.T) {
 	ok := []struct {
 		name          string
 		before, after *spec.Snapshot
-		step          spec.Step
+		step          spec.StepRecord
 	}{
-		{"no-op", &base, &base, spec.Step{Rule: spec.RTick}},
+		{"no-op", &base, &base, spec.StepRecord{Rule: spec.RTick}},
 		{"Pop from backoffQ in window order", with(func(s *spec.Snapshot) { s.BackoffQ = []spec.QueuedPodInfo{late, a} }),
 			with(func(s *spec.Snapshot) {
 				s.SchedulingCycle = 4
 				s.BackoffQ = []spec.QueuedPodInfo{late}
 				s.InFlight = []spec.QueuedPodInfo{flyA}
 				s.InFlightEvents = []spec.InFlightEntry{marker(flyA)}
-			}), spec.Step{Rule: spec.R2Pop, Pod: a.Key()}},
+			}), spec.StepRecord{Rule: spec.R2Pop, Pod: a.Key()}},
 		{"failure with a Queue event goes to backoffQ", with(func(s *spec.Snapshot) {
 			s.InFlight = []spec.QueuedPodInfo{flyA}
 			s.InFlightEvents = []spec.InFlightEntry{marker(flyA), record(hNodeLabel), record(hNodeAdd)}
 		}), with(func(s *spec.Snapshot) { s.BackoffQ = []spec.QueuedPodInfo{flyA} }),
-			spec.Step{Rule: spec.R3AddUnschedulable, Pod: a.Key(), PodSchedulingCycle: 3}},
+			spec.StepRecord{Rule: spec.R3AddUnschedulable, Pod: a.Key(), PodSchedulingCycle: 3}},
 		{"failure with only skipped events is parked", with(func(s *spec.Snapshot) {
 			s.InFlight = []spec.QueuedPodInfo{flyA}
 			s.InFlightEvents = []spec.InFlightEntry{marker(flyA), record(hNodeLabel)}
 		}), with(func(s *spec.Snapshot) { s.UnschedulablePods = []spec.QueuedPodInfo{flyA} }),
-			spec.Step{Rule: spec.R3AddUnschedulable, Pod: a.Key(), PodSchedulingCycle: 3}},
+			spec.StepRecord{Rule: spec.R3AddUnschedulable, Pod: a.Key(), PodSchedulingCycle: 3}},
 		{"flush after the window", with(func(s *spec.Snapshot) { s.BackoffQ = []spec.QueuedPodInfo{a} }),
 			with(func(s *spec.Snapshot) { s.Now = t0.Add(2 * time.Second); s.ActiveQ = []spec.QueuedPodInfo{a} }),
-			spec.Step{Rule: spec.R5FlushBackoffQ}},
+			spec.StepRecord{Rule: spec.R5FlushBackoffQ}},
 	}
 	for _, c := range ok {
 		if err := spec.CheckStep(cfg, c.before, c.after, c.step); err != nil {

@@ -20,11 +20,6 @@ type StepRecord struct {
 	Err error
 }
 
-// Step is the former name of StepRecord.
-//
-// Deprecated: use StepRecord; "step" also names a clock step.
-type Step = StepRecord
-
 // InvariantError names the invariant a check found broken.
 type InvariantError struct {
 	Invariant string // "I1".."I6"

@@ -159,12 +159,12 @@ var assignedPod = &spec.Pod{Namespace: "ns", Name: "bound", UID: "uid-bound", Re
 func hintsOps(b *bound, n node, s *spec.Snapshot) []op {
 	var out []op
 	for _, p := range b.pods {
-		out = append(out, op{actAdd, "Add(" + p.Name + ")", spec.Step{Rule: spec.R1Add, Pod: p.Key()},
+		out = append(out, op{actAdd, "Add(" + p.Name + ")", spec.StepRecord{Rule: spec.R1Add, Pod: p.Key()},
 			func(n node) error { return n.m.Add(p) }})
 	}
 	if n.m.SchedulingCycle() < b.maxCycle {
 		for _, k := range n.m.PopCandidates() {
-			out = append(out, op{actPop, "Pop(" + string(k) + ")", spec.Step{Rule: spec.R2Pop, Pod: k},
+			out = append(out, op{actPop, "Pop(" + string(k) + ")", spec.StepRecord{Rule: spec.R2Pop, Pod: k},
 				func(n node) error {
 					_, cycle, err := n.m.PopPod(k)
 					if err == nil {
@@ -181,7 +181,7 @@ func hintsOps(b *bound, n node, s *spec.Snapshot) []op {
 		cycle := n.cycles[idx]
 		for _, f := range b.failures {
 			out = append(out, op{actFail, fmt.Sprintf("AddUnschedulableIfNotPresent(%s, unschedulable %v, pending %v)", k, []string(f.unschedulable), []string(f.pending)),
-				spec.Step{Rule: spec.R3AddUnschedulable, Pod: k, PodSchedulingCycle: cycle},
+				spec.StepRecord{Rule: spec.R3AddUnschedulable, Pod: k, PodSchedulingCycle: cycle},
 				func(n node) error {
 					pi := info // the QueuedPodInfo in flight, as the scheduler hands it back
 					pi.UnschedulablePlugins = slices.Clone(f.unschedulable)
@@ -194,7 +194,7 @@ func hintsOps(b *bound, n node, s *spec.Snapshot) []op {
 				}})
 		}
 		uid := info.Pod.UID
-		out = append(out, op{actDone, "Done(" + string(k) + ")", spec.Step{Rule: spec.R12Done, Pod: k},
+		out = append(out, op{actDone, "Done(" + string(k) + ")", spec.StepRecord{Rule: spec.R12Done, Pod: k},
 			func(n node) error {
 				err := n.m.Done(uid)
 				if err == nil {
@@ -204,7 +204,7 @@ func hintsOps(b *bound, n node, s *spec.Snapshot) []op {
 			}})
 	}
 	for i, p := range b.pods {
-		out = append(out, op{actDelete, "Delete(" + p.Name + ")", spec.Step{Rule: spec.R10Delete, Pod: p.Key()},
+		out = append(out, op{actDelete, "Delete(" + p.Name + ")", spec.StepRecord{Rule: spec.R10Delete, Pod: p.Key()},
 			func(n node) error {
 				err := n.m.Delete(p)
 				if err == nil {
@@ -212,7 +212,7 @@ func hintsOps(b *bound, n node, s *spec.Snapshot) []op {
 				}
 				return err
 			}})
-		out = append(out, op{actActivate, "Activate(" + p.Name + ")", spec.Step{Rule: spec.R8Activate, Pod: p.Key()},
+		out = append(out, op{actActivate, "Activate(" + p.Name + ")", spec.StepRecord{Rule: spec.R8Activate, Pod: p.Key()},
 			func(n node) error { return n.m.Activate([]*spec.Pod{p}) }})
 		if b.has(extNominator) {
 			// Preemption nominates the object the queue holds, or the
@@ -223,7 +223,7 @@ func hintsOps(b *bound, n node, s *spec.Snapshot) []op {
 				obj = held.Pod
 			}
 			for _, nodeName := range append(slices.Clone(b.nodes), "") {
-				out = append(out, op{actAddNominatedPod, fmt.Sprintf("AddNominatedPod(%s, %q)", p.Name, nodeName), spec.Step{Rule: spec.R18Nominator},
+				out = append(out, op{actAddNominatedPod, fmt.Sprintf("AddNominatedPod(%s, %q)", p.Name, nodeName), spec.StepRecord{Rule: spec.R18Nominator},
 					func(n node) error { return n.m.AddNominatedPod(obj, spec.NominateOverride, nodeName) }})
 			}
 		}
@@ -233,26 +233,26 @@ func hintsOps(b *bound, n node, s *spec.Snapshot) []op {
 			old := held.Pod
 			upd := withGate(old, !hasGate(old))
 			out = append(out, op{actUpdate, fmt.Sprintf("Update(%s, gate %v -> %v)", p.Name, hasGate(old), hasGate(upd)),
-				spec.Step{Rule: spec.R9Update, Pod: p.Key()},
+				spec.StepRecord{Rule: spec.R9Update, Pod: p.Key()},
 				func(n node) error { return n.m.Update(old, upd) }})
 		}
 	}
 	for _, e := range b.events {
-		out = append(out, op{actMoveAll, "MoveAllToActiveOrBackoffQueue(" + e.EventLabel() + ")", spec.Step{Rule: spec.R4MoveAll},
+		out = append(out, op{actMoveAll, "MoveAllToActiveOrBackoffQueue(" + e.EventLabel() + ")", spec.StepRecord{Rule: spec.R4MoveAll},
 			func(n node) error { n.m.MoveAllToActiveOrBackoffQueue(e, nil); return nil }})
 	}
 	out = append(out,
-		op{actFlushBackoff, actFlushBackoff, spec.Step{Rule: spec.R5FlushBackoffQ},
+		op{actFlushBackoff, actFlushBackoff, spec.StepRecord{Rule: spec.R5FlushBackoffQ},
 			func(n node) error { n.m.FlushBackoffQCompleted(); return nil }},
-		op{actFlushUnsched, actFlushUnsched, spec.Step{Rule: spec.R6FlushUnschedulable},
+		op{actFlushUnsched, actFlushUnsched, spec.StepRecord{Rule: spec.R6FlushUnschedulable},
 			func(n node) error { n.m.FlushUnschedulablePodsLeftover(); return nil }})
 	if b.has(extAssignedPod) {
 		updated := *assignedPod
 		updated.ResourceVersion = "2"
 		out = append(out,
-			op{actAssignedPodAdded, actAssignedPodAdded, spec.Step{Rule: spec.R11AssignedPod},
+			op{actAssignedPodAdded, actAssignedPodAdded, spec.StepRecord{Rule: spec.R11AssignedPod},
 				func(n node) error { return n.m.AssignedPodAdded(assignedPod) }},
-			op{actAssignedPodUpdated, actAssignedPodUpdated, spec.Step{Rule: spec.R11AssignedPod},
+			op{actAssignedPodUpdated, actAssignedPodUpdated, spec.StepRecord{Rule: spec.R11AssignedPod},
 				func(n node) error { return n.m.AssignedPodUpdated(assignedPod, &updated, spec.EventAssignedPodUpdate) }})
 	}
 	out = append(out, closeOp(b)...)

@@ -340,7 +340,7 @@ func encode(buf []byte, b *bound, n node, s *spec.Snapshot) ([]byte, error) {
 type op struct {
 	action string
 	desc   string // with arguments, for traces
-	step   spec.Step
+	step   spec.StepRecord
 	apply  func(n node) error
 }
 
@@ -352,12 +352,12 @@ func ops(b *bound, n node, s *spec.Snapshot) []op {
 	}
 	var out []op
 	for _, p := range b.pods {
-		out = append(out, op{actAdd, "Add(" + p.Name + ")", spec.Step{Rule: spec.R1Add, Pod: p.Key()},
+		out = append(out, op{actAdd, "Add(" + p.Name + ")", spec.StepRecord{Rule: spec.R1Add, Pod: p.Key()},
 			func(n node) error { return n.m.Add(p) }})
 	}
 	if n.m.SchedulingCycle() < b.maxCycle {
 		for _, k := range n.m.PopCandidates() {
-			out = append(out, op{actPop, "Pop(" + string(k) + ")", spec.Step{Rule: spec.R2Pop, Pod: k},
+			out = append(out, op{actPop, "Pop(" + string(k) + ")", spec.StepRecord{Rule: spec.R2Pop, Pod: k},
 				func(n node) error {
 					_, cycle, err := n.m.PopPod(k)
 					if err == nil {
@@ -374,7 +374,7 @@ func ops(b *bound, n node, s *spec.Snapshot) []op {
 		cycle := n.cycles[idx]
 		for _, rej := range b.rejectorSets {
 			out = append(out, op{actFail, fmt.Sprintf("AddUnschedulableIfNotPresent(%s, cycle %d, rejectors %v)", k, cycle, []string(rej)),
-				spec.Step{Rule: spec.R3AddUnschedulable, Pod: k, PodSchedulingCycle: cycle},
+				spec.StepRecord{Rule: spec.R3AddUnschedulable, Pod: k, PodSchedulingCycle: cycle},
 				func(n node) error {
 					pi := info // the QueuedPodInfo Pop returned, as the scheduler hands it back
 					pi.UnschedulablePlugins = rej
@@ -386,7 +386,7 @@ func ops(b *bound, n node, s *spec.Snapshot) []op {
 				}})
 		}
 		uid := info.Pod.UID
-		out = append(out, op{actDone, "Done(" + string(k) + ")", spec.Step{Rule: spec.R12Done, Pod: k},
+		out = append(out, op{actDone, "Done(" + string(k) + ")", spec.StepRecord{Rule: spec.R12Done, Pod: k},
 			func(n node) error {
 				err := n.m.Done(uid)
 				if err == nil {
@@ -396,7 +396,7 @@ func ops(b *bound, n node, s *spec.Snapshot) []op {
 			}})
 	}
 	for i, p := range b.pods {
-		out = append(out, op{actDelete, "Delete(" + p.Name + ")", spec.Step{Rule: spec.R10Delete, Pod: p.Key()},
+		out = append(out, op{actDelete, "Delete(" + p.Name + ")", spec.StepRecord{Rule: spec.R10Delete, Pod: p.Key()},
 			func(n node) error {
 				err := n.m.Delete(p)
 				if err == nil {
@@ -404,17 +404,17 @@ func ops(b *bound, n node, s *spec.Snapshot) []op {
 				}
 				return err
 			}})
-		out = append(out, op{actActivate, "Activate(" + p.Name + ")", spec.Step{Rule: spec.R8Activate, Pod: p.Key()},
+		out = append(out, op{actActivate, "Activate(" + p.Name + ")", spec.StepRecord{Rule: spec.R8Activate, Pod: p.Key()},
 			func(n node) error { return n.m.Activate([]*spec.Pod{p}) }})
 	}
 	for _, e := range b.events {
-		out = append(out, op{actMoveAll, "MoveAllToActiveOrBackoffQueue(" + e.EventLabel() + ")", spec.Step{Rule: spec.R4MoveAll},
+		out = append(out, op{actMoveAll, "MoveAllToActiveOrBackoffQueue(" + e.EventLabel() + ")", spec.StepRecord{Rule: spec.R4MoveAll},
 			func(n node) error { n.m.MoveAllToActiveOrBackoffQueue(e, nil); return nil }})
 	}
 	out = append(out,
-		op{actFlushBackoff, actFlushBackoff, spec.Step{Rule: spec.R5FlushBackoffQ},
+		op{actFlushBackoff, actFlushBackoff, spec.StepRecord{Rule: spec.R5FlushBackoffQ},
 			func(n node) error { n.m.FlushBackoffQCompleted(); return nil }},
-		op{actFlushUnsched, actFlushUnsched, spec.Step{Rule: spec.R6FlushUnschedulable},
+		op{actFlushUnsched, actFlushUnsched, spec.StepRecord{Rule: spec.R6FlushUnschedulable},
 			func(n node) error { n.m.FlushUnschedulablePodsLeftover(); return nil }})
 	out = append(out, closeOp(b)...)
 	if b.has(actUpdate) {
@@ -425,7 +425,7 @@ func ops(b *bound, n node, s *spec.Snapshot) []op {
 			}
 			for _, kind := range updateKinds {
 				upd := kind.apply(old)
-				out = append(out, op{actUpdate, fmt.Sprintf("Update(%s, %s)", p.Name, kind.name), spec.Step{Rule: spec.R9Update, Pod: p.Key()},
+				out = append(out, op{actUpdate, fmt.Sprintf("Update(%s, %s)", p.Name, kind.name), spec.StepRecord{Rule: spec.R9Update, Pod: p.Key()},
 					func(n node) error {
 						err := n.m.Update(old, upd)
 						if err == nil && n.m.Where(p.Key()) != spec.InFlight {
@@ -444,7 +444,7 @@ func closeOp(b *bound) []op {
 	if !b.has(actClose) {
 		return nil
 	}
-	return []op{{actClose, actClose, spec.Step{Rule: spec.R13Close},
+	return []op{{actClose, actClose, spec.StepRecord{Rule: spec.R13Close},
 		func(n node) error { n.m.Close(); return nil }}}
 }
 
@@ -492,7 +492,7 @@ func tickOp(b *bound, n node) []op {
 	if !n.m.Now().Before(t0.Add(time.Duration(b.maxTime) * b.unit)) {
 		return nil
 	}
-	return []op{{actTick, actTick, spec.Step{Rule: spec.RTick},
+	return []op{{actTick, actTick, spec.StepRecord{Rule: spec.RTick},
 		func(n node) error { return n.m.Step(b.unit) }}}
 }
 
