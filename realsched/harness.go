@@ -3,6 +3,7 @@ package realsched
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"runtime/pprof"
 	"sort"
@@ -89,6 +90,7 @@ type Result struct {
 	// Trace results.
 	TraceOps, TraceEmptyReads int
 	Violation                 *Violation
+	History                   []TraceOp // the calls recorded, under Trace
 	Err                       error
 }
 
@@ -170,10 +172,10 @@ type rvTracker struct {
 }
 
 func (t rvTracker) stamp(obj runtime.Object) {
+	t.c.room(80)
 	if m, err := meta.Accessor(obj); err == nil {
 		m.SetResourceVersion(fmt.Sprint(t.c.rv.Add(1)))
 	}
-	t.c.written.Add(1)
 }
 
 func (t rvTracker) Create(gvr schema.GroupVersionResource, obj runtime.Object, ns string, opts ...metav1.CreateOptions) error {
@@ -192,7 +194,7 @@ func (t rvTracker) Patch(gvr schema.GroupVersionResource, obj runtime.Object, ns
 }
 
 func (t rvTracker) Delete(gvr schema.GroupVersionResource, ns, name string, opts ...metav1.DeleteOptions) error {
-	t.c.written.Add(1)
+	t.c.room(80)
 	return t.ObjectTracker.Delete(gvr, ns, name, opts...)
 }
 
@@ -246,9 +248,27 @@ func (c *cluster) bind(action clienttesting.Action) (bool, runtime.Object, error
 	return true, b, nil
 }
 
-// wait holds a writer back while more than 50 watch events are unread.
+// wait holds the workload's writers back while more than 30 watch events
+// are unread; room holds every write (the scheduler's binds, status
+// patches and preemption deletes too) while n are, for at most 10 s.
+// Events are counted as the informers' handlers see them, which is later
+// than the watch channel is drained: the bound is conservative.
 func (c *cluster) wait(ctx context.Context) {
-	for c.written.Load()-c.seen.Load() > 50 && ctx.Err() == nil {
+	for c.written.Load()-c.seen.Load() > 30 && ctx.Err() == nil {
+		time.Sleep(100 * time.Microsecond)
+	}
+}
+
+func (c *cluster) room(n int64) {
+	end := time.Now().Add(10 * time.Second)
+	for {
+		w := c.written.Load()
+		if w-c.seen.Load() < n || time.Now().After(end) {
+			if c.written.CompareAndSwap(w, w+1) {
+				return
+			}
+			continue
+		}
 		time.Sleep(100 * time.Microsecond)
 	}
 }
@@ -277,23 +297,37 @@ func (c *cluster) boundCount(uids map[types.UID]bool) int {
 	return n
 }
 
+// decoded returns obj as the API would hand it back: through JSON, so that
+// its quantities compare equal (reflect.DeepEqual, as upstream's
+// isPodUpdated does) with every later version the fake decodes.
+func decoded[T any](obj *T) *T {
+	b, err := json.Marshal(obj)
+	if err != nil {
+		panic(err)
+	}
+	out := new(T)
+	if err := json.Unmarshal(b, out); err != nil {
+		panic(err)
+	}
+	return out
+}
+
 // Node returns a node with the given CPU (cores) and room for 110 pods.
 func Node(name string, cpu int64) *v1.Node {
-	return &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"kubernetes.io/hostname": name}},
+	return decoded(&v1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"kubernetes.io/hostname": name}},
 		Status: v1.NodeStatus{
 			Capacity:    v1.ResourceList{v1.ResourceCPU: *resource.NewQuantity(cpu, resource.DecimalSI), v1.ResourceMemory: resource.MustParse("64Gi"), v1.ResourcePods: resource.MustParse("110")},
 			Allocatable: v1.ResourceList{v1.ResourceCPU: *resource.NewQuantity(cpu, resource.DecimalSI), v1.ResourceMemory: resource.MustParse("64Gi"), v1.ResourcePods: resource.MustParse("110")},
 			Conditions:  []v1.NodeCondition{{Type: v1.NodeReady, Status: v1.ConditionTrue}},
-		}}
+		}})
 }
 
 // Pod returns a pending pod of namespace "ns", UID "uid-<name>", asking
 // for milliCPU.
 func Pod(name string, milliCPU int64, priority int32) *v1.Pod {
-	p := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: Namespace, Name: name, UID: types.UID("uid-" + name), Labels: map[string]string{"app": "w"}},
+	return decoded(&v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: Namespace, Name: name, UID: types.UID("uid-" + name), Labels: map[string]string{"app": "w"}},
 		Spec: v1.PodSpec{SchedulerName: v1.DefaultSchedulerName, Priority: &priority, Containers: []v1.Container{{Name: "c", Image: "i",
-			Resources: v1.ResourceRequirements{Requests: v1.ResourceList{v1.ResourceCPU: *resource.NewMilliQuantity(milliCPU, resource.DecimalSI), v1.ResourceMemory: resource.MustParse("100Mi")}}}}}}
-	return p
+			Resources: v1.ResourceRequirements{Requests: v1.ResourceList{v1.ResourceCPU: *resource.NewMilliQuantity(milliCPU, resource.DecimalSI), v1.ResourceMemory: resource.MustParse("100Mi")}}}}}})
 }
 
 // Env is what a workload drives.
@@ -362,6 +396,9 @@ func (e *Env) DeletePod(name string) error {
 func (e *Env) UpdatePodLabels(name, k, v string) error {
 	e.c.wait(e.ctx)
 	obj, err := e.c.tracker.Get(podsGVR, Namespace, name)
+	if apierrors.IsNotFound(err) {
+		return nil // not created yet
+	}
 	if err != nil {
 		return err
 	}
@@ -387,6 +424,19 @@ func (e *Env) WaitBound(n int, d time.Duration) bool {
 		time.Sleep(5 * time.Millisecond)
 	}
 	return e.Bound() >= n
+}
+
+// WaitQuiet waits until no bind happened for d (the scheduler has tried
+// what it can and parked the rest), or a minute passes.
+func (e *Env) WaitQuiet(d time.Duration) {
+	end := time.Now().Add(time.Minute)
+	last, lastN := time.Now(), e.c.totalBinds()
+	for time.Since(last) < d && time.Now().Before(end) && e.ctx.Err() == nil {
+		time.Sleep(10 * time.Millisecond)
+		if n := e.c.totalBinds(); n != lastN {
+			last, lastN = time.Now(), n
+		}
+	}
 }
 
 // FailBinds makes the API refuse binds for which f says so.
@@ -439,6 +489,10 @@ func Run(o Options) *Result {
 		}
 	}
 
+	if err := setGates(); err != nil {
+		res.Err = err
+		return res
+	}
 	var clk *testingclock.FakeClock
 	opts := []scheduler.Option{}
 	if o.Trace {
@@ -627,6 +681,7 @@ func Run(o Options) *Result {
 	if rec != nil {
 		res.TraceOps, res.TraceEmptyReads = rec.Checked()
 		res.Violation = rec.Violation()
+		res.History = rec.History()
 	}
 	stopSched()
 	return res

@@ -11,7 +11,9 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/klog/v2"
+	"k8s.io/kubernetes/pkg/features"
 	"k8s.io/kubernetes/pkg/scheduler"
 	"k8s.io/kubernetes/pkg/scheduler/backend/queue"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
@@ -72,3 +74,14 @@ func setNextPod(s *scheduler.Scheduler, q upstreamQueue) { s.NextPod = q.Pop }
 
 // labelOf is a cluster event's metric label.
 func labelOf(e clusterEvent) string { return e.Label() }
+
+// setGates selects the classic queue: v1.33.13 with SchedulerQueueingHints
+// and SchedulerPopFromBackoffQ off (both default on in this release). The
+// gates are process-wide and read by scheduler.New, its event handlers and
+// the queue, so both queues of a comparison run under the same ones.
+func setGates() error {
+	return utilfeature.DefaultMutableFeatureGate.SetFromMap(map[string]bool{
+		string(features.SchedulerQueueingHints):   false,
+		string(features.SchedulerPopFromBackoffQ): false,
+	})
+}

@@ -61,10 +61,12 @@ type Recorder struct {
 	checked int
 	reads   int // NominatedPodsForNode calls where both sides listed nothing
 	bad     *Violation
-	closed  bool
-	changed chan struct{}
-	stop    chan struct{}
-	once    sync.Once
+	// diffKeys are the pods the last comparison found out of place.
+	diffKeys []string
+	closed   bool
+	changed  chan struct{}
+	stop     chan struct{}
+	once     sync.Once
 }
 
 // TraceOp is one call of the history.
@@ -89,6 +91,37 @@ type Violation struct {
 	History []TraceOp // the minimal history: the calls that touch the pods involved, plus every move, flush and tick
 	Pods    []spec.PodKey
 	Full    int
+	// Known names the declared difference between upstream v1.33.13
+	// classic and the contract that explains the violation, if one does.
+	Known string
+}
+
+// known classifies a violation at call o by the declared differences of
+// the classic contract with upstream v1.33.13.
+func (r *Recorder) known(o TraceOp) string {
+	s := r.m.Snapshot()
+	a, _, u, _ := r.places()
+	has := func(l []string, k string) bool {
+		for _, x := range l {
+			if x == k {
+				return true
+			}
+		}
+		return false
+	}
+	switch o.Op.Kind {
+	case schedqtest.KindUpdate:
+		k := string(o.Op.Pod.Key())
+		if has(a, k) && has(keysOf(s.InFlight), k) {
+			return "R9 (declared): an Update of a pod in flight; upstream v1.33 classic does not track pods in flight and queues a second copy in activeQ, the contract updates it in place"
+		}
+	case schedqtest.KindAdd:
+		k := string(o.Op.Pod.Key())
+		if p := r.objs[types.UID(o.Op.Pod.Build().UID)]; p != nil && len(p.Spec.SchedulingGates) > 0 && has(u, k) && has(keysOf(s.ActiveQ), k) {
+			return "issue 20 (declared): v1.33.13 runs PreEnqueue (scheduling gates) with queueing hints off, the classic contract has no PreEnqueue"
+		}
+	}
+	return ""
 }
 
 func (v *Violation) Error() string { return v.Report() }
@@ -98,6 +131,9 @@ func (v *Violation) Error() string { return v.Report() }
 func (v *Violation) Report() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "trace violation at call %d of %d: %s\n  %s\n", v.Op.Seq, v.Full, v.Reason, v.Op)
+	if v.Known != "" {
+		fmt.Fprintf(&b, "  known difference: %s\n", v.Known)
+	}
 	fmt.Fprintf(&b, "minimal history (%d calls touching %v, and every move, flush and tick):\n", len(v.History), v.Pods)
 	for _, o := range v.History {
 		fmt.Fprintf(&b, "  %s\n", o)
@@ -166,20 +202,20 @@ func goid() int64 {
 	return id
 }
 
-// call runs one state-changing call under the lock: f calls the queue and
-// steps the model and returns the result text and an error text when the
-// two differ; then the places are compared.
-func (r *Recorder) call(op *schedqtest.Op, text string, f func() (string, string)) {
+// call runs one state-changing call under the lock: inner calls the queue
+// and returns the result text, step steps the model and returns how the
+// two differ, if they do; then the places are compared. After a violation
+// only inner runs.
+func (r *Recorder) call(op *schedqtest.Op, text string, inner func() string, step func() string) {
 	start := time.Now()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.bad != nil {
-		f = nil
-	}
-	if f == nil {
+		inner()
 		return
 	}
-	res, diff := f()
+	res := inner()
+	diff := step()
 	r.record(*op, text, res, start)
 	if diff == "" {
 		diff = r.compare()
@@ -209,6 +245,23 @@ func keysOf(l []spec.QueuedPodInfo) []string {
 	return out
 }
 
+func symDiff(a, b []string) []string {
+	in := map[string]int{}
+	for _, k := range a {
+		in[k]++
+	}
+	for _, k := range b {
+		in[k]--
+	}
+	var out []string
+	for k, n := range in {
+		if n != 0 {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
 func sameSet(a, b []string) bool {
 	if len(a) != len(b) {
 		return false
@@ -224,10 +277,12 @@ func sameSet(a, b []string) bool {
 	return true
 }
 
-// compare checks the queue's places against the model's.
+// compare checks the queue's places against the model's; r.diffKeys
+// gets the pods that are in one and not the other.
 func (r *Recorder) compare() string {
 	s := r.m.Snapshot()
 	a, b, u, f := r.places()
+	r.diffKeys = nil
 	var d []string
 	for _, c := range []struct {
 		name      string
@@ -239,6 +294,7 @@ func (r *Recorder) compare() string {
 		if !sameSet(c.got, c.want) {
 			sort.Strings(c.got)
 			sort.Strings(c.want)
+			r.diffKeys = append(r.diffKeys, symDiff(c.got, c.want)...)
 			d = append(d, fmt.Sprintf("%s: queue %v, model %v", c.name, c.got, c.want))
 		}
 	}
@@ -251,10 +307,8 @@ func (r *Recorder) compare() string {
 func (r *Recorder) violate(reason string) {
 	last := r.ops[len(r.ops)-1]
 	pods := map[spec.PodKey]bool{}
-	for _, w := range strings.FieldsFunc(reason, func(c rune) bool { return c == '[' || c == ']' || c == ' ' || c == ',' }) {
-		if strings.Count(w, "/") == 1 && !strings.HasSuffix(w, ":") {
-			pods[spec.PodKey(w)] = true
-		}
+	for _, k := range r.diffKeys {
+		pods[spec.PodKey(k)] = true
 	}
 	for _, k := range opKeys(last.Op) {
 		pods[k] = true
@@ -275,7 +329,7 @@ func (r *Recorder) violate(reason string) {
 		names = append(names, k)
 	}
 	sort.Slice(names, func(i, j int) bool { return names[i] < names[j] })
-	r.bad = &Violation{Op: last, Reason: reason, History: hist, Pods: names, Full: len(r.ops)}
+	r.bad = &Violation{Op: last, Reason: reason, History: hist, Pods: names, Full: len(r.ops), Known: r.known(last)}
 	r.wake()
 }
 
@@ -338,11 +392,13 @@ func (r *Recorder) Add(logger klog.Logger, pod *v1.Pod) {
 		r.inner.Add(logger, pod)
 		return
 	}
-	r.call(&schedqtest.Op{Kind: schedqtest.KindAdd, Pod: ref(pod)}, "Add "+pod.Name, func() (string, string) {
-		r.remember(pod)
+	r.call(&schedqtest.Op{Kind: schedqtest.KindAdd, Pod: ref(pod)}, "Add "+pod.Name, func() string {
 		r.inner.Add(logger, pod)
+		return ""
+	}, func() string {
+		r.remember(pod)
 		_ = r.m.Add(specPod(pod)) // the model's error is the contract's answer; upstream has none to compare
-		return "", ""
+		return ""
 	})
 }
 
@@ -361,12 +417,14 @@ func (r *Recorder) Activate(logger klog.Logger, pods map[string]*v1.Pod) {
 			refs = append(refs, ref(p))
 		}
 	}
-	r.call(&schedqtest.Op{Kind: schedqtest.KindActivate, Pods: refs}, fmt.Sprintf("Activate %v", keys), func() (string, string) {
+	r.call(&schedqtest.Op{Kind: schedqtest.KindActivate, Pods: refs}, fmt.Sprintf("Activate %v", keys), func() string {
 		r.inner.Activate(logger, pods)
+		return ""
+	}, func() string {
 		if len(list) > 0 {
 			_ = r.m.Activate(list)
 		}
-		return "", ""
+		return ""
 	})
 }
 
@@ -380,22 +438,19 @@ func (r *Recorder) AddUnschedulableIfNotPresent(logger klog.Logger, p *queuedPod
 	c := cycle
 	op := schedqtest.Op{Kind: schedqtest.KindFail, Pod: schedqtest.PodRef{Name: p.Pod.Name}, Plugins: plugins, Cycle: &c}
 	var err error
-	done := false
-	r.call(&op, fmt.Sprintf("AddUnschedulableIfNotPresent %s plugins=%v cycle=%d attempts=%d", p.Pod.Name, plugins, cycle, p.Attempts), func() (string, string) {
-		done = true
-		r.remember(p.Pod)
+	r.call(&op, fmt.Sprintf("AddUnschedulableIfNotPresent %s plugins=%v cycle=%d attempts=%d", p.Pod.Name, plugins, cycle, p.Attempts), func() string {
 		err = r.inner.AddUnschedulableIfNotPresent(logger, p, cycle)
+		return errText(err)
+	}, func() string {
+		r.remember(p.Pod)
 		info := &spec.QueuedPodInfo{Pod: specPod(p.Pod), Timestamp: p.Timestamp, Attempts: p.Attempts,
 			UnschedulablePlugins: spec.NewPluginSet(plugins...), InitialAttemptTimestamp: initialAttempt(p)}
 		merr := r.m.AddUnschedulableIfNotPresent(info, cycle)
 		if (err == nil) != (merr == nil) {
-			return errText(err), fmt.Sprintf("AddUnschedulableIfNotPresent %s: queue %s, model %s", p.Pod.Namespace+"/"+p.Pod.Name, errText(err), errText(merr))
+			return fmt.Sprintf("AddUnschedulableIfNotPresent %s: queue %s, model %s", p.Pod.Namespace+"/"+p.Pod.Name, errText(err), errText(merr))
 		}
-		return errText(err), ""
+		return ""
 	})
-	if !done {
-		return r.inner.AddUnschedulableIfNotPresent(logger, p, cycle)
-	}
 	return err
 }
 
@@ -474,10 +529,12 @@ func (r *Recorder) pop(logger klog.Logger) (*queuedPodInfo, error) {
 
 // Done is recorded and checked.
 func (r *Recorder) Done(uid types.UID) {
-	r.call(&schedqtest.Op{Kind: schedqtest.KindDone, UID: string(uid)}, "Done "+string(uid), func() (string, string) {
+	r.call(&schedqtest.Op{Kind: schedqtest.KindDone, UID: string(uid)}, "Done "+string(uid), func() string {
 		r.inner.Done(uid)
+		return ""
+	}, func() string {
 		_ = r.m.Done(spec.UID(uid)) // upstream ignores Done of a pod not in flight; so does the check
-		return "", ""
+		return ""
 	})
 }
 
@@ -491,11 +548,13 @@ func (r *Recorder) Update(logger klog.Logger, oldPod, newPod *v1.Pod) {
 	if !spec.IsPodUpdated(specPod(oldPod), specPod(newPod)) {
 		op = schedqtest.Op{Kind: schedqtest.KindUpdate, Pod: schedqtest.PodRef{Name: newPod.Name}, Touch: true}
 	}
-	r.call(&op, "Update "+newPod.Name+" rv="+newPod.ResourceVersion, func() (string, string) {
-		r.remember(newPod)
+	r.call(&op, "Update "+newPod.Name+" rv="+newPod.ResourceVersion, func() string {
 		r.inner.Update(logger, oldPod, newPod)
+		return ""
+	}, func() string {
+		r.remember(newPod)
 		_ = r.m.Update(specPod(oldPod), specPod(newPod))
-		return "", ""
+		return ""
 	})
 }
 
@@ -505,10 +564,12 @@ func (r *Recorder) Delete(pod *v1.Pod) {
 		r.inner.Delete(pod)
 		return
 	}
-	r.call(&schedqtest.Op{Kind: schedqtest.KindDelete, Pod: schedqtest.PodRef{Name: pod.Name}}, "Delete "+pod.Name, func() (string, string) {
+	r.call(&schedqtest.Op{Kind: schedqtest.KindDelete, Pod: schedqtest.PodRef{Name: pod.Name}}, "Delete "+pod.Name, func() string {
 		r.inner.Delete(pod)
+		return ""
+	}, func() string {
 		_ = r.m.Delete(specPod(pod))
-		return "", ""
+		return ""
 	})
 }
 
@@ -517,8 +578,10 @@ func (r *Recorder) Delete(pod *v1.Pod) {
 func (r *Recorder) MoveAllToActiveOrBackoffQueue(logger klog.Logger, event clusterEvent, oldObj, newObj interface{}, pc preEnqueueCheck) {
 	se := specEvent(event)
 	op := schedqtest.Op{Kind: schedqtest.KindMove, Event: spec.ClusterEvent{Resource: se.Resource, ActionType: se.ActionType}}
-	r.call(&op, "MoveAllToActiveOrBackoffQueue "+labelOf(event), func() (string, string) {
+	r.call(&op, "MoveAllToActiveOrBackoffQueue "+labelOf(event), func() string {
 		r.inner.MoveAllToActiveOrBackoffQueue(logger, event, oldObj, newObj, pc)
+		return ""
+	}, func() string {
 		var mpc spec.PreEnqueueCheck
 		if pc != nil {
 			// The precheck's verdicts go into the scenario op.
@@ -537,7 +600,7 @@ func (r *Recorder) MoveAllToActiveOrBackoffQueue(logger klog.Logger, event clust
 			}()
 		}
 		r.m.MoveAllToActiveOrBackoffQueue(se, mpc)
-		return "", ""
+		return ""
 	})
 }
 
@@ -547,10 +610,12 @@ func (r *Recorder) AssignedPodAdded(logger klog.Logger, pod *v1.Pod) {
 		r.inner.AssignedPodAdded(logger, pod)
 		return
 	}
-	r.call(&schedqtest.Op{Kind: schedqtest.KindAssignedAdd, Pod: ref(pod)}, "AssignedPodAdded "+pod.Name, func() (string, string) {
+	r.call(&schedqtest.Op{Kind: schedqtest.KindAssignedAdd, Pod: ref(pod)}, "AssignedPodAdded "+pod.Name, func() string {
 		r.inner.AssignedPodAdded(logger, pod)
+		return ""
+	}, func() string {
 		_ = r.m.AssignedPodAdded(specPod(pod))
-		return "", ""
+		return ""
 	})
 }
 
@@ -562,10 +627,12 @@ func (r *Recorder) AssignedPodUpdated(logger klog.Logger, oldPod, newPod *v1.Pod
 	}
 	se := specEvent(event)
 	op := schedqtest.Op{Kind: schedqtest.KindAssignedUpdate, Pod: ref(newPod), Event: spec.ClusterEvent{Resource: se.Resource, ActionType: se.ActionType}}
-	r.call(&op, "AssignedPodUpdated "+newPod.Name+" "+labelOf(event), func() (string, string) {
+	r.call(&op, "AssignedPodUpdated "+newPod.Name+" "+labelOf(event), func() string {
 		r.inner.AssignedPodUpdated(logger, oldPod, newPod, event)
+		return ""
+	}, func() string {
 		_ = r.m.AssignedPodUpdated(specPod(oldPod), specPod(newPod), se)
-		return "", ""
+		return ""
 	})
 }
 
@@ -600,17 +667,21 @@ func (r *Recorder) Run(logger klog.Logger) {
 			n++
 			r.tick(step)
 			if n%100 == 0 {
-				r.call(&schedqtest.Op{Kind: schedqtest.KindFlushBackoff}, "flushBackoffQCompleted", func() (string, string) {
+				r.call(&schedqtest.Op{Kind: schedqtest.KindFlushBackoff}, "flushBackoffQCompleted", func() string {
 					r.flush(true)
+					return ""
+				}, func() string {
 					r.m.FlushBackoffQCompleted()
-					return "", ""
+					return ""
 				})
 			}
 			if n%3000 == 0 {
-				r.call(&schedqtest.Op{Kind: schedqtest.KindFlushLeftover}, "flushUnschedulablePodsLeftover", func() (string, string) {
+				r.call(&schedqtest.Op{Kind: schedqtest.KindFlushLeftover}, "flushUnschedulablePodsLeftover", func() string {
 					r.flush(false)
+					return ""
+				}, func() string {
 					r.m.FlushUnschedulablePodsLeftover()
-					return "", ""
+					return ""
 				})
 			}
 		}
@@ -650,11 +721,13 @@ func (r *Recorder) AddNominatedPod(logger klog.Logger, pi *podInfo, ni *nominati
 		mode, node = spec.NominateOverride, ni.NominatedNodeName
 	}
 	op := schedqtest.Op{Kind: schedqtest.KindNominate, Pod: schedqtest.PodRef{Name: pi.Pod.Name}, Node: node, Noop: mode == spec.NominateNoop}
-	r.call(&op, fmt.Sprintf("AddNominatedPod %s mode=%d node=%q", pi.Pod.Name, mode, node), func() (string, string) {
-		r.remember(pi.Pod)
+	r.call(&op, fmt.Sprintf("AddNominatedPod %s mode=%d node=%q", pi.Pod.Name, mode, node), func() string {
 		r.inner.AddNominatedPod(logger, pi, ni)
+		return ""
+	}, func() string {
+		r.remember(pi.Pod)
 		_ = r.m.AddNominatedPod(specPod(pi.Pod), mode, node)
-		return "", ""
+		return ""
 	})
 }
 
@@ -666,10 +739,12 @@ func (r *Recorder) DeleteNominatedPodIfExists(pod *v1.Pod) {
 		return
 	}
 	op := schedqtest.Op{Kind: schedqtest.KindNominate, Pod: schedqtest.PodRef{Name: pod.Name}}
-	r.call(&op, "DeleteNominatedPodIfExists "+pod.Name, func() (string, string) {
+	r.call(&op, "DeleteNominatedPodIfExists "+pod.Name, func() string {
 		r.inner.DeleteNominatedPodIfExists(pod)
+		return ""
+	}, func() string {
 		_ = r.m.AddNominatedPod(specPod(pod), spec.NominateOverride, "")
-		return "", ""
+		return ""
 	})
 }
 

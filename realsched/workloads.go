@@ -55,6 +55,7 @@ func Unschedulable(nodes, pods int) Workload {
 			}
 		}
 		e.WaitBound(int(per)*(nodes/2), 30*time.Second)
+		e.WaitQuiet(time.Second) // the others are parked by now
 		for i := nodes / 2; i < nodes; i++ {
 			if err := e.CreateNode(Node(fmt.Sprintf("node-%d", i), per)); err != nil {
 				return err
@@ -127,15 +128,16 @@ func MixedChurn(nodes, pods int) Workload {
 	}}
 }
 
-// Preemption: every node is full of low-priority pods (preloaded, bound);
-// each high-priority pod preempts one, is nominated, waits for its victim
-// to go and is then bound: the nominator is on the hot path.
+// Preemption: every node is full of low-priority pods (pods of them,
+// preloaded, bound); pods/2 high-priority pods then each preempt one, are
+// nominated, wait for their victim to go and are bound: the nominator is
+// on the hot path.
 func Preemption(nodes, pods int) Workload {
-	return Workload{Name: "Preemption", Nodes: nodes, Pods: pods, Run: func(e *Env) error {
-		const per = 4
+	return Workload{Name: "Preemption", Nodes: nodes, Pods: pods / 2, Run: func(e *Env) error {
+		per := (pods + nodes - 1) / nodes
 		for i := 0; i < nodes; i++ {
 			name := fmt.Sprintf("node-%d", i)
-			e.Preload(Node(name, per))
+			e.Preload(Node(name, int64(per)))
 			for j := 0; j < per; j++ {
 				low := Pod(fmt.Sprintf("low-%d-%d", i, j), 1000, 0)
 				low.Spec.NodeName = name
@@ -143,7 +145,7 @@ func Preemption(nodes, pods int) Workload {
 			}
 		}
 		e.Start()
-		for i := 0; i < pods; i++ {
+		for i := 0; i < pods/2; i++ {
 			p := Pod(fmt.Sprintf("high-%d", i), 1000, 1000)
 			e.Must(p)
 			if err := e.CreatePod(p); err != nil {
