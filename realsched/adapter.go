@@ -282,11 +282,20 @@ func (a *Adapter) preCheck(pc preEnqueueCheck) spec.PreEnqueueCheck {
 	if pc == nil {
 		return nil
 	}
-	return func(p *spec.Pod) bool {
+	return func(p *spec.Pod) (ok bool) {
 		e := a.lookup(p.UID)
 		if e == nil {
 			return true
 		}
+		// impl runs this under its lock: a preCheck that panics (a
+		// plugin's bug, an object it did not expect) moves the pod and
+		// is counted, rather than unwinding through the queue's lock.
+		defer func() {
+			if r := recover(); r != nil {
+				a.fail(fmt.Errorf("preCheck panicked on %s: %v", p.Key(), r))
+				ok = true
+			}
+		}()
 		return pc(e.info.Pod)
 	}
 }

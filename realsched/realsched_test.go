@@ -1,10 +1,14 @@
 package realsched
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"testing"
 	"time"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/klog/v2"
 )
 
 var (
@@ -123,4 +127,48 @@ func BenchmarkRealsched(b *testing.B) {
 			})
 		}
 	}
+}
+
+// TestAdapterBadInput: nil and unknown objects are refused and counted,
+// a panicking preCheck is contained, and nothing panics.
+func TestAdapterBadInput(t *testing.T) {
+	a, err := NewAdapter(context.Background(), nil, nil, time.Second, 10*time.Second, Correct)
+	if err != nil {
+		t.Fatal(err)
+	}
+	logger := klog.Background()
+	a.Add(logger, nil)
+	a.Update(logger, nil, nil)
+	a.Delete(nil)
+	a.AssignedPodAdded(logger, nil)
+	a.AssignedPodUpdated(logger, nil, nil, clusterEvent{})
+	a.AddNominatedPod(logger, nil, nil)
+	a.DeleteNominatedPodIfExists(nil)
+	if err := a.AddUnschedulableIfNotPresent(logger, nil, 0); err == nil {
+		t.Error("AddUnschedulableIfNotPresent(nil) accepted")
+	}
+	a.Activate(logger, map[string]*v1.Pod{"x": nil})
+	if a.Errors() == 0 {
+		t.Error("bad input not counted")
+	}
+	// A pod parked, then a move whose preCheck panics: the pod moves.
+	p := Pod("a", 100, 0)
+	a.Add(logger, p)
+	info, err := a.pop()
+	if err != nil {
+		t.Fatal(err)
+	}
+	info.UnschedulablePlugins.Insert("NodeResourcesFit")
+	before := a.Errors()
+	if err := a.AddUnschedulableIfNotPresent(logger, info, a.SchedulingCycle()-1); err != nil {
+		t.Fatal(err)
+	}
+	a.MoveAllToActiveOrBackoffQueue(logger, clusterEvent{Resource: "*", ActionType: 1<<13 - 1}, nil, nil, func(*v1.Pod) bool { panic("boom") })
+	if a.Errors() == before {
+		t.Error("the preCheck panic was not counted")
+	}
+	if got := len(a.PodsInActiveQ()) + len(a.PodsInBackoffQ()); got != 1 {
+		t.Errorf("after the move: %d pods in activeQ/backoffQ, want 1", got)
+	}
+	a.Close()
 }
