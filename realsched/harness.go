@@ -59,6 +59,9 @@ type Options struct {
 	Profile bool
 	// Timeout bounds the run (default 2 minutes).
 	Timeout time.Duration
+	// StopOnViolation ends the run at the trace check's first violation
+	// (the broken-adapter test needs nothing more).
+	StopOnViolation bool
 }
 
 // Result is what one run proved and measured.
@@ -335,6 +338,9 @@ type Env struct {
 	ctx context.Context
 	c   *cluster
 	// must are the pods that must end bound; gated those that must not.
+	// mu guards both: the workload adds while the throughput sampler and
+	// WaitBound count.
+	mu          sync.RWMutex
 	must, gated map[types.UID]bool
 	pre         []runtime.Object // preloaded before the informers start
 	ready       chan struct{}    // closed by Start: the preload is complete
@@ -352,6 +358,8 @@ func (e *Env) preloaded() <-chan struct{} { return e.ready }
 
 // Gate marks pods that must never be bound (scheduling gates).
 func (e *Env) Gate(pods ...*v1.Pod) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
 	for _, p := range pods {
 		e.gated[p.UID] = true
 	}
@@ -362,6 +370,8 @@ func (e *Env) Preload(objs ...runtime.Object) { e.pre = append(e.pre, objs...) }
 
 // Must marks pods that must end bound.
 func (e *Env) Must(pods ...*v1.Pod) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
 	for _, p := range pods {
 		e.must[p.UID] = true
 	}
@@ -412,7 +422,11 @@ func (e *Env) UpdatePodLabels(name, k, v string) error {
 }
 
 // Bound is how many of the pods that must be bound are.
-func (e *Env) Bound() int { return e.c.boundCount(e.must) }
+func (e *Env) Bound() int {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	return e.c.boundCount(e.must)
+}
 
 // WaitBound waits until n pods that must be bound are, or d passes.
 func (e *Env) WaitBound(n int, d time.Duration) bool {
@@ -560,6 +574,17 @@ func Run(o Options) *Result {
 			return res
 		}
 		q = rec
+	}
+	if rec != nil && o.StopOnViolation {
+		go func() {
+			for ctx.Err() == nil {
+				if rec.Violation() != nil {
+					cancel()
+					return
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+		}()
 	}
 	tq := newTimed(q)
 	sched.SchedulingQueue = tq

@@ -81,7 +81,7 @@ func TestBrokenAdapterIsRejected(t *testing.T) {
 		{SkipMoves, Unschedulable(*nodesFlag, *podsFlag)},
 	} {
 		t.Run(c.b.String(), func(t *testing.T) {
-			r := Run(Options{Queue: Schedq, Workload: c.w, Breakage: c.b, Trace: true, Timeout: 10 * time.Second})
+			r := Run(Options{Queue: Schedq, Workload: c.w, Breakage: c.b, Trace: true, StopOnViolation: true, Timeout: 2 * time.Minute})
 			t.Log(summary(r))
 			if r.Violation == nil {
 				t.Fatalf("the trace of the %s adapter was accepted", c.b)
