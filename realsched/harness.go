@@ -165,6 +165,7 @@ type cluster struct {
 	attempts map[types.UID]int
 	injected int
 	onBind   func()
+	done     <-chan struct{}
 }
 
 // rvTracker sets a fresh resource version on every write: the scheduler
@@ -262,11 +263,22 @@ func (c *cluster) wait(ctx context.Context) {
 	}
 }
 
+// ended reports whether the run is over (its informers are gone, so no
+// write will ever be seen).
+func (c *cluster) ended() bool {
+	select {
+	case <-c.done:
+		return true
+	default:
+		return false
+	}
+}
+
 func (c *cluster) room(n int64) {
 	end := time.Now().Add(10 * time.Second)
 	for {
 		w := c.written.Load()
-		if w-c.seen.Load() < n || time.Now().After(end) {
+		if w-c.seen.Load() < n || time.Now().After(end) || c.ended() {
 			if c.written.CompareAndSwap(w, w+1) {
 				return
 			}
@@ -278,12 +290,18 @@ func (c *cluster) room(n int64) {
 
 func (c *cluster) createPod(ctx context.Context, p *v1.Pod) error {
 	c.wait(ctx)
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	_, err := c.cs.CoreV1().Pods(p.Namespace).Create(ctx, p, metav1.CreateOptions{})
 	return err
 }
 
 func (c *cluster) createNode(ctx context.Context, n *v1.Node) error {
 	c.wait(ctx)
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	_, err := c.cs.CoreV1().Nodes().Create(ctx, n, metav1.CreateOptions{})
 	return err
 }
@@ -483,6 +501,7 @@ func Run(o Options) *Result {
 	defer cancel()
 	logger := klog.FromContext(ctx)
 	c := newCluster()
+	c.done = ctx.Done()
 	startCh := make(chan struct{})
 	env := &Env{ctx: ctx, c: c, must: map[types.UID]bool{}, gated: map[types.UID]bool{}, ready: make(chan struct{}), startCh: startCh}
 
