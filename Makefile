@@ -36,6 +36,7 @@ test: vet
 	@# Kubernetes costs CI about 3.5 more minutes, and what it would check is
 	@# upstream's code and our single-goroutine adapter.
 	cd $(UPSTREAM_DIR) && $(GO) test $(call upstream_flags,133) -count=1 -run 'TestClassic|TestConcurrentClassic' .
+	cd realsched && $(GO) test -count=1 ./...
 
 # The upstream releases make vet vets in full (v1.33 only: vetting another
 # release costs a full Kubernetes build). Even once Kubernetes is compiled, a
@@ -168,6 +169,20 @@ bench-compare:
 	  done; \
 	  $(GO) run ./internal/workload/cmd/benchtable $$args; \
 	  echo "raw output: $$dir (machine: $$(nproc) CPUs, $$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'))"
+
+# The real kube-scheduler v1.33.13 on upstream's queue and on schedq's,
+# at scheduler_perf's size (realsched/, docs/realsched.md), REALSCHED_COUNT
+# rounds of one run each (upstream then schedq per workload: interleaved,
+# where go test -count would run each one back to back): raw benchmark
+# lines in REALSCHED_OUT, then benchstat's upstream/schedq table.
+.PHONY: realsched
+REALSCHED_COUNT ?= 3
+REALSCHED_FLAGS ?= -realsched.nodes=500 -realsched.pods=5000
+REALSCHED_OUT ?= $(or $(TMPDIR),/tmp)/schedq-realsched.txt
+realsched:
+	@: > $(REALSCHED_OUT); cd realsched && for i in $$(seq $(REALSCHED_COUNT)); do \
+	  $(GO) test -run '^$$' -bench . -benchtime 1x -count 1 -timeout 0 $(REALSCHED_FLAGS) | tee -a $(REALSCHED_OUT) || exit 1; done
+	@uptime; if command -v benchstat >/dev/null; then benchstat -col /queue $(REALSCHED_OUT); else echo "benchstat not on PATH: raw lines in $(REALSCHED_OUT)"; fi
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')

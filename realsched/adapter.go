@@ -1,0 +1,448 @@
+package realsched
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
+
+	"github.com/schedq/schedq/impl"
+	"github.com/schedq/schedq/spec"
+)
+
+// Adapter is upstream's SchedulingQueue on schedq's queue (package impl,
+// classic profile). The queue carries spec.Pod only, so the adapter keeps,
+// per UID, the *v1.Pod and its parsed PodInfo that upstream callers expect
+// back (Pop, NominatedPodsForNode, preCheck): a side table under a lock of
+// its own, never held while the queue's lock is taken, so a preCheck that
+// impl runs under its lock may read it.
+//
+// Known wrong answer (issue 20): v1.33.13 runs PreEnqueue plugins
+// (scheduling gates) with queueing hints off; schedq's classic profile has
+// none, so a gated pod is scheduled here. The harness reports it.
+type Adapter struct {
+	q        *impl.PriorityQueue
+	registry spec.PluginEvents
+
+	mu   sync.RWMutex
+	pods map[types.UID]*sideEntry
+
+	// breakage, if set, makes the adapter wrong on purpose: the trace
+	// check must reject it (the checker's own mutant).
+	breakage Breakage
+	// errs counts calls the queue refused (a wrong-type or unknown
+	// object, an error from impl): never a panic, always counted.
+	errs atomic.Int64
+}
+
+// sideEntry is what the adapter knows of one UID. It lives while the queue
+// holds the pod (held) or the nominator names it (nominated).
+type sideEntry struct {
+	info      *podInfo
+	pod       *spec.Pod
+	held      bool
+	nominated bool
+}
+
+// Breakage names a deliberately broken adapter.
+type Breakage int
+
+const (
+	// Correct is the adapter as it should be.
+	Correct Breakage = iota
+	// DropUnschedulable ends the pod's attempt instead of requeueing it in
+	// AddUnschedulableIfNotPresent: the pod is lost.
+	DropUnschedulable
+	// SkipMoves ignores every cluster event (MoveAllToActiveOrBackoffQueue
+	// does nothing): parked pods wait for the leftover flush.
+	SkipMoves
+)
+
+func (b Breakage) String() string {
+	return [...]string{"correct", "drop-unschedulable", "skip-moves"}[b]
+}
+
+// NewAdapter builds schedq's classic queue for the scheduler's profiles:
+// the registry from their EnqueueExtensions, PrioritySort required (schedq
+// orders activeQ by priority then timestamp, as PrioritySort does), and
+// the backoff settings given.
+func NewAdapter(ctx context.Context, profiles map[string]upstreamProfile, clk clock.WithTicker, initialBackoff, maxBackoff time.Duration, b Breakage) (*Adapter, error) {
+	for name, p := range profiles {
+		qs := p.ListPlugins().QueueSort.Enabled
+		if len(qs) != 1 || qs[0].Name != "PrioritySort" {
+			return nil, fmt.Errorf("profile %s: queue sort %v: schedq orders activeQ as PrioritySort only", name, qs)
+		}
+	}
+	reg, err := Registry(ctx, profiles)
+	if err != nil {
+		return nil, err
+	}
+	cfg := spec.DefaultConfig(reg)
+	cfg.PodInitialBackoffDuration, cfg.PodMaxBackoffDuration = initialBackoff, maxBackoff
+	var opts []impl.Option
+	if clk != nil {
+		opts = append(opts, impl.WithClock(clk))
+	}
+	q, err := impl.New(cfg, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return &Adapter{q: q, registry: reg, pods: map[types.UID]*sideEntry{}, breakage: b}, nil
+}
+
+// Queue is schedq's queue behind the adapter.
+func (a *Adapter) Queue() *impl.PriorityQueue { return a.q }
+
+// Errors is the number of calls the queue refused.
+func (a *Adapter) Errors() int64 { return a.errs.Load() }
+
+func (a *Adapter) fail(err error) {
+	if err != nil {
+		a.errs.Add(1)
+	}
+}
+
+// remember records pod (and its parsed info, when given) as the current
+// version of its UID and returns schedq's view of it.
+func (a *Adapter) remember(pod *v1.Pod, pi *podInfo, held, nominated *bool) *spec.Pod {
+	sp := specPod(pod)
+	if pi == nil || pi.Pod != pod {
+		pi, _ = newPodInfo(pod) // as upstream: a bad affinity term is not an error here
+	}
+	a.mu.Lock()
+	e := a.pods[pod.UID]
+	if e == nil {
+		e = &sideEntry{}
+		a.pods[pod.UID] = e
+	}
+	e.info, e.pod = pi, sp
+	if held != nil {
+		e.held = *held
+	}
+	if nominated != nil {
+		e.nominated = *nominated
+	}
+	a.mu.Unlock()
+	return sp
+}
+
+// release marks what no longer holds uid and forgets it once nothing does.
+func (a *Adapter) release(uid types.UID, held, nominated bool) {
+	a.mu.Lock()
+	if e := a.pods[uid]; e != nil {
+		if held {
+			e.held = false
+		}
+		if nominated {
+			e.nominated = false
+		}
+		if !e.held && !e.nominated {
+			delete(a.pods, uid)
+		}
+	}
+	a.mu.Unlock()
+}
+
+func (a *Adapter) lookup(uid spec.UID) *sideEntry {
+	a.mu.RLock()
+	e := a.pods[types.UID(uid)]
+	a.mu.RUnlock()
+	return e
+}
+
+var yes, no = true, false
+
+// Add is R1.
+func (a *Adapter) Add(logger klog.Logger, pod *v1.Pod) {
+	if pod == nil {
+		a.fail(spec.ErrNilPod)
+		return
+	}
+	a.fail(a.q.Add(a.remember(pod, nil, &yes, nil)))
+}
+
+// Activate is R8, the pods in key order (a map has none).
+func (a *Adapter) Activate(logger klog.Logger, pods map[string]*v1.Pod) {
+	keys := make([]string, 0, len(pods))
+	for k, p := range pods {
+		if p != nil {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	list := make([]*spec.Pod, 0, len(keys))
+	for _, k := range keys {
+		p := pods[k]
+		if e := a.lookup(spec.UID(p.UID)); e != nil {
+			list = append(list, e.pod)
+		} else {
+			list = append(list, specPod(p))
+		}
+	}
+	if len(list) > 0 {
+		a.fail(a.q.Activate(list))
+	}
+}
+
+// AddUnschedulableIfNotPresent is R3. The scheduler hands back the
+// QueuedPodInfo Pop returned, with the pod refreshed from the informer.
+func (a *Adapter) AddUnschedulableIfNotPresent(logger klog.Logger, pInfo *queuedPodInfo, podSchedulingCycle int64) error {
+	if pInfo == nil || pInfo.PodInfo == nil || pInfo.Pod == nil {
+		a.fail(spec.ErrNilPod)
+		return spec.ErrNilPod
+	}
+	if a.breakage == DropUnschedulable {
+		a.Done(pInfo.Pod.UID)
+		return nil
+	}
+	sp := a.remember(pInfo.Pod, pInfo.PodInfo, &yes, nil)
+	info := &spec.QueuedPodInfo{
+		Pod:                     sp,
+		Timestamp:               pInfo.Timestamp,
+		Attempts:                pInfo.Attempts,
+		UnschedulablePlugins:    spec.NewPluginSet(sets.List(pInfo.UnschedulablePlugins)...),
+		InitialAttemptTimestamp: initialAttempt(pInfo),
+	}
+	err := a.q.AddUnschedulableIfNotPresent(info, podSchedulingCycle)
+	a.fail(err)
+	return err
+}
+
+// SchedulingCycle is schedulingCycle.
+func (a *Adapter) SchedulingCycle() int64 { return a.q.SchedulingCycle() }
+
+// pop is R2, with the *v1.Pod of the side table.
+func (a *Adapter) pop() (*queuedPodInfo, error) {
+	for {
+		info, _, err := a.q.Pop()
+		if err != nil {
+			return nil, err
+		}
+		e := a.lookup(info.Pod.UID)
+		if e == nil {
+			// A pod the side table does not know cannot be scheduled:
+			// end its attempt rather than hand the scheduler nothing.
+			a.fail(fmt.Errorf("popped %s: unknown UID", info.Pod.Key()))
+			a.fail(a.q.Done(info.Pod.UID))
+			continue
+		}
+		plugins := sets.New[string](info.UnschedulablePlugins...)
+		return newQueuedPodInfo(e.info, info.Timestamp, info.InitialAttemptTimestamp, info.Attempts, plugins), nil
+	}
+}
+
+// Done is R12. Done of a pod the queue no longer has in flight is normal
+// for the scheduler (upstream ignores it) and not counted.
+func (a *Adapter) Done(uid types.UID) {
+	_ = a.q.Done(spec.UID(uid))
+	a.release(uid, true, false)
+}
+
+// Update is R9.
+func (a *Adapter) Update(logger klog.Logger, oldPod, newPod *v1.Pod) {
+	if oldPod == nil || newPod == nil {
+		a.fail(spec.ErrNilPod)
+		return
+	}
+	old := specPod(oldPod)
+	if e := a.lookup(spec.UID(oldPod.UID)); e != nil {
+		old = e.pod
+	}
+	a.fail(a.q.Update(old, a.remember(newPod, nil, &yes, nil)))
+}
+
+// Delete is R10.
+func (a *Adapter) Delete(pod *v1.Pod) {
+	if pod == nil {
+		a.fail(spec.ErrNilPod)
+		return
+	}
+	if err := a.q.Delete(specPod(pod)); err != nil && !errors.Is(err, spec.ErrPodNotFound) {
+		a.fail(err)
+	}
+	a.mu.Lock()
+	delete(a.pods, pod.UID)
+	a.mu.Unlock()
+}
+
+// preCheck turns upstream's preCheck into schedq's: it reads the side
+// table (impl may call it under its own lock; the side table's lock is
+// never held around a queue call). A pod the table does not know passes:
+// moving a pod too many is a wasted attempt, not a loss.
+func (a *Adapter) preCheck(pc preEnqueueCheck) spec.PreEnqueueCheck {
+	if pc == nil {
+		return nil
+	}
+	return func(p *spec.Pod) (ok bool) {
+		e := a.lookup(p.UID)
+		if e == nil {
+			return true
+		}
+		// impl runs this under its lock: a preCheck that panics (a
+		// plugin's bug, an object it did not expect) moves the pod and
+		// is counted, rather than unwinding through the queue's lock.
+		defer func() {
+			if r := recover(); r != nil {
+				a.fail(fmt.Errorf("preCheck panicked on %s: %v", p.Key(), r))
+				ok = true
+			}
+		}()
+		return pc(e.info.Pod)
+	}
+}
+
+// MoveAllToActiveOrBackoffQueue is R4. The objects are not used: the
+// classic profile has no hints.
+func (a *Adapter) MoveAllToActiveOrBackoffQueue(logger klog.Logger, event clusterEvent, oldObj, newObj interface{}, pc preEnqueueCheck) {
+	if a.breakage == SkipMoves {
+		return
+	}
+	a.q.MoveAllToActiveOrBackoffQueue(specEvent(event), a.preCheck(pc))
+}
+
+// AssignedPodAdded is R11.
+func (a *Adapter) AssignedPodAdded(logger klog.Logger, pod *v1.Pod) {
+	if pod == nil {
+		a.fail(spec.ErrNilPod)
+		return
+	}
+	a.fail(a.q.AssignedPodAdded(specPod(pod)))
+}
+
+// AssignedPodUpdated is R11 for an update.
+func (a *Adapter) AssignedPodUpdated(logger klog.Logger, oldPod, newPod *v1.Pod, event clusterEvent) {
+	if newPod == nil {
+		a.fail(spec.ErrNilPod)
+		return
+	}
+	a.fail(a.q.AssignedPodUpdated(specPod(oldPod), specPod(newPod), specEvent(event)))
+}
+
+// Close is R13.
+func (a *Adapter) Close() { a.q.Close() }
+
+// Run starts the queue's flushes.
+func (a *Adapter) Run(logger klog.Logger) { a.q.Run() }
+
+// AddNominatedPod is R18.
+func (a *Adapter) AddNominatedPod(logger klog.Logger, pi *podInfo, ni *nominatingInfo) {
+	if pi == nil || pi.Pod == nil {
+		a.fail(spec.ErrNilPod)
+		return
+	}
+	mode, node := spec.NominateNoop, pi.Pod.Status.NominatedNodeName
+	if ni.Mode() == modeOverride {
+		mode, node = spec.NominateOverride, ni.NominatedNodeName
+	}
+	nominated := node != ""
+	sp := a.remember(pi.Pod, pi, nil, &nominated)
+	a.fail(a.q.AddNominatedPod(sp, mode, node))
+	if !nominated {
+		a.release(pi.Pod.UID, false, true)
+	}
+}
+
+// DeleteNominatedPodIfExists drops pod's nomination (an Override to no
+// node, which R18 treats as none).
+func (a *Adapter) DeleteNominatedPodIfExists(pod *v1.Pod) {
+	if pod == nil {
+		return
+	}
+	e := a.lookup(spec.UID(pod.UID))
+	if e == nil || !e.nominated {
+		return
+	}
+	a.fail(a.q.AddNominatedPod(e.pod, spec.NominateOverride, ""))
+	a.release(pod.UID, false, true)
+}
+
+// UpdateNominatedPod re-nominates the new version to the old one's node.
+func (a *Adapter) UpdateNominatedPod(logger klog.Logger, oldPod *v1.Pod, newPodInfo *podInfo) {
+	if oldPod == nil || newPodInfo == nil || newPodInfo.Pod == nil {
+		return
+	}
+	e := a.lookup(spec.UID(oldPod.UID))
+	if e == nil || !e.nominated {
+		return
+	}
+	sp := a.remember(newPodInfo.Pod, newPodInfo, nil, nil)
+	mode, node := spec.NominateNoop, ""
+	if oldPod.Status.NominatedNodeName != "" && newPodInfo.Pod.Status.NominatedNodeName == "" {
+		mode, node = spec.NominateOverride, oldPod.Status.NominatedNodeName
+	}
+	a.fail(a.q.AddNominatedPod(sp, mode, node))
+}
+
+// NominatedPodsForNode is R18, as upstream's PodInfos.
+func (a *Adapter) NominatedPodsForNode(nodeName string) []*podInfo {
+	pods := a.q.NominatedPodsForNode(nodeName)
+	if len(pods) == 0 {
+		return nil
+	}
+	out := make([]*podInfo, 0, len(pods))
+	a.mu.RLock()
+	for _, p := range pods {
+		if e := a.pods[types.UID(p.UID)]; e != nil {
+			out = append(out, e.info)
+		}
+	}
+	a.mu.RUnlock()
+	return out
+}
+
+// The debugging getters of the interface, answered from a snapshot.
+
+// GetPod finds a queued pod by name.
+func (a *Adapter) GetPod(name, namespace string) (*queuedPodInfo, bool) {
+	s := a.q.Snapshot()
+	for _, l := range [][]spec.QueuedPodInfo{s.ActiveQ, s.BackoffQ, s.UnschedulablePods} {
+		for _, p := range l {
+			if p.Pod.Name == name && p.Pod.Namespace == namespace {
+				if e := a.lookup(p.Pod.UID); e != nil {
+					return newQueuedPodInfo(e.info, p.Timestamp, p.InitialAttemptTimestamp, p.Attempts, sets.New[string](p.UnschedulablePlugins...)), true
+				}
+			}
+		}
+	}
+	return nil, false
+}
+
+func (a *Adapter) v1Pods(l []spec.QueuedPodInfo) []*v1.Pod {
+	out := make([]*v1.Pod, 0, len(l))
+	for _, p := range l {
+		if e := a.lookup(p.Pod.UID); e != nil {
+			out = append(out, e.info.Pod)
+		}
+	}
+	return out
+}
+
+// PendingPods lists activeQ, backoffQ and unschedulablePods.
+func (a *Adapter) PendingPods() ([]*v1.Pod, string) {
+	s := a.q.Snapshot()
+	all := append(append(a.v1Pods(s.ActiveQ), a.v1Pods(s.BackoffQ)...), a.v1Pods(s.UnschedulablePods)...)
+	return all, fmt.Sprintf("activeQ:%d; backoffQ:%d; unschedulablePods:%d", len(s.ActiveQ), len(s.BackoffQ), len(s.UnschedulablePods))
+}
+
+// InFlightPods lists the pods in flight.
+func (a *Adapter) InFlightPods() []*v1.Pod { return a.v1Pods(a.q.Snapshot().InFlight) }
+
+// PodsInActiveQ lists activeQ.
+func (a *Adapter) PodsInActiveQ() []*v1.Pod { return a.v1Pods(a.q.Snapshot().ActiveQ) }
+
+// PodsInBackoffQ lists backoffQ.
+func (a *Adapter) PodsInBackoffQ() []*v1.Pod { return a.v1Pods(a.q.Snapshot().BackoffQ) }
+
+// UnschedulablePods lists unschedulablePods.
+func (a *Adapter) UnschedulablePods() []*v1.Pod { return a.v1Pods(a.q.Snapshot().UnschedulablePods) }
+
+var _ upstreamQueue = (*Adapter)(nil)

@@ -1,0 +1,1 @@
+// Empty: lets flush.go declare bodiless functions for go:linkname.

@@ -1,0 +1,174 @@
+package realsched
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/klog/v2"
+)
+
+var (
+	nodesFlag = flag.Int("realsched.nodes", 20, "nodes per workload")
+	podsFlag  = flag.Int("realsched.pods", 200, "pods per workload")
+	onlyFlag  = flag.String("realsched.workload", "", "run only this workload")
+	traceFlag = flag.Bool("realsched.trace", false, "benchmarks: record and check every queue call (slows the run)")
+)
+
+func workloads() []Workload {
+	var out []Workload
+	for _, w := range Workloads(*nodesFlag, *podsFlag) {
+		if *onlyFlag == "" || *onlyFlag == w.Name {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// knownFailures are the checks that fail for a reason already filed: they
+// are reported on every run, and the test fails only if something else
+// fails too.
+var knownFailures = map[string]string{
+	"SchedulingWhileGated/schedq": "issue 20: schedq's classic profile has no PreEnqueue, so gated pods are scheduled",
+}
+
+// TestRealScheduler runs every workload on both queues, small, with the
+// trace check on: every bindable pod bound exactly once, none lost, and
+// every queue call as the model allows. On upstream's queue a trace
+// violation that a declared difference explains is reported, not failed;
+// on schedq's none is allowed.
+func TestRealScheduler(t *testing.T) {
+	for _, w := range workloads() {
+		for _, k := range []QueueKind{Upstream, Schedq} {
+			name := w.Name + "/" + string(k)
+			t.Run(name, func(t *testing.T) {
+				r := Run(Options{Queue: k, Workload: w, Trace: true, Timeout: 3 * time.Minute}) // generous: the machine may be loaded
+				t.Log(summary(r))
+				problems := r.Problems()
+				if v := r.Violation; v != nil {
+					t.Log(v.Report())
+					if v.Known != "" && k == Upstream {
+						problems = problems[:len(problems)-1] // the violation is the last problem
+					}
+				}
+				if why, ok := knownFailures[name]; ok {
+					if len(problems) == 1 && r.GatedBound > 0 {
+						t.Logf("KNOWN FAILURE (%s): %s", why, problems[0])
+						return
+					}
+					t.Logf("the known failure %q did not show: remove it from knownFailures once fixed", why)
+				}
+				for _, p := range problems {
+					t.Error(p)
+				}
+			})
+		}
+	}
+}
+
+// TestBrokenAdapterIsRejected is the trace check's own mutant test: the
+// real scheduler on a deliberately broken adapter must produce a history
+// the model rejects.
+func TestBrokenAdapterIsRejected(t *testing.T) {
+	for _, c := range []struct {
+		b Breakage
+		w Workload
+	}{
+		{DropUnschedulable, Unschedulable(*nodesFlag, *podsFlag)},
+		{SkipMoves, Unschedulable(*nodesFlag, *podsFlag)},
+	} {
+		t.Run(c.b.String(), func(t *testing.T) {
+			r := Run(Options{Queue: Schedq, Workload: c.w, Breakage: c.b, Trace: true, StopOnViolation: true, Timeout: 2 * time.Minute})
+			t.Log(summary(r))
+			if r.Violation == nil {
+				t.Fatalf("the trace of the %s adapter was accepted", c.b)
+			}
+			t.Logf("rejected at call %d of %d: %s", r.Violation.Op.Seq, r.Violation.Full, r.Violation.Reason)
+			if len(r.Violation.History) == 0 {
+				t.Error("the violation has no history")
+			}
+		})
+	}
+}
+
+func summary(r *Result) string {
+	return fmt.Sprintf("%s on %s: %d/%d bound, %d waiting, %d lost, %d double, gated bound %d/%d, %d injected bind failures, %d attempts, %v, trace %d calls (+%d empty nominator reads), adapter errors %d",
+		r.Workload, r.Queue, r.Bound, r.Pods, r.Waiting, len(r.Lost), r.DoubleBinds, r.GatedBound, r.Gated, r.InjectedBindFailures, r.Attempts, r.Duration.Round(time.Millisecond), r.TraceOps, r.TraceEmptyReads, r.AdapterErrors)
+}
+
+// BenchmarkRealsched runs each workload on upstream's queue then
+// schedq's, interleaved (with -count N the pair repeats N times), and
+// reports scheduler_perf's SchedulingThroughput, CPU per pod, the queue's
+// share of CPU and the attempt latencies. Sizes: -realsched.nodes/pods.
+func BenchmarkRealsched(b *testing.B) {
+	for _, w := range workloads() {
+		for _, k := range []QueueKind{Upstream, Schedq} {
+			b.Run(w.Name+"/queue="+string(k), func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					r := Run(Options{Queue: k, Workload: w, Profile: !*traceFlag, Trace: *traceFlag, Timeout: 5 * time.Minute})
+					if ps := r.Problems(); len(ps) > 0 {
+						b.Logf("%s: %v", summary(r), ps)
+						if r.Violation != nil {
+							b.Log(r.Violation.Report())
+						}
+					}
+					b.ReportMetric(r.Throughput, "pods/s")
+					b.ReportMetric(1000*r.CPUSeconds/float64(max(r.Pods, 1)), "cpu-ms/pod")
+					b.ReportMetric(100*r.QueueShare, "queue-cpu-%")
+					b.ReportMetric(ms(r.P50), "p50-attempt-ms")
+					b.ReportMetric(ms(r.P99), "p99-attempt-ms")
+					b.ReportMetric(float64(len(r.Lost)), "lost")
+					b.ReportMetric(float64(r.InjectedBindFailures), "bind-failures")
+					b.ReportMetric(float64(r.Pods-r.Bound), "unbound")
+				}
+			})
+		}
+	}
+}
+
+// TestAdapterBadInput: nil and unknown objects are refused and counted,
+// a panicking preCheck is contained, and nothing panics.
+func TestAdapterBadInput(t *testing.T) {
+	a, err := NewAdapter(context.Background(), nil, nil, time.Second, 10*time.Second, Correct)
+	if err != nil {
+		t.Fatal(err)
+	}
+	logger := klog.Background()
+	a.Add(logger, nil)
+	a.Update(logger, nil, nil)
+	a.Delete(nil)
+	a.AssignedPodAdded(logger, nil)
+	a.AssignedPodUpdated(logger, nil, nil, clusterEvent{})
+	a.AddNominatedPod(logger, nil, nil)
+	a.DeleteNominatedPodIfExists(nil)
+	if err := a.AddUnschedulableIfNotPresent(logger, nil, 0); err == nil {
+		t.Error("AddUnschedulableIfNotPresent(nil) accepted")
+	}
+	a.Activate(logger, map[string]*v1.Pod{"x": nil})
+	if a.Errors() == 0 {
+		t.Error("bad input not counted")
+	}
+	// A pod parked, then a move whose preCheck panics: the pod moves.
+	p := Pod("a", 100, 0)
+	a.Add(logger, p)
+	info, err := a.pop()
+	if err != nil {
+		t.Fatal(err)
+	}
+	info.UnschedulablePlugins.Insert("NodeResourcesFit")
+	before := a.Errors()
+	if err := a.AddUnschedulableIfNotPresent(logger, info, a.SchedulingCycle()-1); err != nil {
+		t.Fatal(err)
+	}
+	a.MoveAllToActiveOrBackoffQueue(logger, clusterEvent{Resource: "*", ActionType: 1<<13 - 1}, nil, nil, func(*v1.Pod) bool { panic("boom") })
+	if a.Errors() == before {
+		t.Error("the preCheck panic was not counted")
+	}
+	if got := len(a.PodsInActiveQ()) + len(a.PodsInBackoffQ()); got != 1 {
+		t.Errorf("after the move: %d pods in activeQ/backoffQ, want 1", got)
+	}
+	a.Close()
+}

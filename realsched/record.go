@@ -1,0 +1,807 @@
+package realsched
+
+import (
+	"bytes"
+	"fmt"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/klog/v2"
+	testingclock "k8s.io/utils/clock/testing"
+
+	"github.com/schedq/schedq/model"
+	"github.com/schedq/schedq/schedqtest"
+	"github.com/schedq/schedq/spec"
+)
+
+// Recorder wraps either queue at the SchedulingQueue boundary. It logs
+// every call the real scheduler makes (operation, arguments, result, call
+// and return times, goroutine) and checks the history against the model
+// (package model, classic profile) as it happens: every call is
+// serialised by the recorder's lock, so the order in which calls return
+// is the order in which they took effect, and the model steps in that
+// order. After each call the queue's places (activeQ, backoffQ,
+// unschedulablePods, and in flight where the queue shows it) must hold the
+// same pods as the model's; Pop must return one of the model's
+// PopCandidates with the model's Attempts; AddUnschedulableIfNotPresent's
+// error and SchedulingCycle must be the model's; NominatedPodsForNode must
+// list the model's pods.
+//
+// The queue's clock is the recorder's fake clock, stepped under the lock,
+// and the recorder runs the two flushes itself (flush), so they are
+// operations of the history like any other. The check is of sequential
+// semantics under the real client's traffic: serialising the calls
+// removes the races a concurrent history would show (conformance/concurrent
+// and package linearizability check those).
+//
+// The first violation stops the check: the recorder then passes calls
+// through unchecked, so the scheduler keeps running, and Violation
+// reports the history.
+type Recorder struct {
+	inner upstreamQueue
+	clk   *testingclock.FakeClock
+	flush func(backoff bool)
+	// places returns the pods of each place by key; inFlight nil when the
+	// queue does not show its pods in flight (upstream's classic mode).
+	places func() (active, backoff, unsched, inFlight []string)
+
+	mu      sync.RWMutex
+	m       *model.Model
+	cfg     spec.Config
+	start   time.Time
+	objs    map[types.UID]*v1.Pod
+	ops     []TraceOp
+	checked int
+	reads   int // NominatedPodsForNode calls where both sides listed nothing
+	bad     *Violation
+	// diffKeys are the pods the last comparison found out of place.
+	diffKeys []string
+	closed   bool
+	changed  chan struct{}
+	stop     chan struct{}
+	once     sync.Once
+}
+
+// TraceOp is one call of the history.
+type TraceOp struct {
+	Seq    int
+	Op     schedqtest.Op
+	Text   string // the call as the scheduler made it
+	Result string
+	Call   time.Time
+	Return time.Time
+	G      int64
+}
+
+func (o TraceOp) String() string {
+	return fmt.Sprintf("#%d g%d %s -> %s [%s]", o.Seq, o.G, o.Text, o.Result, o.Return.Sub(o.Call))
+}
+
+// Violation is the first difference between the queue and the model.
+type Violation struct {
+	Op      TraceOp
+	Reason  string
+	History []TraceOp // the minimal history: the calls that touch the pods involved, plus every move, flush and tick
+	Pods    []spec.PodKey
+	Full    int
+	// Known names the declared difference between upstream v1.33.13
+	// classic and the contract that explains the violation, if one does.
+	Known string
+}
+
+// known classifies a violation at call o by the declared differences of
+// the classic contract with upstream v1.33.13.
+func (r *Recorder) known(o TraceOp) string {
+	s := r.m.Snapshot()
+	a, _, u, _ := r.places()
+	has := func(l []string, k string) bool {
+		for _, x := range l {
+			if x == k {
+				return true
+			}
+		}
+		return false
+	}
+	switch o.Op.Kind {
+	case schedqtest.KindUpdate:
+		k := string(o.Op.Pod.Key())
+		if has(a, k) && has(keysOf(s.InFlight), k) {
+			return "R9 (declared): an Update of a pod in flight; upstream v1.33 classic does not track pods in flight and queues a second copy in activeQ, the contract updates it in place"
+		}
+	case schedqtest.KindAdd:
+		k := string(o.Op.Pod.Key())
+		if p := r.objs[types.UID(o.Op.Pod.Build().UID)]; p != nil && len(p.Spec.SchedulingGates) > 0 && has(u, k) && has(keysOf(s.ActiveQ), k) {
+			return "issue 20 (declared): v1.33.13 runs PreEnqueue (scheduling gates) with queueing hints off, the classic contract has no PreEnqueue"
+		}
+	}
+	return ""
+}
+
+func (v *Violation) Error() string { return v.Report() }
+
+// Report is the violation as a reader needs it: what differed, the
+// minimal history, and a scenario file to paste.
+func (v *Violation) Report() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "trace violation at call %d of %d: %s\n  %s\n", v.Op.Seq, v.Full, v.Reason, v.Op)
+	if v.Known != "" {
+		fmt.Fprintf(&b, "  known difference: %s\n", v.Known)
+	}
+	fmt.Fprintf(&b, "minimal history (%d calls touching %v, and every move, flush and tick):\n", len(v.History), v.Pods)
+	for _, o := range v.History {
+		fmt.Fprintf(&b, "  %s\n", o)
+	}
+	ops := make([]schedqtest.Op, 0, len(v.History))
+	for _, o := range v.History {
+		if o.Op.Kind != "" {
+			ops = append(ops, o.Op)
+		}
+	}
+	sc := schedqtest.Scenario{Name: "realsched/violation", Comment: []string{
+		"Found by the realsched trace check: the real kube-scheduler " + Release + "'s calls, replayed.",
+		"The run's registry is the default profile's, not the scenario language's: a",
+		"move may select other pods here. " + v.Reason,
+	}, Ops: ops}
+	if text, err := schedqtest.FormatScenario(sc); err == nil {
+		fmt.Fprintf(&b, "scenario (paste under conformance/testdata/scenarios/):\n%s", text)
+	} else {
+		fmt.Fprintf(&b, "scenario (ops only; the model refuses it as a file: %v):\n%s\n", err, schedqtest.FormatOps(ops))
+	}
+	return b.String()
+}
+
+// NewRecorder wraps inner. cfg is the classic config the model runs with
+// (the registry of the scheduler's profiles); clk is the queue's clock.
+func NewRecorder(inner upstreamQueue, cfg spec.Config, clk *testingclock.FakeClock, flush func(backoff bool), places func() (a, b, u, f []string)) (*Recorder, error) {
+	m, err := model.New(cfg, clk.Now())
+	if err != nil {
+		return nil, err
+	}
+	return &Recorder{inner: inner, clk: clk, flush: flush, places: places, m: m, cfg: cfg, start: clk.Now(),
+		objs: map[types.UID]*v1.Pod{}, changed: make(chan struct{}), stop: make(chan struct{})}, nil
+}
+
+// Checked is the number of calls checked against the model (all calls
+// up to the first violation), and the NominatedPodsForNode calls where
+// both listed nothing (checked, not kept in the history).
+func (r *Recorder) Checked() (ops, emptyReads int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.checked, r.reads
+}
+
+// Violation is the first violation, or nil.
+func (r *Recorder) Violation() *Violation {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.bad
+}
+
+// History is a copy of the calls recorded.
+func (r *Recorder) History() []TraceOp {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]TraceOp(nil), r.ops...)
+}
+
+func goid() int64 {
+	var buf [32]byte
+	n := runtime.Stack(buf[:], false)
+	f := bytes.Fields(buf[:n])
+	if len(f) < 2 {
+		return 0
+	}
+	id, _ := strconv.ParseInt(string(f[1]), 10, 64)
+	return id
+}
+
+// call runs one state-changing call under the lock: inner calls the queue
+// and returns the result text, step steps the model and returns how the
+// two differ, if they do; then the places are compared. After a violation
+// only inner runs.
+func (r *Recorder) call(op *schedqtest.Op, text string, inner func() string, step func() string) {
+	start := time.Now()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.bad != nil {
+		inner()
+		return
+	}
+	res := inner()
+	diff := step()
+	r.record(*op, text, res, start)
+	if diff == "" {
+		diff = r.compare()
+	}
+	if diff != "" {
+		r.violate(diff)
+		return
+	}
+	r.checked++
+	r.wake()
+}
+
+func (r *Recorder) record(op schedqtest.Op, text, res string, start time.Time) {
+	r.ops = append(r.ops, TraceOp{Seq: len(r.ops) + 1, Op: op, Text: text, Result: res, Call: start, Return: time.Now(), G: goid()})
+}
+
+func (r *Recorder) wake() {
+	close(r.changed)
+	r.changed = make(chan struct{})
+}
+
+func keysOf(l []spec.QueuedPodInfo) []string {
+	out := make([]string, len(l))
+	for i, p := range l {
+		out[i] = string(p.Pod.Key())
+	}
+	return out
+}
+
+func symDiff(a, b []string) []string {
+	in := map[string]int{}
+	for _, k := range a {
+		in[k]++
+	}
+	for _, k := range b {
+		in[k]--
+	}
+	var out []string
+	for k, n := range in {
+		if n != 0 {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+func sameSet(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	a, b = append([]string(nil), a...), append([]string(nil), b...)
+	sort.Strings(a)
+	sort.Strings(b)
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// compare checks the queue's places against the model's; r.diffKeys
+// gets the pods that are in one and not the other.
+func (r *Recorder) compare() string {
+	s := r.m.Snapshot()
+	a, b, u, f := r.places()
+	r.diffKeys = nil
+	var d []string
+	for _, c := range []struct {
+		name      string
+		got, want []string
+	}{{"activeQ", a, keysOf(s.ActiveQ)}, {"backoffQ", b, keysOf(s.BackoffQ)}, {"unschedulablePods", u, keysOf(s.UnschedulablePods)}, {"inFlight", f, keysOf(s.InFlight)}} {
+		if c.got == nil && c.name == "inFlight" {
+			continue
+		}
+		if !sameSet(c.got, c.want) {
+			sort.Strings(c.got)
+			sort.Strings(c.want)
+			r.diffKeys = append(r.diffKeys, symDiff(c.got, c.want)...)
+			d = append(d, fmt.Sprintf("%s: queue %v, model %v", c.name, c.got, c.want))
+		}
+	}
+	return strings.Join(d, "; ")
+}
+
+// violate records the first violation with its minimal history: the
+// calls that name the pods where queue and model differ (or the pod of the
+// failing call), and every call that names no pod (moves, flushes, ticks).
+func (r *Recorder) violate(reason string) {
+	last := r.ops[len(r.ops)-1]
+	pods := map[spec.PodKey]bool{}
+	for _, k := range r.diffKeys {
+		pods[spec.PodKey(k)] = true
+	}
+	for _, k := range opKeys(last.Op) {
+		pods[k] = true
+	}
+	var hist []TraceOp
+	for _, o := range r.ops {
+		ks := opKeys(o.Op)
+		keep := len(ks) == 0
+		for _, k := range ks {
+			keep = keep || pods[k]
+		}
+		if keep {
+			hist = append(hist, o)
+		}
+	}
+	var names []spec.PodKey
+	for k := range pods {
+		names = append(names, k)
+	}
+	sort.Slice(names, func(i, j int) bool { return names[i] < names[j] })
+	r.bad = &Violation{Op: last, Reason: reason, History: hist, Pods: names, Full: len(r.ops), Known: r.known(last)}
+	r.wake()
+}
+
+func opKeys(o schedqtest.Op) []spec.PodKey {
+	var ks []spec.PodKey
+	if o.Pod.Name != "" {
+		ks = append(ks, o.Pod.Key())
+	}
+	for _, p := range o.Pods {
+		ks = append(ks, p.Key())
+	}
+	if o.UID != "" {
+		ks = append(ks, spec.PodKey(schedqtest.Namespace+"/"+strings.TrimPrefix(o.UID, "uid-")))
+	}
+	if o.Kind == schedqtest.KindPop && o.Choose != "" {
+		ks = append(ks, schedqtest.Key(o.Choose))
+	}
+	return ks
+}
+
+// ref names pod in the scenario language: workload pods live in
+// namespace "ns" with UID "uid-<name>", the language's defaults.
+func ref(pod *v1.Pod) schedqtest.PodRef {
+	sp := specPod(pod)
+	r := schedqtest.PodRef{Name: pod.Name, Labels: sp.Labels}
+	if sp.Priority != 0 {
+		pr := sp.Priority
+		r.Priority = &pr
+	}
+	if pod.Namespace != schedqtest.Namespace {
+		ns := pod.Namespace
+		r.Namespace = &ns
+	}
+	if string(pod.UID) != "uid-"+pod.Name {
+		uid := string(pod.UID)
+		r.UID = &uid
+	}
+	if len(sp.RequiredAffinityTerms) > 0 {
+		r.Affinity = sp.RequiredAffinityTerms[0].MatchLabels
+	}
+	return r
+}
+
+func errText(err error) string {
+	if err == nil {
+		return "ok"
+	}
+	return "error: " + err.Error()
+}
+
+func (r *Recorder) remember(p *v1.Pod) {
+	if p != nil {
+		r.objs[p.UID] = p
+	}
+}
+
+// Add is recorded and checked.
+func (r *Recorder) Add(logger klog.Logger, pod *v1.Pod) {
+	if pod == nil {
+		r.inner.Add(logger, pod)
+		return
+	}
+	r.call(&schedqtest.Op{Kind: schedqtest.KindAdd, Pod: ref(pod)}, "Add "+pod.Name, func() string {
+		r.inner.Add(logger, pod)
+		return ""
+	}, func() string {
+		r.remember(pod)
+		_ = r.m.Add(specPod(pod)) // the model's error is the contract's answer; upstream has none to compare
+		return ""
+	})
+}
+
+// Activate is recorded and checked.
+func (r *Recorder) Activate(logger klog.Logger, pods map[string]*v1.Pod) {
+	var list []*spec.Pod
+	var refs []schedqtest.PodRef
+	keys := make([]string, 0, len(pods))
+	for k := range pods {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if p := pods[k]; p != nil {
+			list = append(list, specPod(p))
+			refs = append(refs, ref(p))
+		}
+	}
+	r.call(&schedqtest.Op{Kind: schedqtest.KindActivate, Pods: refs}, fmt.Sprintf("Activate %v", keys), func() string {
+		r.inner.Activate(logger, pods)
+		return ""
+	}, func() string {
+		if len(list) > 0 {
+			_ = r.m.Activate(list)
+		}
+		return ""
+	})
+}
+
+// AddUnschedulableIfNotPresent is recorded and checked: the error must be
+// the model's.
+func (r *Recorder) AddUnschedulableIfNotPresent(logger klog.Logger, p *queuedPodInfo, cycle int64) error {
+	if p == nil || p.PodInfo == nil || p.Pod == nil {
+		return r.inner.AddUnschedulableIfNotPresent(logger, p, cycle)
+	}
+	plugins := sets.List(p.UnschedulablePlugins)
+	c := cycle
+	op := schedqtest.Op{Kind: schedqtest.KindFail, Pod: schedqtest.PodRef{Name: p.Pod.Name}, Plugins: plugins, Cycle: &c}
+	var err error
+	r.call(&op, fmt.Sprintf("AddUnschedulableIfNotPresent %s plugins=%v cycle=%d attempts=%d", p.Pod.Name, plugins, cycle, p.Attempts), func() string {
+		err = r.inner.AddUnschedulableIfNotPresent(logger, p, cycle)
+		return errText(err)
+	}, func() string {
+		r.remember(p.Pod)
+		info := &spec.QueuedPodInfo{Pod: specPod(p.Pod), Timestamp: p.Timestamp, Attempts: p.Attempts,
+			UnschedulablePlugins: spec.NewPluginSet(plugins...), InitialAttemptTimestamp: initialAttempt(p)}
+		merr := r.m.AddUnschedulableIfNotPresent(info, cycle)
+		if (err == nil) != (merr == nil) {
+			return fmt.Sprintf("AddUnschedulableIfNotPresent %s: queue %s, model %s", p.Pod.Namespace+"/"+p.Pod.Name, errText(err), errText(merr))
+		}
+		return ""
+	})
+	return err
+}
+
+// SchedulingCycle is recorded and checked.
+func (r *Recorder) SchedulingCycle() int64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	got := r.inner.SchedulingCycle()
+	if r.bad == nil {
+		if want := r.m.SchedulingCycle(); got != want {
+			r.record(schedqtest.Op{}, "SchedulingCycle", strconv.FormatInt(got, 10), time.Now())
+			r.violate(fmt.Sprintf("SchedulingCycle: queue %d, model %d", got, want))
+		}
+	}
+	return got
+}
+
+// pop waits, outside the lock, until the model has a pod to pop (or the
+// queue is closed), then pops under the lock: a Pop that blocked with the
+// lock held would stop every other call.
+func (r *Recorder) pop(logger klog.Logger) (*queuedPodInfo, error) {
+	for {
+		start := time.Now()
+		r.mu.Lock()
+		if r.bad != nil {
+			r.mu.Unlock()
+			return popUpstream(r.inner, logger)
+		}
+		if !r.closed && len(r.m.PopCandidates()) == 0 {
+			ch := r.changed
+			r.mu.Unlock()
+			select {
+			case <-ch:
+			case <-time.After(50 * time.Millisecond):
+			}
+			continue
+		}
+		cands := r.m.PopCandidates()
+		active, _, _, _ := r.places()
+		if len(active) == 0 && !r.closed {
+			r.record(schedqtest.Op{Kind: schedqtest.KindPop}, "Pop", "(not called: activeQ empty)", start)
+			r.violate(fmt.Sprintf("Pop: the queue's activeQ is empty, the model's holds %v", cands))
+			r.mu.Unlock()
+			return popUpstream(r.inner, logger)
+		}
+		p, err := popUpstream(r.inner, logger)
+		if err != nil || p == nil || p.PodInfo == nil || p.Pod == nil {
+			r.record(schedqtest.Op{Kind: schedqtest.KindPop}, "Pop", errText(err), start)
+			if !r.closed {
+				r.violate(fmt.Sprintf("Pop: queue %s, model has %v", errText(err), cands))
+			}
+			r.mu.Unlock()
+			return p, err
+		}
+		key := spec.PodKey(p.Pod.Namespace + "/" + p.Pod.Name)
+		op := schedqtest.Op{Kind: schedqtest.KindPop, Choose: p.Pod.Name}
+		res := fmt.Sprintf("popped %s attempts=%d", p.Pod.Name, p.Attempts)
+		r.record(op, "Pop", res, start)
+		mi, _, merr := r.m.PopPod(key)
+		switch {
+		case merr != nil:
+			r.violate(fmt.Sprintf("Pop returned %s; the model's candidates are %v (I5)", key, cands))
+		case mi.Attempts != p.Attempts:
+			r.violate(fmt.Sprintf("Pop %s: attempts queue %d, model %d", key, p.Attempts, mi.Attempts))
+		default:
+			if d := r.compare(); d != "" {
+				r.violate(d)
+			} else {
+				r.checked++
+			}
+		}
+		r.mu.Unlock()
+		return p, err
+	}
+}
+
+// Done is recorded and checked.
+func (r *Recorder) Done(uid types.UID) {
+	r.call(&schedqtest.Op{Kind: schedqtest.KindDone, UID: string(uid)}, "Done "+string(uid), func() string {
+		r.inner.Done(uid)
+		return ""
+	}, func() string {
+		_ = r.m.Done(spec.UID(uid)) // upstream ignores Done of a pod not in flight; so does the check
+		return ""
+	})
+}
+
+// Update is recorded and checked.
+func (r *Recorder) Update(logger klog.Logger, oldPod, newPod *v1.Pod) {
+	if oldPod == nil || newPod == nil {
+		r.inner.Update(logger, oldPod, newPod)
+		return
+	}
+	op := schedqtest.Op{Kind: schedqtest.KindUpdate, Pod: ref(newPod)}
+	if !spec.IsPodUpdated(specPod(oldPod), specPod(newPod)) {
+		op = schedqtest.Op{Kind: schedqtest.KindUpdate, Pod: schedqtest.PodRef{Name: newPod.Name}, Touch: true}
+	}
+	r.call(&op, "Update "+newPod.Name+" rv="+newPod.ResourceVersion, func() string {
+		r.inner.Update(logger, oldPod, newPod)
+		return ""
+	}, func() string {
+		r.remember(newPod)
+		_ = r.m.Update(specPod(oldPod), specPod(newPod))
+		return ""
+	})
+}
+
+// Delete is recorded and checked.
+func (r *Recorder) Delete(pod *v1.Pod) {
+	if pod == nil {
+		r.inner.Delete(pod)
+		return
+	}
+	r.call(&schedqtest.Op{Kind: schedqtest.KindDelete, Pod: schedqtest.PodRef{Name: pod.Name}}, "Delete "+pod.Name, func() string {
+		r.inner.Delete(pod)
+		return ""
+	}, func() string {
+		_ = r.m.Delete(specPod(pod))
+		return ""
+	})
+}
+
+// MoveAllToActiveOrBackoffQueue is recorded and checked. preCheck is
+// asked about the model's pods with the objects the recorder saw last.
+func (r *Recorder) MoveAllToActiveOrBackoffQueue(logger klog.Logger, event clusterEvent, oldObj, newObj interface{}, pc preEnqueueCheck) {
+	se := specEvent(event)
+	op := schedqtest.Op{Kind: schedqtest.KindMove, Event: spec.ClusterEvent{Resource: se.Resource, ActionType: se.ActionType}}
+	r.call(&op, "MoveAllToActiveOrBackoffQueue "+labelOf(event), func() string {
+		r.inner.MoveAllToActiveOrBackoffQueue(logger, event, oldObj, newObj, pc)
+		return ""
+	}, func() string {
+		var mpc spec.PreEnqueueCheck
+		if pc != nil {
+			// The precheck's verdicts go into the scenario op.
+			passed := []string{}
+			mpc = func(p *spec.Pod) bool {
+				o := r.objs[types.UID(p.UID)]
+				ok := o == nil || pc(o)
+				if ok {
+					passed = append(passed, p.Name)
+				}
+				return ok
+			}
+			defer func() {
+				sort.Strings(passed)
+				op.PreCheck = passed
+			}()
+		}
+		r.m.MoveAllToActiveOrBackoffQueue(se, mpc)
+		return ""
+	})
+}
+
+// AssignedPodAdded is recorded and checked.
+func (r *Recorder) AssignedPodAdded(logger klog.Logger, pod *v1.Pod) {
+	if pod == nil {
+		r.inner.AssignedPodAdded(logger, pod)
+		return
+	}
+	r.call(&schedqtest.Op{Kind: schedqtest.KindAssignedAdd, Pod: ref(pod)}, "AssignedPodAdded "+pod.Name, func() string {
+		r.inner.AssignedPodAdded(logger, pod)
+		return ""
+	}, func() string {
+		_ = r.m.AssignedPodAdded(specPod(pod))
+		return ""
+	})
+}
+
+// AssignedPodUpdated is recorded and checked.
+func (r *Recorder) AssignedPodUpdated(logger klog.Logger, oldPod, newPod *v1.Pod, event clusterEvent) {
+	if newPod == nil {
+		r.inner.AssignedPodUpdated(logger, oldPod, newPod, event)
+		return
+	}
+	se := specEvent(event)
+	op := schedqtest.Op{Kind: schedqtest.KindAssignedUpdate, Pod: ref(newPod), Event: spec.ClusterEvent{Resource: se.Resource, ActionType: se.ActionType}}
+	r.call(&op, "AssignedPodUpdated "+newPod.Name+" "+labelOf(event), func() string {
+		r.inner.AssignedPodUpdated(logger, oldPod, newPod, event)
+		return ""
+	}, func() string {
+		_ = r.m.AssignedPodUpdated(specPod(oldPod), specPod(newPod), se)
+		return ""
+	})
+}
+
+// Close is recorded; it also stops the recorder's clock and flushes.
+func (r *Recorder) Close() {
+	r.once.Do(func() { close(r.stop) })
+	r.mu.Lock()
+	r.closed = true
+	r.inner.Close()
+	r.m.Close()
+	r.record(schedqtest.Op{Kind: schedqtest.KindClose}, "Close", "", time.Now())
+	r.wake()
+	r.mu.Unlock()
+}
+
+// Run starts the recorder's clock: every 10 ms it steps the queue's clock
+// and the model's by 10 ms, runs the backoffQ flush every simulated second
+// and the leftover flush every 30, each a call of the history. The
+// wrapped queue's own Run is not called: its flushes would be invisible.
+func (r *Recorder) Run(logger klog.Logger) {
+	go func() {
+		const step = 10 * time.Millisecond
+		t := time.NewTicker(step)
+		defer t.Stop()
+		var n int
+		for {
+			select {
+			case <-r.stop:
+				return
+			case <-t.C:
+			}
+			n++
+			r.tick(step)
+			if n%100 == 0 {
+				r.call(&schedqtest.Op{Kind: schedqtest.KindFlushBackoff}, "flushBackoffQCompleted", func() string {
+					r.flush(true)
+					return ""
+				}, func() string {
+					r.m.FlushBackoffQCompleted()
+					return ""
+				})
+			}
+			if n%3000 == 0 {
+				r.call(&schedqtest.Op{Kind: schedqtest.KindFlushLeftover}, "flushUnschedulablePodsLeftover", func() string {
+					r.flush(false)
+					return ""
+				}, func() string {
+					r.m.FlushUnschedulablePodsLeftover()
+					return ""
+				})
+			}
+		}
+	}()
+}
+
+// tick steps both clocks; consecutive ticks are one call of the history.
+func (r *Recorder) tick(d time.Duration) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.bad != nil || r.closed {
+		return
+	}
+	r.clk.Step(d)
+	if err := r.m.Step(d); err != nil {
+		r.record(schedqtest.Op{Kind: schedqtest.KindTick, Duration: d}, "tick", "", time.Now())
+		r.violate("model: " + err.Error())
+		return
+	}
+	if l := len(r.ops); l > 0 && r.ops[l-1].Op.Kind == schedqtest.KindTick {
+		r.ops[l-1].Op.Duration += d
+		r.ops[l-1].Return = time.Now()
+		return
+	}
+	r.record(schedqtest.Op{Kind: schedqtest.KindTick, Duration: d}, "tick", "", time.Now())
+	r.checked++
+}
+
+// AddNominatedPod is recorded and checked.
+func (r *Recorder) AddNominatedPod(logger klog.Logger, pi *podInfo, ni *nominatingInfo) {
+	if pi == nil || pi.Pod == nil {
+		r.inner.AddNominatedPod(logger, pi, ni)
+		return
+	}
+	mode, node := spec.NominateNoop, ""
+	if ni.Mode() == modeOverride {
+		mode, node = spec.NominateOverride, ni.NominatedNodeName
+	}
+	op := schedqtest.Op{Kind: schedqtest.KindNominate, Pod: schedqtest.PodRef{Name: pi.Pod.Name}, Node: node, Noop: mode == spec.NominateNoop}
+	r.call(&op, fmt.Sprintf("AddNominatedPod %s mode=%d node=%q", pi.Pod.Name, mode, node), func() string {
+		r.inner.AddNominatedPod(logger, pi, ni)
+		return ""
+	}, func() string {
+		r.remember(pi.Pod)
+		_ = r.m.AddNominatedPod(specPod(pi.Pod), mode, node)
+		return ""
+	})
+}
+
+// DeleteNominatedPodIfExists is recorded and checked, as a nomination to
+// no node.
+func (r *Recorder) DeleteNominatedPodIfExists(pod *v1.Pod) {
+	if pod == nil {
+		r.inner.DeleteNominatedPodIfExists(pod)
+		return
+	}
+	op := schedqtest.Op{Kind: schedqtest.KindNominate, Pod: schedqtest.PodRef{Name: pod.Name}}
+	r.call(&op, "DeleteNominatedPodIfExists "+pod.Name, func() string {
+		r.inner.DeleteNominatedPodIfExists(pod)
+		return ""
+	}, func() string {
+		_ = r.m.AddNominatedPod(specPod(pod), spec.NominateOverride, "")
+		return ""
+	})
+}
+
+// UpdateNominatedPod is passed through (the scheduler does not call it
+// in v1.33: the queue's Update re-nominates).
+func (r *Recorder) UpdateNominatedPod(logger klog.Logger, oldPod *v1.Pod, newPodInfo *podInfo) {
+	r.inner.UpdateNominatedPod(logger, oldPod, newPodInfo)
+}
+
+// NominatedPodsForNode is checked under the read lock (the scheduler's
+// parallel Filter calls stay parallel); calls where both sides list
+// nothing are counted, not kept.
+func (r *Recorder) NominatedPodsForNode(node string) []*podInfo {
+	start := time.Now()
+	r.mu.RLock()
+	got := r.inner.NominatedPodsForNode(node)
+	if r.bad != nil {
+		r.mu.RUnlock()
+		return got
+	}
+	want := r.m.NominatedPodsForNode(node)
+	r.mu.RUnlock()
+	g := make([]string, 0, len(got))
+	for _, p := range got {
+		g = append(g, p.Pod.Namespace+"/"+p.Pod.Name)
+	}
+	w := make([]string, 0, len(want))
+	for _, p := range want {
+		w = append(w, string(p.Key()))
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.bad != nil {
+		return got
+	}
+	if len(g) == 0 && len(w) == 0 {
+		r.reads++
+		return got
+	}
+	r.record(schedqtest.Op{Kind: schedqtest.KindNominated, Node: node}, "NominatedPodsForNode "+node, fmt.Sprint(g), start)
+	if !sameSet(g, w) {
+		r.violate(fmt.Sprintf("NominatedPodsForNode %s: queue %v, model %v", node, g, w))
+	} else {
+		r.checked++
+	}
+	return got
+}
+
+// The debugging getters are the wrapped queue's.
+
+func (r *Recorder) GetPod(name, namespace string) (*queuedPodInfo, bool) {
+	return r.inner.GetPod(name, namespace)
+}
+func (r *Recorder) PendingPods() ([]*v1.Pod, string) { return r.inner.PendingPods() }
+func (r *Recorder) InFlightPods() []*v1.Pod          { return r.inner.InFlightPods() }
+func (r *Recorder) PodsInActiveQ() []*v1.Pod         { return r.inner.PodsInActiveQ() }
+func (r *Recorder) PodsInBackoffQ() []*v1.Pod        { return r.inner.PodsInBackoffQ() }
+func (r *Recorder) UnschedulablePods() []*v1.Pod     { return r.inner.UnschedulablePods() }
+
+var _ upstreamQueue = (*Recorder)(nil)

@@ -1,0 +1,84 @@
+package realsched
+
+import (
+	"sort"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/klog/v2"
+)
+
+// timed measures scheduling attempts at the queue boundary, the same way
+// for either queue: an attempt runs from the Pop that returned the pod to
+// the call that ends it (Done after binding or giving up,
+// AddUnschedulableIfNotPresent after a failure). Every other method is the
+// wrapped queue's own.
+type timed struct {
+	upstreamQueue
+	mu      sync.Mutex
+	started map[types.UID]time.Time
+	took    []time.Duration
+	pops    int
+}
+
+func newTimed(q upstreamQueue) *timed {
+	return &timed{upstreamQueue: q, started: map[types.UID]time.Time{}}
+}
+
+func (t *timed) pop(logger klog.Logger) (*queuedPodInfo, error) {
+	p, err := popUpstream(t.upstreamQueue, logger)
+	if err == nil && p != nil && p.PodInfo != nil && p.Pod != nil {
+		t.mu.Lock()
+		t.started[p.Pod.UID] = time.Now()
+		t.pops++
+		t.mu.Unlock()
+	}
+	return p, err
+}
+
+func (t *timed) end(uid types.UID) {
+	now := time.Now()
+	t.mu.Lock()
+	if s, ok := t.started[uid]; ok {
+		t.took = append(t.took, now.Sub(s))
+		delete(t.started, uid)
+	}
+	t.mu.Unlock()
+}
+
+func (t *timed) Done(uid types.UID) {
+	t.end(uid)
+	t.upstreamQueue.Done(uid)
+}
+
+func (t *timed) AddUnschedulableIfNotPresent(logger klog.Logger, p *queuedPodInfo, cycle int64) error {
+	if p != nil && p.PodInfo != nil && p.Pod != nil {
+		t.end(p.Pod.UID)
+	}
+	return t.upstreamQueue.AddUnschedulableIfNotPresent(logger, p, cycle)
+}
+
+// inFlight are the pods popped whose attempt has not ended.
+func (t *timed) inFlight() map[types.UID]bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	m := make(map[types.UID]bool, len(t.started))
+	for u := range t.started {
+		m[u] = true
+	}
+	return m
+}
+
+// quantiles returns the p50 and p99 attempt latencies and the attempts.
+func (t *timed) quantiles() (p50, p99 time.Duration, n int) {
+	t.mu.Lock()
+	d := append([]time.Duration(nil), t.took...)
+	t.mu.Unlock()
+	if len(d) == 0 {
+		return 0, 0, 0
+	}
+	sort.Slice(d, func(i, j int) bool { return d[i] < d[j] })
+	at := func(q float64) time.Duration { return d[int(q*float64(len(d)-1))] }
+	return at(0.50), at(0.99), len(d)
+}
