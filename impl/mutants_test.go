@@ -63,8 +63,8 @@ var hintsMutants = []hintsMutant{
 	{
 		name: "gated-pod-moved-by-unrelated-event",
 		file: "impl/hints.go",
-		old:  "if !keep(e) || e.info.gating() != \"\" && !q.cfg.GatingEventMatches(e.info.gating(), occ.Event) {",
-		new:  "if !keep(e) {",
+		old:  "if g := e.info.gating(); g != \"\" && !h.cfg.GatingEventMatches(g, occ.Event) {",
+		new:  "if g := e.info.gating(); g != \"\" && false {",
 		desc: "R4h: a gated pod is re-examined by an event its gating plugin did not register",
 	},
 	{
@@ -83,9 +83,9 @@ var hintsMutants = []hintsMutant{
 	},
 	{
 		name: "in-flight-update-queues-a-copy",
-		file: "impl/hints.go",
-		old:  "func (h *hints) updateInFlight(_ *PriorityQueue, e *entry, oldPod, newPod *spec.Pod) {\n",
-		new:  "func (h *hints) updateInFlight(q *PriorityQueue, e *entry, oldPod, newPod *spec.Pod) {\n\tdefer q.pushActiveQ(e)\n",
+		file: "impl/queue.go",
+		old:  "\t\tq.p.updatedInFlight(e, oldPod, newPod)\n",
+		new:  "\t\tq.p.updatedInFlight(e, oldPod, newPod)\n\t\tq.pushActiveQ(e)\n",
 		desc: "R9h: an Update of an in-flight pod queues it in activeQ (upstream v1.33's second copy) instead of only recording it",
 	},
 	{
@@ -97,9 +97,9 @@ var hintsMutants = []hintsMutant{
 	},
 	{
 		name: "pop-from-backoffQ-takes-error-pods",
-		file: "impl/hints.go",
-		old:  "\tif e.info.rejected() {\n\t\th.popQ.push(h.windowSlot(q, e))",
-		new:  "\tif true {\n\t\th.popQ.push(h.windowSlot(q, e))",
+		file: "impl/window.go",
+		old:  "\tif e.info.rejected() {\n\t\tq.popQ.push(q.windowSlot(e))",
+		new:  "\tif true {\n\t\tq.popQ.push(q.windowSlot(e))",
 		desc: "R2h: Pop from backoffQ takes a pod no plugin rejected (an error retry) early",
 	},
 	{
@@ -119,14 +119,14 @@ var hintsMutants = []hintsMutant{
 	{
 		name: "pop-clears-rejectors",
 		file: "impl/hints.go",
-		old:  "\th.list = append(h.list, flightEntry{pod: e.info.Pod})\n",
-		new:  "\th.list = append(h.list, flightEntry{pod: e.info.Pod})\n\te.info.UnschedulablePlugins, out.UnschedulablePlugins = nil, nil\n",
+		old:  "\treturn token, false\n",
+		new:  "\treturn token, true\n",
 		desc: "R2h: Pop clears the rejectors, as classic Pop (and v1.33) does",
 	},
 	{
 		name: "backoffQ-priority-update-not-resorted",
-		file: "impl/hints.go",
-		old:  "\tq.backoffQ.drop(e)\n\th.pushBackoffQ(q, e)\n}",
+		file: "impl/entry.go",
+		old:  "\tif q.windowed {\n\t\tq.backoffQ.drop(e)\n\t\tq.pushBackoffQ(e)\n\t}\n}",
 		new:  "}",
 		desc: "R2h/R9h: a priority update of a backoffQ pod leaves its place in the window order",
 	},

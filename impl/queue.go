@@ -479,9 +479,11 @@ func (q *PriorityQueue) MoveAllToActiveOrBackoffQueue(event spec.ClusterEvent, p
 	q.moveRequest(spec.Occurrence{Event: event}, q.clock.Now(), func(e *entry) bool { return preCheck == nil || preCheck(e.info.Pod) }, false)
 }
 
-// choice is a move request's decision for one pod, before it moves.
+// choice is a move request's decision for one pod, before it moves, and
+// the group of unschedulablePods it leaves.
 type choice struct {
 	e *entry
+	g *podGroup
 	m move
 }
 
@@ -515,7 +517,7 @@ func (q *PriorityQueue) moveRequest(occ spec.Occurrence, now time.Time, keep fun
 				continue
 			}
 			if m := q.p.moveTo(v, e, occ, grouped); m.to != nowhere {
-				choices = append(choices, choice{e, m})
+				choices = append(choices, choice{e, g, m})
 			}
 		}
 	})
@@ -526,8 +528,9 @@ func (q *PriorityQueue) moveRequest(occ spec.Occurrence, now time.Time, keep fun
 		if stamp {
 			c.e.info.hf().FlushTimestamp = now
 		}
+		q.unschedulablePods.remove(c.g, c.e) // as detach would, knowing the group
 		q.put(c.e, c.m, now)
-		c.e = nil
+		c.e, c.g = nil, nil
 	}
 	if q.p.requested(occ) {
 		q.moveRequestCycle = q.schedulingCycle
