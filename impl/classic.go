@@ -7,18 +7,28 @@ import (
 	"github.com/schedq/schedq/spec"
 )
 
-// classic answers the decisions of spec.ProfileClassic (R1-R14): no
-// PreEnqueue, Pop from activeQ only, the moveRequestCycle shortcut, no
-// in-flight list. It has no state of its own: moveRequestCycle lives in the
-// queue because I3 and I6 are stated over it.
-type classic struct{ cfg *spec.Config }
+// classic answers the decisions of spec.ProfileClassic (R1-R14, and R17's
+// classic text): PreEnqueue on every way into activeQ and none into
+// backoffQ, Pop from activeQ only, the moveRequestCycle shortcut, no
+// in-flight list. Its only state is the PreEnqueue plugins: moveRequestCycle
+// lives in the queue because I3 and I6 are stated over it.
+type classic struct {
+	cfg *spec.Config
+	gates
+}
 
-// added (D6): every pod is admitted to activeQ.
-func (*classic) added(_ *entry, _ place, update bool) move {
-	if update {
-		return move{to: inActiveQ, why: unschedulablePodUpdate}
+// added (D6): a fresh pod enters activeQ if PreEnqueue admits it, else it
+// waits gated in unschedulablePods; it counts where it went unless its key
+// was already parked there (it did not move).
+func (c *classic) added(e *entry, from place, update bool) move {
+	m := c.admit(&e.info, inActiveQ)
+	if m.to == inActiveQ || from != inUnschedulablePods {
+		m.why = unschedulablePodAdd
+		if update {
+			m.why = unschedulablePodUpdate
+		}
 	}
-	return move{to: inActiveQ, why: unschedulablePodAdd}
+	return m
 }
 
 // popFrom (D4): activeQ only.
@@ -40,14 +50,15 @@ func (*classic) popped(*entry) (uint32, bool) { return 0, true }
 // unschedulablePods.
 func (*classic) failed(v view, e *entry, _ spec.UID, podSchedulingCycle int64) move {
 	if v.moveRequestCycle() >= podSchedulingCycle || len(e.info.UnschedulablePlugins) == 0 {
-		return move{to: inBackoffQ, why: scheduleAttemptFailure}
+		return move{to: inBackoffQ, why: scheduleAttemptFailure, unexamined: true}
 	}
 	return move{to: inUnschedulablePods, why: scheduleAttemptFailure}
 }
 
 // ofInterest, mayHelp and moveTo (D2) are R4: an event some plugin
 // registered for (or a wildcard) requeues each unschedulable pod one of
-// whose rejectors registered it.
+// whose rejectors registered it, except a pod SchedulingGates gates, which
+// no event examines (R17, spec.SkippedWhileGated).
 func (c *classic) ofInterest(ev spec.ClusterEvent) bool {
 	return c.cfg.PluginEvents.IsEventOfInterest(ev)
 }
@@ -57,19 +68,33 @@ func (c *classic) mayHelp(plugins spec.PluginSet, ev spec.ClusterEvent) bool {
 }
 
 func (c *classic) moveTo(v view, e *entry, occ spec.Occurrence, grouped bool) move {
+	if skippedWhileGated(&e.info) {
+		return move{}
+	}
 	if !grouped && !c.cfg.PluginEvents.IsPodWorthRequeuing(e.info.UnschedulablePlugins, occ.Event) {
 		return move{}
 	}
-	return move{to: requeue(v, e), why: clusterEvent}
+	return c.requeue(v, e, clusterEvent)
 }
 
-// requeue is "requeueing a pod" of spec.Queue: backoffQ while the pod
-// backs off, else activeQ.
-func requeue(v view, e *entry) place {
+// skippedWhileGated is spec.SkippedWhileGated of e.
+func skippedWhileGated(i *podInfo) bool {
+	return i.gating() != "" && i.UnschedulablePlugins.Has(spec.PluginSchedulingGates)
+}
+
+// requeue is "requeueing a pod" of spec.Queue for e, in unschedulablePods:
+// backoffQ while it backs off, unexamined (gated or not); else activeQ if
+// PreEnqueue admits it, counted under why. Refused, it waits gated where
+// it was, and did not move, so nothing counts.
+func (c *classic) requeue(v view, e *entry, why reason) move {
 	if v.backingOff(e) {
-		return inBackoffQ
+		return move{to: inBackoffQ, why: why, unexamined: true}
 	}
-	return inActiveQ
+	m := c.admit(&e.info, inActiveQ)
+	if m.gate == "" {
+		m.why = why
+	}
+	return m
 }
 
 // requested (D2): every move request of interest sets moveRequestCycle.
@@ -111,15 +136,31 @@ func (c *classic) leftover(v view) (func(*entry) bool, bool) {
 
 // updatedUnschedulable (D7) is R9: requeue if something but the status
 // changed; not a move request.
-func (*classic) updatedUnschedulable(v view, e *entry, oldPod, newPod *spec.Pod) (move, spec.ClusterEvent) {
+func (c *classic) updatedUnschedulable(v view, e *entry, oldPod, newPod *spec.Pod) (move, spec.ClusterEvent) {
 	if !spec.IsPodUpdated(oldPod, newPod) {
 		return move{}, spec.ClusterEvent{}
 	}
-	return move{to: requeue(v, e), why: unschedulablePodUpdate}, spec.ClusterEvent{}
+	return c.requeue(v, e, unschedulablePodUpdate), spec.ClusterEvent{}
 }
 
-// activated (R8): an unschedulable pod enters activeQ.
-func (*classic) activated(*entry) move { return move{to: inActiveQ, why: forceActivate} }
+// activated (R8): an unschedulable pod enters activeQ if PreEnqueue admits
+// it; refused, it stays, gated (and Activate sets moveRequestCycle).
+func (c *classic) activated(e *entry) move {
+	m := c.admit(&e.info, inActiveQ)
+	if m.gate == "" {
+		m.why = forceActivate
+	}
+	return m
+}
+
+// fromBackoffQ (R5, R8): a pod leaving backoffQ passes PreEnqueue like any
+// pod entering activeQ (R17); refused, it is gated in unschedulablePods and
+// counts there under why.
+func (c *classic) fromBackoffQ(e *entry, why reason) move {
+	m := c.admit(&e.info, inActiveQ)
+	m.why = why
+	return m
+}
 
 // updatedInFlight (D5): nothing is recorded.
 func (*classic) updatedInFlight(*entry, *spec.Pod, *spec.Pod) {}
@@ -133,8 +174,22 @@ func (*classic) leftFlight(*entry) {}
 
 func (*classic) snapshot(*spec.Snapshot) {}
 
-// metrics: this profile has no gates and no per-plugin gauge.
-func (*classic) metrics(view, *MetricsSnapshot) {}
+// metrics (R14, R17): gated pods count as "gated", not "unschedulable";
+// there is no per-plugin gauge. It walks every pod, O(pods) per scrape,
+// and only if PreEnqueue plugins may have gated some.
+func (c *classic) metrics(v view, m *MetricsSnapshot) {
+	if len(c.names) == 0 {
+		return
+	}
+	gated := 0
+	v.pods(func(e *entry) {
+		if e.loc == inUnschedulablePods && e.info.gating() != "" {
+			gated++
+		}
+	})
+	m.PendingPods[QueueGated] = gated
+	m.PendingPods[QueueUnschedulable] -= gated
+}
 
 func (*classic) check(map[*entry]bool, func(string, ...any)) {}
 

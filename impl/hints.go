@@ -1,7 +1,6 @@
 package impl
 
 import (
-	"maps"
 	"slices"
 	"time"
 
@@ -22,10 +21,9 @@ import (
 // Pop's order over backoffQ by ordering window (R2h) is the queue's: it
 // keeps backoffQ's window heap (window.go) because windowed says so.
 type hints struct {
-	cfg      *spec.Config
-	regs     map[string][]hintReg
-	pre      spec.PreEnqueuePlugins
-	preNames []string // sorted
+	cfg  *spec.Config
+	regs map[string][]hintReg
+	gates
 
 	list  []flightEntry
 	head  int    // list[head:] is the in-flight list
@@ -51,13 +49,12 @@ func (f *flightEntry) isMarker() bool { return f.pod != nil && !f.dead }
 func (f *flightEntry) isRecord() bool { return f.pod == nil }
 
 func newHints(cfg *spec.Config) *hints {
-	h := &hints{cfg: cfg, regs: map[string][]hintReg{}, pre: cfg.PreEnqueuePlugins}
+	h := &hints{cfg: cfg, regs: map[string][]hintReg{}, gates: newGates(cfg)}
 	for plugin, evs := range cfg.PluginEvents {
 		for _, ev := range evs {
 			h.regs[plugin] = append(h.regs[plugin], hintReg{ev: ev, fn: cfg.QueueingHints[spec.HintKey{Plugin: plugin, Event: ev}]})
 		}
 	}
-	h.preNames = slices.Sorted(maps.Keys(cfg.PreEnqueuePlugins))
 	return h
 }
 
@@ -117,32 +114,7 @@ func (h *hints) groupMayCare(plugins spec.PluginSet, ev spec.ClusterEvent) bool 
 	return false
 }
 
-// preEnqueue is spec.Config.RunPreEnqueue: the refusing plugin, or "".
-func (h *hints) preEnqueue(pod *spec.Pod, gating string) string {
-	if len(h.preNames) == 0 {
-		return ""
-	}
-	if fn, ok := h.pre[gating]; ok && !fn(pod) {
-		return gating
-	}
-	for _, name := range h.preNames {
-		if name != gating && !h.pre[name](pod) {
-			return name
-		}
-	}
-	return ""
-}
-
 // --- placing pods (R3h, R17) ---
-
-// admit (D6) is R17 for a pod bound for activeQ or backoffQ: there, or
-// gated in unschedulablePods by the PreEnqueue plugin that refuses it.
-func (h *hints) admit(info *podInfo, to place) move {
-	if g := h.preEnqueue(info.Pod, info.gating()); g != "" {
-		return move{to: inUnschedulablePods, gate: g}
-	}
-	return move{to: to}
-}
 
 // place is where a pod goes by its strategy (R3h): Skip parks it in
 // unschedulablePods; AfterBackoff while backing off is backoffQ; anything
@@ -338,6 +310,10 @@ func (h *hints) activated(e *entry) move {
 	}
 	return m
 }
+
+// fromBackoffQ (R5h, R8h): a pod leaving backoffQ enters activeQ without
+// PreEnqueue: it passed it on entering backoffQ.
+func (h *hints) fromBackoffQ(_ *entry, why reason) move { return move{to: inActiveQ, why: why} }
 
 // updatedInFlight (D5) is R9h: each event of the update is recorded (the
 // UID is the same: an Update giving the pod another UID ends the attempt).

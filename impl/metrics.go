@@ -22,9 +22,8 @@ const (
 	QueueActive        = "active"
 	QueueBackoff       = "backoff"
 	QueueUnschedulable = "unschedulable"
-	// QueueGated counts the gated pods of unschedulablePods (hints
-	// profile, R17); they are not in QueueUnschedulable. Always 0 in the
-	// classic profile, which has no scheduling gates.
+	// QueueGated counts the gated pods of unschedulablePods (R17, both
+	// profiles); they are not in QueueUnschedulable.
 	QueueGated = "gated"
 )
 

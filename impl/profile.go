@@ -1,6 +1,8 @@
 package impl
 
 import (
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/schedq/schedq/spec"
@@ -61,8 +63,11 @@ type profile interface {
 	// it goes, and for a move counted under a cluster event, that event.
 	leftover(v view) (old func(*entry) bool, stamp bool)
 	updatedUnschedulable(v view, e *entry, oldPod, newPod *spec.Pod) (move, spec.ClusterEvent)
-	// D6 Activate of e, parked in unschedulablePods (R8, R8h).
+	// D6 Activate of e, parked in unschedulablePods (R8, R8h), and e
+	// leaving backoffQ for activeQ (Activate, why forceActivate; the
+	// backoffQ flush, why backoffComplete).
 	activated(e *entry) move
+	fromBackoffQ(e *entry, why reason) move
 	// D5 in-flight bookkeeping: an Update of the in-flight pod e (pod
 	// already newPod, with the same UID: a new UID ends the attempt, R9),
 	// an Activate of a pod not parked (e its entry, nil if not held; it
@@ -84,13 +89,55 @@ type profile interface {
 }
 
 // move is a profile's decision for one pod: the place it goes to (nowhere:
-// it stays where it is), the PreEnqueue plugin that refused it (hints, R17:
-// it then waits gated in unschedulablePods), and the reason its arrival is
+// it stays where it is), the PreEnqueue plugin that refused it (R17: it
+// then waits gated in unschedulablePods), and the reason its arrival is
 // counted under in MetricQueueIncomingPods (noCount: not counted).
+// unexamined sends a pod to backoffQ without PreEnqueue (classic R17): a
+// gated pod stays gated there, where a pod PreEnqueue admitted (hints) is
+// no longer gated.
 type move struct {
-	to   place
-	gate string
-	why  reason
+	to         place
+	gate       string
+	why        reason
+	unexamined bool
+}
+
+// gates runs the PreEnqueue plugins (R17) as spec.Config.RunPreEnqueue
+// does, with their names sorted once: the pod's gating plugin first, then
+// the others by name; the first refusal decides.
+type gates struct {
+	pre   spec.PreEnqueuePlugins
+	names []string
+}
+
+func newGates(cfg *spec.Config) gates {
+	return gates{pre: cfg.PreEnqueuePlugins, names: slices.Sorted(maps.Keys(cfg.PreEnqueuePlugins))}
+}
+
+// preEnqueue returns the plugin that refuses pod, or "".
+func (g *gates) preEnqueue(pod *spec.Pod, gating string) string {
+	if len(g.names) == 0 {
+		return ""
+	}
+	if fn, ok := g.pre[gating]; ok && !fn(pod) {
+		return gating
+	}
+	for _, name := range g.names {
+		if name != gating && !g.pre[name](pod) {
+			return name
+		}
+	}
+	return ""
+}
+
+// admit is R17 for a pod bound for to (activeQ; backoffQ in the hints
+// profile): there, or gated in unschedulablePods by the plugin that
+// refuses it.
+func (g *gates) admit(info *podInfo, to place) move {
+	if name := g.preEnqueue(info.Pod, info.gating()); name != "" {
+		return move{to: inUnschedulablePods, gate: name}
+	}
+	return move{to: to}
 }
 
 // view is what a profile reads of the queue: the clock reading of the
@@ -121,5 +168,5 @@ func newProfile(cfg *spec.Config) profile {
 	if cfg.Profile == spec.ProfileHints {
 		return newHints(cfg)
 	}
-	return &classic{cfg: cfg}
+	return &classic{cfg: cfg, gates: newGates(cfg)}
 }

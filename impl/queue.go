@@ -11,8 +11,9 @@
 //
 // The profiles share this machine; where they differ (the decisions D1-D7
 // of spec.Profile) it asks its profile (profile.go), answered once in
-// classic.go and once in hints.go (the in-flight list, PreEnqueue gating,
-// hint replay). A profile returns decisions and this file applies them:
+// classic.go and once in hints.go (the in-flight list, hint replay);
+// both gate with PreEnqueue (R17, gates in profile.go), each at its own
+// points. A profile returns decisions and this file applies them:
 // put is the one function that moves a pod between places, counts its
 // arrival and readies a wake-up, and unlock, the end of every operation,
 // wakes the blocked Pops. entry.go holds the entry and the places' helpers,
@@ -547,7 +548,8 @@ func (q *PriorityQueue) FlushBackoffQCompleted() {
 	// backoffQ is ordered by expiry and being past one's expiry is
 	// monotone in it, so the completed pods are exactly a prefix.
 	for q.backoffQ.len() > 0 && !q.backingOff(q.backoffQ.min(), now) {
-		q.put(q.backoffQ.popMin(), move{to: inActiveQ, why: backoffComplete}, now)
+		e := q.backoffQ.popMin()
+		q.put(e, q.p.fromBackoffQ(e, backoffComplete), now)
 	}
 	q.shrink(now)
 }
@@ -601,12 +603,17 @@ func (q *PriorityQueue) Activate(pods []*spec.Pod) error {
 	now := q.clock.Now()
 	for _, p := range pods {
 		e := q.pods.findKey(keyHash(p.Namespace, p.Name), p.Namespace, p.Name)
+		parked := e != nil && (e.loc == inUnschedulablePods || e.loc == inBackoffQ)
 		switch {
-		case e != nil && e.loc == inUnschedulablePods:
+		case !parked:
+		case e.loc == inUnschedulablePods:
 			q.put(e, q.p.activated(e), now)
-		case e != nil && e.loc == inBackoffQ:
-			q.put(e, move{to: inActiveQ, why: forceActivate}, now)
 		default:
+			q.put(e, q.p.fromBackoffQ(e, forceActivate), now)
+		}
+		if !parked || e.loc != inActiveQ {
+			// Not parked, or PreEnqueue kept it out (R17): the
+			// activation is recorded all the same (R8, R8h).
 			if q.p.activatedOther(e, p) {
 				q.moveRequestCycle = q.schedulingCycle
 			}
@@ -886,7 +893,7 @@ func (q *PriorityQueue) put(e *entry, m move, now time.Time) {
 		}
 		q.pushActiveQ(e)
 	case inBackoffQ:
-		if e.info.hints != nil {
+		if e.info.hints != nil && !m.unexamined {
 			e.info.hints.GatingPlugin = ""
 		}
 		q.pushBackoffQ(e)

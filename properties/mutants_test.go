@@ -234,8 +234,8 @@ var mutants = []mutant{
 	{
 		name: "requeue-at-expiry-skips-backoffQ",
 		file: "impl/classic.go",
-		old:  "if v.backingOff(e) {\n\t\treturn inBackoffQ",
-		new:  "if v.q.expiry(e).After(v.now) {\n\t\treturn inBackoffQ",
+		old:  "if v.backingOff(e) {\n\t\treturn move{to: inBackoffQ",
+		new:  "if v.q.expiry(e).After(v.now) {\n\t\treturn move{to: inBackoffQ",
 		desc: "R4/R7: a move sends a pod whose expiry equals now to activeQ (expiry == now treated as completed)",
 	},
 	{
@@ -304,8 +304,8 @@ var mutants = []mutant{
 	{
 		name: "requeue-ignores-backoff",
 		file: "impl/classic.go",
-		old:  "if v.backingOff(e) {\n\t\treturn inBackoffQ",
-		new:  "if e.info.Attempts < 0 {\n\t\treturn inBackoffQ",
+		old:  "if v.backingOff(e) {\n\t\treturn move{to: inBackoffQ",
+		new:  "if e.info.Attempts < 0 {\n\t\treturn move{to: inBackoffQ",
 		desc: "R4: a move request sends a still backing-off pod straight to activeQ",
 	},
 	{
