@@ -136,8 +136,8 @@ func (c *classic) leftover(v view) (func(*entry) bool, bool) {
 
 // updatedUnschedulable (D7) is R9: requeue if something but the status
 // changed; not a move request.
-func (c *classic) updatedUnschedulable(v view, e *entry, oldPod, newPod *spec.Pod) (move, spec.ClusterEvent) {
-	if !spec.IsPodUpdated(oldPod, newPod) {
+func (c *classic) updatedUnschedulable(v view, e *entry, oldPod, newPod *spec.Pod, change *spec.PodChange) (move, spec.ClusterEvent) {
+	if change != nil && !change.Relevant || change == nil && !spec.IsPodUpdated(oldPod, newPod) {
 		return move{}, spec.ClusterEvent{}
 	}
 	return c.requeue(v, e, unschedulablePodUpdate), spec.ClusterEvent{}
@@ -163,7 +163,7 @@ func (c *classic) fromBackoffQ(e *entry, why reason) move {
 }
 
 // updatedInFlight (D5): nothing is recorded.
-func (*classic) updatedInFlight(*entry, *spec.Pod, *spec.Pod) {}
+func (*classic) updatedInFlight(*entry, *spec.Pod, *spec.Pod, *spec.PodChange) {}
 
 // activatedOther (D5) is R8 for a pod not parked: moveRequestCycle becomes
 // schedulingCycle, so an in-flight pod takes the shortcut when it fails.

@@ -60,11 +60,18 @@ func newHints(cfg *spec.Config) *hints {
 
 // --- R16 and R17 as pure functions of the pod ---
 
-// says is one hint's answer: no hint, or an error, is Queue (R16).
-func says(fn spec.QueueingHintFn, pod *spec.Pod, occ spec.Occurrence) bool {
+// says is one hint's answer: no hint, an error or a panic is Queue (R16),
+// as spec.Config's hint call has it: a hint runs under the queue's lock,
+// and caller code must not bring the queue down.
+func says(fn spec.QueueingHintFn, pod *spec.Pod, occ spec.Occurrence) (queue bool) {
 	if fn == nil {
 		return true
 	}
+	defer func() {
+		if recover() != nil {
+			queue = true
+		}
+	}()
 	hint, err := fn(pod, occ)
 	return err != nil || hint == spec.HintQueue
 }
@@ -272,11 +279,11 @@ func (h *hints) leftover(v view) (func(*entry) bool, bool) {
 // gating filter, until one moves the pod out of unschedulablePods; the
 // move counts under that event. A pod PreEnqueue refuses on the way is
 // gated, and the later events see it gated.
-func (h *hints) updatedUnschedulable(v view, e *entry, oldPod, newPod *spec.Pod) (move, spec.ClusterEvent) {
+func (h *hints) updatedUnschedulable(v view, e *entry, oldPod, newPod *spec.Pod, change *spec.PodChange) (move, spec.ClusterEvent) {
 	info := e.info // gated below, if need be, without touching e
 	var gated spec.HintFields
 	gate := ""
-	for _, ev := range spec.PodUpdateEvents(oldPod, newPod) {
+	for _, ev := range updateEvents(oldPod, newPod, change) {
 		s := h.podStrategy(&info, spec.Occurrence{Event: ev, Old: oldPod, New: newPod})
 		if s == spec.StrategySkip {
 			continue
@@ -302,6 +309,15 @@ func (h *hints) updatedUnschedulable(v view, e *entry, oldPod, newPod *spec.Pod)
 	return move{}, spec.ClusterEvent{}
 }
 
+// updateEvents are the events of an update (R9h): the caller's, or
+// without a verdict spec.PodUpdateEvents.
+func updateEvents(oldPod, newPod *spec.Pod, change *spec.PodChange) []spec.ClusterEvent {
+	if change != nil {
+		return change.Events
+	}
+	return spec.PodUpdateEvents(oldPod, newPod)
+}
+
 // activated (R8h): PreEnqueue first; a refused pod stays gated, uncounted.
 func (h *hints) activated(e *entry) move {
 	m := h.admit(&e.info, inActiveQ)
@@ -317,8 +333,8 @@ func (h *hints) fromBackoffQ(_ *entry, why reason) move { return move{to: inActi
 
 // updatedInFlight (D5) is R9h: each event of the update is recorded (the
 // UID is the same: an Update giving the pod another UID ends the attempt).
-func (h *hints) updatedInFlight(_ *entry, oldPod, newPod *spec.Pod) {
-	for _, ev := range spec.PodUpdateEvents(oldPod, newPod) {
+func (h *hints) updatedInFlight(_ *entry, oldPod, newPod *spec.Pod, change *spec.PodChange) {
+	for _, ev := range updateEvents(oldPod, newPod, change) {
 		h.list = append(h.list, flightEntry{occ: spec.Occurrence{Event: ev, Old: oldPod, New: newPod}})
 	}
 }

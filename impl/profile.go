@@ -61,8 +61,10 @@ type profile interface {
 	// at v's now, and whether it restarts their leftover clock (R6h); and
 	// an Update of the unschedulable pod e (its pod already newPod): where
 	// it goes, and for a move counted under a cluster event, that event.
+	// change is the caller's verdict on the update (nil: derive it from
+	// the pods, spec.DerivePodChange; each profile derives only its half).
 	leftover(v view) (old func(*entry) bool, stamp bool)
-	updatedUnschedulable(v view, e *entry, oldPod, newPod *spec.Pod) (move, spec.ClusterEvent)
+	updatedUnschedulable(v view, e *entry, oldPod, newPod *spec.Pod, change *spec.PodChange) (move, spec.ClusterEvent)
 	// D6 Activate of e, parked in unschedulablePods (R8, R8h), and e
 	// leaving backoffQ for activeQ (Activate, why forceActivate; the
 	// backoffQ flush, why backoffComplete).
@@ -73,7 +75,7 @@ type profile interface {
 	// an Activate of a pod not parked (e its entry, nil if not held; it
 	// reports whether moveRequestCycle becomes schedulingCycle), and the
 	// in-flight pod e leaving flight (Done, Delete).
-	updatedInFlight(e *entry, oldPod, newPod *spec.Pod)
+	updatedInFlight(e *entry, oldPod, newPod *spec.Pod, change *spec.PodChange)
 	activatedOther(e *entry, pod *spec.Pod) (setMoveRequestCycle bool)
 	leftFlight(e *entry)
 	// The profile's own state and gauges: snapshot, metrics, consistency.

@@ -110,7 +110,7 @@ type PriorityQueue struct {
 	nom nominator
 }
 
-var _ spec.Queue = (*PriorityQueue)(nil)
+var _ spec.ObjectQueue = (*PriorityQueue)(nil)
 
 // Option configures New.
 type Option func(*PriorityQueue)
@@ -477,7 +477,26 @@ func (q *PriorityQueue) AddUnschedulableIfNotPresent(pInfo *spec.QueuedPodInfo, 
 func (q *PriorityQueue) MoveAllToActiveOrBackoffQueue(event spec.ClusterEvent, preCheck spec.PreEnqueueCheck) {
 	q.mu.Lock()
 	defer q.unlock()
-	q.moveRequest(spec.Occurrence{Event: event}, q.clock.Now(), func(e *entry) bool { return preCheck == nil || preCheck(e.info.Pod) }, false)
+	q.moveAll(spec.Occurrence{Event: event}, preCheck)
+}
+
+// MoveAllToActiveOrBackoffQueueWithObjects is R4 of spec.ObjectQueue: the
+// move request of MoveAllToActiveOrBackoffQueue with the caller's objects,
+// which the hints see and the in-flight list records (R19).
+// spec.ErrInvalidEvent for an invalid event, and nothing changes.
+func (q *PriorityQueue) MoveAllToActiveOrBackoffQueueWithObjects(occ spec.Occurrence, preCheck spec.PreEnqueueCheck) error {
+	if err := occ.Validate(); err != nil {
+		return err
+	}
+	q.mu.Lock()
+	defer q.unlock()
+	q.moveAll(occ, preCheck)
+	return nil
+}
+
+// moveAll is R4 under mu.
+func (q *PriorityQueue) moveAll(occ spec.Occurrence, preCheck spec.PreEnqueueCheck) {
+	q.moveRequest(occ, q.clock.Now(), func(e *entry) bool { return preCheck == nil || preCheck(e.info.Pod) }, false)
 }
 
 // choice is a move request's decision for one pod, before it moves, and
@@ -626,10 +645,21 @@ func (q *PriorityQueue) Activate(pods []*spec.Pod) error {
 // re-sorted there; in backoffQ the heap key, its expiry, does not depend on
 // the pod object.
 func (q *PriorityQueue) Update(oldPod, newPod *spec.Pod) error {
+	return q.UpdateWithChange(oldPod, newPod, nil)
+}
+
+// UpdateWithChange is R9 of spec.ObjectQueue: Update with the caller's
+// verdict on the update (nil: derived from the pods, as Update does).
+// spec.ErrInvalidEvent if an event of change is invalid, and nothing
+// changes.
+func (q *PriorityQueue) UpdateWithChange(oldPod, newPod *spec.Pod, change *spec.PodChange) error {
 	if err := oldPod.Validate(); err != nil {
 		return err
 	}
 	if err := newPod.Validate(); err != nil {
+		return err
+	}
+	if err := change.Validate(); err != nil {
 		return err
 	}
 	if oldPod.Namespace != newPod.Namespace || oldPod.Name != newPod.Name {
@@ -669,13 +699,13 @@ func (q *PriorityQueue) Update(oldPod, newPod *spec.Pod) error {
 		}
 	case inUnschedulablePods:
 		now := q.clock.Now()
-		m, ev := q.p.updatedUnschedulable(view{q, now}, e, oldPod, newPod)
+		m, ev := q.p.updatedUnschedulable(view{q, now}, e, oldPod, newPod, change)
 		if m.to != nowhere {
 			q.metrics.event = ev
 			q.put(e, m, now)
 		}
 	case inFlight:
-		q.p.updatedInFlight(e, oldPod, newPod)
+		q.p.updatedInFlight(e, oldPod, newPod, change)
 	}
 	return nil
 }
@@ -725,6 +755,9 @@ func (q *PriorityQueue) AssignedPodAdded(pod *spec.Pod) error {
 // pod.
 func (q *PriorityQueue) AssignedPodUpdated(oldPod, newPod *spec.Pod, event spec.ClusterEvent) error {
 	if err := newPod.Validate(); err != nil {
+		return err
+	}
+	if err := event.Validate(); err != nil {
 		return err
 	}
 	if oldPod != nil {
