@@ -115,8 +115,8 @@ var mutants = []mutant{
 		name: "hints-in-flight-update-queues-a-copy",
 		test: hintsMachine,
 		file: "impl/queue.go",
-		old:  "\t\tq.p.updatedInFlight(e, oldPod, newPod)\n",
-		new:  "\t\tq.p.updatedInFlight(e, oldPod, newPod)\n\t\tq.pushActiveQ(e)\n",
+		old:  "\t\tq.p.updatedInFlight(e, oldPod, newPod, change)\n",
+		new:  "\t\tq.p.updatedInFlight(e, oldPod, newPod, change)\n\t\tq.pushActiveQ(e)\n",
 		desc: "R9h: an Update of an in-flight pod queues it in activeQ (upstream v1.33's second copy) instead of only recording it",
 	},
 	{
@@ -290,8 +290,8 @@ var mutants = []mutant{
 	{
 		name: "update-requeues-on-irrelevant-change",
 		file: "impl/classic.go",
-		old:  "if !spec.IsPodUpdated(oldPod, newPod) {",
-		new:  "if oldPod == newPod {",
+		old:  "if change != nil && !change.Relevant || change == nil && !spec.IsPodUpdated(oldPod, newPod) {",
+		new:  "if change != nil && !change.Relevant || change == nil && oldPod == newPod {",
 		desc: "R9: a status or resourceVersion update moves an unschedulable pod",
 	},
 	{
@@ -314,6 +314,22 @@ var mutants = []mutant{
 		old:  "e.info.UnschedulablePlugins.Has(spec.PluginPodTopologySpread) && p.Namespace == assigned.Namespace",
 		new:  "e.info.UnschedulablePlugins.Has(spec.PluginPodTopologySpread)",
 		desc: "R11: an assigned pod in any namespace wakes pods PodTopologySpread rejected",
+	},
+	{
+		name: "object-dropped-on-replay",
+		test: hintsMachine,
+		file: "impl/hints.go",
+		old:  "\t\th.list = append(h.list, flightEntry{occ: occ})\n",
+		new:  "\t\th.list = append(h.list, flightEntry{occ: spec.Occurrence{Event: occ.Event, Old: occ.Old, New: occ.New}})\n",
+		desc: "R15/R19: the in-flight record keeps the event but loses its caller objects, so a replay shows the hints no node",
+	},
+	{
+		name: "caller-event-ignored",
+		test: hintsMachine,
+		file: "impl/queue.go",
+		old:  "\tif err := change.Validate(); err != nil {\n\t\treturn err\n\t}\n",
+		new:  "\tif err := change.Validate(); err != nil {\n\t\treturn err\n\t}\n\tchange = nil\n",
+		desc: "R9h/R19: UpdateWithChange ignores the caller's verdict and derives the update's events from the fields Pod models",
 	},
 }
 
