@@ -93,12 +93,14 @@ func hashesOf(p *spec.Pod) hashes {
 
 // track adds a new entry, whose pod is set, to both indexes.
 func (q *PriorityQueue) track(e *entry, h hashes) {
+	q.nom.touched(e.info.Pod.UID)
 	q.pods.insert(h.key, e)
 	q.byUID.insert(h.uid, e)
 }
 
 // untrack removes a detached entry from both indexes.
 func (q *PriorityQueue) untrack(e *entry) {
+	q.nom.touched(e.info.Pod.UID)
 	q.pods.remove(e)
 	q.byUID.remove(e)
 }
@@ -106,6 +108,8 @@ func (q *PriorityQueue) untrack(e *entry) {
 // setPod replaces a tracked entry's pod object, of the same key, whose
 // hashes are h; the UID may change with it.
 func (q *PriorityQueue) setPod(e *entry, pod *spec.Pod, h hashes) {
+	q.nom.touched(e.info.Pod.UID)
+	q.nom.touched(pod.UID)
 	if e.info.Pod.UID == pod.UID {
 		e.info.Pod = pod
 		return

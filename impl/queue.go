@@ -107,7 +107,7 @@ type PriorityQueue struct {
 	// p answers the decisions of cfg.Profile (profile.go); nom is the
 	// nominator (R18, both profiles).
 	p   profile
-	nom nominator
+	nom *nominator
 }
 
 var _ spec.ObjectQueue = (*PriorityQueue)(nil)
