@@ -29,7 +29,34 @@ type nominator struct {
 	byNode map[string][]*spec.Pod
 	nodeOf map[spec.UID]string
 	count  atomic.Int64
-	view   atomic.Pointer[map[string][]*spec.Pod]
+	view   atomic.Pointer[nomView]
+}
+
+// nomView is the published answers: a node's pods by name, and a filter
+// that tells most nodes with none without hashing their names (a Filter
+// pass asks every node, and most have no nominated pod).
+type nomView struct {
+	filter [filterBits / 64]uint64
+	byNode map[string][]*spec.Pod
+}
+
+const filterBits = 1024
+
+// filterBit is a cheap digest of a node name: its length and up to its
+// last 8 bytes, where generated names (node-17, ip-10-0-3-4) differ.
+func filterBit(node string) uint {
+	h := uint(len(node))
+	for i := max(0, len(node)-8); i < len(node); i++ {
+		h = h*31 + uint(node[i])
+	}
+	return h % filterBits
+}
+
+func (v *nomView) get(node string) []*spec.Pod {
+	if b := filterBit(node); v.filter[b/64]&(1<<(b%64)) == 0 {
+		return nil
+	}
+	return v.byNode[node]
 }
 
 func newNominator() *nominator {
@@ -150,14 +177,16 @@ func (q *PriorityQueue) NominatedPodsForNode(nodeName string) []*spec.Pod {
 		}
 		q.mu.Unlock()
 	}
-	return slices.Clone((*v)[nodeName])
+	return slices.Clone(v.get(nodeName))
 }
 
 // nominatedView builds the answers of NominatedPodsForNode for every node,
 // under mu.
-func (q *PriorityQueue) nominatedView() *map[string][]*spec.Pod {
-	m := make(map[string][]*spec.Pod, len(q.nom.byNode))
+func (q *PriorityQueue) nominatedView() *nomView {
+	v := &nomView{byNode: make(map[string][]*spec.Pod, len(q.nom.byNode))}
 	for node, pods := range q.nom.byNode {
+		b := filterBit(node)
+		v.filter[b/64] |= 1 << (b % 64)
 		out := make([]*spec.Pod, len(pods))
 		for i, p := range pods {
 			if e := q.pods.findKey(keyHash(p.Namespace, p.Name), p.Namespace, p.Name); e != nil && e.info.Pod.UID == p.UID {
@@ -165,7 +194,7 @@ func (q *PriorityQueue) nominatedView() *map[string][]*spec.Pod {
 			}
 			out[i] = p
 		}
-		m[node] = out
+		v.byNode[node] = out
 	}
-	return &m
+	return v
 }
