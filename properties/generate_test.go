@@ -145,7 +145,17 @@ var configs = []schedqtest.ConfigChange{
 	{InitialBackoff: 3 * time.Nanosecond, MaxBackoff: time.Hour},
 }
 
-func drawConfig(c chooser) schedqtest.ConfigChange { return pick(c, "config", configs) }
+func drawConfig(c chooser) schedqtest.ConfigChange { return pick(c, "config", classicConfigs) }
+
+// classicConfigs are configs and gates=on: the classic profile with the
+// PreEnqueue plugins of schedqtest.ClassicGates (R17), whose pods are
+// drawn with the labels those plugins refuse (gatedLabelSets).
+var classicConfigs = append(slices.Clone(configs), schedqtest.ConfigChange{Gates: true})
+
+// gatedLabelSets are labelSets and the labels SchedulingGates and Hold
+// refuse; an update to labelSets[1:] lifts either gate, and one to the
+// others gates a pod in backoffQ when it leaves (R5, R17).
+var gatedLabelSets = append(slices.Clone(labelSets), map[string]string{"gated": "yes"}, map[string]string{"hold": "yes"})
 
 // hintsConfigs are configs and, only valid in the hints profile, backoff
 // switched off (max-backoff=0s, R7h).
@@ -314,6 +324,9 @@ func (p *pair) hints() bool { return p.cfg.Profile == spec.ProfileHints }
 func (p *pair) labelSets() []map[string]string {
 	if p.hints() {
 		return hintsLabelSets
+	}
+	if len(p.cfg.PreEnqueuePlugins) > 0 {
+		return gatedLabelSets
 	}
 	return labelSets
 }
@@ -597,7 +610,7 @@ func (p *pair) genUpdate(c chooser) bool {
 		if p.hints() {
 			op.Pod.Labels = pick(c, "new labels", hintsNewLabels)
 		} else {
-			op.Pod.Labels = pick(c, "new labels", labelSets[1:])
+			op.Pod.Labels = pick(c, "new labels", p.labelSets()[1:])
 		}
 	case 4:
 		op.Pod.Affinity = pick(c, "new affinity", affinitySets[1:])

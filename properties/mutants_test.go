@@ -316,6 +316,20 @@ var mutants = []mutant{
 		desc: "R11: an assigned pod in any namespace wakes pods PodTopologySpread rejected",
 	},
 	{
+		name: "classic-add-skips-PreEnqueue",
+		file: "impl/classic.go",
+		old:  "func (c *classic) added(e *entry, from place, update bool) move {\n\tm := c.admit(&e.info, inActiveQ)",
+		new:  "func (c *classic) added(e *entry, from place, update bool) move {\n\tm := move{to: inActiveQ}",
+		desc: "R17 (classic): Add puts a pod a PreEnqueue plugin refuses in activeQ (v1.33.13 gates it; schedq's classic profile once let every gated pod through)",
+	},
+	{
+		name: "classic-backoffQ-exit-skips-PreEnqueue",
+		file: "impl/classic.go",
+		old:  "func (c *classic) fromBackoffQ(e *entry, why reason) move {\n\tm := c.admit(&e.info, inActiveQ)",
+		new:  "func (c *classic) fromBackoffQ(e *entry, why reason) move {\n\tm := move{to: inActiveQ}",
+		desc: "R5/R8/R17 (classic): a pod leaving backoffQ for activeQ (flush, Activate) skips PreEnqueue, so a pod gated by an update while it backed off is popped",
+	},
+	{
 		name: "object-dropped-on-replay",
 		test: hintsMachine,
 		file: "impl/hints.go",
