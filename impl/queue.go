@@ -53,7 +53,9 @@ import (
 )
 
 // PriorityQueue is the concurrent scheduling queue. Create it with New; it
-// satisfies spec.Queue. All methods are safe for concurrent use.
+// satisfies spec.ObjectQueue (spec.Queue, and the caller's event objects
+// and update verdicts, R19) and spec.Nominator. All methods are safe for
+// concurrent use.
 type PriorityQueue struct {
 	cfg   spec.Config
 	clock clock.WithTicker
