@@ -31,7 +31,10 @@ import (
 // the nominator joined the table), nearly all of it this test (a
 // `go test -vet=off` build per mutant, without -race, plus a run until
 // rapid finds and shrinks a failure, at most 5 s of shrinking; two run in
-// parallel), under the 3 minutes this package may take. So the test runs in `make test`; `go test -short` skips it for
+// parallel), under the 3 minutes this package may take. With 38 rows,
+// `go test -run 'TestStateMachine|TestMutantsAreCaught' ./properties/`
+// (no -race) took 242 s on 2026-11-25, load average about 6 to 10.
+// So the test runs in `make test`; `go test -short` skips it for
 // quick local iterations, and scripts/verify runs it as a suite of its
 // own.
 //
