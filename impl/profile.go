@@ -88,8 +88,8 @@ type profile interface {
 // it then waits gated in unschedulablePods), and the reason its arrival is
 // counted under in MetricQueueIncomingPods (noCount: not counted).
 type move struct {
-	to   place
 	gate string
+	to   place
 	why  reason
 }
 

@@ -532,10 +532,17 @@ func (q *PriorityQueue) moveRequest(occ spec.Occurrence, now time.Time, keep fun
 		q.put(c.e, c.m, now)
 		c.e, c.g = nil, nil
 	}
+	if cap(choices) > maxKeptChoices {
+		q.scratch = nil // a burst's room goes back at once
+	}
 	if q.p.requested(occ) {
 		q.moveRequestCycle = q.schedulingCycle
 	}
 }
+
+// maxKeptChoices is the most choices (40 bytes each) moveRequest keeps
+// room for between requests.
+const maxKeptChoices = 4096
 
 // FlushBackoffQCompleted is R5 of spec.Queue. The pods enter activeQ in
 // expiry order, which decides how they tie there. Run calls it every
