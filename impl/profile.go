@@ -98,8 +98,8 @@ type profile interface {
 // gated pod stays gated there, where a pod PreEnqueue admitted (hints) is
 // no longer gated.
 type move struct {
+	gate       string // first: the byte fields pack after it
 	to         place
-	gate       string
 	why        reason
 	unexamined bool
 }

@@ -81,8 +81,12 @@ type PriorityQueue struct {
 	// the profile may pop from backoffQ (window.go).
 	popQ     windowHeap
 	windowed bool
-	// scratch holds a move request's choices (moveRequest), reused.
-	scratch []choice
+	// scratch holds a move request's choices (moveRequest), reused;
+	// scratchPeak is the most since the last flush, scratchLow how long
+	// it has been oversized (see shrink).
+	scratch     []choice
+	scratchPeak int
+	scratchLow  slackTimer
 	// lastPopped is the entry Pop returned last, nil once it is recycled:
 	// the scheduler usually ends the cycle of the pod it popped last, and
 	// Done finds that pod without hashing its UID (see Done).
@@ -501,6 +505,10 @@ func (q *PriorityQueue) moveAll(occ spec.Occurrence, preCheck spec.PreEnqueueChe
 	q.moveRequest(occ, q.clock.Now(), func(e *entry) bool { return preCheck == nil || preCheck(e.info.Pod) }, false)
 }
 
+// maxKeptChoices is the most choices (40 bytes each, 640 KiB)
+// moveRequest keeps room for after a request.
+const maxKeptChoices = 16384
+
 // choice is a move request's decision for one pod, before it moves, and
 // the group of unschedulablePods it leaves.
 type choice struct {
@@ -554,6 +562,10 @@ func (q *PriorityQueue) moveRequest(occ spec.Occurrence, now time.Time, keep fun
 		q.put(c.e, c.m, now)
 		c.e, c.g = nil, nil
 	}
+	q.scratchPeak = max(q.scratchPeak, len(choices))
+	if cap(choices) > maxKeptChoices {
+		q.scratch = nil // a burst's room goes back at once; smaller room, by shrink
+	}
 	if q.p.requested(occ) {
 		q.moveRequestCycle = q.schedulingCycle
 	}
@@ -585,6 +597,13 @@ func (q *PriorityQueue) shrink(now time.Time) {
 	q.activeQ.shrink(now)
 	q.backoffQ.shrink(now)
 	q.unschedulablePods.shrink(now)
+	// A move request's room (40 bytes a choice) goes once it has been
+	// more than four times what the requests used for shrinkAfter.
+	if q.scratchLow.due(now, cap(q.scratch) > minHeapCap && cap(q.scratch) > 4*q.scratchPeak) {
+		q.scratchLow = slackTimer{}
+		q.scratch = nil
+	}
+	q.scratchPeak = 0
 	keep := max(minFree, q.pods.n/4)
 	used := q.freePeak
 	q.freePeak = len(q.free)
