@@ -603,9 +603,9 @@ type Queue interface {
 // ObjectQueue is a Queue that also takes what Queue's signatures cannot
 // carry: the objects of a move request's event and the caller's verdict on
 // an update. Pods carry their caller objects through Queue itself
-// (Pod.Object, R19). package model implements it; a queue that does not
-// (package impl, for now) takes the same calls through Queue, without the
-// event's objects and with the derived verdict.
+// (Pod.Object, R19). Packages model and impl implement it; a queue that
+// does not (the upstream targets) takes the same calls through Queue,
+// without the event's objects and with the derived verdict.
 type ObjectQueue interface {
 	Queue
 

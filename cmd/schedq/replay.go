@@ -136,9 +136,9 @@ type trace struct {
 	File *file
 	Cfg  spec.Config
 	Impl bool
-	// ImplNA says why --impl did not replay on the implementation: it
-	// refuses the scenario's profile (impl.New rejects the hints profile
-	// until it implements it); the model alone is replayed.
+	// ImplNA says why --impl did not replay on the implementation: impl.New
+	// refused the scenario's configuration (a bad config is refused by
+	// both); the model alone is replayed.
 	ImplNA  string
 	Initial spec.Snapshot
 	Steps   []step
