@@ -47,9 +47,6 @@ func (t implTarget) Metrics() conformance.Metrics {
 }
 
 func newImplTarget(t testing.TB, cfg spec.Config, start time.Time) conformance.Target {
-	if err := implRefuses(cfg); err != nil {
-		t.Fatal(err)
-	}
 	clk := testingclock.NewFakeClock(start)
 	q, err := impl.New(cfg, impl.WithClock(clk))
 	if err != nil {
@@ -57,17 +54,6 @@ func newImplTarget(t testing.TB, cfg spec.Config, start time.Time) conformance.T
 	}
 	t.Cleanup(q.Close)
 	return implTarget{q, clk}
-}
-
-// implRefuses is what impl cannot run yet: PreEnqueue plugins in the
-// classic profile (R17's classic text, issue 20). impl.New accepts such a
-// config and ignores the plugins, so the adapter refuses it here and the
-// runner reports those scenarios n/a rather than failed.
-func implRefuses(cfg spec.Config) error {
-	if cfg.Profile == spec.ProfileClassic && len(cfg.PreEnqueuePlugins) > 0 {
-		return fmt.Errorf("%w: impl does not run PreEnqueue plugins in the classic profile yet (R17)", spec.ErrInvalidConfig)
-	}
-	return nil
 }
 
 // TestImpl runs the whole suite against the implementation: the preflight
@@ -83,9 +69,6 @@ func TestImpl(t *testing.T) {
 // runs, as TestImpl shows.
 func Example() {
 	newTarget := func(cfg spec.Config, start time.Time) (conformance.Target, error) {
-		if err := implRefuses(cfg); err != nil {
-			return nil, err
-		}
 		clk := testingclock.NewFakeClock(start)
 		q, err := impl.New(cfg, impl.WithClock(clk))
 		return implTarget{q, clk}, err

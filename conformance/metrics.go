@@ -119,8 +119,9 @@ func eventLabel(op schedqtest.Op) string {
 // (unknown, or in flight under another UID), say "UnscheduledPodAdd", and
 // an Update that moves a pod out of unschedulablePods says the label of
 // the update's event that moved it: the first of spec.PodUpdateEvents
-// whose strategy is not Skip (R9h tries them in turn; PreEnqueue, a
-// function of the pod, refuses a later one if it refused an earlier one).
+// (of the caller's events, op.Change, if it gave them) whose strategy is
+// not Skip (R9h tries them in turn; PreEnqueue, a function of the pod,
+// refuses a later one if it refused an earlier one).
 func (mm *metricsModel) hintsEventLabel(op schedqtest.Op, k spec.PodKey, before, after *spec.Snapshot) string {
 	switch op.Kind {
 	case schedqtest.KindAdd:
@@ -134,6 +135,9 @@ func (mm *metricsModel) hintsEventLabel(op schedqtest.Op, k spec.PodKey, before,
 		info := was
 		info.Pod = now.Pod
 		evs := spec.PodUpdateEvents(was.Pod, now.Pod)
+		if op.Change != nil {
+			evs = op.Change.Events // the caller's verdict (R9h, R19)
+		}
 		for _, ev := range evs {
 			if mm.cfg.PodStrategy(&info, spec.Occurrence{Event: ev, Old: was.Pod, New: now.Pod}) != spec.StrategySkip {
 				return ev.EventLabel()

@@ -1,124 +1,198 @@
 package impl
 
 import (
+	"slices"
 	"time"
 
 	"github.com/schedq/schedq/spec"
 )
 
-// classic answers the decisions of spec.ProfileClassic (R1-R14): no
-// PreEnqueue, Pop from activeQ only, the moveRequestCycle shortcut, no
-// in-flight list. It has no state of its own: moveRequestCycle lives in the
-// queue because I3 and I6 are stated over it.
-type classic struct{}
-
-// added (D6): every pod is admitted.
-func (classic) added(q *PriorityQueue, e *entry, _ place, now time.Time, counter hotCounter) bool {
-	q.moveToActiveQ(e, now)
-	q.metrics.hot[counter]++
-	return true
+// classic answers the decisions of spec.ProfileClassic (R1-R14, and R17's
+// classic text): PreEnqueue on every way into activeQ and none into
+// backoffQ, Pop from activeQ only, the moveRequestCycle shortcut, no
+// in-flight list. Its only state is the PreEnqueue plugins: moveRequestCycle
+// lives in the queue because I3 and I6 are stated over it.
+type classic struct {
+	cfg *spec.Config
+	gates
 }
 
-// canPop and next (D4): activeQ only.
-func (classic) canPop(q *PriorityQueue) bool { return q.activeQ.len() > 0 }
+// added (D6): a fresh pod enters activeQ if PreEnqueue admits it, else it
+// waits gated in unschedulablePods; it counts where it went unless its key
+// was already parked there (it did not move).
+func (c *classic) added(e *entry, from place, update bool) move {
+	m := c.admit(&e.info, inActiveQ)
+	if m.to == inActiveQ || from != inUnschedulablePods {
+		m.why = unschedulablePodAdd
+		if update {
+			m.why = unschedulablePodUpdate
+		}
+	}
+	return m
+}
 
-func (classic) next(q *PriorityQueue) *entry { return q.activeQ.popMin() }
+// popFrom (D4): activeQ only.
+func (*classic) popFrom(v view) place {
+	if v.activeQHasPods() {
+		return inActiveQ
+	}
+	return nowhere
+}
+
+func (*classic) windowed() bool { return false }
 
 // popped (D4): Pop clears the rejecting plugins; the scheduler fills them
-// again if the attempt fails (R2). The interned set is never handed out.
-func (classic) popped(_ *PriorityQueue, e *entry, out *spec.QueuedPodInfo) {
-	e.info.UnschedulablePlugins = nil
-	out.UnschedulablePlugins = nil
-}
+// again if the attempt fails (R2).
+func (*classic) popped(*entry) (uint32, bool) { return 0, true }
 
 // failed (D1) is R3's placement: backoffQ if a move request happened
 // during or after the pod's cycle or no plugin rejected it, else
 // unschedulablePods.
-func (classic) failed(q *PriorityQueue, e *entry, _ spec.UID, podSchedulingCycle int64, _ time.Time) {
-	if q.moveRequestCycle >= podSchedulingCycle || len(e.info.UnschedulablePlugins) == 0 {
-		q.pushBackoffQ(e)
-		q.metrics.hot[backoffScheduleAttemptFailure]++
-	} else {
-		q.unschedulablePods.add(e)
-		q.metrics.hot[unschedulableScheduleAttemptFailure]++
+func (*classic) failed(v view, e *entry, _ spec.UID, podSchedulingCycle int64) move {
+	if v.moveRequestCycle() >= podSchedulingCycle || len(e.info.UnschedulablePlugins) == 0 {
+		return move{to: inBackoffQ, why: scheduleAttemptFailure, unexamined: true}
 	}
+	return move{to: inUnschedulablePods, why: scheduleAttemptFailure}
 }
 
-// move (D2) is R4 (see movePods).
-func (classic) move(q *PriorityQueue, occ spec.Occurrence, now time.Time, keep func(*entry) bool) {
-	q.movePods(occ.Event, now, keep)
+// ofInterest, mayHelp and moveTo (D2) are R4: an event some plugin
+// registered for (or a wildcard) requeues each unschedulable pod one of
+// whose rejectors registered it, except a pod SchedulingGates gates, which
+// no event examines (R17, spec.SkippedWhileGated).
+func (c *classic) ofInterest(ev spec.ClusterEvent) bool {
+	return c.cfg.PluginEvents.IsEventOfInterest(ev)
 }
 
-// assignedPodAdded (D2) is R11: only the pods the assigned pod may help.
-func (classic) assignedPodAdded(q *PriorityQueue, pod *spec.Pod, now time.Time) {
-	q.movePods(spec.EventAssignedPodAdd, now, crossTopology(pod))
+func (c *classic) mayHelp(plugins spec.PluginSet, ev spec.ClusterEvent) bool {
+	return c.cfg.PluginEvents.IsPodWorthRequeuing(plugins, ev)
 }
 
-// assignedPodUpdated (D2) is R11 for an update: a scale-down may help any
-// pod, any other update is prefiltered like an add.
-func (classic) assignedPodUpdated(q *PriorityQueue, _, newPod *spec.Pod, event spec.ClusterEvent, now time.Time) {
+func (c *classic) moveTo(v view, e *entry, occ spec.Occurrence, grouped bool) move {
+	if skippedWhileGated(&e.info) {
+		return move{}
+	}
+	if !grouped && !c.cfg.PluginEvents.IsPodWorthRequeuing(e.info.UnschedulablePlugins, occ.Event) {
+		return move{}
+	}
+	return c.requeue(v, e, clusterEvent)
+}
+
+// skippedWhileGated is spec.SkippedWhileGated of e.
+func skippedWhileGated(i *podInfo) bool {
+	return i.gating() != "" && i.UnschedulablePlugins.Has(spec.PluginSchedulingGates)
+}
+
+// requeue is "requeueing a pod" of spec.Queue for e, in unschedulablePods:
+// backoffQ while it backs off, unexamined (gated or not); else activeQ if
+// PreEnqueue admits it, counted under why. Refused, it waits gated where
+// it was, and did not move, so nothing counts.
+func (c *classic) requeue(v view, e *entry, why reason) move {
+	if v.backingOff(e) {
+		return move{to: inBackoffQ, why: why, unexamined: true}
+	}
+	m := c.admit(&e.info, inActiveQ)
+	if m.gate == "" {
+		m.why = why
+	}
+	return m
+}
+
+// requested (D2): every move request of interest sets moveRequestCycle.
+func (*classic) requested(spec.Occurrence) bool { return true }
+
+// assigned (D2) is R11: a scale-down may help any pod; any other add or
+// update of an assigned pod only the pods it may help (crossTopology).
+func (*classic) assigned(newPod *spec.Pod, event spec.ClusterEvent) func(*entry) bool {
 	if (spec.ClusterEvent{Resource: spec.ResourcePod, ActionType: spec.UpdatePodScaleDown}).Match(event) {
-		q.movePods(event, now, func(*entry) bool { return true })
-		return
+		return everyPod
 	}
-	q.movePods(event, now, crossTopology(newPod))
+	return crossTopology(newPod)
 }
+
+// crossTopology selects the unschedulable pods an assigned pod may help,
+// as spec.Queue.AssignedPodAdded defines them (R11).
+func crossTopology(assigned *spec.Pod) func(*entry) bool {
+	return func(e *entry) bool {
+		p := e.info.Pod
+		if e.info.UnschedulablePlugins.Has(spec.PluginPodTopologySpread) && p.Namespace == assigned.Namespace {
+			return true
+		}
+		return slices.ContainsFunc(p.RequiredAffinityTerms, func(t spec.AffinityTerm) bool {
+			return t.Matches(p.Namespace, assigned)
+		})
+	}
+}
+
+// everyPod is the selection of a move request over all unschedulable pods.
+func everyPod(*entry) bool { return true }
 
 // leftover (D7) is R6: pods older than PodMaxInUnschedulablePodsDuration
-// by Timestamp get a wildcard move request, when there are some.
-func (classic) leftover(q *PriorityQueue, now time.Time) {
-	leftover := func(e *entry) bool {
-		return now.Sub(e.info.Timestamp) > q.cfg.PodMaxInUnschedulablePodsDuration
-	}
-	if q.unschedulablePods.any(leftover) {
-		q.movePods(spec.EventUnschedulableTimeout, now, leftover)
-	}
+// by Timestamp.
+func (c *classic) leftover(v view) (func(*entry) bool, bool) {
+	return func(e *entry) bool {
+		return v.now.Sub(e.info.Timestamp) > c.cfg.PodMaxInUnschedulablePodsDuration
+	}, false
 }
 
-// updateUnschedulable (D7) is R9: requeue if something but the status
+// updatedUnschedulable (D7) is R9: requeue if something but the status
 // changed; not a move request.
-func (classic) updateUnschedulable(q *PriorityQueue, e *entry, oldPod, newPod *spec.Pod, now time.Time) {
-	if !spec.IsPodUpdated(oldPod, newPod) {
-		return
+func (c *classic) updatedUnschedulable(v view, e *entry, oldPod, newPod *spec.Pod, change *spec.PodChange) (move, spec.ClusterEvent) {
+	if change != nil && !change.Relevant || change == nil && !spec.IsPodUpdated(oldPod, newPod) {
+		return move{}, spec.ClusterEvent{}
 	}
-	q.unschedulablePods.remove(q.unschedulablePods.groupOfEntry(e), e)
-	if q.requeue(e, now) {
-		q.metrics.hot[activeUnschedulablePodUpdate]++
-		q.cond.Signal()
-	} else {
-		q.metrics.hot[backoffUnschedulablePodUpdate]++
-	}
+	return c.requeue(v, e, unschedulablePodUpdate), spec.ClusterEvent{}
 }
 
-// resortBackoffQ: backoffQ is ordered by expiry alone.
-func (classic) resortBackoffQ(*PriorityQueue, *entry) {}
-
-// activateParked (R8): an unschedulable pod enters activeQ.
-func (classic) activateParked(q *PriorityQueue, e *entry, now time.Time) bool {
-	q.detach(e)
-	q.moveToActiveQ(e, now)
-	return true
+// activated (R8): an unschedulable pod enters activeQ if PreEnqueue admits
+// it; refused, it stays, gated (and Activate sets moveRequestCycle).
+func (c *classic) activated(e *entry) move {
+	m := c.admit(&e.info, inActiveQ)
+	if m.gate == "" {
+		m.why = forceActivate
+	}
+	return m
 }
 
-// updateInFlight (D5): nothing is recorded.
-func (classic) updateInFlight(*PriorityQueue, *entry, *spec.Pod, *spec.Pod) {}
+// fromBackoffQ (R5, R8): a pod leaving backoffQ passes PreEnqueue like any
+// pod entering activeQ (R17); refused, it is gated in unschedulablePods and
+// counts there under why.
+func (c *classic) fromBackoffQ(e *entry, why reason) move {
+	m := c.admit(&e.info, inActiveQ)
+	m.why = why
+	return m
+}
 
-// activateOther (D5) is R8 for a pod not parked: moveRequestCycle becomes
+// updatedInFlight (D5): nothing is recorded.
+func (*classic) updatedInFlight(*entry, *spec.Pod, *spec.Pod, *spec.PodChange) {}
+
+// activatedOther (D5) is R8 for a pod not parked: moveRequestCycle becomes
 // schedulingCycle, so an in-flight pod takes the shortcut when it fails.
-func (classic) activateOther(q *PriorityQueue, _ *entry, _ *spec.Pod) {
-	q.moveRequestCycle = q.schedulingCycle
-}
+func (*classic) activatedOther(*entry, *spec.Pod) bool { return true }
 
 // leftFlight (D5): nothing to trim.
-func (classic) leftFlight(*PriorityQueue, *entry) {}
+func (*classic) leftFlight(*entry) {}
 
-func (classic) snapshot(*spec.Snapshot) {}
+func (*classic) snapshot(*spec.Snapshot) {}
 
-// metrics: this profile has no gates and no per-plugin gauge.
-func (classic) metrics(*PriorityQueue, *MetricsSnapshot) {}
+// metrics (R14, R17): gated pods count as "gated", not "unschedulable";
+// there is no per-plugin gauge. It walks every pod, O(pods) per scrape,
+// and only if PreEnqueue plugins may have gated some.
+func (c *classic) metrics(v view, m *MetricsSnapshot) {
+	if len(c.names) == 0 {
+		return
+	}
+	gated := 0
+	v.pods(func(e *entry) {
+		if e.loc == inUnschedulablePods && e.info.gating() != "" {
+			gated++
+		}
+	})
+	m.PendingPods[QueueGated] = gated
+	m.PendingPods[QueueUnschedulable] -= gated
+}
 
-func (classic) check(*PriorityQueue, map[*entry]bool, func(string, ...any)) {}
+func (*classic) check(map[*entry]bool, func(string, ...any)) {}
 
-func (classic) backoffFlushDelay(_ time.Time, period time.Duration) time.Duration { return period }
+func (*classic) backoffFlushDelay(_ time.Time, period time.Duration) time.Duration { return period }
 
-func (classic) alignedFlushes() bool { return false }
+func (*classic) alignedFlushes() bool { return false }

@@ -73,7 +73,8 @@ func (q *PriorityQueue) CheckConsistency() error {
 		return 1, sinceBase(expiry, q.base)
 	}, bad)
 	q.unschedulablePods.check(keyed, count[inUnschedulablePods], bad)
-	q.p.check(q, keyed, bad)
+	q.checkPopQ(keyed, bad)
+	q.p.check(keyed, bad)
 
 	seen := map[*entry]bool{}
 	for i, e := range q.free {

@@ -1,7 +1,6 @@
 package impl
 
 import (
-	"maps"
 	"slices"
 	"time"
 
@@ -10,32 +9,25 @@ import (
 
 // hints answers the decisions of spec.ProfileHints: kube-scheduler v1.37.2
 // with its default feature gates (rules R1h-R18 in spec/hints.go), as
-// package model's hints profile does, with the structures a fast queue
-// needs:
+// package model's hints profile does. Its own state:
 //
-//   - popQ, a second heap over the backoffQ pods some plugin rejected, in
-//     ordering-window order (aligned expiry, priority, Timestamp), from
-//     which Pop takes when activeQ is empty (R2h). It deletes lazily, like
-//     podHeap, by the backoffQ slot's seq: a pod leaving backoffQ by any
-//     way leaves a stale slot here, discarded at the top or by compaction.
 //   - the in-flight list (R15) as a slice with a moving head: markers and
 //     event records appended at the end, trimmed at the front (R12h). An
-//     in-flight entry's pos is the absolute index of its marker, so Done
-//     and a failure find it without a search.
+//     in-flight entry's pos is the absolute index of its marker (the token
+//     popped returns), so Done and a failure find it without a search.
 //   - the registry compiled per plugin with its hints, and the PreEnqueue
 //     plugins in the order R17 runs them.
+//
+// Pop's order over backoffQ by ordering window (R2h) is the queue's: it
+// keeps backoffQ's window heap (window.go) because windowed says so.
 type hints struct {
-	regs     map[string][]hintReg
-	pre      spec.PreEnqueuePlugins
-	preNames []string // sorted
-
-	popQ windowHeap
+	cfg  *spec.Config
+	regs map[string][]hintReg
+	gates
 
 	list  []flightEntry
 	head  int    // list[head:] is the in-flight list
 	start uint32 // absolute index of list[head], modulo 2^32
-
-	scratch []moveChoice // a move request's choices, reused
 }
 
 // hintReg is one registration of a plugin and its hint (nil: Queue).
@@ -56,31 +48,30 @@ func (f *flightEntry) isMarker() bool { return f.pod != nil && !f.dead }
 
 func (f *flightEntry) isRecord() bool { return f.pod == nil }
 
-// moveChoice is what a move request decided for one pod, before moving it.
-type moveChoice struct {
-	e    *entry
-	to   place  // inActiveQ or inBackoffQ
-	gate string // the PreEnqueue plugin that refuses it, "" if admitted
-}
-
-func newHints(cfg spec.Config) *hints {
-	h := &hints{regs: map[string][]hintReg{}, pre: cfg.PreEnqueuePlugins}
+func newHints(cfg *spec.Config) *hints {
+	h := &hints{cfg: cfg, regs: map[string][]hintReg{}, gates: newGates(cfg)}
 	for plugin, evs := range cfg.PluginEvents {
 		for _, ev := range evs {
 			h.regs[plugin] = append(h.regs[plugin], hintReg{ev: ev, fn: cfg.QueueingHints[spec.HintKey{Plugin: plugin, Event: ev}]})
 		}
 	}
-	h.preNames = slices.Sorted(maps.Keys(cfg.PreEnqueuePlugins))
 	return h
 }
 
 // --- R16 and R17 as pure functions of the pod ---
 
-// says is one hint's answer: no hint, or an error, is Queue (R16).
-func says(fn spec.QueueingHintFn, pod *spec.Pod, occ spec.Occurrence) bool {
+// says is one hint's answer: no hint, an error or a panic is Queue (R16),
+// as spec.Config's hint call has it: a hint runs under the queue's lock,
+// and caller code must not bring the queue down.
+func says(fn spec.QueueingHintFn, pod *spec.Pod, occ spec.Occurrence) (queue bool) {
 	if fn == nil {
 		return true
 	}
+	defer func() {
+		if recover() != nil {
+			queue = true
+		}
+	}()
 	hint, err := fn(pod, occ)
 	return err != nil || hint == spec.HintQueue
 }
@@ -130,161 +121,64 @@ func (h *hints) groupMayCare(plugins spec.PluginSet, ev spec.ClusterEvent) bool 
 	return false
 }
 
-// preEnqueue is spec.Config.RunPreEnqueue: the refusing plugin, or "".
-func (h *hints) preEnqueue(pod *spec.Pod, gating string) string {
-	if len(h.preNames) == 0 {
-		return ""
-	}
-	if fn, ok := h.pre[gating]; ok && !fn(pod) {
-		return gating
-	}
-	for _, name := range h.preNames {
-		if name != gating && !h.pre[name](pod) {
-			return name
-		}
-	}
-	return ""
-}
+// --- placing pods (R3h, R17) ---
 
-// --- placing pods (R3h, R4h, R17) ---
-
-// gate parks a detached entry refused by plugin g in unschedulablePods:
-// g is its gating plugin and joins its rejectors; Timestamp is kept (R17).
-func (h *hints) gate(q *PriorityQueue, e *entry, g string) {
-	e.info.hf().GatingPlugin = g
-	if !e.info.UnschedulablePlugins.Has(g) {
-		e.info.UnschedulablePlugins = q.unschedulablePods.intern(append(slices.Clone(e.info.UnschedulablePlugins), g))
-	}
-	q.unschedulablePods.add(e)
-}
-
-// admit (D6) is R17 for a detached entry bound for activeQ or backoffQ; it
-// returns where the pod went.
-func (h *hints) admit(q *PriorityQueue, e *entry, to place, now time.Time) place {
-	if g := h.preEnqueue(e.info.Pod, e.info.gating()); g != "" {
-		h.gate(q, e, g)
-		return inUnschedulablePods
-	}
-	if e.info.hints != nil {
-		e.info.hints.GatingPlugin = ""
-	}
-	h.enter(q, e, to, now)
-	return to
-}
-
-// enter puts an admitted, detached entry in activeQ or backoffQ.
-func (h *hints) enter(q *PriorityQueue, e *entry, to place, now time.Time) {
-	if to == inBackoffQ {
-		h.pushBackoffQ(q, e)
-		return
-	}
-	q.moveToActiveQ(e, now)
-}
-
-// place sends a detached entry where its strategy says (R3h): Skip parks
-// it in unschedulablePods; AfterBackoff while backing off is backoffQ;
-// anything else activeQ; admission first, except for the park.
-func (h *hints) place(q *PriorityQueue, e *entry, s spec.Strategy, now time.Time) place {
+// place is where a pod goes by its strategy (R3h): Skip parks it in
+// unschedulablePods; AfterBackoff while backing off is backoffQ; anything
+// else activeQ; admission first, except for the park. info is e's, or
+// what it would be at this point of an Update (updatedUnschedulable).
+func (h *hints) place(v view, e *entry, info *podInfo, s spec.Strategy) move {
 	switch {
 	case s == spec.StrategySkip:
-		q.unschedulablePods.add(e)
-		return inUnschedulablePods
-	case s == spec.StrategyAfterBackoff && q.backingOff(e, now):
-		return h.admit(q, e, inBackoffQ, now)
+		return move{to: inUnschedulablePods}
+	case s == spec.StrategyAfterBackoff && v.backingOff(e):
+		return h.admit(info, inBackoffQ)
 	default:
-		return h.admit(q, e, inActiveQ, now)
+		return h.admit(info, inActiveQ)
 	}
-}
-
-// poppable reports whether a pod in place p may be taken by a Pop: any
-// pod of activeQ, a pod some plugin rejected in backoffQ (R2h).
-func poppable(e *entry, p place) bool {
-	return p == inActiveQ || p == inBackoffQ && e.info.rejected()
-}
-
-// pushBackoffQ puts a detached entry in backoffQ and, if some plugin
-// rejected it, in popQ under the same seq.
-func (h *hints) pushBackoffQ(q *PriorityQueue, e *entry) {
-	before := q.backoffQ.seq
-	q.pushBackoffQ(e)
-	if q.backoffQ.seq != before+1 {
-		h.rebuildPopQ(q) // backoffQ renumbered its slots
-		return
-	}
-	if e.info.rejected() {
-		h.popQ.push(h.windowSlot(q, e))
-		if len(h.popQ.s) > 2*q.backoffQ.len()+compactAt {
-			h.popQ.compact()
-		}
-	}
-}
-
-func (h *hints) windowSlot(q *PriorityQueue, e *entry) wslot {
-	return wslot{
-		exp:  sinceBase(q.expiry(e), q.base),
-		prio: e.info.Pod.Priority,
-		ts:   sinceBase(e.info.Timestamp, q.base),
-		seq:  e.pos,
-		e:    e,
-	}
-}
-
-// rebuildPopQ makes popQ again from backoffQ's live slots.
-func (h *hints) rebuildPopQ(q *PriorityQueue) {
-	h.popQ.s = h.popQ.s[:0]
-	for _, s := range q.backoffQ.s {
-		if q.backoffQ.isLive(&s) && poppable(s.e, inBackoffQ) {
-			h.popQ.s = append(h.popQ.s, h.windowSlot(q, s.e))
-		}
-	}
-	h.popQ.heapify()
 }
 
 // --- the decisions ---
 
 // added (D6) is R1h: a new pod must pass PreEnqueue. A refused pod whose
-// key was already in unschedulablePods stays there: R14h counts only a key
-// new to unschedulablePods (as v1.37.2, whose addOrUpdate counts only a new
-// key).
-func (h *hints) added(q *PriorityQueue, e *entry, from place, now time.Time, _ hotCounter) bool {
-	if h.admit(q, e, inActiveQ, now) == inActiveQ {
-		q.metrics.hot[activeUnscheduledPodAdd]++
-		return true
+// key was already in unschedulablePods stays there uncounted: R14h counts
+// only a key new to unschedulablePods (as v1.37.2, whose addOrUpdate
+// counts only a new key).
+func (h *hints) added(e *entry, from place, _ bool) move {
+	m := h.admit(&e.info, inActiveQ)
+	if m.to == inActiveQ || from != inUnschedulablePods {
+		m.why = unscheduledPodAdd
 	}
-	if from != inUnschedulablePods {
-		q.metrics.hot[unschedulableUnscheduledPodAdd]++
-	}
-	return false
+	return m
 }
 
-// canPop and next (D4) are R2h: activeQ, else the first pod of popQ.
-func (h *hints) canPop(q *PriorityQueue) bool { return q.activeQ.len() > 0 || h.popQ.hasLive() }
-
-func (h *hints) next(q *PriorityQueue) *entry {
-	if q.activeQ.len() > 0 {
-		return q.activeQ.popMin()
+// popFrom (D4) is R2h: activeQ, else the first pod of backoffQ by
+// ordering window.
+func (h *hints) popFrom(v view) place {
+	switch {
+	case v.activeQHasPods():
+		return inActiveQ
+	case v.backoffQHasPoppable():
+		return inBackoffQ
 	}
-	e := h.popQ.popMin()
-	q.backoffQ.drop(e)
-	q.metrics.hot[activePopFromBackoffQ]++
-	return e
+	return nowhere
 }
+
+func (h *hints) windowed() bool { return true }
 
 // popped (D4, D5): nothing is cleared; the marker is appended and its
-// index kept in pos. The caller gets its own copies of the plugin sets.
-func (h *hints) popped(_ *PriorityQueue, e *entry, out *spec.QueuedPodInfo) {
-	e.pos = h.start + uint32(len(h.list)-h.head)
+// index is the entry's token while in flight.
+func (h *hints) popped(e *entry) (uint32, bool) {
+	token := h.start + uint32(len(h.list)-h.head)
 	h.list = append(h.list, flightEntry{pod: e.info.Pod})
-	out.UnschedulablePlugins = slices.Clone(out.UnschedulablePlugins)
-	out.PendingPlugins = slices.Clone(out.PendingPlugins)
+	return token, false
 }
 
 // failed (D1) is R3h: count, replay the records after the pod's marker,
 // end its flight, place it.
-func (h *hints) failed(q *PriorityQueue, e *entry, flightUID spec.UID, _ int64, now time.Time) {
+func (h *hints) failed(v view, e *entry, flightUID spec.UID, _ int64) move {
 	info := &e.info
 	hf := info.hf()
-	hf.PendingPlugins = q.unschedulablePods.intern(hf.PendingPlugins)
 	if len(info.UnschedulablePlugins) == 0 && len(hf.PendingPlugins) == 0 {
 		hf.ConsecutiveErrorsCount++
 	} else {
@@ -293,28 +187,15 @@ func (h *hints) failed(q *PriorityQueue, e *entry, flightUID spec.UID, _ int64, 
 	}
 	hf.FlushTimestamp = time.Time{}
 	s := spec.StrategyAfterBackoff
-	own := e
-	if flightUID == "" {
-		own = nil
-	}
-	if i := h.markerOf(own, info.Pod.UID); i >= 0 {
-		s = h.replay(i, info)
-	}
 	if flightUID != "" {
+		if i := h.markerOf(e, info.Pod.UID); i >= 0 {
+			s = h.replay(i, info)
+		}
 		h.leave(e, flightUID)
 	}
-	where := h.place(q, e, s, now)
-	switch where {
-	case inActiveQ:
-		q.metrics.hot[activeScheduleAttemptFailure]++
-	case inBackoffQ:
-		q.metrics.hot[backoffScheduleAttemptFailure]++
-	default:
-		q.metrics.hot[unschedulableScheduleAttemptFailure]++
-	}
-	if poppable(e, where) {
-		q.cond.Signal()
-	}
+	m := h.place(v, e, info, s)
+	m.why = scheduleAttemptFailure
+	return m
 }
 
 // replay is ReplayStrategy over the records after the marker at i.
@@ -335,74 +216,40 @@ func (h *hints) replay(i int, info *podInfo) spec.Strategy {
 	return best
 }
 
-// move (D2) is R4h.
-func (h *hints) move(q *PriorityQueue, occ spec.Occurrence, now time.Time, keep func(*entry) bool) {
-	h.moveRequest(q, occ, now, keep, false)
+// ofInterest, mayHelp and moveTo (D2) are R4h: each pod is evaluated
+// alone by its rejectors' hints, a gated pod only if the event may concern
+// its gating plugin; a moved pod passes PreEnqueue again, and one refused
+// is gated anew (not counted).
+func (h *hints) ofInterest(ev spec.ClusterEvent) bool { return h.cfg.IsEventOfInterestHints(ev) }
+
+func (h *hints) mayHelp(plugins spec.PluginSet, ev spec.ClusterEvent) bool {
+	return ev.IsWildCard() || h.groupMayCare(plugins, ev)
 }
 
-// moveRequest is R4h, and R6h when flush is set (the moved pods' leftover
-// clock restarts). It is all or nothing like movePods: every piece of
-// caller code (keep's preCheck, the hints, the PreEnqueue plugins) runs in
-// the first phase, which only reads; the second moves.
-func (h *hints) moveRequest(q *PriorityQueue, occ spec.Occurrence, now time.Time, keep func(*entry) bool, flush bool) {
-	if !q.cfg.IsEventOfInterestHints(occ.Event) {
-		return
+func (h *hints) moveTo(v view, e *entry, occ spec.Occurrence, _ bool) move {
+	if g := e.info.gating(); g != "" && !h.cfg.GatingEventMatches(g, occ.Event) {
+		return move{}
 	}
-	wild := occ.Event.IsWildCard()
-	choices := h.scratch[:0]
-	q.unschedulablePods.all(func(g *podGroup) {
-		if g != &q.unschedulablePods.private && !wild && !h.groupMayCare(g.plugins, occ.Event) {
-			return
-		}
-		for _, e := range g.pods {
-			if !keep(e) || e.info.gating() != "" && !q.cfg.GatingEventMatches(e.info.gating(), occ.Event) {
-				continue
-			}
-			s := h.podStrategy(&e.info, occ)
-			if s == spec.StrategySkip {
-				continue
-			}
-			to := inActiveQ
-			if s == spec.StrategyAfterBackoff && q.backingOff(e, now) {
-				to = inBackoffQ
-			}
-			choices = append(choices, moveChoice{e: e, to: to, gate: h.preEnqueue(e.info.Pod, e.info.gating())})
-		}
-	})
-	h.scratch = choices
-	var toActive, toBackoff, woken int
-	for i := range choices {
-		c := &choices[i]
-		q.detach(c.e)
-		if flush {
-			c.e.info.hf().FlushTimestamp = now
-		}
-		if c.gate != "" {
-			h.gate(q, c.e, c.gate)
-			continue
-		}
-		if c.e.info.hints != nil {
-			c.e.info.hints.GatingPlugin = ""
-		}
-		h.enter(q, c.e, c.to, now)
-		if c.to == inActiveQ {
-			toActive++
-		} else {
-			toBackoff++
-		}
-		if poppable(c.e, c.to) {
-			woken++
-		}
-		c.e = nil
+	s := h.podStrategy(&e.info, occ)
+	if s == spec.StrategySkip {
+		return move{}
 	}
-	clear(choices)
-	if toActive+toBackoff > 0 {
-		label := q.metrics.label(q.eventLabel(occ.Event))
-		q.metrics.addEvent(QueueActive, label, toActive)
-		q.metrics.addEvent(QueueBackoff, label, toBackoff)
+	to := inActiveQ
+	if s == spec.StrategyAfterBackoff && v.backingOff(e) {
+		to = inBackoffQ
 	}
+	m := h.admit(&e.info, to)
+	if m.gate == "" {
+		m.why = clusterEvent
+	}
+	return m
+}
+
+// requested (D2) is R15: the event is recorded if some pod is in flight;
+// moveRequestCycle does not exist in this profile.
+func (h *hints) requested(occ spec.Occurrence) bool {
 	h.record(occ)
-	q.wake(woken)
+	return false
 }
 
 // record appends an event record if some pod is in flight (R15).
@@ -412,85 +259,97 @@ func (h *hints) record(occ spec.Occurrence) {
 	}
 }
 
-// everyPod is the keep of a move request over all unschedulable pods.
-func everyPod(*entry) bool { return true }
+// assigned (D2) is R11h: every unschedulable pod; the hints decide, with
+// the assigned pod as the event's object.
+func (h *hints) assigned(*spec.Pod, spec.ClusterEvent) func(*entry) bool { return everyPod }
 
-// assignedPodAdded (D2) is R11h: every unschedulable pod, the assigned pod
-// as the event's object.
-func (h *hints) assignedPodAdded(q *PriorityQueue, pod *spec.Pod, now time.Time) {
-	h.move(q, spec.Occurrence{Event: spec.EventAssignedPodAdd, New: pod}, now, everyPod)
-}
-
-func (h *hints) assignedPodUpdated(q *PriorityQueue, oldPod, newPod *spec.Pod, event spec.ClusterEvent, now time.Time) {
-	h.move(q, spec.Occurrence{Event: event, Old: oldPod, New: newPod}, now, everyPod)
-}
-
-// leftover (D7) is R6h: the later of Timestamp and FlushTimestamp.
-func (h *hints) leftover(q *PriorityQueue, now time.Time) {
-	old := func(e *entry) bool {
+// leftover (D7) is R6h: the later of Timestamp and FlushTimestamp, and the
+// pods taken restart their leftover clock.
+func (h *hints) leftover(v view) (func(*entry) bool, bool) {
+	return func(e *entry) bool {
 		last := e.info.Timestamp
 		if e.info.hints != nil && e.info.hints.FlushTimestamp.After(last) {
 			last = e.info.hints.FlushTimestamp
 		}
-		return now.Sub(last) > q.cfg.PodMaxInUnschedulablePodsDuration
-	}
-	if q.unschedulablePods.any(old) {
-		h.moveRequest(q, spec.Occurrence{Event: spec.EventUnschedulableTimeout}, now, old, true)
-	}
+		return v.now.Sub(last) > h.cfg.PodMaxInUnschedulablePodsDuration
+	}, true
 }
 
-// updateUnschedulable (D7) is R9h: each event of the update in turn, no
-// gating filter, until one moves the pod out of unschedulablePods.
-func (h *hints) updateUnschedulable(q *PriorityQueue, e *entry, oldPod, newPod *spec.Pod, now time.Time) {
-	for _, ev := range spec.PodUpdateEvents(oldPod, newPod) {
-		s := h.podStrategy(&e.info, spec.Occurrence{Event: ev, Old: oldPod, New: newPod})
+// updatedUnschedulable (D7) is R9h: each event of the update in turn, no
+// gating filter, until one moves the pod out of unschedulablePods; the
+// move counts under that event. A pod PreEnqueue refuses on the way is
+// gated, and the later events see it gated.
+func (h *hints) updatedUnschedulable(v view, e *entry, oldPod, newPod *spec.Pod, change *spec.PodChange) (move, spec.ClusterEvent) {
+	info := e.info // gated below, if need be, without touching e
+	var gated spec.HintFields
+	gate := ""
+	for _, ev := range updateEvents(oldPod, newPod, change) {
+		s := h.podStrategy(&info, spec.Occurrence{Event: ev, Old: oldPod, New: newPod})
 		if s == spec.StrategySkip {
 			continue
 		}
-		q.detach(e)
-		where := h.place(q, e, s, now)
-		if where == inUnschedulablePods {
-			continue
+		m := h.place(v, e, &info, s)
+		if m.gate == "" {
+			m.why = clusterEvent
+			return m, ev
 		}
-		q.metrics.addEvent(queueLabel(where), q.metrics.label(q.eventLabel(ev)), 1)
-		if poppable(e, where) {
-			q.cond.Signal()
+		gate = m.gate
+		if info.hints != nil {
+			gated = *info.hints
 		}
-		return
+		gated.GatingPlugin = gate
+		info.hints = &gated
+		if !info.UnschedulablePlugins.Has(gate) {
+			info.UnschedulablePlugins = spec.NewPluginSet(append(slices.Clone(info.UnschedulablePlugins), gate)...)
+		}
 	}
+	if gate != "" {
+		return move{to: inUnschedulablePods, gate: gate}, spec.ClusterEvent{}
+	}
+	return move{}, spec.ClusterEvent{}
 }
 
-// resortBackoffQ: popQ orders by priority within a window (R2h), so the
-// pod enters backoffQ again with its new priority (same expiry).
-func (h *hints) resortBackoffQ(q *PriorityQueue, e *entry) {
-	q.backoffQ.drop(e)
-	h.pushBackoffQ(q, e)
+// updateEvents are the events of an update (R9h): the caller's, or
+// without a verdict spec.PodUpdateEvents.
+func updateEvents(oldPod, newPod *spec.Pod, change *spec.PodChange) []spec.ClusterEvent {
+	if change != nil {
+		return change.Events
+	}
+	return spec.PodUpdateEvents(oldPod, newPod)
 }
 
-// activateParked (R8h): PreEnqueue first; a refused pod stays gated.
-func (h *hints) activateParked(q *PriorityQueue, e *entry, now time.Time) bool {
-	q.detach(e)
-	return h.admit(q, e, inActiveQ, now) == inActiveQ
+// activated (R8h): PreEnqueue first; a refused pod stays gated, uncounted.
+func (h *hints) activated(e *entry) move {
+	m := h.admit(&e.info, inActiveQ)
+	if m.gate == "" {
+		m.why = forceActivate
+	}
+	return m
 }
 
-// updateInFlight (D5) is R9h: each event of the update is recorded (the
+// fromBackoffQ (R5h, R8h): a pod leaving backoffQ enters activeQ without
+// PreEnqueue: it passed it on entering backoffQ.
+func (h *hints) fromBackoffQ(_ *entry, why reason) move { return move{to: inActiveQ, why: why} }
+
+// updatedInFlight (D5) is R9h: each event of the update is recorded (the
 // UID is the same: an Update giving the pod another UID ends the attempt).
-func (h *hints) updateInFlight(_ *PriorityQueue, e *entry, oldPod, newPod *spec.Pod) {
-	for _, ev := range spec.PodUpdateEvents(oldPod, newPod) {
+func (h *hints) updatedInFlight(_ *entry, oldPod, newPod *spec.Pod, change *spec.PodChange) {
+	for _, ev := range updateEvents(oldPod, newPod, change) {
 		h.list = append(h.list, flightEntry{occ: spec.Occurrence{Event: ev, Old: oldPod, New: newPod}})
 	}
 }
 
-// activateOther (D5) is R8h: a pod in flight gets a ForceActivate record
+// activatedOther (D5) is R8h: a pod in flight gets a ForceActivate record
 // aimed at it alone.
-func (h *hints) activateOther(_ *PriorityQueue, e *entry, pod *spec.Pod) {
+func (h *hints) activatedOther(e *entry, pod *spec.Pod) bool {
 	if e != nil && e.loc == inFlight && e.info.Pod.UID == pod.UID && h.markerOf(e, pod.UID) >= 0 {
 		h.list = append(h.list, flightEntry{occ: spec.Occurrence{Event: spec.EventForceActivate, New: pod}})
 	}
+	return false
 }
 
 // leftFlight (D5) is R12h.
-func (h *hints) leftFlight(_ *PriorityQueue, e *entry) { h.leave(e, e.info.Pod.UID) }
+func (h *hints) leftFlight(e *entry) { h.leave(e, e.info.Pod.UID) }
 
 // --- the in-flight list ---
 
@@ -551,10 +410,10 @@ func (h *hints) snapshot(s *spec.Snapshot) {
 
 // metrics (R14h): gated pods apart, and the rejectors of every queued pod.
 // It walks every pod: O(pods) per scrape, nothing on the operations.
-func (h *hints) metrics(q *PriorityQueue, m *MetricsSnapshot) {
+func (h *hints) metrics(v view, m *MetricsSnapshot) {
 	gated := 0
 	m.UnschedulablePods = map[string]int{}
-	q.pods.all(func(e *entry) {
+	v.pods(func(e *entry) {
 		if e.loc == inFlight {
 			return
 		}
@@ -574,32 +433,8 @@ func (h *hints) metrics(q *PriorityQueue, m *MetricsSnapshot) {
 	m.PendingPods[QueueUnschedulable] -= gated
 }
 
-// check verifies popQ against backoffQ and the in-flight list against the
-// pods in flight (I7).
-func (h *hints) check(q *PriorityQueue, keyed map[*entry]bool, bad func(string, ...any)) {
-	live := map[*entry]int{}
-	for i := range h.popQ.s {
-		s := &h.popQ.s[i]
-		if i > 0 && h.popQ.less(s, &h.popQ.s[(i-1)/2]) {
-			bad("popQ: slot %d precedes its parent", i)
-		}
-		if !h.popQ.isLive(s) {
-			continue
-		}
-		live[s.e]++
-		if want := h.windowSlot(q, s.e); *s != want {
-			bad("popQ: %s has key %+v, want %+v", describe(s.e), *s, want)
-		}
-	}
-	for e := range keyed {
-		want := 0
-		if e.loc == inBackoffQ && poppable(e, inBackoffQ) {
-			want = 1
-		}
-		if live[e] != want {
-			bad("popQ: %s (in %s) has %d live slots, want %d", describe(e), e.loc, live[e], want)
-		}
-	}
+// check verifies the in-flight list against the pods in flight (I7).
+func (h *hints) check(keyed map[*entry]bool, bad func(string, ...any)) {
 	if h.head > len(h.list) {
 		bad("in-flight list: head %d past its end %d", h.head, len(h.list))
 		return
@@ -635,113 +470,3 @@ func (h *hints) backoffFlushDelay(now time.Time, period time.Duration) time.Dura
 }
 
 func (h *hints) alignedFlushes() bool { return true }
-
-// --- popQ ---
-
-// wslot is one slot of popQ: the R2h order's keys, durations since the
-// queue's base, and the backoffQ slot's seq, which tells if it is live.
-type wslot struct {
-	exp  int64
-	prio int32
-	ts   int64
-	seq  uint32
-	e    *entry
-}
-
-// windowHeap is a binary min-heap of wslots with lazy deletion.
-type windowHeap struct{ s []wslot }
-
-func (w *windowHeap) isLive(s *wslot) bool { return s.e.loc == inBackoffQ && s.e.pos == s.seq }
-
-// less is R2h's order: earlier window, higher priority, earlier Timestamp;
-// then the order of entry.
-func (w *windowHeap) less(a, b *wslot) bool {
-	if a.exp != b.exp {
-		return a.exp < b.exp
-	}
-	if a.prio != b.prio {
-		return a.prio > b.prio
-	}
-	if a.ts != b.ts {
-		return a.ts < b.ts
-	}
-	return a.seq < b.seq
-}
-
-func (w *windowHeap) push(s wslot) {
-	w.s = append(w.s, s)
-	w.up(len(w.s) - 1)
-}
-
-// hasLive drops stale slots at the top and reports whether one is left.
-func (w *windowHeap) hasLive() bool {
-	for len(w.s) > 0 && !w.isLive(&w.s[0]) {
-		w.removeTop()
-	}
-	return len(w.s) > 0
-}
-
-// popMin removes and returns the first live entry; there must be one.
-func (w *windowHeap) popMin() *entry {
-	w.hasLive()
-	e := w.s[0].e
-	w.removeTop()
-	return e
-}
-
-func (w *windowHeap) removeTop() {
-	last := len(w.s) - 1
-	w.s[0] = w.s[last]
-	w.s[last] = wslot{}
-	w.s = w.s[:last]
-	if last > 0 {
-		w.down(0)
-	}
-}
-
-func (w *windowHeap) compact() {
-	live := w.s[:0]
-	for _, s := range w.s {
-		if w.isLive(&s) {
-			live = append(live, s)
-		}
-	}
-	clear(w.s[len(live):])
-	w.s = live
-	w.heapify()
-}
-
-func (w *windowHeap) heapify() {
-	for i := len(w.s)/2 - 1; i >= 0; i-- {
-		w.down(i)
-	}
-}
-
-func (w *windowHeap) up(i int) {
-	for i > 0 {
-		p := (i - 1) / 2
-		if !w.less(&w.s[i], &w.s[p]) {
-			return
-		}
-		w.s[i], w.s[p] = w.s[p], w.s[i]
-		i = p
-	}
-}
-
-func (w *windowHeap) down(i int) {
-	n := len(w.s)
-	for {
-		m, l := i, 2*i+1
-		if l < n && w.less(&w.s[l], &w.s[m]) {
-			m = l
-		}
-		if r := l + 1; r < n && w.less(&w.s[r], &w.s[m]) {
-			m = r
-		}
-		if m == i {
-			return
-		}
-		w.s[i], w.s[m] = w.s[m], w.s[i]
-		i = m
-	}
-}

@@ -22,9 +22,8 @@ const (
 	QueueActive        = "active"
 	QueueBackoff       = "backoff"
 	QueueUnschedulable = "unschedulable"
-	// QueueGated counts the gated pods of unschedulablePods (hints
-	// profile, R17); they are not in QueueUnschedulable. Always 0 in the
-	// classic profile, which has no scheduling gates.
+	// QueueGated counts the gated pods of unschedulablePods (R17, both
+	// profiles); they are not in QueueUnschedulable.
 	QueueGated = "gated"
 )
 
@@ -69,39 +68,34 @@ type MetricsSnapshot struct {
 	UnschedulablePods map[string]int
 }
 
-// hotCounter names the incoming series whose labels are known in advance.
-// They are plain array slots so that counting on the Add/Pop/flush paths is
-// one increment, without hashing a pair of strings.
-type hotCounter int
+// reason is what brought a pod to a place: with the place, a series of
+// MetricQueueIncomingPods. Each reason but clusterEvent has a label known
+// in advance, counted in a plain array slot, so that counting on the
+// Add/Pop/flush paths is one increment, without hashing a pair of strings;
+// clusterEvent counts under the label of the operation's cluster event.
+type reason uint8
 
 const (
-	activeUnschedulablePodAdd hotCounter = iota
-	activeUnschedulablePodUpdate
-	backoffUnschedulablePodUpdate
-	backoffScheduleAttemptFailure
-	unschedulableScheduleAttemptFailure
-	activeBackoffComplete
-	activeForceActivate
-	// The hints profile's own (R14h).
-	activeUnscheduledPodAdd
-	unschedulableUnscheduledPodAdd
-	activePopFromBackoffQ
-	activeScheduleAttemptFailure
-	numHotCounters
+	noCount                reason = iota // not counted
+	unschedulablePodAdd                  // Add (classic)
+	unschedulablePodUpdate               // Update of an unknown pod, or of an unschedulable one (classic)
+	scheduleAttemptFailure               // AddUnschedulableIfNotPresent
+	backoffComplete                      // the backoffQ flush
+	forceActivate                        // Activate
+	unscheduledPodAdd                    // Add (hints)
+	popFromBackoffQ                      // Pop from backoffQ (hints), counted as entering activeQ
+	clusterEvent                         // a move request, or an Update's event (hints)
+	numReasons
 )
 
-var hotKeys = [numHotCounters]IncomingKey{
-	activeUnschedulablePodAdd:           {QueueActive, spec.EventUnscheduledPodAdd.EventLabel()},
-	activeUnschedulablePodUpdate:        {QueueActive, spec.EventUnscheduledPodUpdate.EventLabel()},
-	backoffUnschedulablePodUpdate:       {QueueBackoff, spec.EventUnscheduledPodUpdate.EventLabel()},
-	backoffScheduleAttemptFailure:       {QueueBackoff, spec.ScheduleAttemptFailure},
-	unschedulableScheduleAttemptFailure: {QueueUnschedulable, spec.ScheduleAttemptFailure},
-	activeBackoffComplete:               {QueueActive, spec.BackoffComplete},
-	activeForceActivate:                 {QueueActive, spec.ForceActivate},
-	activeUnscheduledPodAdd:             {QueueActive, UnscheduledPodAdd},
-	unschedulableUnscheduledPodAdd:      {QueueUnschedulable, UnscheduledPodAdd},
-	activePopFromBackoffQ:               {QueueActive, PopFromBackoffQ},
-	activeScheduleAttemptFailure:        {QueueActive, spec.ScheduleAttemptFailure},
+var reasonLabels = [numReasons]string{
+	unschedulablePodAdd:    spec.EventUnscheduledPodAdd.EventLabel(),
+	unschedulablePodUpdate: spec.EventUnscheduledPodUpdate.EventLabel(),
+	scheduleAttemptFailure: spec.ScheduleAttemptFailure,
+	backoffComplete:        spec.BackoffComplete,
+	forceActivate:          spec.ForceActivate,
+	unscheduledPodAdd:      UnscheduledPodAdd,
+	popFromBackoffQ:        PopFromBackoffQ,
 }
 
 // Event labels of the hints profile (R14h) that the classic one has not.
@@ -113,10 +107,12 @@ const (
 	PopFromBackoffQ = "PopFromBackoffQ"
 )
 
-// queueLabel is the "queue" label of a place.
+// queueLabel is the "queue" label of a place a pod is counted entering. A
+// pod Pop takes from backoffQ goes in flight through activeQ, as upstream
+// counts it.
 func queueLabel(p place) string {
 	switch p {
-	case inActiveQ:
+	case inActiveQ, inFlight:
 		return QueueActive
 	case inBackoffQ:
 		return QueueBackoff
@@ -127,11 +123,15 @@ func queueLabel(p place) string {
 // counters holds MetricQueueIncomingPods. It is guarded by the queue's
 // mutex; the pending gauge needs no state, it is read off the queues.
 type counters struct {
-	hot [numHotCounters]uint64
+	hot [numReasons][inFlight + 1]uint64
 	// byEvent counts moves raised by cluster events (R4, R6, R11), whose
-	// labels are open-ended. It is touched once per move request, not per
-	// pod.
+	// labels are open-ended. It is touched once per operation, not per pod:
+	// the operation's moves are counted in batch, under event, and added
+	// when it ends (PriorityQueue.unlock).
 	byEvent map[IncomingKey]uint64
+	batch   [inFlight + 1]uint64
+	batched bool
+	event   spec.ClusterEvent
 	// labels is the set of event labels counted separately, at most
 	// MaxEventLabels.
 	labels map[string]struct{}
@@ -153,14 +153,31 @@ func (c *counters) label(event string) string {
 	return event
 }
 
-func (c *counters) addEvent(queue, event string, n int) {
-	if n == 0 {
-		return
+// count counts a pod entering place to for why.
+func (c *counters) count(why reason, to place) {
+	switch why {
+	case noCount:
+	case clusterEvent:
+		c.batch[to]++
+		c.batched = true
+	default:
+		c.hot[why][to]++
 	}
+}
+
+// commit adds the batch of the operation's cluster-event moves under the
+// event's label, if it moved any.
+func (c *counters) commit(label string) {
 	if c.byEvent == nil {
 		c.byEvent = make(map[IncomingKey]uint64)
 	}
-	c.byEvent[IncomingKey{queue, event}] += uint64(n)
+	label = c.label(label)
+	for to, n := range c.batch {
+		if n > 0 {
+			c.byEvent[IncomingKey{queueLabel(place(to)), label}] += n
+		}
+	}
+	c.batch, c.batched = [inFlight + 1]uint64{}, false
 }
 
 // Metrics returns the queue's metrics, R14 of spec.Queue, which says what
@@ -176,16 +193,18 @@ func (q *PriorityQueue) Metrics() MetricsSnapshot {
 			QueueUnschedulable: q.unschedulablePods.len(),
 			QueueGated:         0,
 		},
-		IncomingPods: make(map[IncomingKey]uint64, len(q.metrics.byEvent)+int(numHotCounters)),
+		IncomingPods: make(map[IncomingKey]uint64, len(q.metrics.byEvent)+int(numReasons)),
 	}
 	for k, v := range q.metrics.byEvent {
 		m.IncomingPods[k] += v
 	}
-	for i, v := range q.metrics.hot {
-		if v > 0 {
-			m.IncomingPods[hotKeys[i]] += v
+	for why, byPlace := range q.metrics.hot {
+		for to, v := range byPlace {
+			if v > 0 && reason(why) != noCount {
+				m.IncomingPods[IncomingKey{queueLabel(place(to)), reasonLabels[why]}] += v
+			}
 		}
 	}
-	q.p.metrics(q, &m)
+	q.p.metrics(view{q: q}, &m)
 	return m
 }

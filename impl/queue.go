@@ -11,9 +11,13 @@
 //
 // The profiles share this machine; where they differ (the decisions D1-D7
 // of spec.Profile) it asks its profile (profile.go), answered once in
-// classic.go and once in hints.go, which adds the in-flight list, a second
-// heap over backoffQ for Pop's ordering windows, PreEnqueue gating and hint
-// replay.
+// classic.go and once in hints.go (the in-flight list, hint replay);
+// both gate with PreEnqueue (R17, gates in profile.go), each at its own
+// points. A profile returns decisions and this file applies them:
+// put is the one function that moves a pod between places, counts its
+// arrival and readies a wake-up, and unlock, the end of every operation,
+// wakes the blocked Pops. entry.go holds the entry and the places' helpers,
+// window.go backoffQ's second order for Pop in the hints profile.
 //
 // Layout: every pod the queue holds has one entry of 112 bytes (the
 // hints profile's per-pod fields, spec.HintFields, behind a pointer that
@@ -48,79 +52,6 @@ import (
 	"github.com/schedq/schedq/spec"
 )
 
-// entry is one pod held by the queue. Its key is its pod's: the queue
-// key of an entry never changes (Update keeps it).
-type entry struct {
-	info podInfo
-	// pos is the entry's place in the structure loc names: the seq of its
-	// live slot in activeQ or backoffQ (podHeap), its index in its group of
-	// unschedulablePods (podGroup). Unused in flight: an in-flight pod is reached by
-	// UID.
-	pos uint32
-	loc place
-	// keySlot and uidSlot are the entry's slots in the key and UID
-	// indexes (podIndex.slots), so that Done removes it from both without
-	// hashing its key or UID again.
-	keySlot, uidSlot slotRef
-}
-
-// place is a spec.Location in one byte, which keeps an entry at 112 bytes.
-type place uint8
-
-const (
-	nowhere             = place(spec.Nowhere)
-	inActiveQ           = place(spec.InActiveQ)
-	inBackoffQ          = place(spec.InBackoffQ)
-	inUnschedulablePods = place(spec.InUnschedulablePods)
-	inFlight            = place(spec.InFlight)
-)
-
-func (p place) String() string { return spec.Location(p).String() }
-
-// Entries of pods that left the queue (Done, Delete) are recycled, so that
-// a queue in steady state allocates no entry per Add: first through the
-// queue's own free list, a slice push and pop under the lock the queue holds
-// anyway, and past maxFree entries through the queue's entryPool, which the
-// garbage collector empties when they stay unused. The pool is the queue's
-// own, not shared between queues: a stale heap slot may still point at a
-// recycled entry, and the heap reads it (podHeap.isLive) under this
-// queue's lock, which another queue's writes would not respect; and a seq
-// of another queue's heap could make the stale slot look live.
-
-const maxFree = 4096
-
-// minFree is how many recycled entries shrink leaves an idle queue.
-const minFree = 64
-
-// newEntry returns a zero entry.
-func (q *PriorityQueue) newEntry() *entry {
-	if n := len(q.free); n > 0 {
-		e := q.free[n-1]
-		q.free[n-1] = nil
-		q.free = q.free[:n-1]
-		return e
-	}
-	if e, ok := q.entryPool.Get().(*entry); ok {
-		return e
-	}
-	return new(entry)
-}
-
-// freeEntry recycles an entry nothing refers to any more: detached,
-// untracked, or never tracked.
-func (q *PriorityQueue) freeEntry(e *entry) {
-	if q.lastPopped == e {
-		q.lastPopped = nil
-	}
-	*e = entry{}
-	if len(q.free) < maxFree {
-		q.free = append(q.free, e)
-		q.freePeak = max(q.freePeak, len(q.free))
-		return
-	}
-	q.entryPool.Put(e)
-}
-
 // PriorityQueue is the concurrent scheduling queue. Create it with New; it
 // satisfies spec.Queue. All methods are safe for concurrent use.
 type PriorityQueue struct {
@@ -129,10 +60,12 @@ type PriorityQueue struct {
 	// base is the clock reading at New; heap keys are durations since it.
 	base time.Time
 
-	// mu guards everything below. cond (on mu) is where Pop waits for
-	// activeQ to fill or the queue to close.
-	mu   sync.Mutex
-	cond sync.Cond
+	// mu guards everything below. cond (on mu) is where Pop waits for a
+	// pod it may take or the queue to close; ready counts the pods the
+	// operation holding mu made poppable, woken by unlock.
+	mu    sync.Mutex
+	cond  sync.Cond
+	ready int
 
 	// pods and byUID index every pod the queue holds, wherever it is. The
 	// UID index is kept from Add on, not only in flight, because Add has
@@ -142,6 +75,12 @@ type PriorityQueue struct {
 	activeQ           podHeap
 	backoffQ          podHeap
 	unschedulablePods unschedulablePods
+	// popQ is backoffQ in ordering-window order, kept when windowed: when
+	// the profile may pop from backoffQ (window.go).
+	popQ     windowHeap
+	windowed bool
+	// scratch holds a move request's choices (moveRequest), reused.
+	scratch []choice
 	// lastPopped is the entry Pop returned last, nil once it is recycled:
 	// the scheduler usually ends the cycle of the pod it popped last, and
 	// Done finds that pod without hashing its UID (see Done).
@@ -168,10 +107,10 @@ type PriorityQueue struct {
 	// p answers the decisions of cfg.Profile (profile.go); nom is the
 	// nominator (R18, both profiles).
 	p   profile
-	nom nominator
+	nom *nominator
 }
 
-var _ spec.Queue = (*PriorityQueue)(nil)
+var _ spec.ObjectQueue = (*PriorityQueue)(nil)
 
 // Option configures New.
 type Option func(*PriorityQueue)
@@ -210,9 +149,10 @@ func New(cfg spec.Config, opts ...Option) (*PriorityQueue, error) {
 		byUID:            podIndex{byUID: true, slots: true},
 		moveRequestCycle: -1,
 		stop:             make(chan struct{}),
-		p:                newProfile(cfg),
 		nom:              newNominator(),
 	}
+	q.p = newProfile(&q.cfg)
+	q.windowed = q.p.windowed()
 	q.activeQ = podHeap{where: inActiveQ, timeOf: func(e *entry) time.Time { return e.info.Timestamp }}
 	q.backoffQ = podHeap{where: inBackoffQ, timeOf: q.expiry}
 	for _, o := range opts {
@@ -367,19 +307,13 @@ func (q *PriorityQueue) Add(pod *spec.Pod) error {
 	// Hash before locking: the critical section stays short.
 	h := hashesOf(pod)
 	q.mu.Lock()
-	defer q.mu.Unlock()
-	return q.addLocked(pod, h, activeUnschedulablePodAdd)
+	defer q.unlock()
+	return q.addLocked(pod, h, false)
 }
 
-// hashes are a pod's hashes in the two indexes.
-type hashes struct{ key, uid uint64 }
-
-func hashesOf(p *spec.Pod) hashes {
-	return hashes{keyHash(p.Namespace, p.Name), uidHash(p.UID)}
-}
-
-// addLocked is R1 under mu; h are the pod's hashes. Callers wake Pop.
-func (q *PriorityQueue) addLocked(pod *spec.Pod, h hashes, counter hotCounter) error {
+// addLocked is R1 under mu; h are the pod's hashes; update says it is an
+// Update of an unknown pod.
+func (q *PriorityQueue) addLocked(pod *spec.Pod, h hashes, update bool) error {
 	e := q.pods.findKey(h.key, pod.Namespace, pod.Name)
 	if e != nil && (e.loc == inActiveQ || e.loc == inFlight) {
 		return fmt.Errorf("%w: Add of %s, which is in %s", spec.ErrAlreadyQueued, pod.Key(), e.loc)
@@ -400,9 +334,7 @@ func (q *PriorityQueue) addLocked(pod *spec.Pod, h hashes, counter hotCounter) e
 	now := q.clock.Now()
 	e.info = podInfo{Pod: pod, Timestamp: now}
 	q.nom.add(pod, spec.NominateNoop, "") // R18
-	if q.p.added(q, e, from, now, counter) {
-		q.cond.Signal()
-	}
+	q.put(e, q.p.added(e, from, update), now)
 	return nil
 }
 
@@ -411,13 +343,18 @@ func (q *PriorityQueue) addLocked(pod *spec.Pod, h hashes, counter hotCounter) e
 // allocation.
 func (q *PriorityQueue) Pop() (*spec.QueuedPodInfo, int64, error) {
 	q.mu.Lock()
-	defer q.mu.Unlock()
-	for !q.p.canPop(q) && !q.closed {
+	defer q.unlock()
+	for {
+		if q.closed {
+			return nil, 0, spec.ErrClosed
+		}
+		if from := q.p.popFrom(view{q: q}); from != nowhere {
+			return q.popLocked(from)
+		}
 		q.waiting++
 		q.cond.Wait()
 		q.waiting--
 	}
-	return q.popLocked()
 }
 
 // PopContext is Pop that gives up when ctx is done first: a Pop blocked on
@@ -437,8 +374,14 @@ func (q *PriorityQueue) PopContext(ctx context.Context) (*spec.QueuedPodInfo, in
 	})
 	defer stop()
 	q.mu.Lock()
-	defer q.mu.Unlock()
-	for !q.p.canPop(q) && !q.closed {
+	defer q.unlock()
+	for {
+		if q.closed {
+			return nil, 0, spec.ErrClosed
+		}
+		if from := q.p.popFrom(view{q: q}); from != nowhere {
+			return q.popLocked(from)
+		}
 		if err := ctx.Err(); err != nil {
 			return nil, 0, err
 		}
@@ -446,22 +389,35 @@ func (q *PriorityQueue) PopContext(ctx context.Context) (*spec.QueuedPodInfo, in
 		q.cond.Wait()
 		q.waiting--
 	}
-	return q.popLocked()
 }
 
-// popLocked is R2 under mu once activeQ has a pod or the queue is closed.
-func (q *PriorityQueue) popLocked() (*spec.QueuedPodInfo, int64, error) {
-	if q.closed {
-		return nil, 0, spec.ErrClosed
+// popLocked is R2 under mu: it takes the pod Pop takes from, the place
+// the profile named (activeQ, or backoffQ by ordering window).
+func (q *PriorityQueue) popLocked(from place) (*spec.QueuedPodInfo, int64, error) {
+	var e *entry
+	why := noCount
+	if from == inActiveQ {
+		e = q.activeQ.popMin()
+	} else {
+		e = q.popQ.popMin()
+		why = popFromBackoffQ
 	}
-	e := q.p.next(q)
 	e.info.Attempts++
-	e.loc = inFlight
 	q.schedulingCycle++
 	q.lastPopped = e
+	token, clearRejectors := q.p.popped(e)
+	q.put(e, move{to: inFlight, why: why}, time.Time{})
+	e.pos = token
 	out := new(spec.QueuedPodInfo)
-	*out = e.info.full()
-	q.p.popped(q, e, out)
+	if clearRejectors {
+		// The interned set is never handed out (unschedulable.go).
+		e.info.UnschedulablePlugins = nil
+		*out = e.info.full()
+	} else {
+		*out = e.info.full()
+		out.UnschedulablePlugins = slices.Clone(out.UnschedulablePlugins)
+		out.PendingPlugins = slices.Clone(out.PendingPlugins)
+	}
 	return out, q.schedulingCycle, nil
 }
 
@@ -475,7 +431,7 @@ func (q *PriorityQueue) AddUnschedulableIfNotPresent(pInfo *spec.QueuedPodInfo, 
 	pod := pInfo.Pod
 	h := hashesOf(pod)
 	q.mu.Lock()
-	defer q.mu.Unlock()
+	defer q.unlock()
 	e := q.pods.findKey(h.key, pod.Namespace, pod.Name)
 	if e != nil && e.loc != inFlight {
 		return fmt.Errorf("%w: pod %s is already present in %s", spec.ErrAlreadyQueued, pInfo.Key(), e.loc)
@@ -496,9 +452,12 @@ func (q *PriorityQueue) AddUnschedulableIfNotPresent(pInfo *spec.QueuedPodInfo, 
 	}
 	e.info.set(pInfo)
 	e.info.UnschedulablePlugins = plugins
+	if e.info.hints != nil {
+		e.info.hints.PendingPlugins = q.unschedulablePods.intern(e.info.hints.PendingPlugins)
+	}
 	now := q.clock.Now()
 	e.info.Timestamp = now
-	q.p.failed(q, e, flightUID, podSchedulingCycle, now)
+	q.put(e, q.p.failed(view{q, now}, e, flightUID, podSchedulingCycle), now)
 	return nil
 }
 
@@ -517,78 +476,85 @@ func (q *PriorityQueue) AddUnschedulableIfNotPresent(pInfo *spec.QueuedPodInfo, 
 // retried request, a flush) wakes the blocked Pops as usual.
 func (q *PriorityQueue) MoveAllToActiveOrBackoffQueue(event spec.ClusterEvent, preCheck spec.PreEnqueueCheck) {
 	q.mu.Lock()
-	defer q.mu.Unlock()
-	q.p.move(q, spec.Occurrence{Event: event}, q.clock.Now(), func(e *entry) bool { return preCheck == nil || preCheck(e.info.Pod) })
+	defer q.unlock()
+	q.moveAll(spec.Occurrence{Event: event}, preCheck)
 }
 
-// movePods is the heart of R4, shared by R6 and R11: it moves the
-// unschedulable pods that keep selects and event may help, deciding
-// backoffQ or activeQ at now.
+// MoveAllToActiveOrBackoffQueueWithObjects is R4 of spec.ObjectQueue: the
+// move request of MoveAllToActiveOrBackoffQueue with the caller's objects,
+// which the hints see and the in-flight list records (R19).
+// spec.ErrInvalidEvent for an invalid event, and nothing changes.
+func (q *PriorityQueue) MoveAllToActiveOrBackoffQueueWithObjects(occ spec.Occurrence, preCheck spec.PreEnqueueCheck) error {
+	if err := occ.Validate(); err != nil {
+		return err
+	}
+	q.mu.Lock()
+	defer q.unlock()
+	q.moveAll(occ, preCheck)
+	return nil
+}
+
+// moveAll is R4 under mu.
+func (q *PriorityQueue) moveAll(occ spec.Occurrence, preCheck spec.PreEnqueueCheck) {
+	q.moveRequest(occ, q.clock.Now(), func(e *entry) bool { return preCheck == nil || preCheck(e.info.Pod) }, false)
+}
+
+// choice is a move request's decision for one pod, before it moves, and
+// the group of unschedulablePods it leaves.
+type choice struct {
+	e *entry
+	g *podGroup
+	m move
+}
+
+// moveRequest is a move request (D2) applied, the heart of R4 shared by
+// R6 and R11 and their hints forms: among the unschedulable pods keep
+// selects, the profile decides which ones occ moves and where, then they
+// move. stamp restarts the moved pods' leftover clock (R6h).
 //
-// It is all or nothing: keep, which may run the caller's preCheck, is
-// asked about every candidate before any pod moves, so a keep that panics
-// leaves the queue as it was (no pod moved, moveRequestCycle and the
-// metrics unchanged) and the panic reaches the caller once the deferred
-// unlock has run. Nothing moved means no Pop has a pod to wake for; the
-// second phase, which moves and then wakes, runs no caller code.
-//
-// The first phase remembers its choice without memory of its own: it
-// partitions each group so that the chosen pods end it, from g.split on
-// (the order of pods within a group means nothing, and each swap keeps
-// every pos right, so a panic between two swaps leaves a valid group); the
-// second phase moves each group's tail.
-func (q *PriorityQueue) movePods(event spec.ClusterEvent, now time.Time, keep func(*entry) bool) {
-	if !q.cfg.PluginEvents.IsEventOfInterest(event) {
+// It is all or nothing: the first phase runs every piece of caller code
+// (keep, which may run the caller's preCheck; the hints; the PreEnqueue
+// plugins) and only reads, so a panic there leaves the queue as it was
+// (no pod moved, moveRequestCycle, the in-flight list and the metrics
+// unchanged) and reaches the caller once the deferred unlock has run.
+// Nothing moved means no Pop has a pod to wake for. The second phase, which
+// moves, runs no caller code.
+func (q *PriorityQueue) moveRequest(occ spec.Occurrence, now time.Time, keep func(*entry) bool, stamp bool) {
+	if !q.p.ofInterest(occ.Event) {
 		return
 	}
-	events := q.cfg.PluginEvents
+	v := view{q, now}
+	choices := q.scratch[:0]
 	q.unschedulablePods.all(func(g *podGroup) {
-		g.split = len(g.pods)
 		// A group shares its plugins: if the event cannot help them, none
 		// of its pods is examined.
-		perPod := g == &q.unschedulablePods.private
-		if !perPod && !events.IsPodWorthRequeuing(g.plugins, event) {
+		grouped := g != &q.unschedulablePods.private
+		if grouped && !q.p.mayHelp(g.plugins, occ.Event) {
 			return
 		}
-		for i := len(g.pods) - 1; i >= 0; i-- {
-			e := g.pods[i]
-			if keep(e) && (!perPod || events.IsPodWorthRequeuing(e.info.UnschedulablePlugins, event)) {
-				g.split--
-				g.swap(i, g.split)
+		for _, e := range g.pods {
+			if !keep(e) {
+				continue
+			}
+			if m := q.p.moveTo(v, e, occ, grouped); m.to != nowhere {
+				choices = append(choices, choice{e, g, m})
 			}
 		}
 	})
-	var toActive, toBackoff int
-	q.unschedulablePods.all(func(g *podGroup) {
-		// Last first: removing a group's last pod moves no other.
-		for len(g.pods) > g.split {
-			e := g.pods[len(g.pods)-1]
-			q.unschedulablePods.remove(g, e)
-			if q.requeue(e, now) {
-				toActive++
-			} else {
-				toBackoff++
-			}
+	q.scratch = choices
+	q.metrics.event = occ.Event
+	for i := range choices {
+		c := &choices[i]
+		if stamp {
+			c.e.info.hf().FlushTimestamp = now
 		}
-	})
-	q.moveRequestCycle = q.schedulingCycle
-	if toActive+toBackoff > 0 {
-		label := q.metrics.label(q.eventLabel(event))
-		q.metrics.addEvent(QueueActive, label, toActive)
-		q.metrics.addEvent(QueueBackoff, label, toBackoff)
+		q.unschedulablePods.remove(c.g, c.e) // as detach would, knowing the group
+		q.put(c.e, c.m, now)
+		c.e, c.g = nil, nil
 	}
-	q.wake(toActive)
-}
-
-// requeue is "requeueing a pod" of spec.Queue for a detached entry. It
-// reports whether the pod went to activeQ; the caller wakes Pop.
-func (q *PriorityQueue) requeue(e *entry, now time.Time) bool {
-	if q.backingOff(e, now) {
-		q.pushBackoffQ(e)
-		return false
+	if q.p.requested(occ) {
+		q.moveRequestCycle = q.schedulingCycle
 	}
-	q.moveToActiveQ(e, now)
-	return true
 }
 
 // FlushBackoffQCompleted is R5 of spec.Queue. The pods enter activeQ in
@@ -596,17 +562,14 @@ func (q *PriorityQueue) requeue(e *entry, now time.Time) bool {
 // BackoffQFlushPeriod.
 func (q *PriorityQueue) FlushBackoffQCompleted() {
 	q.mu.Lock()
-	defer q.mu.Unlock()
+	defer q.unlock()
 	now := q.clock.Now()
-	moved := 0
 	// backoffQ is ordered by expiry and being past one's expiry is
 	// monotone in it, so the completed pods are exactly a prefix.
 	for q.backoffQ.len() > 0 && !q.backingOff(q.backoffQ.min(), now) {
-		q.moveToActiveQ(q.backoffQ.popMin(), now)
-		moved++
+		e := q.backoffQ.popMin()
+		q.put(e, q.p.fromBackoffQ(e, backoffComplete), now)
 	}
-	q.metrics.hot[activeBackoffComplete] += uint64(moved)
-	q.wake(moved)
 	q.shrink(now)
 }
 
@@ -637,8 +600,14 @@ func (q *PriorityQueue) shrink(now time.Time) {
 // UnschedulablePodsFlushPeriod.
 func (q *PriorityQueue) FlushUnschedulablePodsLeftover() {
 	q.mu.Lock()
-	defer q.mu.Unlock()
-	q.p.leftover(q, q.clock.Now())
+	defer q.unlock()
+	now := q.clock.Now()
+	old, stamp := q.p.leftover(view{q, now})
+	// Only if some pod is a leftover: the request is then a move request
+	// in full (moveRequestCycle, the in-flight list).
+	if q.unschedulablePods.any(old) {
+		q.moveRequest(spec.Occurrence{Event: spec.EventUnschedulableTimeout}, now, old, stamp)
+	}
 }
 
 // Activate is R8 of spec.Queue.
@@ -649,26 +618,26 @@ func (q *PriorityQueue) Activate(pods []*spec.Pod) error {
 		}
 	}
 	q.mu.Lock()
-	defer q.mu.Unlock()
+	defer q.unlock()
 	now := q.clock.Now()
-	moved := 0
 	for _, p := range pods {
 		e := q.pods.findKey(keyHash(p.Namespace, p.Name), p.Namespace, p.Name)
+		parked := e != nil && (e.loc == inUnschedulablePods || e.loc == inBackoffQ)
 		switch {
-		case e != nil && e.loc == inUnschedulablePods:
-			if q.p.activateParked(q, e, now) {
-				moved++
-			}
-		case e != nil && e.loc == inBackoffQ:
-			q.detach(e)
-			q.moveToActiveQ(e, now)
-			moved++
+		case !parked:
+		case e.loc == inUnschedulablePods:
+			q.put(e, q.p.activated(e), now)
 		default:
-			q.p.activateOther(q, e, p)
+			q.put(e, q.p.fromBackoffQ(e, forceActivate), now)
+		}
+		if !parked || e.loc != inActiveQ {
+			// Not parked, or PreEnqueue kept it out (R17): the
+			// activation is recorded all the same (R8, R8h).
+			if q.p.activatedOther(e, p) {
+				q.moveRequestCycle = q.schedulingCycle
+			}
 		}
 	}
-	q.metrics.hot[activeForceActivate] += uint64(moved)
-	q.wake(moved)
 	return nil
 }
 
@@ -676,10 +645,21 @@ func (q *PriorityQueue) Activate(pods []*spec.Pod) error {
 // re-sorted there; in backoffQ the heap key, its expiry, does not depend on
 // the pod object.
 func (q *PriorityQueue) Update(oldPod, newPod *spec.Pod) error {
+	return q.UpdateWithChange(oldPod, newPod, nil)
+}
+
+// UpdateWithChange is R9 of spec.ObjectQueue: Update with the caller's
+// verdict on the update (nil: derived from the pods, as Update does).
+// spec.ErrInvalidEvent if an event of change is invalid, and nothing
+// changes.
+func (q *PriorityQueue) UpdateWithChange(oldPod, newPod *spec.Pod, change *spec.PodChange) error {
 	if err := oldPod.Validate(); err != nil {
 		return err
 	}
 	if err := newPod.Validate(); err != nil {
+		return err
+	}
+	if err := change.Validate(); err != nil {
 		return err
 	}
 	if oldPod.Namespace != newPod.Namespace || oldPod.Name != newPod.Name {
@@ -687,21 +667,21 @@ func (q *PriorityQueue) Update(oldPod, newPod *spec.Pod) error {
 	}
 	h := hashesOf(newPod)
 	q.mu.Lock()
-	defer q.mu.Unlock()
+	defer q.unlock()
 	e := q.pods.findKey(h.key, newPod.Namespace, newPod.Name)
 	if err := q.uidHeldElsewhere(newPod, h, e); err != nil {
 		return err
 	}
 	if e == nil {
 		// Cannot fail: the pod is unknown and its UID is free.
-		return q.addLocked(newPod, h, activeUnschedulablePodUpdate)
+		return q.addLocked(newPod, h, true)
 	}
 	if e.loc == inFlight && e.info.Pod.UID != newPod.UID {
 		// R9: another object under the key; the attempt in flight was on
 		// the old one, which ends as by Delete.
 		q.nom.remove(e.info.Pod.UID)
 		q.drop(e)
-		return q.addLocked(newPod, h, activeUnschedulablePodUpdate)
+		return q.addLocked(newPod, h, true)
 	}
 	if e.loc != inFlight {
 		q.nom.update(oldPod, newPod) // R18
@@ -715,12 +695,17 @@ func (q *PriorityQueue) Update(oldPod, newPod *spec.Pod) error {
 		}
 	case inBackoffQ:
 		if newPod.Priority != oldPriority {
-			q.p.resortBackoffQ(q, e)
+			q.resortBackoffQ(e)
 		}
 	case inUnschedulablePods:
-		q.p.updateUnschedulable(q, e, oldPod, newPod, q.clock.Now())
+		now := q.clock.Now()
+		m, ev := q.p.updatedUnschedulable(view{q, now}, e, oldPod, newPod, change)
+		if m.to != nowhere {
+			q.metrics.event = ev
+			q.put(e, m, now)
+		}
 	case inFlight:
-		q.p.updateInFlight(q, e, oldPod, newPod)
+		q.p.updatedInFlight(e, oldPod, newPod, change)
 	}
 	return nil
 }
@@ -731,7 +716,7 @@ func (q *PriorityQueue) Delete(pod *spec.Pod) error {
 		return err
 	}
 	q.mu.Lock()
-	defer q.mu.Unlock()
+	defer q.unlock()
 	nominated := q.nom.remove(pod.UID) // R18
 	e := q.pods.findKey(keyHash(pod.Namespace, pod.Name), pod.Namespace, pod.Name)
 	if e == nil {
@@ -748,7 +733,7 @@ func (q *PriorityQueue) Delete(pod *spec.Pod) error {
 // recycles it (R10).
 func (q *PriorityQueue) drop(e *entry) {
 	if e.loc == inFlight {
-		q.p.leftFlight(q, e)
+		q.p.leftFlight(e)
 	}
 	q.detach(e)
 	q.untrack(e)
@@ -761,8 +746,8 @@ func (q *PriorityQueue) AssignedPodAdded(pod *spec.Pod) error {
 		return err
 	}
 	q.mu.Lock()
-	defer q.mu.Unlock()
-	q.p.assignedPodAdded(q, pod, q.clock.Now())
+	defer q.unlock()
+	q.assigned(nil, pod, spec.EventAssignedPodAdd)
 	return nil
 }
 
@@ -772,29 +757,24 @@ func (q *PriorityQueue) AssignedPodUpdated(oldPod, newPod *spec.Pod, event spec.
 	if err := newPod.Validate(); err != nil {
 		return err
 	}
+	if err := event.Validate(); err != nil {
+		return err
+	}
 	if oldPod != nil {
 		if err := oldPod.Validate(); err != nil {
 			return err
 		}
 	}
 	q.mu.Lock()
-	defer q.mu.Unlock()
-	q.p.assignedPodUpdated(q, oldPod, newPod, event, q.clock.Now())
+	defer q.unlock()
+	q.assigned(oldPod, newPod, event)
 	return nil
 }
 
-// crossTopology selects the unschedulable pods an assigned pod may help,
-// as spec.Queue.AssignedPodAdded defines them (R11).
-func crossTopology(assigned *spec.Pod) func(*entry) bool {
-	return func(e *entry) bool {
-		p := e.info.Pod
-		if e.info.UnschedulablePlugins.Has(spec.PluginPodTopologySpread) && p.Namespace == assigned.Namespace {
-			return true
-		}
-		return slices.ContainsFunc(p.RequiredAffinityTerms, func(t spec.AffinityTerm) bool {
-			return t.Matches(p.Namespace, assigned)
-		})
-	}
+// assigned is R11: a move request over the unschedulable pods the profile
+// selects for the assigned pod's event.
+func (q *PriorityQueue) assigned(oldPod, newPod *spec.Pod, event spec.ClusterEvent) {
+	q.moveRequest(spec.Occurrence{Event: event, Old: oldPod, New: newPod}, q.clock.Now(), q.p.assigned(newPod, event), false)
 }
 
 // Done is R12 of spec.Queue. The pod is found by UID in its own index,
@@ -805,7 +785,7 @@ func crossTopology(assigned *spec.Pod) func(*entry) bool {
 // indexes by the slots it records, without a probe.
 func (q *PriorityQueue) Done(uid spec.UID) error {
 	q.mu.Lock()
-	defer q.mu.Unlock()
+	defer q.unlock()
 	e := q.lastPopped
 	if e == nil || e.loc != inFlight || e.info.Pod.UID != uid {
 		// The UID index holds at most one entry per UID (I1), so the
@@ -815,10 +795,7 @@ func (q *PriorityQueue) Done(uid spec.UID) error {
 	if e == nil || e.loc != inFlight {
 		return fmt.Errorf("%w: Done of UID %q", spec.ErrNotInFlight, uid)
 	}
-	q.p.leftFlight(q, e)
-	q.detach(e)
-	q.untrack(e)
-	q.freeEntry(e)
+	q.drop(e)
 	return nil
 }
 
@@ -917,44 +894,6 @@ func (q *PriorityQueue) String() string {
 		q.schedulingCycle, q.moveRequestCycle, q.closed)
 }
 
-// --- moving entries between places; all under mu ---
-
-// moveToActiveQ puts a detached entry in activeQ: "entering activeQ" of
-// spec.Queue, but the callers wake Pop, once per operation.
-func (q *PriorityQueue) moveToActiveQ(e *entry, now time.Time) {
-	if e.info.InitialAttemptTimestamp.IsZero() {
-		e.info.InitialAttemptTimestamp = now
-	}
-	q.pushActiveQ(e)
-}
-
-// pushActiveQ puts a detached entry in activeQ, ordered by spec.Less.
-// ^priority orders higher priorities first, as -priority would without
-// overflowing.
-func (q *PriorityQueue) pushActiveQ(e *entry) {
-	q.activeQ.push(e, ^e.info.Pod.Priority, sinceBase(e.info.Timestamp, q.base))
-}
-
-// resortActiveQ re-sorts a pod in activeQ whose priority changed.
-func (q *PriorityQueue) resortActiveQ(e *entry) {
-	q.activeQ.drop(e)
-	q.pushActiveQ(e)
-}
-
-// pushBackoffQ puts a detached entry in backoffQ, keyed by its expiry
-// (Timestamp and Attempts cannot change while the pod waits there, so
-// neither can the expiry, I2). A pod never attempted has no backoff (the
-// zero expiry); rank 0 keeps it ahead of every pod that has one, whatever
-// the clock reads.
-func (q *PriorityQueue) pushBackoffQ(e *entry) {
-	expiry := q.expiry(e)
-	if expiry.IsZero() {
-		q.backoffQ.push(e, 0, 0)
-		return
-	}
-	q.backoffQ.push(e, 1, sinceBase(expiry, q.base))
-}
-
 // eventLabel is event.EventLabel(), which formats a label unless the event
 // has one, remembered for the last event: move requests come in runs of the
 // same event.
@@ -965,61 +904,59 @@ func (q *PriorityQueue) eventLabel(event spec.ClusterEvent) string {
 	return q.lastLabel
 }
 
-// track adds a new entry, whose pod is set, to both indexes.
-func (q *PriorityQueue) track(e *entry, h hashes) {
-	q.pods.insert(h.key, e)
-	q.byUID.insert(h.uid, e)
-}
+// --- applying the profile's decisions; all under mu ---
 
-// untrack removes a detached entry from both indexes.
-func (q *PriorityQueue) untrack(e *entry) {
-	q.pods.remove(e)
-	q.byUID.remove(e)
-}
-
-// setPod replaces a tracked entry's pod object, of the same key, whose
-// hashes are h; the UID may change with it.
-func (q *PriorityQueue) setPod(e *entry, pod *spec.Pod, h hashes) {
-	if e.info.Pod.UID == pod.UID {
-		e.info.Pod = pod
-		return
+// put is the one place a pod moves: e goes from wherever it is to m.to
+// (activeQ, backoffQ, unschedulablePods, or in flight from Pop), gated by
+// m.gate if a PreEnqueue plugin refused it; its arrival is counted under
+// m.why (a cluster event's under q.metrics.event); and if Pop may now take
+// it, unlock will wake one blocked Pop for it.
+func (q *PriorityQueue) put(e *entry, m move, now time.Time) {
+	if e.loc != nowhere {
+		q.detach(e)
 	}
-	q.byUID.remove(e)
-	e.info.Pod = pod
-	q.byUID.insert(h.uid, e)
-}
-
-// uidHeldElsewhere reports spec.ErrAlreadyQueued if a pod other than e,
-// the entry of the pod's key (nil if none), holds the pod's UID (I1 of
-// spec.Queue).
-func (q *PriorityQueue) uidHeldElsewhere(pod *spec.Pod, h hashes, e *entry) error {
-	if u := q.byUID.findUID(h.uid, pod.UID); u != nil && u != e {
-		return fmt.Errorf("%w: UID %q of %s is held by %s", spec.ErrAlreadyQueued, pod.UID, pod.Key(), u.info.Key())
-	}
-	return nil
-}
-
-// detach takes an entry out of whichever place holds it; it stays indexed.
-// In flight there is nothing to take it out of: that place is only loc.
-func (q *PriorityQueue) detach(e *entry) {
-	switch e.loc {
+	switch m.to {
 	case inActiveQ:
-		q.activeQ.drop(e)
+		// Entering activeQ (spec.Queue): admitted, so no longer gated.
+		if e.info.hints != nil {
+			e.info.hints.GatingPlugin = ""
+		}
+		if e.info.InitialAttemptTimestamp.IsZero() {
+			e.info.InitialAttemptTimestamp = now
+		}
+		q.pushActiveQ(e)
 	case inBackoffQ:
-		q.backoffQ.drop(e)
+		if e.info.hints != nil && !m.unexamined {
+			e.info.hints.GatingPlugin = ""
+		}
+		q.pushBackoffQ(e)
 	case inUnschedulablePods:
-		q.unschedulablePods.remove(q.unschedulablePods.groupOfEntry(e), e)
+		if m.gate != "" {
+			q.gate(e, m.gate)
+		}
+		q.unschedulablePods.add(e)
+	case inFlight:
+		e.loc = inFlight
 	}
-	e.loc = nowhere
+	q.metrics.count(m.why, m.to)
+	if q.poppable(e, m.to) {
+		q.ready++
+	}
 }
 
-// wake tells blocked Pops that n pods reached activeQ: one Pop per pod, so
-// Signal for one and Broadcast for more.
-func (q *PriorityQueue) wake(n int) {
+// unlock ends an operation: it commits the counts of a cluster event's
+// moves, wakes one blocked Pop per pod the operation made poppable
+// (Signal for one, Broadcast for more), and lets go of mu.
+func (q *PriorityQueue) unlock() {
+	if q.metrics.batched {
+		q.metrics.commit(q.eventLabel(q.metrics.event))
+	}
 	switch {
-	case n == 1:
+	case q.ready == 1:
 		q.cond.Signal()
-	case n > 1:
+	case q.ready > 1:
 		q.cond.Broadcast()
 	}
+	q.ready = 0
+	q.mu.Unlock()
 }

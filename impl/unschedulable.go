@@ -41,9 +41,6 @@ type podGroup struct {
 	// has been oversized (see shrink).
 	peak int
 	low  slackTimer
-	// split is where the pods a move request chose begin (movePods);
-	// meaningful only within one request.
-	split int
 }
 
 const maxInternedSets = 1024

@@ -84,7 +84,7 @@ var (
 // with and without a hint (Flaky's always errs), besides ones of no
 // interest and the wildcards.
 var (
-	hintsLabelSets = []map[string]string{nil, {"fit": "label"}, {"gated": "yes"}, {"hold": "yes"}, {"app": "web"}}
+	hintsLabelSets = []map[string]string{nil, {"fit": "label", "zone": "a"}, {"gated": "yes"}, {"hold": "yes"}, {"app": "web"}}
 	// hintsNewLabels are the labels an update sets; the empty set drops
 	// every label, which ungates a pod.
 	hintsNewLabels = []map[string]string{{}, {"fit": "label"}, {"gated": "yes"}, {"hold": "yes"}}
@@ -145,17 +145,48 @@ var configs = []schedqtest.ConfigChange{
 	{InitialBackoff: 3 * time.Nanosecond, MaxBackoff: time.Hour},
 }
 
-func drawConfig(c chooser) schedqtest.ConfigChange { return pick(c, "config", configs) }
+func drawConfig(c chooser) schedqtest.ConfigChange { return pick(c, "config", classicConfigs) }
+
+// classicConfigs are configs and gates=on: the classic profile with the
+// PreEnqueue plugins of schedqtest.ClassicGates (R17), whose pods are
+// drawn with the labels those plugins refuse (gatedLabelSets).
+var classicConfigs = append(slices.Clone(configs), schedqtest.ConfigChange{Gates: true})
+
+// gatedLabelSets are labelSets and the labels SchedulingGates and Hold
+// refuse; an update to labelSets[1:] lifts either gate, and one to the
+// others gates a pod in backoffQ when it leaves (R5, R17).
+var gatedLabelSets = append(slices.Clone(labelSets), map[string]string{"gated": "yes"}, map[string]string{"hold": "yes"})
 
 // hintsConfigs are configs and, only valid in the hints profile, backoff
 // switched off (max-backoff=0s, R7h).
 var hintsConfigs = append(slices.Clone(configs), schedqtest.ConfigChange{NoBackoff: true})
 
-// drawHintsConfig is drawConfig in the queueing-hints profile.
+// drawHintsConfig is drawConfig in the queueing-hints profile, always
+// with zone-hint=on: Fit's NodeAdd hint reads the event's node object
+// (R19). A NodeAdd without one makes it err, which is Queue, as NodeAdd
+// without a hint was: only moves that carry a node change anything.
 func drawHintsConfig(c chooser) schedqtest.ConfigChange {
 	cc := pick(c, "config", hintsConfigs)
 	cc.Profile = spec.ProfileHints
+	cc.ZoneHint = true
 	return cc
+}
+
+// nodeObjects are the caller objects of NodeAdd in the hints profile (R19): a
+// node in the zone of the pods labelled zone=a (NodeZoneHint: Queue) and
+// one in another zone (QueueSkip).
+var nodeObjects = []*schedqtest.Node{
+	{Name: "n1", Labels: map[string]string{"zone": "a"}},
+	{Name: "n2", Labels: map[string]string{"zone": "b"}},
+}
+
+// callerChanges are the verdicts an update may carry (R19,
+// spec.PodChange): relevant with no event, and the label event Gate's
+// hint reads, which the derived verdict raises only when labels change.
+var callerChanges = []spec.PodChange{
+	{Relevant: true},
+	{Events: []spec.ClusterEvent{{Resource: spec.ResourceTargetPod, ActionType: spec.UpdatePodLabel}}},
+	{Relevant: true, Events: []spec.ClusterEvent{{Resource: spec.ResourceTargetPod, ActionType: spec.Update}}},
 }
 
 // tickDurations are the round clock steps; the others land on the
@@ -293,6 +324,9 @@ func (p *pair) hints() bool { return p.cfg.Profile == spec.ProfileHints }
 func (p *pair) labelSets() []map[string]string {
 	if p.hints() {
 		return hintsLabelSets
+	}
+	if len(p.cfg.PreEnqueuePlugins) > 0 {
+		return gatedLabelSets
 	}
 	return labelSets
 }
@@ -444,7 +478,11 @@ func (p *pair) genMove(c chooser) bool {
 	if p.hints() {
 		evs = hintsEvents
 	}
-	p.do(schedqtest.Op{Kind: schedqtest.KindMove, Event: pick(c, "event", evs), PreCheck: drawPreCheck(c)})
+	op := schedqtest.Op{Kind: schedqtest.KindMove, Event: pick(c, "event", evs), PreCheck: drawPreCheck(c)}
+	if p.hints() && op.Event == schedqtest.NodeAdd && c.choose(3, "node object") > 0 {
+		op.NewObject = pick(c, "node", nodeObjects)
+	}
+	p.do(op)
 	return true
 }
 
@@ -572,7 +610,7 @@ func (p *pair) genUpdate(c chooser) bool {
 		if p.hints() {
 			op.Pod.Labels = pick(c, "new labels", hintsNewLabels)
 		} else {
-			op.Pod.Labels = pick(c, "new labels", labelSets[1:])
+			op.Pod.Labels = pick(c, "new labels", p.labelSets()[1:])
 		}
 	case 4:
 		op.Pod.Affinity = pick(c, "new affinity", affinitySets[1:])
@@ -582,6 +620,10 @@ func (p *pair) genUpdate(c chooser) bool {
 		if c.choose(badInput/2, "bad input") == 0 {
 			op.Rename = pick(c, "new name", names) + "-renamed" // the key changes
 		}
+	}
+	if p.hints() && op.Rename == "" && c.choose(3, "caller verdict") == 2 {
+		ch := pick(c, "verdict", callerChanges)
+		op.Change = &ch
 	}
 	p.do(op)
 	if p.hints() && op.Pod.Labels != nil && c.choose(2, "then an event") == 1 {

@@ -67,11 +67,6 @@ func main() {
 		if *broken == "ignore-hints" {
 			cfg.QueueingHints = nil
 		}
-		if cfg.Profile == spec.ProfileClassic && len(cfg.PreEnqueuePlugins) > 0 {
-			// impl accepts the config and ignores the plugins; until it
-			// gates (R17's classic text), say so rather than fail.
-			return nil, fmt.Errorf("%w: impl does not run PreEnqueue plugins in the classic profile yet (R17)", spec.ErrInvalidConfig)
-		}
 		clk := testingclock.NewFakeClock(start)
 		q, err := impl.New(cfg, impl.WithClock(clk))
 		if err != nil {

@@ -23,11 +23,6 @@ type fakeClockQueue struct {
 func (q fakeClockQueue) Step(d time.Duration) { q.clock.Step(d) }
 
 func newImplQueue(cfg spec.Config, start time.Time) (implQueue, error) {
-	if cfg.Profile == spec.ProfileClassic && len(cfg.PreEnqueuePlugins) > 0 {
-		// impl.New accepts the config and ignores the plugins; until impl
-		// gates (R17's classic text), report the scenario n/a on impl.
-		return nil, fmt.Errorf("%w: impl does not run PreEnqueue plugins in the classic profile yet (R17)", spec.ErrInvalidConfig)
-	}
 	clk := testingclock.NewFakeClock(start)
 	q, err := impl.New(cfg, impl.WithClock(clk))
 	if err != nil {

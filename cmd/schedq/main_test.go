@@ -240,14 +240,8 @@ func TestRunConformanceCatalogue(t *testing.T) {
 		t.Errorf("%d summary lines for %d files:\n%s", len(lines), len(files), out)
 	}
 	for _, l := range lines {
-		// impl runs both profiles and has a nominator: nothing is n/a but
-		// the classic scenarios with PreEnqueue plugins and those with
-		// caller objects or update verdicts, which impl does not take yet
-		// (R17, R19).
-		if strings.Contains(l, "impl n/a: ") && (strings.Contains(l, "PreEnqueue plugins in the classic profile yet") ||
-			strings.Contains(l, "spec.ObjectQueue")) {
-			continue
-		}
+		// impl runs both profiles, has a nominator and takes caller
+		// objects and update verdicts (R19): nothing is n/a.
 		if !strings.Contains(l, ": ok: ") || !strings.HasSuffix(l, "model and impl agree") {
 			t.Errorf("not ok: %s", l)
 		}

@@ -95,11 +95,9 @@ func TestPeerPassesTheSuite(t *testing.T) {
 	}
 	ran := map[string]int{}
 	for _, r := range report.Results {
-		// impl does not gate in the classic profile yet (the peer refuses
-		// those configs) nor take caller objects and update verdicts: only
+		// impl does not take caller objects and update verdicts yet: only
 		// those scenarios may be n/a.
-		if r.Outcome == conformance.NotApplicable && !strings.Contains(r.Detail, "PreEnqueue plugins in the classic profile yet") &&
-			!strings.Contains(r.Detail, "spec.ObjectQueue") {
+		if r.Outcome == conformance.NotApplicable && !strings.Contains(r.Detail, "spec.ObjectQueue") {
 			t.Errorf("%s was n/a through the protocol: %s", r.Scenario, r.Detail)
 		}
 		ran[conformance.ProfileOf(r).String()]++
