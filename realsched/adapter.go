@@ -26,9 +26,11 @@ import (
 // its own, never held while the queue's lock is taken, so a preCheck that
 // impl runs under its lock may read it.
 //
-// Known wrong answer (issue 20): v1.33.13 runs PreEnqueue plugins
-// (scheduling gates) with queueing hints off; schedq's classic profile has
-// none, so a gated pod is scheduled here. The harness reports it.
+// Every spec.Pod the adapter hands the queue carries its *v1.Pod as
+// Object (R19): the profiles' PreEnqueue plugins (scheduling gates) run
+// on it inside the queue, as v1.33.13 runs them with queueing hints off
+// (R17), and Update passes the verdict v1.33.13 takes from the whole
+// objects (podChange).
 type Adapter struct {
 	q        *impl.PriorityQueue
 	registry spec.PluginEvents
@@ -40,7 +42,9 @@ type Adapter struct {
 	// check must reject it (the checker's own mutant).
 	breakage Breakage
 	// errs counts calls the queue refused (a wrong-type or unknown
-	// object, an error from impl): never a panic, always counted.
+	// object, an error from impl), a PreEnqueue plugin asked about a pod
+	// without its *v1.Pod or that panicked (the pod is admitted), and a
+	// preCheck that panicked: never a panic, always counted.
 	errs atomic.Int64
 }
 
@@ -65,16 +69,20 @@ const (
 	// SkipMoves ignores every cluster event (MoveAllToActiveOrBackoffQueue
 	// does nothing): parked pods wait for the leftover flush.
 	SkipMoves
+	// IgnoreUpdateVerdict updates without the caller's verdict (the
+	// queue derives it from spec.Pod's fields): an update that adds a
+	// toleration leaves a parked pod parked.
+	IgnoreUpdateVerdict
 )
 
 func (b Breakage) String() string {
-	return [...]string{"correct", "drop-unschedulable", "skip-moves"}[b]
+	return [...]string{"correct", "drop-unschedulable", "skip-moves", "ignore-update-verdict"}[b]
 }
 
 // NewAdapter builds schedq's classic queue for the scheduler's profiles:
-// the registry from their EnqueueExtensions, PrioritySort required (schedq
-// orders activeQ by priority then timestamp, as PrioritySort does), and
-// the backoff settings given.
+// the registry from their EnqueueExtensions and their PreEnqueue plugins
+// (Config), PrioritySort required (schedq orders activeQ by priority then
+// timestamp, as PrioritySort does), and the backoff settings given.
 func NewAdapter(ctx context.Context, profiles map[string]upstreamProfile, clk clock.WithTicker, initialBackoff, maxBackoff time.Duration, b Breakage) (*Adapter, error) {
 	for name, p := range profiles {
 		qs := p.ListPlugins().QueueSort.Enabled
@@ -82,11 +90,11 @@ func NewAdapter(ctx context.Context, profiles map[string]upstreamProfile, clk cl
 			return nil, fmt.Errorf("profile %s: queue sort %v: schedq orders activeQ as PrioritySort only", name, qs)
 		}
 	}
-	reg, err := Registry(ctx, profiles)
+	a := &Adapter{pods: map[types.UID]*sideEntry{}, breakage: b}
+	cfg, err := Config(ctx, profiles, a.fail)
 	if err != nil {
 		return nil, err
 	}
-	cfg := spec.DefaultConfig(reg)
 	cfg.PodInitialBackoffDuration, cfg.PodMaxBackoffDuration = initialBackoff, maxBackoff
 	var opts []impl.Option
 	if clk != nil {
@@ -96,7 +104,8 @@ func NewAdapter(ctx context.Context, profiles map[string]upstreamProfile, clk cl
 	if err != nil {
 		return nil, err
 	}
-	return &Adapter{q: q, registry: reg, pods: map[types.UID]*sideEntry{}, breakage: b}, nil
+	a.q, a.registry = q, cfg.PluginEvents
+	return a, nil
 }
 
 // Queue is schedq's queue behind the adapter.
@@ -247,7 +256,9 @@ func (a *Adapter) Done(uid types.UID) {
 	a.release(uid, true, false)
 }
 
-// Update is R9.
+// Update is R9, with v1.33.13's verdict on the whole objects (podChange):
+// an update that adds a toleration, say, requeues a parked pod, which the
+// fields of spec.Pod alone would not show.
 func (a *Adapter) Update(logger klog.Logger, oldPod, newPod *v1.Pod) {
 	if oldPod == nil || newPod == nil {
 		a.fail(spec.ErrNilPod)
@@ -257,7 +268,11 @@ func (a *Adapter) Update(logger klog.Logger, oldPod, newPod *v1.Pod) {
 	if e := a.lookup(spec.UID(oldPod.UID)); e != nil {
 		old = e.pod
 	}
-	a.fail(a.q.Update(old, a.remember(newPod, nil, &yes, nil)))
+	change := podChange(oldPod, newPod)
+	if a.breakage == IgnoreUpdateVerdict {
+		change = nil
+	}
+	a.fail(a.q.UpdateWithChange(old, a.remember(newPod, nil, &yes, nil), change))
 }
 
 // Delete is R10.
