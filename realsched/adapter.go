@@ -54,6 +54,9 @@ type sideEntry struct {
 	info      *podInfo
 	pod       *spec.Pod
 	held      bool
+	// inFlight: Pop returned the pod and its attempt has not ended
+	// (AddUnschedulableIfNotPresent, Done, Delete).
+	inFlight bool
 	nominated bool
 }
 
@@ -135,6 +138,9 @@ func (a *Adapter) remember(pod *v1.Pod, pi *podInfo, held, nominated *bool) *spe
 	}
 	e.info, e.pod = pi, sp
 	if held != nil {
+		e.inFlight = false // a call that hands the pod to the queue ends its attempt
+	}
+	if held != nil {
 		e.held = *held
 	}
 	if nominated != nil {
@@ -149,7 +155,7 @@ func (a *Adapter) release(uid types.UID, held, nominated bool) {
 	a.mu.Lock()
 	if e := a.pods[uid]; e != nil {
 		if held {
-			e.held = false
+			e.held, e.inFlight = false, false
 		}
 		if nominated {
 			e.nominated = false
@@ -244,6 +250,9 @@ func (a *Adapter) pop() (*queuedPodInfo, error) {
 			a.fail(a.q.Done(info.Pod.UID))
 			continue
 		}
+		a.mu.Lock()
+		e.inFlight = true
+		a.mu.Unlock()
 		plugins := sets.New[string](info.UnschedulablePlugins...)
 		return newQueuedPodInfo(e.info, info.Timestamp, info.InitialAttemptTimestamp, info.Attempts, plugins), nil
 	}
@@ -264,15 +273,37 @@ func (a *Adapter) Update(logger klog.Logger, oldPod, newPod *v1.Pod) {
 		a.fail(spec.ErrNilPod)
 		return
 	}
-	old := specPod(oldPod)
-	if e := a.lookup(spec.UID(oldPod.UID)); e != nil {
-		old = e.pod
+	old, inFlight := specPod(oldPod), false
+	a.mu.RLock()
+	if e := a.pods[oldPod.UID]; e != nil {
+		// Under another UID the attempt in flight ends (R9): no Activate.
+		old, inFlight = e.pod, e.inFlight && oldPod.UID == newPod.UID
 	}
+	a.mu.RUnlock()
 	change := podChange(oldPod, newPod)
 	if a.breakage == IgnoreUpdateVerdict {
 		change = nil
 	}
-	a.fail(a.q.UpdateWithChange(old, a.remember(newPod, nil, &yes, nil), change))
+	sp := a.remember(newPod, nil, &yes, nil)
+	if inFlight {
+		a.mu.Lock()
+		if e := a.pods[newPod.UID]; e != nil {
+			e.inFlight = true // replaced in place: still in flight
+		}
+		a.mu.Unlock()
+	}
+	a.fail(a.q.UpdateWithChange(old, sp, change))
+	if inFlight && change != nil && change.Relevant {
+		// R9 replaces a pod in flight in place, and its attempt runs on
+		// the old object: if that attempt fails, the pod would wait in
+		// unschedulablePods although this update may make it schedulable
+		// (upstream v1.33 queues a second copy instead). Activate of a pod
+		// in flight is the contract's way to say so (R8): moveRequestCycle
+		// becomes schedulingCycle, and the failing pod takes R3's shortcut
+		// to backoffQ. The trace check's model takes the same step
+		// (Recorder.Update).
+		a.fail(a.q.Activate([]*spec.Pod{sp}))
+	}
 }
 
 // Delete is R10.

@@ -265,3 +265,50 @@ func TestPodChange(t *testing.T) {
 		}
 	}
 }
+
+// TestUpdateInFlight: a relevant update of a pod in flight (a toleration
+// added while its attempt runs on the old object) sends the pod, when the
+// attempt fails, to backoffQ rather than unschedulablePods; an update of
+// its status alone does not.
+func TestUpdateInFlight(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		edit    func(*v1.Pod)
+		parked  bool
+		breakOn Breakage
+	}{
+		{"toleration", func(p *v1.Pod) { p.Spec.Tolerations = []v1.Toleration{{Key: "k", Operator: v1.TolerationOpExists}} }, false, Correct},
+		{"status only", func(p *v1.Pod) { p.Status.Message = "m" }, true, Correct},
+		{"toleration, verdict ignored (mutant)", func(p *v1.Pod) { p.Spec.Tolerations = []v1.Toleration{{Key: "k", Operator: v1.TolerationOpExists}} }, true, IgnoreUpdateVerdict},
+	} {
+		a, err := NewAdapter(context.Background(), nil, nil, time.Second, 10*time.Second, c.breakOn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		logger := klog.Background()
+		p := Pod("a", 100, 0)
+		p.ResourceVersion = "1"
+		a.Add(logger, p)
+		info, err := a.pop()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cycle := a.SchedulingCycle()
+		n := p.DeepCopy()
+		n.ResourceVersion = "2"
+		c.edit(n)
+		a.Update(logger, p, n)
+		info.PodInfo, _ = newPodInfo(n)
+		info.UnschedulablePlugins.Insert("TaintToleration")
+		if err := a.AddUnschedulableIfNotPresent(logger, info, cycle); err != nil {
+			t.Fatal(err)
+		}
+		if parked := len(a.UnschedulablePods()) == 1; parked != c.parked {
+			t.Errorf("%s: parked in unschedulablePods %v, want %v (backoffQ %d)", c.name, parked, c.parked, len(a.PodsInBackoffQ()))
+		}
+		if a.Errors() != 0 {
+			t.Errorf("%s: %d adapter errors", c.name, a.Errors())
+		}
+		a.Close()
+	}
+}

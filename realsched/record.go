@@ -96,19 +96,20 @@ type Violation struct {
 	Known string
 }
 
+func has(l []string, k string) bool {
+	for _, x := range l {
+		if x == k {
+			return true
+		}
+	}
+	return false
+}
+
 // known classifies a violation at call o by the declared differences of
 // the classic contract with upstream v1.33.13.
 func (r *Recorder) known(o TraceOp) string {
 	s := r.m.Snapshot()
 	a, _, _, _ := r.places()
-	has := func(l []string, k string) bool {
-		for _, x := range l {
-			if x == k {
-				return true
-			}
-		}
-		return false
-	}
 	switch o.Op.Kind {
 	case schedqtest.KindUpdate:
 		k := string(o.Op.Pod.Key())
@@ -554,7 +555,13 @@ func (r *Recorder) Update(logger klog.Logger, oldPod, newPod *v1.Pod) {
 		return ""
 	}, func() string {
 		r.remember(newPod)
+		s := r.m.Snapshot()
 		_ = r.m.UpdateWithChange(specPod(oldPod), specPod(newPod), change)
+		if change.Relevant && has(keysOf(s.InFlight), string(op.Pod.Key())) && has(keysOf(r.m.Snapshot().InFlight), string(op.Pod.Key())) {
+			// The adapter's step for a relevant update of a pod in
+			// flight (Adapter.Update): an Activate of it (R8).
+			_ = r.m.Activate([]*spec.Pod{specPod(newPod)})
+		}
 		return ""
 	})
 }
