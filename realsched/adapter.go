@@ -51,12 +51,12 @@ type Adapter struct {
 // sideEntry is what the adapter knows of one UID. It lives while the queue
 // holds the pod (held) or the nominator names it (nominated).
 type sideEntry struct {
-	info      *podInfo
-	pod       *spec.Pod
-	held      bool
+	info *podInfo
+	pod  *spec.Pod
+	held bool
 	// inFlight: Pop returned the pod and its attempt has not ended
 	// (AddUnschedulableIfNotPresent, Done, Delete).
-	inFlight bool
+	inFlight  bool
 	nominated bool
 }
 
