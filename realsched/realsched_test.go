@@ -30,11 +30,6 @@ func workloads() []Workload {
 	return out
 }
 
-// knownFailures are the checks that fail for a reason already filed: they
-// are reported on every run, and the test fails only if something else
-// fails too.
-var knownFailures = map[string]string{}
-
 // TestRealScheduler runs every workload on both queues, small, with the
 // trace check on: every bindable pod bound exactly once, none lost, and
 // every queue call as the model allows. On upstream's queue a trace
@@ -43,8 +38,7 @@ var knownFailures = map[string]string{}
 func TestRealScheduler(t *testing.T) {
 	for _, w := range workloads() {
 		for _, k := range []QueueKind{Upstream, Schedq} {
-			name := w.Name + "/" + string(k)
-			t.Run(name, func(t *testing.T) {
+			t.Run(w.Name+"/"+string(k), func(t *testing.T) {
 				r := Run(Options{Queue: k, Workload: w, Trace: true, Timeout: 3 * time.Minute}) // generous: the machine may be loaded
 				t.Log(summary(r))
 				problems := r.Problems()
@@ -53,13 +47,6 @@ func TestRealScheduler(t *testing.T) {
 					if v.Known != "" && k == Upstream {
 						problems = problems[:len(problems)-1] // the violation is the last problem
 					}
-				}
-				if why, ok := knownFailures[name]; ok {
-					if len(problems) == 1 && r.GatedBound > 0 {
-						t.Logf("KNOWN FAILURE (%s): %s", why, problems[0])
-						return
-					}
-					t.Logf("the known failure %q did not show: remove it from knownFailures once fixed", why)
 				}
 				for _, p := range problems {
 					t.Error(p)
