@@ -26,9 +26,11 @@ import (
 // its own, never held while the queue's lock is taken, so a preCheck that
 // impl runs under its lock may read it.
 //
-// Known wrong answer (issue 20): v1.33.13 runs PreEnqueue plugins
-// (scheduling gates) with queueing hints off; schedq's classic profile has
-// none, so a gated pod is scheduled here. The harness reports it.
+// Every spec.Pod the adapter hands the queue carries its *v1.Pod as
+// Object (R19): the profiles' PreEnqueue plugins (scheduling gates) run
+// on it inside the queue, as v1.33.13 runs them with queueing hints off
+// (R17), and Update passes the verdict v1.33.13 takes from the whole
+// objects (podChange).
 type Adapter struct {
 	q        *impl.PriorityQueue
 	registry spec.PluginEvents
@@ -40,16 +42,21 @@ type Adapter struct {
 	// check must reject it (the checker's own mutant).
 	breakage Breakage
 	// errs counts calls the queue refused (a wrong-type or unknown
-	// object, an error from impl): never a panic, always counted.
+	// object, an error from impl), a PreEnqueue plugin asked about a pod
+	// without its *v1.Pod or that panicked (the pod is admitted), and a
+	// preCheck that panicked: never a panic, always counted.
 	errs atomic.Int64
 }
 
 // sideEntry is what the adapter knows of one UID. It lives while the queue
 // holds the pod (held) or the nominator names it (nominated).
 type sideEntry struct {
-	info      *podInfo
-	pod       *spec.Pod
-	held      bool
+	info *podInfo
+	pod  *spec.Pod
+	held bool
+	// inFlight: Pop returned the pod and its attempt has not ended
+	// (AddUnschedulableIfNotPresent, Done, Delete).
+	inFlight  bool
 	nominated bool
 }
 
@@ -65,16 +72,20 @@ const (
 	// SkipMoves ignores every cluster event (MoveAllToActiveOrBackoffQueue
 	// does nothing): parked pods wait for the leftover flush.
 	SkipMoves
+	// IgnoreUpdateVerdict updates without the caller's verdict (the
+	// queue derives it from spec.Pod's fields): an update that adds a
+	// toleration leaves a parked pod parked.
+	IgnoreUpdateVerdict
 )
 
 func (b Breakage) String() string {
-	return [...]string{"correct", "drop-unschedulable", "skip-moves"}[b]
+	return [...]string{"correct", "drop-unschedulable", "skip-moves", "ignore-update-verdict"}[b]
 }
 
 // NewAdapter builds schedq's classic queue for the scheduler's profiles:
-// the registry from their EnqueueExtensions, PrioritySort required (schedq
-// orders activeQ by priority then timestamp, as PrioritySort does), and
-// the backoff settings given.
+// the registry from their EnqueueExtensions and their PreEnqueue plugins
+// (Config), PrioritySort required (schedq orders activeQ by priority then
+// timestamp, as PrioritySort does), and the backoff settings given.
 func NewAdapter(ctx context.Context, profiles map[string]upstreamProfile, clk clock.WithTicker, initialBackoff, maxBackoff time.Duration, b Breakage) (*Adapter, error) {
 	for name, p := range profiles {
 		qs := p.ListPlugins().QueueSort.Enabled
@@ -82,11 +93,11 @@ func NewAdapter(ctx context.Context, profiles map[string]upstreamProfile, clk cl
 			return nil, fmt.Errorf("profile %s: queue sort %v: schedq orders activeQ as PrioritySort only", name, qs)
 		}
 	}
-	reg, err := Registry(ctx, profiles)
+	a := &Adapter{pods: map[types.UID]*sideEntry{}, breakage: b}
+	cfg, err := Config(ctx, profiles, a.fail)
 	if err != nil {
 		return nil, err
 	}
-	cfg := spec.DefaultConfig(reg)
 	cfg.PodInitialBackoffDuration, cfg.PodMaxBackoffDuration = initialBackoff, maxBackoff
 	var opts []impl.Option
 	if clk != nil {
@@ -96,7 +107,8 @@ func NewAdapter(ctx context.Context, profiles map[string]upstreamProfile, clk cl
 	if err != nil {
 		return nil, err
 	}
-	return &Adapter{q: q, registry: reg, pods: map[types.UID]*sideEntry{}, breakage: b}, nil
+	a.q, a.registry = q, cfg.PluginEvents
+	return a, nil
 }
 
 // Queue is schedq's queue behind the adapter.
@@ -126,6 +138,9 @@ func (a *Adapter) remember(pod *v1.Pod, pi *podInfo, held, nominated *bool) *spe
 	}
 	e.info, e.pod = pi, sp
 	if held != nil {
+		e.inFlight = false // a call that hands the pod to the queue ends its attempt
+	}
+	if held != nil {
 		e.held = *held
 	}
 	if nominated != nil {
@@ -140,7 +155,7 @@ func (a *Adapter) release(uid types.UID, held, nominated bool) {
 	a.mu.Lock()
 	if e := a.pods[uid]; e != nil {
 		if held {
-			e.held = false
+			e.held, e.inFlight = false, false
 		}
 		if nominated {
 			e.nominated = false
@@ -235,6 +250,9 @@ func (a *Adapter) pop() (*queuedPodInfo, error) {
 			a.fail(a.q.Done(info.Pod.UID))
 			continue
 		}
+		a.mu.Lock()
+		e.inFlight = true
+		a.mu.Unlock()
 		plugins := sets.New[string](info.UnschedulablePlugins...)
 		return newQueuedPodInfo(e.info, info.Timestamp, info.InitialAttemptTimestamp, info.Attempts, plugins), nil
 	}
@@ -247,17 +265,45 @@ func (a *Adapter) Done(uid types.UID) {
 	a.release(uid, true, false)
 }
 
-// Update is R9.
+// Update is R9, with v1.33.13's verdict on the whole objects (podChange):
+// an update that adds a toleration, say, requeues a parked pod, which the
+// fields of spec.Pod alone would not show.
 func (a *Adapter) Update(logger klog.Logger, oldPod, newPod *v1.Pod) {
 	if oldPod == nil || newPod == nil {
 		a.fail(spec.ErrNilPod)
 		return
 	}
-	old := specPod(oldPod)
-	if e := a.lookup(spec.UID(oldPod.UID)); e != nil {
-		old = e.pod
+	old, inFlight := specPod(oldPod), false
+	a.mu.RLock()
+	if e := a.pods[oldPod.UID]; e != nil {
+		// Under another UID the attempt in flight ends (R9): no Activate.
+		old, inFlight = e.pod, e.inFlight && oldPod.UID == newPod.UID
 	}
-	a.fail(a.q.Update(old, a.remember(newPod, nil, &yes, nil)))
+	a.mu.RUnlock()
+	change := podChange(oldPod, newPod)
+	if a.breakage == IgnoreUpdateVerdict {
+		change = nil
+	}
+	sp := a.remember(newPod, nil, &yes, nil)
+	if inFlight {
+		a.mu.Lock()
+		if e := a.pods[newPod.UID]; e != nil {
+			e.inFlight = true // replaced in place: still in flight
+		}
+		a.mu.Unlock()
+	}
+	a.fail(a.q.UpdateWithChange(old, sp, change))
+	if inFlight && change != nil && change.Relevant {
+		// R9 replaces a pod in flight in place, and its attempt runs on
+		// the old object: if that attempt fails, the pod would wait in
+		// unschedulablePods although this update may make it schedulable
+		// (upstream v1.33 queues a second copy instead). Activate of a pod
+		// in flight is the contract's way to say so (R8): moveRequestCycle
+		// becomes schedulingCycle, and the failing pod takes R3's shortcut
+		// to backoffQ. The trace check's model takes the same step
+		// (Recorder.Update).
+		a.fail(a.q.Activate([]*spec.Pod{sp}))
+	}
 }
 
 // Delete is R10.

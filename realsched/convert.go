@@ -3,6 +3,7 @@ package realsched
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"sort"
 
 	v1 "k8s.io/api/core/v1"
@@ -11,10 +12,12 @@ import (
 	"github.com/schedq/schedq/spec"
 )
 
-// specPod is the part of pod that schedq's queue looks at (spec.Pod). What
-// it leaves out (tolerations, resources, label expressions of affinity
-// terms, namespace selectors) the queue cannot act on: issue 20's wrong
-// answers follow from exactly that, and the trace check sees them.
+// specPod is the part of pod that schedq's queue looks at (spec.Pod), with
+// pod itself as the opaque Object (R19) that the PreEnqueue plugins read
+// (preEnqueuePlugins). What the fields leave out (tolerations, resources,
+// label expressions of affinity terms, namespace selectors) the queue
+// cannot act on by itself; Update's relevance is therefore the caller's
+// verdict (podChange).
 func specPod(pod *v1.Pod) *spec.Pod {
 	if pod == nil {
 		return nil
@@ -27,6 +30,7 @@ func specPod(pod *v1.Pod) *spec.Pod {
 		Labels:            pod.Labels,
 		ResourceVersion:   pod.ResourceVersion,
 		NominatedNodeName: pod.Status.NominatedNodeName,
+		Object:            pod,
 	}
 	if a := pod.Spec.Affinity; a != nil && a.PodAffinity != nil {
 		for _, t := range a.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
@@ -41,10 +45,17 @@ func specPod(pod *v1.Pod) *spec.Pod {
 }
 
 // specEvent is e in schedq's terms. The resource names and the action bits
-// are upstream's own (spec/event.go keeps them in upstream's order), so
-// the translation is a copy; the label is upstream's, for the metrics.
+// are upstream's own (spec/event.go keeps v1.33's bits in v1.33's
+// positions), so the translation is a copy, except for upstream's All:
+// schedq's All has the later releases' bits too, and only that All makes
+// a wildcard (spec.ClusterEvent.IsWildCard). The label is upstream's, for
+// the metrics.
 func specEvent(e clusterEvent) spec.ClusterEvent {
-	return spec.ClusterEvent{Resource: spec.EventResource(e.Resource), ActionType: spec.ActionType(e.ActionType), Label: labelOf(e)}
+	a := spec.ActionType(e.ActionType)
+	if e.ActionType == actionAll {
+		a = spec.All
+	}
+	return spec.ClusterEvent{Resource: spec.EventResource(e.Resource), ActionType: a, Label: labelOf(e)}
 }
 
 // Registry builds the plugin -> events registry from the profiles'
@@ -80,4 +91,87 @@ func Registry(ctx context.Context, profiles map[string]upstreamProfile) (spec.Pl
 		}
 	}
 	return reg, nil
+}
+
+// Config is the classic spec.Config for the scheduler's profiles: the
+// registry (Registry) and their PreEnqueue plugins (preEnqueuePlugins).
+// bad is told of every pod a PreEnqueue plugin could not be asked about.
+// The adapter's queue and the trace check's model run with the same.
+func Config(ctx context.Context, profiles map[string]upstreamProfile, bad func(error)) (spec.Config, error) {
+	reg, err := Registry(ctx, profiles)
+	if err != nil {
+		return spec.Config{}, err
+	}
+	cfg := spec.DefaultConfig(reg)
+	cfg.PreEnqueuePlugins = preEnqueuePlugins(profiles, bad)
+	return cfg, nil
+}
+
+// preEnqueuePlugins are the profiles' PreEnqueue plugins (SchedulingGates
+// by default) as R17's functions: one per plugin name, which runs the
+// plugin of that name of the pod's own profile (spec.schedulerName) on the
+// *v1.Pod the spec.Pod carries as its Object, as upstream keys its plugins
+// by profile. A pod whose profile has no such plugin, or no profile at
+// all, is admitted, as upstream admits a pod of an unknown profile.
+//
+// The queue runs these under its lock, so they never panic: a pod whose
+// Object is missing or not a *v1.Pod (the caller's bug: specPod always
+// sets it), or a plugin that panics, is admitted and reported to bad. A
+// pod admitted wrongly is scheduled too early, which the caller sees; a
+// panic would take the queue down with it.
+//
+// R17 runs a pod's gating plugin first, then the others by name; upstream
+// runs a profile's plugins in its configured order. The first refusal
+// decides either way, so the two differ only in which plugin a pod refused
+// by two is gated on (the default profile has one).
+func preEnqueuePlugins(profiles map[string]upstreamProfile, bad func(error)) spec.PreEnqueuePlugins {
+	byName := map[string]map[string]preEnqueuePlugin{} // plugin -> profile -> plugin
+	for prof, fwk := range profiles {
+		for _, pl := range fwk.PreEnqueuePlugins() {
+			if byName[pl.Name()] == nil {
+				byName[pl.Name()] = map[string]preEnqueuePlugin{}
+			}
+			byName[pl.Name()][prof] = pl
+		}
+	}
+	out := spec.PreEnqueuePlugins{}
+	for name, perProfile := range byName {
+		out[name] = func(p *spec.Pod) (ok bool) {
+			pod, isPod := p.Object.(*v1.Pod)
+			if !isPod || pod == nil {
+				bad(fmt.Errorf("PreEnqueue %s: %s carries %T, not a *v1.Pod: admitted", name, p.Key(), p.Object))
+				return true
+			}
+			pl := perProfile[pod.Spec.SchedulerName]
+			if pl == nil {
+				return true
+			}
+			defer func() {
+				if r := recover(); r != nil {
+					bad(fmt.Errorf("PreEnqueue %s panicked on %s: %v: admitted", name, p.Key(), r))
+					ok = true
+				}
+			}()
+			return preEnqueueAdmits(pl, pod)
+		}
+	}
+	return out
+}
+
+// podChange is the classic verdict on an update (spec.PodChange.Relevant,
+// R9), decided on the whole objects as v1.33 decides it: the update may
+// make the pod schedulable unless the two versions differ only in the
+// fields the API server or the kubelet write as a matter of course
+// (resourceVersion, generation, managedFields, finalizers) and in the
+// status, claim statuses aside (a claim allocated to the pod may make it
+// schedulable). Shallow copies suffice: only top-level fields are cleared.
+func podChange(oldPod, newPod *v1.Pod) *spec.PodChange {
+	return &spec.PodChange{Relevant: !reflect.DeepEqual(schedulingView(oldPod), schedulingView(newPod))}
+}
+
+func schedulingView(pod *v1.Pod) v1.Pod {
+	v := *pod
+	v.ResourceVersion, v.Generation, v.ManagedFields, v.Finalizers = "", 0, nil, nil
+	v.Status = v1.PodStatus{ResourceClaimStatuses: pod.Status.ResourceClaimStatuses}
+	return v
 }

@@ -32,8 +32,6 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/profile"
 	"k8s.io/utils/clock"
 	testingclock "k8s.io/utils/clock/testing"
-
-	"github.com/schedq/schedq/spec"
 )
 
 // QueueKind selects the queue the scheduler runs on.
@@ -90,6 +88,9 @@ type Result struct {
 	QueueShare           float64 // share of CPU samples under the queue's packages; -1 if not measured
 	P50, P99             time.Duration
 	AdapterErrors        int64
+	// ModelBadInput counts the model's PreEnqueue calls on a pod without
+	// its *v1.Pod (must be 0: the recorder always passes it).
+	ModelBadInput int64
 	// Trace results.
 	TraceOps, TraceEmptyReads int
 	Violation                 *Violation
@@ -99,7 +100,7 @@ type Result struct {
 
 // OK reports whether every check held.
 func (r *Result) OK() bool {
-	return r.Err == nil && r.Bound == r.Pods && r.DoubleBinds == 0 && len(r.Lost) == 0 && r.GatedBound == 0 && r.Violation == nil
+	return len(r.Problems()) == 0
 }
 
 // Problems lists the checks that failed.
@@ -119,6 +120,9 @@ func (r *Result) Problems() []string {
 	}
 	if r.GatedBound > 0 {
 		p = append(p, fmt.Sprintf("SchedulingWhileGated: %d of %d gated pods bound", r.GatedBound, r.Gated))
+	}
+	if r.ModelBadInput > 0 {
+		p = append(p, fmt.Sprintf("the model's PreEnqueue plugins were asked about %d pods without their *v1.Pod", r.ModelBadInput))
 	}
 	if r.Violation != nil {
 		p = append(p, "trace: "+r.Violation.Reason)
@@ -422,6 +426,12 @@ func (e *Env) DeletePod(name string) error {
 
 // UpdatePodLabels sets a label on a pod (a pod update the queue sees).
 func (e *Env) UpdatePodLabels(name, k, v string) error {
+	return e.UpdatePod(name, func(p *v1.Pod) { p.Labels[k] = v })
+}
+
+// UpdatePod rewrites a pending pod with change (nothing if the pod is not
+// created yet or already bound).
+func (e *Env) UpdatePod(name string, change func(*v1.Pod)) error {
 	e.c.wait(e.ctx)
 	obj, err := e.c.tracker.Get(podsGVR, Namespace, name)
 	if apierrors.IsNotFound(err) {
@@ -434,7 +444,7 @@ func (e *Env) UpdatePodLabels(name, k, v string) error {
 	if p.Spec.NodeName != "" {
 		return nil
 	}
-	p.Labels[k] = v
+	change(p)
 	_, err = e.c.cs.CoreV1().Pods(Namespace).Update(e.ctx, p, metav1.UpdateOptions{})
 	return err
 }
@@ -581,13 +591,14 @@ func Run(o Options) *Result {
 		}
 	}
 	var rec *Recorder
+	var modelBad atomic.Int64
 	if o.Trace {
-		reg, err := Registry(ctx, sched.Profiles)
+		cfg, err := Config(ctx, sched.Profiles, func(error) { modelBad.Add(1) })
 		if err != nil {
 			res.Err = err
 			return res
 		}
-		rec, err = NewRecorder(q, spec.DefaultConfig(reg), clk, flush, places)
+		rec, err = NewRecorder(q, cfg, clk, flush, places)
 		if err != nil {
 			res.Err = err
 			return res
@@ -732,6 +743,7 @@ func Run(o Options) *Result {
 		res.AdapterErrors = adapter.Errors()
 	}
 	if rec != nil {
+		res.ModelBadInput = modelBad.Load()
 		res.TraceOps, res.TraceEmptyReads = rec.Checked()
 		res.Violation = rec.Violation()
 		res.History = rec.History()

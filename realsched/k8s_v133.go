@@ -7,6 +7,7 @@ package realsched
 // with its tag and its modfile); everything else is written once.
 
 import (
+	"context"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -32,6 +33,8 @@ type (
 	nominatingInfo   = framework.NominatingInfo
 	upstreamProfile  = framework.Framework
 	enqueueExtension = framework.EnqueueExtensions
+	preEnqueuePlugin = framework.PreEnqueuePlugin
+	status           = framework.Status
 )
 
 const (
@@ -39,7 +42,14 @@ const (
 	nodeResource = framework.Node
 	actionAdd    = framework.Add
 	actionTaint  = framework.UpdateNodeTaint
+	actionAll    = framework.All
 )
+
+// preEnqueueAdmits runs pl on pod as upstream's queue does (a background
+// context): any status but success refuses it.
+func preEnqueueAdmits(pl preEnqueuePlugin, pod *v1.Pod) bool {
+	return pl.PreEnqueue(context.Background(), pod).IsSuccess()
+}
 
 func newPodInfo(p *v1.Pod) (*podInfo, error) { return framework.NewPodInfo(p) }
 

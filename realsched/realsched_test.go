@@ -9,6 +9,8 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/klog/v2"
+
+	"github.com/schedq/schedq/spec"
 )
 
 var (
@@ -28,13 +30,6 @@ func workloads() []Workload {
 	return out
 }
 
-// knownFailures are the checks that fail for a reason already filed: they
-// are reported on every run, and the test fails only if something else
-// fails too.
-var knownFailures = map[string]string{
-	"SchedulingWhileGated/schedq": "issue 20: schedq's classic profile has no PreEnqueue, so gated pods are scheduled",
-}
-
 // TestRealScheduler runs every workload on both queues, small, with the
 // trace check on: every bindable pod bound exactly once, none lost, and
 // every queue call as the model allows. On upstream's queue a trace
@@ -43,8 +38,7 @@ var knownFailures = map[string]string{
 func TestRealScheduler(t *testing.T) {
 	for _, w := range workloads() {
 		for _, k := range []QueueKind{Upstream, Schedq} {
-			name := w.Name + "/" + string(k)
-			t.Run(name, func(t *testing.T) {
+			t.Run(w.Name+"/"+string(k), func(t *testing.T) {
 				r := Run(Options{Queue: k, Workload: w, Trace: true, Timeout: 3 * time.Minute}) // generous: the machine may be loaded
 				t.Log(summary(r))
 				problems := r.Problems()
@@ -53,13 +47,6 @@ func TestRealScheduler(t *testing.T) {
 					if v.Known != "" && k == Upstream {
 						problems = problems[:len(problems)-1] // the violation is the last problem
 					}
-				}
-				if why, ok := knownFailures[name]; ok {
-					if len(problems) == 1 && r.GatedBound > 0 {
-						t.Logf("KNOWN FAILURE (%s): %s", why, problems[0])
-						return
-					}
-					t.Logf("the known failure %q did not show: remove it from knownFailures once fixed", why)
 				}
 				for _, p := range problems {
 					t.Error(p)
@@ -79,6 +66,7 @@ func TestBrokenAdapterIsRejected(t *testing.T) {
 	}{
 		{DropUnschedulable, Unschedulable(*nodesFlag, *podsFlag)},
 		{SkipMoves, Unschedulable(*nodesFlag, *podsFlag)},
+		{IgnoreUpdateVerdict, TolerationUpdate(*nodesFlag, *podsFlag)},
 	} {
 		t.Run(c.b.String(), func(t *testing.T) {
 			r := Run(Options{Queue: Schedq, Workload: c.w, Breakage: c.b, Trace: true, StopOnViolation: true, Timeout: 2 * time.Minute})
@@ -163,7 +151,7 @@ func TestAdapterBadInput(t *testing.T) {
 	if err := a.AddUnschedulableIfNotPresent(logger, info, a.SchedulingCycle()-1); err != nil {
 		t.Fatal(err)
 	}
-	a.MoveAllToActiveOrBackoffQueue(logger, clusterEvent{Resource: "*", ActionType: 1<<13 - 1}, nil, nil, func(*v1.Pod) bool { panic("boom") })
+	a.MoveAllToActiveOrBackoffQueue(logger, clusterEvent{Resource: "*", ActionType: actionAll}, nil, nil, func(*v1.Pod) bool { panic("boom") })
 	if a.Errors() == before {
 		t.Error("the preCheck panic was not counted")
 	}
@@ -171,4 +159,143 @@ func TestAdapterBadInput(t *testing.T) {
 		t.Errorf("after the move: %d pods in activeQ/backoffQ, want 1", got)
 	}
 	a.Close()
+}
+
+// fakeProfile is a profile with the given PreEnqueue plugins and nothing
+// else (the other methods are never called).
+type fakeProfile struct {
+	upstreamProfile
+	pre []preEnqueuePlugin
+}
+
+func (f fakeProfile) PreEnqueuePlugins() []preEnqueuePlugin { return f.pre }
+
+// fakePreEnqueue admits every pod, or panics.
+type fakePreEnqueue struct {
+	name  string
+	panic bool
+}
+
+func (f fakePreEnqueue) Name() string { return f.name }
+func (f fakePreEnqueue) PreEnqueue(context.Context, *v1.Pod) *status {
+	if f.panic {
+		panic("boom")
+	}
+	return nil // success
+}
+
+// TestPreEnqueueBadInput: the PreEnqueue functions the queue runs under
+// its lock never panic: a pod without its *v1.Pod, or with another type,
+// and a plugin that panics, are admitted and counted; a pod of another
+// profile, or one the plugin admits, is admitted and not counted.
+func TestPreEnqueueBadInput(t *testing.T) {
+	var bad int
+	fns := preEnqueuePlugins(map[string]upstreamProfile{
+		v1.DefaultSchedulerName: fakeProfile{pre: []preEnqueuePlugin{fakePreEnqueue{name: "Boom", panic: true}, fakePreEnqueue{name: "Fine"}}},
+	}, func(error) { bad++ })
+	if len(fns) != 2 {
+		t.Fatalf("%d PreEnqueue functions, want 2", len(fns))
+	}
+	pod := Pod("a", 100, 0)
+	other := Pod("b", 100, 0)
+	other.Spec.SchedulerName = "other-scheduler"
+	for _, c := range []struct {
+		name   string
+		plugin string
+		pod    *spec.Pod
+		bad    int
+	}{
+		{"no object", "Fine", &spec.Pod{Namespace: "ns", Name: "a", UID: "uid-a"}, 1},
+		{"wrong type", "Fine", &spec.Pod{Namespace: "ns", Name: "a", UID: "uid-a", Object: "a string"}, 1},
+		{"nil *v1.Pod", "Fine", &spec.Pod{Namespace: "ns", Name: "a", UID: "uid-a", Object: (*v1.Pod)(nil)}, 1},
+		{"plugin panics", "Boom", specPod(pod), 1},
+		{"plugin admits", "Fine", specPod(pod), 0},
+		{"another profile", "Boom", specPod(other), 0},
+	} {
+		bad = 0
+		if !fns[c.plugin](c.pod) {
+			t.Errorf("%s: refused, want admitted", c.name)
+		}
+		if bad != c.bad {
+			t.Errorf("%s: %d bad inputs counted, want %d", c.name, bad, c.bad)
+		}
+	}
+}
+
+// TestPodChange: v1.33's verdict on the whole objects: status,
+// resourceVersion, generation, managedFields and finalizers do not count,
+// anything else (a toleration, a gate removed, an annotation) does.
+func TestPodChange(t *testing.T) {
+	old := Pod("a", 100, 0)
+	for _, c := range []struct {
+		name string
+		edit func(*v1.Pod)
+		want bool
+	}{
+		{"resourceVersion", func(p *v1.Pod) { p.ResourceVersion = "9" }, false},
+		{"status", func(p *v1.Pod) {
+			p.Status.Conditions = []v1.PodCondition{{Type: v1.PodScheduled, Status: v1.ConditionFalse}}
+			p.Status.NominatedNodeName = "n"
+		}, false},
+		{"generation, finalizers", func(p *v1.Pod) { p.Generation = 3; p.Finalizers = []string{"f"} }, false},
+		{"claim status", func(p *v1.Pod) { p.Status.ResourceClaimStatuses = []v1.PodResourceClaimStatus{{Name: "c"}} }, true},
+		{"toleration", func(p *v1.Pod) { p.Spec.Tolerations = []v1.Toleration{{Key: "k", Operator: v1.TolerationOpExists}} }, true},
+		{"gate removed", func(p *v1.Pod) { p.Spec.SchedulingGates = nil }, true},
+		{"annotation", func(p *v1.Pod) { p.Annotations = map[string]string{"a": "b"} }, true},
+	} {
+		o := old.DeepCopy()
+		o.Spec.SchedulingGates = []v1.PodSchedulingGate{{Name: "g"}}
+		n := o.DeepCopy()
+		c.edit(n)
+		if got := podChange(o, n).Relevant; got != c.want {
+			t.Errorf("%s: Relevant %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+// TestUpdateInFlight: a relevant update of a pod in flight (a toleration
+// added while its attempt runs on the old object) sends the pod, when the
+// attempt fails, to backoffQ rather than unschedulablePods; an update of
+// its status alone does not.
+func TestUpdateInFlight(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		edit    func(*v1.Pod)
+		parked  bool
+		breakOn Breakage
+	}{
+		{"toleration", func(p *v1.Pod) { p.Spec.Tolerations = []v1.Toleration{{Key: "k", Operator: v1.TolerationOpExists}} }, false, Correct},
+		{"status only", func(p *v1.Pod) { p.Status.Message = "m" }, true, Correct},
+		{"toleration, verdict ignored (mutant)", func(p *v1.Pod) { p.Spec.Tolerations = []v1.Toleration{{Key: "k", Operator: v1.TolerationOpExists}} }, true, IgnoreUpdateVerdict},
+	} {
+		a, err := NewAdapter(context.Background(), nil, nil, time.Second, 10*time.Second, c.breakOn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		logger := klog.Background()
+		p := Pod("a", 100, 0)
+		p.ResourceVersion = "1"
+		a.Add(logger, p)
+		info, err := a.pop()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cycle := a.SchedulingCycle()
+		n := p.DeepCopy()
+		n.ResourceVersion = "2"
+		c.edit(n)
+		a.Update(logger, p, n)
+		info.PodInfo, _ = newPodInfo(n)
+		info.UnschedulablePlugins.Insert("TaintToleration")
+		if err := a.AddUnschedulableIfNotPresent(logger, info, cycle); err != nil {
+			t.Fatal(err)
+		}
+		if parked := len(a.UnschedulablePods()) == 1; parked != c.parked {
+			t.Errorf("%s: parked in unschedulablePods %v, want %v (backoffQ %d)", c.name, parked, c.parked, len(a.PodsInBackoffQ()))
+		}
+		if a.Errors() != 0 {
+			t.Errorf("%s: %d adapter errors", c.name, a.Errors())
+		}
+		a.Close()
+	}
 }

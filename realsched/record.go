@@ -96,29 +96,25 @@ type Violation struct {
 	Known string
 }
 
+func has(l []string, k string) bool {
+	for _, x := range l {
+		if x == k {
+			return true
+		}
+	}
+	return false
+}
+
 // known classifies a violation at call o by the declared differences of
 // the classic contract with upstream v1.33.13.
 func (r *Recorder) known(o TraceOp) string {
 	s := r.m.Snapshot()
-	a, _, u, _ := r.places()
-	has := func(l []string, k string) bool {
-		for _, x := range l {
-			if x == k {
-				return true
-			}
-		}
-		return false
-	}
+	a, _, _, _ := r.places()
 	switch o.Op.Kind {
 	case schedqtest.KindUpdate:
 		k := string(o.Op.Pod.Key())
 		if has(a, k) && has(keysOf(s.InFlight), k) {
 			return "R9 (declared): an Update of a pod in flight; upstream v1.33 classic does not track pods in flight and queues a second copy in activeQ, the contract updates it in place"
-		}
-	case schedqtest.KindAdd:
-		k := string(o.Op.Pod.Key())
-		if p := r.objs[types.UID(o.Op.Pod.Build().UID)]; p != nil && len(p.Spec.SchedulingGates) > 0 && has(u, k) && has(keysOf(s.ActiveQ), k) {
-			return "issue 20 (declared): v1.33.13 runs PreEnqueue (scheduling gates) with queueing hints off, the classic contract has no PreEnqueue"
 		}
 	}
 	return ""
@@ -158,7 +154,9 @@ func (v *Violation) Report() string {
 }
 
 // NewRecorder wraps inner. cfg is the classic config the model runs with
-// (the registry of the scheduler's profiles); clk is the queue's clock.
+// (Config: the registry and the PreEnqueue plugins of the scheduler's
+// profiles, so the model gates the pods the queue gates); clk is the
+// queue's clock.
 func NewRecorder(inner upstreamQueue, cfg spec.Config, clk *testingclock.FakeClock, flush func(backoff bool), places func() (a, b, u, f []string)) (*Recorder, error) {
 	m, err := model.New(cfg, clk.Now())
 	if err != nil {
@@ -544,16 +542,26 @@ func (r *Recorder) Update(logger klog.Logger, oldPod, newPod *v1.Pod) {
 		r.inner.Update(logger, oldPod, newPod)
 		return
 	}
-	op := schedqtest.Op{Kind: schedqtest.KindUpdate, Pod: ref(newPod)}
+	// The model takes the verdict the adapter gives schedq's queue, which
+	// is v1.33.13's own (podChange): on upstream's queue too, the check is
+	// of the same rule.
+	change := podChange(oldPod, newPod)
+	op := schedqtest.Op{Kind: schedqtest.KindUpdate, Pod: ref(newPod), Change: change}
 	if !spec.IsPodUpdated(specPod(oldPod), specPod(newPod)) {
-		op = schedqtest.Op{Kind: schedqtest.KindUpdate, Pod: schedqtest.PodRef{Name: newPod.Name}, Touch: true}
+		op = schedqtest.Op{Kind: schedqtest.KindUpdate, Pod: schedqtest.PodRef{Name: newPod.Name}, Touch: true, Change: change}
 	}
 	r.call(&op, "Update "+newPod.Name+" rv="+newPod.ResourceVersion, func() string {
 		r.inner.Update(logger, oldPod, newPod)
 		return ""
 	}, func() string {
 		r.remember(newPod)
-		_ = r.m.Update(specPod(oldPod), specPod(newPod))
+		s := r.m.Snapshot()
+		_ = r.m.UpdateWithChange(specPod(oldPod), specPod(newPod), change)
+		if change.Relevant && has(keysOf(s.InFlight), string(op.Pod.Key())) && has(keysOf(r.m.Snapshot().InFlight), string(op.Pod.Key())) {
+			// The adapter's step for a relevant update of a pod in
+			// flight (Adapter.Update): an Activate of it (R8).
+			_ = r.m.Activate([]*spec.Pod{specPod(newPod)})
+		}
 		return ""
 	})
 }
