@@ -411,8 +411,13 @@ func (s *Stepper) startBlockedPop() error {
 	}()
 	id := <-ids
 	if _, err := parked.AwaitUnless(id, ".Pop(", bp.done, s.Opts.Wait); err != nil {
-		if errors.Is(err, parked.ErrReturned) {
+		// A Pop that returned closes done before its goroutine exits, so
+		// a goroutine seen gone with done closed returned too: say so,
+		// whichever of the two AwaitUnless noticed first.
+		select {
+		case <-bp.done:
 			return fmt.Errorf("Pop returned without blocking")
+		default:
 		}
 		return err
 	}
