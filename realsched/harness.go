@@ -402,6 +402,27 @@ func (e *Env) Must(pods ...*v1.Pod) {
 // CreatePod creates a pod through the API, with backpressure.
 func (e *Env) CreatePod(p *v1.Pod) error { return e.c.createPod(e.ctx, p) }
 
+// PreloadNodes preloads nodes node-from .. node-(to-1), each with cores
+// CPUs.
+func (e *Env) PreloadNodes(from, to int, cores int64) {
+	for i := from; i < to; i++ {
+		e.Preload(Node(fmt.Sprintf("node-%d", i), cores))
+	}
+}
+
+// CreateBasicPods creates pods p-0 .. p-(n-1), each asking for 100m CPU,
+// every one of which must be bound.
+func (e *Env) CreateBasicPods(n int) error {
+	for i := 0; i < n; i++ {
+		p := Pod(fmt.Sprintf("p-%d", i), 100, 0)
+		e.Must(p)
+		if err := e.CreatePod(p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // CreateNode creates a node through the API, with backpressure.
 func (e *Env) CreateNode(n *v1.Node) error { return e.c.createNode(e.ctx, n) }
 

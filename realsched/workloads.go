@@ -16,16 +16,10 @@ import (
 // SchedulingBasic: every pod fits; the queue is a small part of the work.
 func SchedulingBasic(nodes, pods int) Workload {
 	return Workload{Name: "SchedulingBasic", Nodes: nodes, Pods: pods, Run: func(e *Env) error {
-		for i := 0; i < nodes; i++ {
-			e.Preload(Node(fmt.Sprintf("node-%d", i), 4))
-		}
+		e.PreloadNodes(0, nodes, 4)
 		e.Start()
-		for i := 0; i < pods; i++ {
-			p := Pod(fmt.Sprintf("p-%d", i), 100, 0)
-			e.Must(p)
-			if err := e.CreatePod(p); err != nil {
-				return err
-			}
+		if err := e.CreateBasicPods(pods); err != nil {
+			return err
 		}
 		return nil
 	}}
@@ -71,9 +65,7 @@ func Unschedulable(nodes, pods int) Workload {
 // pods are relabelled (a pod update the queue sees).
 func MixedChurn(nodes, pods int) Workload {
 	return Workload{Name: "MixedChurn", Nodes: nodes, Pods: pods, Run: func(e *Env) error {
-		for i := 0; i < nodes; i++ {
-			e.Preload(Node(fmt.Sprintf("node-%d", i), 4))
-		}
+		e.PreloadNodes(0, nodes, 4)
 		var big []runtime.Object
 		for i := 0; i < pods/20; i++ {
 			big = append(big, Pod(fmt.Sprintf("big-%d", i), 1000*1000, 0))
@@ -161,21 +153,15 @@ func Preemption(nodes, pods int) Workload {
 // retries it.
 func BindFailures(nodes, pods int) Workload {
 	return Workload{Name: "BindFailures", Nodes: nodes, Pods: pods, Run: func(e *Env) error {
-		for i := 0; i < nodes; i++ {
-			e.Preload(Node(fmt.Sprintf("node-%d", i), 4))
-		}
+		e.PreloadNodes(0, nodes, 4)
 		fail := map[string]bool{}
 		for i := 0; i < pods; i += 10 {
 			fail[fmt.Sprintf("p-%d", i)] = true
 		}
 		e.FailBinds(func(p *v1.Pod, attempt int) bool { return attempt == 1 && fail[p.Name] })
 		e.Start()
-		for i := 0; i < pods; i++ {
-			p := Pod(fmt.Sprintf("p-%d", i), 100, 0)
-			e.Must(p)
-			if err := e.CreatePod(p); err != nil {
-				return err
-			}
+		if err := e.CreateBasicPods(pods); err != nil {
+			return err
 		}
 		return nil
 	}}
@@ -189,9 +175,7 @@ func BindFailures(nodes, pods int) Workload {
 // must the pods never gated.
 func SchedulingWhileGated(nodes, pods int) Workload {
 	return Workload{Name: "SchedulingWhileGated", Nodes: nodes, Pods: pods, Run: func(e *Env) error {
-		for i := 0; i < nodes; i++ {
-			e.Preload(Node(fmt.Sprintf("node-%d", i), 4))
-		}
+		e.PreloadNodes(0, nodes, 4)
 		e.Start()
 		var lifted []string
 		for i := 0; i < pods; i++ {
@@ -235,12 +219,8 @@ func TolerationUpdate(nodes, pods int) Workload {
 			e.Preload(n)
 		}
 		e.Start()
-		for i := 0; i < pods; i++ {
-			p := Pod(fmt.Sprintf("p-%d", i), 100, 0)
-			e.Must(p)
-			if err := e.CreatePod(p); err != nil {
-				return err
-			}
+		if err := e.CreateBasicPods(pods); err != nil {
+			return err
 		}
 		e.WaitQuiet(time.Second) // every pod tried once and parked
 		for i := 0; i < pods; i++ {
