@@ -50,6 +50,14 @@ var differences = func() map[string][]difference {
 		"hints/close/leaves-in-flight-pods-in-flight",
 		"hints/close/pop-after-close-is-an-error",
 	})
+	add("1.34", "1.36", "the same difference as declared for v1.33.13 and v1.37.2 with default gates (same step, same observations): the classic contract gates as v1.33.13 does with queueing hints off (R17)", []string{
+		"gated/a-gated-pod-is-not-popped-until-an-update-lifts-its-gate",
+		"gated/the-backoffQ-flush-runs-PreEnqueue",
+		"gated/a-pod-gated-by-another-plugin-is-examined-by-moves",
+	})
+	add("1.34", "1.35", "the same difference as declared for v1.33.13 (same step, same observations): a refused re-Add keeps the old parked entry, as v1.33 does", []string{
+		"gated/add-again-of-a-parked-pod-that-is-gated-replaces-its-entry",
+	})
 	add("1.34", "1.35", "the same difference as declared for v1.33.13 (same step, same observations): the release still behaves as v1.33 here", []string{
 		"hints/pop/a-blocked-pop-wakes-for-a-rejected-pod-entering-backoffQ",
 		"hints/pop/from-backoffQ-by-window-then-priority",
