@@ -34,7 +34,7 @@ import (
 // parallel), under the 3 minutes this package may take. With 38 rows,
 // `go test -run 'TestStateMachine|TestMutantsAreCaught' ./properties/`
 // (no -race) took 242 s on 2026-11-25, load average about 6 to 10.
-// So the test runs in `make test`; `go test -short` skips it for
+// So `make test` skips it (a cold make test was over its 10 minutes with it); `go test -short` skips it for
 // quick local iterations, and scripts/verify runs it as a suite of its
 // own.
 //
