@@ -88,10 +88,11 @@ func newBenchQueue(tb testing.TB, opts ...queue.Option) *upstream {
 	if len(opts) > 0 {
 		cfg = workload.GatedConfig()
 	}
-	q, clk, _, err := newQueue(cfg, workload.Start, benchClassic, opts...)
+	q, clk, _, stop, err := newQueue(cfg, workload.Start, benchClassic, opts...)
 	if err != nil {
 		tb.Fatal(err)
 	}
+	tb.Cleanup(stop)
 	logger := klog.Background()
 	return &upstream{q: q, clock: clk, logger: logger, ctx: klog.NewContext(context.Background(), logger), nodeAdd: toEvent(workload.NodeAdd)}
 }

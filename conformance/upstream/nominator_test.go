@@ -73,10 +73,11 @@ func TestNominatorListsPods(t *testing.T) {
 // nomination, which is what TestNominatorListsPods would catch.
 func TestNominatorWithAnEmptyListerListsNothing(t *testing.T) {
 	empty := informers.NewSharedInformerFactory(fake.NewSimpleClientset(), 0).Core().V1().Pods().Lister()
-	q, clk, pods, err := newQueue(spec.DefaultConfig(schedqtest.Registry), time.Unix(0, 0), false, queue.WithPodLister(empty))
+	q, clk, pods, stop, err := newQueue(spec.DefaultConfig(schedqtest.Registry), time.Unix(0, 0), false, queue.WithPodLister(empty))
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer stop()
 	defer q.Close()
 	tg := &Target{q: q, clock: clk, pods: pods, cfg: spec.DefaultConfig(schedqtest.Registry)}
 	if err := tg.AddNominatedPod(pod("a"), spec.NominateOverride, "n1"); err != nil {

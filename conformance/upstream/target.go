@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"sort"
+	"sync"
 	"testing"
 	"time"
 
@@ -12,7 +13,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
-	"k8s.io/apimachinery/pkg/util/wait"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
@@ -43,6 +43,8 @@ type Target struct {
 	inFlight map[spec.PodKey]*framework.QueuedPodInfo
 	pods     *podLister
 	closed   bool // so that cleanup does not close twice: upstream Close panics then
+	// stopRecorder ends the metrics recorder's goroutine (newQueue).
+	stopRecorder func()
 	// base is the registry's metrics when the target was made; relabel
 	// corrects the series of wildcard moves (metrics.go).
 	base    conformance.Metrics
@@ -89,18 +91,19 @@ func newTarget(classic bool, prof conformance.TargetInfo) conformance.NewTarget 
 				return nil
 			}
 		}
-		q, clk, pods, err := newQueue(cfg, start, classic)
+		q, clk, pods, stop, err := newQueue(cfg, start, classic)
 		if err != nil {
 			t.Fatal(err)
 		}
 		logger := klog.Background()
 		tg := &Target{q: q, clock: clk, logger: logger, ctx: klog.NewContext(context.Background(), logger), profile: observes(prof, cfg, classic), cfg: cfg, classic: classic,
-			inFlight: make(map[spec.PodKey]*framework.QueuedPodInfo), pods: pods,
+			inFlight: make(map[spec.PodKey]*framework.QueuedPodInfo), pods: pods, stopRecorder: stop,
 			base: gatherMetrics(), relabel: make(map[conformance.IncomingSeries]int64)}
 		t.Cleanup(func() {
 			if !tg.closed {
 				q.Close()
 			}
+			stop()
 		})
 		return tg
 	}
@@ -153,16 +156,25 @@ func observes(p conformance.TargetInfo, cfg spec.Config, classic bool) conforman
 // start, the classic gates or the release's defaults, and a pod lister the
 // caller fills (lister.go). The conformance target and the comparison
 // benchmarks build their queues here, so both measure the same queue.
-func newQueue(cfg spec.Config, start time.Time, classic bool, opts ...queue.Option) (*queue.PriorityQueue, *testingclock.FakeClock, *podLister, error) {
+//
+// stop ends the queue's metrics recorder, whose goroutine upstream's
+// Close leaves running: a check that makes thousands of queues (the
+// requeue race's reproduction) otherwise keeps thousands of goroutines
+// waking every second, and a goroutine scan per trial (internal/parked)
+// grows with them. stop may be called more than once.
+func newQueue(cfg spec.Config, start time.Time, classic bool, opts ...queue.Option) (q *queue.PriorityQueue, clk *testingclock.FakeClock, pods *podLister, stop func(), err error) {
 	if err := pinGates(classic); err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
+	done := make(chan struct{})
+	var once sync.Once
+	stop = func() { once.Do(func() { close(done) }) }
 	metrics.Register() // NewPriorityQueue needs the metric vectors
-	clk := testingclock.NewFakeClock(start)
-	pods := newPodLister()
-	q := queue.NewPriorityQueue(less, informers.NewSharedInformerFactory(fake.NewSimpleClientset(), 0), append([]queue.Option{
+	clk = testingclock.NewFakeClock(start)
+	pods = newPodLister()
+	q = queue.NewPriorityQueue(less, informers.NewSharedInformerFactory(fake.NewSimpleClientset(), 0), append([]queue.Option{
 		queue.WithClock(clk),
-		withMetricsRecorder(metrics.NewMetricsAsyncRecorder(1000, time.Second, wait.NeverStop)),
+		withMetricsRecorder(metrics.NewMetricsAsyncRecorder(1000, time.Second, done)),
 		queue.WithPodLister(pods.lister),
 		queue.WithPodInitialBackoffDuration(cfg.PodInitialBackoffDuration),
 		queue.WithPodMaxBackoffDuration(cfg.PodMaxBackoffDuration),
@@ -170,7 +182,7 @@ func newQueue(cfg spec.Config, start time.Time, classic bool, opts ...queue.Opti
 		queue.WithQueueingHintMapPerProfile(queue.QueueingHintMapPerProfile{SchedulerName: hintMapFor(cfg, classic)}),
 		withPreEnqueuePlugins(preEnqueuePlugins(cfg)...),
 	}, opts...)...)
-	return q, clk, pods, nil
+	return q, clk, pods, stop, nil
 }
 
 // pinGates sets the gates the queue reads once, in NewPriorityQueue, so
@@ -483,6 +495,9 @@ func (t *Target) NominatedPodsForNode(nodeName string) []*spec.Pod {
 func (t *Target) Close() {
 	t.closed = true
 	t.q.Close()
+	if t.stopRecorder != nil {
+		t.stopRecorder()
+	}
 }
 
 // SchedulingCycle implements spec.Queue.
