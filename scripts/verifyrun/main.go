@@ -100,7 +100,7 @@ func steps(upstream []string) []*step {
 		{
 			name:  "conformance over the protocol (cmd/schedq-peer)",
 			cmd:   "go test -json -race -count=1 ./conformance/remote/",
-			env:   []string{"SCHEDQ_CONFORMANCE_RESULTS=${VERIFY_TMP}/results"},
+			env:   []string{"SCHEDQ_CONFORMANCE_RESULTS=${VERIFY_TMP}/results", "SCHEDQ_REMOTE_PEER_RACE=1"},
 			count: countConformance,
 		},
 		{
