@@ -89,6 +89,7 @@ func (q dropPending) AddUnschedulableIfNotPresent(info *spec.QueuedPodInfo, cycl
 // The hints random runs catch broken hints targets, each with a scenario
 // of the hints profile.
 func TestHintsDifferentialCatchesBrokenTargets(t *testing.T) {
+	skipShort(t)
 	if err := flag.Set("rapid.nofailfile", "true"); err != nil {
 		t.Fatal(err)
 	}
