@@ -470,6 +470,9 @@ func TestFailFileDir(t *testing.T) {
 		t.Fatal(err)
 	}
 	setFlag(t, "rapid.shrinktime", "50ms")
+	// Enough that a fifth of them (-short) still catch the broken
+	// target; the runs stop at the first failure.
+	setFlag(t, "rapid.checks", "2000")
 	rec := &recordTB{TB: t}
 	done := make(chan struct{})
 	go func() { defer close(done); checkDifferential(rec, t, newBrokenDone, nil) }()
