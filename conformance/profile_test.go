@@ -103,7 +103,7 @@ func TestHintsDifferentialCatchesBrokenTargets(t *testing.T) {
 		rec := &recordTB{TB: t}
 		func() {
 			done := make(chan struct{})
-			go func() { defer close(done); checkHintsDifferential(rec, t, nt, nil) }()
+			go func() { defer close(done); checkDifferential(rec, t, nt, nil, spec.ProfileHints) }()
 			<-done
 		}()
 		out := rec.String()
