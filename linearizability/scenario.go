@@ -81,10 +81,7 @@ func (h *History) Witness(res Result) (Witness, bool) {
 // model's. Pops of the prefix pin the pod the queue returned (pop
 // choose=X), so the file replays the same way.
 func (w Witness) Scenario(name string, cfg spec.Config) string {
-	sc, err := w.ScenarioOps(name, cfg)
-	if err != nil {
-		return fmt.Sprintf("# %s: the witness is not a scenario: %v\n", name, err)
-	}
+	sc := w.ScenarioOps(name, cfg)
 	text, err := schedqtest.FormatScenario(sc)
 	if err != nil {
 		return fmt.Sprintf("# %s: the witness does not replay on the model: %v\n%s", name, err, schedqtest.FormatOps(sc.Ops))
@@ -94,7 +91,7 @@ func (w Witness) Scenario(name string, cfg spec.Config) string {
 
 // ScenarioOps is the witness as a schedqtest.Scenario (without the
 // model's output): what Scenario formats.
-func (w Witness) ScenarioOps(name string, cfg spec.Config) (schedqtest.Scenario, error) {
+func (w Witness) ScenarioOps(name string, cfg spec.Config) schedqtest.Scenario {
 	def := schedqtest.Config()
 	sc := schedqtest.Scenario{Name: name, Comment: []string{
 		"linearizability: " + name,
@@ -120,7 +117,7 @@ func (w Witness) ScenarioOps(name string, cfg spec.Config) (schedqtest.Scenario,
 	if o, ok := scenarioOp(w.Next.Input.(Input), w.Next.Output.(Output), false); ok {
 		sc.Ops = append(sc.Ops, o)
 	}
-	return sc, nil
+	return sc
 }
 
 // outcome is what the queue returned, for a comment.
