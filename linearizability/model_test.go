@@ -45,7 +45,9 @@ var (
 	errClose = lin.Output{Err: fmt.Errorf("wrapped: %w", spec.ErrClosed)}
 )
 
-func step(d time.Duration) lin.Input { return lin.Input{Op: schedqtest.Op{Kind: schedqtest.KindTick, Duration: d}} }
+func step(d time.Duration) lin.Input {
+	return lin.Input{Op: schedqtest.Op{Kind: schedqtest.KindTick, Duration: d}}
+}
 
 // fail hands back what Pop returned at cycle, rejected by no plugin.
 func fail(popped lin.Output, cycle int64) lin.Input {
