@@ -177,7 +177,7 @@ func TestRunReportsWhatRan(t *testing.T) {
 	if i < 0 || r.Results[i].Outcome != Pass || r.Results[i].Detail != "20 checks, ignoring timestamps (so no step invariants)" && !strings.Contains(r.Results[i].Detail, "-rapid.checks") {
 		t.Errorf("the random runs did not run as asked: %+v", r.Results)
 	}
-	if !regexp.MustCompile(`^conformance test-model: preflight ok; 3 of \d+ scenarios ran \(selected by Scenarios="\^done/"\): 1 pass, 0 fail, 2 known differences, 0 stale, 0 n/a; random runs: 20 checks.*: pass$`).MatchString(r.Summary) {
+	if !regexp.MustCompile(`^conformance test-model: preflight ok; 3 of \d+ scenarios ran \(selected by Scenarios="\^done/"\): 1 pass, 0 fail, 2 known differences, 0 stale, 0 n/a; classic random runs: 20 checks.*: pass$`).MatchString(r.Summary) {
 		t.Errorf("summary = %q", r.Summary)
 	}
 }
@@ -215,11 +215,17 @@ func (l lostFirstAttempt) Pop() (*spec.QueuedPodInfo, int64, error) {
 // failing, with rapid's fail files off.
 func randomRun(t *testing.T, nt NewTarget, ignore ...Observation) *recordTB {
 	t.Helper()
+	return randomRunIn(t, nt, spec.ProfileClassic, ignore...)
+}
+
+// randomRunIn is randomRun in profile p.
+func randomRunIn(t *testing.T, nt NewTarget, p spec.Profile, ignore ...Observation) *recordTB {
+	t.Helper()
 	setFlag(t, "rapid.nofailfile", "true")
 	rec := &recordTB{TB: t}
 	ro := randomOptions(Options{Ignore: ignore})
 	done := make(chan struct{})
-	go func() { defer close(done); checkDifferential(rec, t, nt, ro.ignore) }()
+	go func() { defer close(done); checkDifferential(rec, t, nt, ro.ignore, p) }()
 	<-done
 	return rec
 }
@@ -398,13 +404,7 @@ func TestHintsMetricsCompared(t *testing.T) {
 // hintsRandomRun is randomRun in the hints profile.
 func hintsRandomRun(t *testing.T, nt NewTarget, ignore ...Observation) *recordTB {
 	t.Helper()
-	setFlag(t, "rapid.nofailfile", "true")
-	rec := &recordTB{TB: t}
-	ro := randomOptions(Options{Ignore: ignore})
-	done := make(chan struct{})
-	go func() { defer close(done); checkHintsDifferential(rec, t, nt, ro.ignore) }()
-	<-done
-	return rec
+	return randomRunIn(t, nt, spec.ProfileHints, ignore...)
 }
 
 // offByOne releases from backoffQ a pod whose expiry equals now: the
@@ -425,6 +425,7 @@ func (o offByOne) FlushBackoffQCompleted() {
 // every seed must catch it within DefaultChecks. The figures are logged
 // (go test -v -run TestChecksToCatchOffByOne).
 func TestChecksToCatchOffByOne(t *testing.T) {
+	skipShort(t)
 	setFlag(t, "rapid.shrinktime", "50ms")
 	setFlag(t, "rapid.checks", strconv.Itoa(DefaultChecks))
 	nt := func(t testing.TB, cfg spec.Config, start time.Time) Target { return offByOne{newModelT(t, cfg, start)} }
@@ -451,6 +452,16 @@ func TestChecksToCatchOffByOne(t *testing.T) {
 	t.Logf("checks to catch the off-by-one over %d seeds: median %d, mean %.1f, max %d", len(counts), counts[len(counts)/2], float64(sum)/float64(len(counts)), counts[len(counts)-1])
 }
 
+// skipShort skips a test that shows what a full count of random runs
+// catches: under -short rapid runs a fifth of -rapid.checks, so the
+// broken target it must catch may pass.
+func skipShort(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: rapid runs a fifth of the checks, and this test shows what the full count catches")
+	}
+}
+
 // rapid's fail files go to the directory asked for, never to the
 // package's testdata.
 func TestFailFileDir(t *testing.T) {
@@ -459,9 +470,12 @@ func TestFailFileDir(t *testing.T) {
 		t.Fatal(err)
 	}
 	setFlag(t, "rapid.shrinktime", "50ms")
+	// Enough that a fifth of them (-short) still catch the broken
+	// target; the runs stop at the first failure.
+	setFlag(t, "rapid.checks", "2000")
 	rec := &recordTB{TB: t}
 	done := make(chan struct{})
-	go func() { defer close(done); checkDifferential(rec, t, newBrokenDone, nil) }()
+	go func() { defer close(done); checkDifferential(rec, t, newBrokenDone, nil, spec.ProfileClassic) }()
 	<-done
 	if !rec.Failed() {
 		t.Fatal("the broken target passed")
@@ -485,7 +499,7 @@ func BenchmarkRandomRuns(b *testing.B) {
 			defer func() { _ = flag.Set("rapid.checks", old) }()
 			_ = flag.Set("rapid.checks", strconv.Itoa(b.N))
 			b.ResetTimer()
-			checkDifferential(b, b, nt, nil)
+			checkDifferential(b, b, nt, nil, spec.ProfileClassic)
 		})
 	}
 }
@@ -641,22 +655,40 @@ func TestNotApplicableIsSkipped(t *testing.T) {
 	}
 }
 
-// SkipDifferential skips the classic random runs only, and the summary
-// says so: the hints random runs still run.
+// SkipDifferential skips the random runs of every profile,
+// SkipDifferentialIn (and the deprecated SkipHintsDifferential) those of
+// the profiles named, and the report and the summary say which.
 func TestSkipDifferentialSaysWhatItSkips(t *testing.T) {
-	dir := t.TempDir()
-	const why = "our queue's classic semantics differ by design"
-	Run(t, func(t testing.TB, cfg spec.Config, start time.Time) Target { return newModelT(t, cfg, start) },
-		Options{Scenarios: "^done/ends-the-time-in-flight$", SkipDifferential: why, Checks: 5, ResultsDir: dir})
-	r := readReport(t, filepath.Join(dir, "test-model.json"))
-	for name, want := range map[string]Outcome{"model-differential random runs": NotApplicable, "model-differential random runs (hints)": Pass} {
-		i := slices.IndexFunc(r.Results, func(r Result) bool { return r.Scenario == name })
-		if i < 0 || r.Results[i].Outcome != want {
-			t.Errorf("%s: %+v, want %s", name, r.Results, want)
-		}
-	}
-	if !strings.Contains(r.Summary, "; classic random runs skipped: "+why+"; hints random runs: ") {
-		t.Errorf("the summary does not say which random runs were skipped: %s", r.Summary)
+	const why = "our queue's semantics differ by design"
+	for _, c := range []struct {
+		name           string
+		opts           Options
+		classic, hints Outcome
+		summary        string
+	}{
+		{"every profile", Options{SkipDifferential: why}, NotApplicable, NotApplicable,
+			"; classic random runs skipped: " + why + "; hints random runs skipped: " + why},
+		{"classic only", Options{SkipDifferentialIn: map[spec.Profile]string{spec.ProfileClassic: why}}, NotApplicable, Pass,
+			"; classic random runs skipped: " + why + "; hints random runs: "},
+		{"hints only, deprecated", Options{SkipHintsDifferential: why}, Pass, NotApplicable,
+			": pass; hints random runs skipped: " + why},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			opts := c.opts
+			opts.Scenarios, opts.Checks, opts.ResultsDir = "^done/ends-the-time-in-flight$", 5, dir
+			Run(t, func(t testing.TB, cfg spec.Config, start time.Time) Target { return newModelT(t, cfg, start) }, opts)
+			r := readReport(t, filepath.Join(dir, "test-model.json"))
+			for name, want := range map[string]Outcome{"model-differential random runs": c.classic, "model-differential random runs (hints)": c.hints} {
+				i := slices.IndexFunc(r.Results, func(r Result) bool { return r.Scenario == name })
+				if i < 0 || r.Results[i].Outcome != want {
+					t.Errorf("%s: %+v, want %s", name, r.Results, want)
+				}
+			}
+			if !strings.Contains(r.Summary, c.summary) {
+				t.Errorf("the summary does not say which random runs were skipped (want %q): %s", c.summary, r.Summary)
+			}
+		})
 	}
 }
 

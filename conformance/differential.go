@@ -30,7 +30,87 @@ import (
 // -rapid.checks) and compares everything; Run takes Options.
 func RunDifferential(t *testing.T, newTarget NewTarget) bool {
 	t.Helper()
-	return runDifferential(t, newTarget, randomOptions(Options{}))
+	ok, na := runDifferential(t, newTarget, randomOptions(Options{}), spec.ProfileClassic)
+	if na != "" {
+		t.Errorf("conformance: %s", na)
+	}
+	return ok
+}
+
+// RunHintsDifferential is RunDifferential in the hints profile: the target,
+// built with schedqtest.HintsConfig (max backoff 0 in some runs), and the
+// model take the same random valid operations, compared after every step.
+// It returns whether they agreed; na is set instead when the target
+// refuses the hints config.
+func RunHintsDifferential(t *testing.T, newTarget NewTarget) (ok bool, na string) {
+	t.Helper()
+	return runDifferential(t, newTarget, randomOptions(Options{}), spec.ProfileHints)
+}
+
+// drawing is what the random runs of one profile draw, as data for the one
+// generator (generator.actions): the pods, plugins, events and clock
+// steps, and the operations to stay away from, which are bad input or
+// declared differences of the profile (its scenarios show those, with
+// their reasons). The hints runs leave out the differences on which
+// schedq and kube-scheduler v1.37.2 disagree by design: Add of a pod in
+// activeQ, backoffQ or in flight, Delete of an in-flight pod.
+type drawing struct {
+	test     string // Run's subtest
+	scenario string // the name of the result in the report
+	rules    []spec.Rule
+	metrics  spec.Rule // the rule of the metrics, compared if observed
+	// noBackoff: a fifth of the runs have no backoff (max-backoff=0s).
+	noBackoff bool
+	// shapes are the pods an add draws from, but for name and priority.
+	shapes []schedqtest.PodRef
+	// addAgain are the places a pod may be in when it is added.
+	addAgain []spec.Location
+	plugins  []string // the rejecting plugins a fail draws from
+	// staleCycles: a fail may hand back an older podSchedulingCycle.
+	staleCycles bool
+	// pending: a fail may hand back pending plugins (R3h).
+	pending bool
+	events  []string
+	// updates are the labels an update sets; nil is a touch.
+	updates []map[string]string
+	// updateInFlight, deleteInFlight: they may name a pod in flight.
+	updateInFlight, deleteInFlight bool
+	apps                           []string // the app labels of assigned pods
+	steps                          []time.Duration
+	// toExpiry: ticks that land on a backoffQ pod's expiry, or one
+	// nanosecond past it, where R5 and R7 decide (the classic off-by-one).
+	toExpiry bool
+}
+
+var drawings = map[spec.Profile]drawing{
+	spec.ProfileClassic: {
+		test: "differential", scenario: "model-differential random runs", rules: []spec.Rule{"R1-R13"}, metrics: spec.R14Metrics,
+		shapes:   []schedqtest.PodRef{{}, {Affinity: map[string]string{"app": "web"}}},
+		addAgain: []spec.Location{spec.Nowhere, spec.InBackoffQ, spec.InUnschedulablePods},
+		plugins:  []string{"NodeResourcesFit", "TaintToleration", "InterPodAffinity", spec.PluginPodTopologySpread}, staleCycles: true,
+		events:  []string{"NodeAdd", "NodeTaint", "PVAdd", "WildCard", "AssignedPodDelete"},
+		updates: []map[string]string{nil, {"v": "x"}, {"v": "y"}}, deleteInFlight: true,
+		apps: []string{"web", "db"},
+		steps: []time.Duration{0, time.Millisecond, 500 * time.Millisecond, time.Second, time.Second + 1,
+			10 * time.Second, 5 * time.Minute, 5*time.Minute + 1},
+		toExpiry: true,
+	},
+	spec.ProfileHints: {
+		test: "differential-hints", scenario: "model-differential random runs (hints)", rules: []spec.Rule{"R1h-R17"}, metrics: spec.R14hMetrics,
+		noBackoff: true,
+		shapes:    []schedqtest.PodRef{{}, {Labels: map[string]string{"gated": "yes"}}, {Labels: map[string]string{"fit": "label"}}},
+		addAgain:  []spec.Location{spec.Nowhere, spec.InUnschedulablePods},
+		plugins:   schedqtest.HintsPlugins, pending: true,
+		// AssignedPod/UpdatePodLabel, not PodLabel: kube-scheduler raises
+		// pod events for assigned, unscheduled or target pods, never for
+		// resource Pod, which upstream registrations (unrolled) do not
+		// match.
+		events:  []string{"NodeAdd", "NodeLabel", "Node/Update", "NodeTaint", "PVAdd", "WildCard", "AssignedPod/UpdatePodLabel", "AssignedPodAdd"},
+		updates: []map[string]string{{}, {"gated": "yes"}, {"fit": "label"}}, updateInFlight: true,
+		apps: []string{"web"},
+		steps: []time.Duration{0, time.Millisecond, 300 * time.Millisecond, 700 * time.Millisecond, time.Second,
+			2 * time.Second, 10 * time.Second, 5 * time.Minute, 5*time.Minute + 1},
+	},
 }
 
 // randomRuns is what the random runs do.
@@ -96,8 +176,53 @@ var checksOnCommandLine = sync.OnceValues(func() (int, bool) {
 // checksFlag serialises the setting of rapid's process-wide -rapid.checks.
 var checksFlag sync.Mutex
 
-func runDifferential(t *testing.T, newTarget NewTarget, ro randomRuns) bool {
+// skipDifferential is why the random runs of profile p are skipped, or "".
+func (o Options) skipDifferential(p spec.Profile) string {
+	if o.SkipDifferential != "" {
+		return o.SkipDifferential
+	}
+	if p == spec.ProfileHints && o.SkipHintsDifferential != "" {
+		return o.SkipHintsDifferential
+	}
+	return o.SkipDifferentialIn[p]
+}
+
+// differentialResult runs the random runs of profile p for Run; metrics
+// says whether the target reports metrics (Observes.Metrics), which the
+// runs then compare (R14, R14h) unless Options.Ignore leaves them out.
+func differentialResult(t *testing.T, newTarget NewTarget, opts Options, p spec.Profile, metrics bool, ran *bool) Result {
+	dr := drawings[p]
+	res := Result{Scenario: dr.scenario, Rules: slices.Clone(dr.rules), Outcome: Pass, Profile: p.String()}
+	if why := opts.skipDifferential(p); why != "" {
+		res.Outcome, res.Detail = NotApplicable, why
+		return res
+	}
+	if metrics && !slices.Contains(opts.Ignore, IgnoreMetrics) {
+		res.Rules = append(res.Rules, dr.metrics)
+	}
+	ro := randomOptions(opts)
+	ro.ran = ran
+	ok, na := runDifferential(t, newTarget, ro, p)
+	switch {
+	case na != "":
+		res.Outcome, res.Detail = NotApplicable, na
+	case !ok:
+		res.Outcome, res.Detail = Fail, ro.String()
+	default:
+		res.Detail = ro.String()
+	}
+	return res
+}
+
+// runDifferential runs the random runs of profile p as the subtest
+// "random"; na says why instead if the target refuses p's config.
+func runDifferential(t *testing.T, newTarget NewTarget, ro randomRuns, p spec.Profile) (ok bool, na string) {
 	t.Helper()
+	tg, na := constructTarget(t, newTarget, schedqtest.ConfigChange{Profile: p}.Build(), schedqtest.Start)
+	if tg == nil {
+		return false, na
+	}
+	tg.Close()
 	return t.Run("random", func(t *testing.T) {
 		if ro.ran != nil {
 			*ro.ran = true
@@ -114,8 +239,8 @@ func runDifferential(t *testing.T, newTarget NewTarget, ro randomRuns) bool {
 		} else {
 			t.Logf("conformance: rapid's fail files go to %s (Options.FailFileDir, $%s); a saved one is replayed first on the next run", filepath.Join(dir, "testdata", "rapid"), EnvFailFileDir)
 		}
-		checkDifferential(t, t, newTarget, ro.ignore)
-	})
+		checkDifferential(t, t, newTarget, ro.ignore, p)
+	}), ""
 }
 
 // failFileDir makes dir the working directory of the test, where rapid
@@ -137,17 +262,22 @@ func failFileDir(t testing.TB, dir string) (abs string, err error) {
 	return abs, nil
 }
 
-// checkDifferential is the random runs reporting to rt; targets are made
-// with tb.
-func checkDifferential(rt rapid.TB, tb testing.TB, newTarget NewTarget, ignore map[Observation]bool) {
+// checkDifferential is the random runs of profile p reporting to rt;
+// targets are made with tb.
+func checkDifferential(rt rapid.TB, tb testing.TB, newTarget NewTarget, ignore map[Observation]bool, p spec.Profile) {
+	dr := drawings[p]
 	rapid.Check(rt, func(r *rapid.T) {
 		g := newGenerator(tb, newTarget)
 		g.d.ignore = ignore
+		g.d.sc.Config = schedqtest.ConfigChange{Profile: p, NoBackoff: dr.noBackoff && rapid.IntRange(0, 4).Draw(r, "noBackoff") == 0}
 		if err := g.d.begin(); err != nil {
 			r.Fatal(err)
 		}
+		if g.d.target == nil {
+			r.Fatalf("the target refused the %s profile's config: %s", p, g.d.na)
+		}
 		defer g.d.target.Close()
-		r.Repeat(g.actions())
+		r.Repeat(g.actions(dr))
 	})
 }
 
@@ -161,13 +291,7 @@ func newGenerator(tb testing.TB, newTarget NewTarget) *generator {
 	return &generator{d: d}
 }
 
-var (
-	diffNames   = []string{"a", "b", "c", "d", "e"}
-	diffEvents  = []string{"NodeAdd", "NodeTaint", "PVAdd", "WildCard", "AssignedPodDelete"}
-	diffPlugins = []string{"NodeResourcesFit", "TaintToleration", "InterPodAffinity", spec.PluginPodTopologySpread}
-	diffSteps   = []time.Duration{0, time.Millisecond, 500 * time.Millisecond, time.Second, time.Second + 1,
-		10 * time.Second, 5 * time.Minute, 5*time.Minute + 1}
-)
+var diffNames = []string{"a", "b", "c", "d", "e"}
 
 // do performs op on the target and its shadow and fails rt with the
 // scenario if they disagree.
@@ -197,20 +321,32 @@ func (g *generator) inFlight() []string {
 	return out
 }
 
-func (g *generator) actions() map[string]func(*rapid.T) {
+func (g *generator) actions(dr drawing) map[string]func(*rapid.T) {
 	name := rapid.SampledFrom(diffNames)
-	return map[string]func(*rapid.T){
+	plugins := func(rt *rapid.T, label string, n int) []string {
+		ps := rapid.SliceOfNDistinct(rapid.SampledFrom(dr.plugins), 0, n, rapid.ID).Draw(rt, label)
+		if len(ps) == 0 {
+			return nil
+		}
+		return ps
+	}
+	inFlight := func(rt *rapid.T, label string) string {
+		fl := g.inFlight()
+		if len(fl) == 0 {
+			rt.Skip("nothing in flight")
+		}
+		return rapid.SampledFrom(fl).Draw(rt, label)
+	}
+	actions := map[string]func(*rapid.T){
 		"add": func(rt *rapid.T) {
 			n := name.Draw(rt, "pod")
-			if l := g.where(n); l == spec.InActiveQ || l == spec.InFlight {
-				rt.Skip("a duplicate Add is bad input")
+			if !slices.Contains(dr.addAgain, g.where(n)) {
+				rt.Skip("an Add of a pod where this one is is bad input or a declared difference")
 			}
-			op := schedqtest.Op{Kind: schedqtest.KindAdd, Pod: schedqtest.PodRef{Name: n}}
+			op := schedqtest.Op{Kind: schedqtest.KindAdd, Pod: rapid.SampledFrom(dr.shapes).Draw(rt, "shape")}
+			op.Pod.Name = n
 			if p := int32(rapid.IntRange(0, 2).Draw(rt, "priority")); p != 0 {
 				op.Pod.Priority = &p
-			}
-			if rapid.Bool().Draw(rt, "affinity") {
-				op.Pod.Affinity = map[string]string{"app": "web"}
 			}
 			g.do(rt, op)
 		},
@@ -221,24 +357,20 @@ func (g *generator) actions() map[string]func(*rapid.T) {
 			g.do(rt, schedqtest.Op{Kind: schedqtest.KindPop})
 		},
 		"fail": func(rt *rapid.T) {
-			fl := g.inFlight()
-			if len(fl) == 0 {
-				rt.Skip("nothing in flight")
-			}
-			n := rapid.SampledFrom(fl).Draw(rt, "failed")
-			op := schedqtest.Op{Kind: schedqtest.KindFail, Pod: schedqtest.PodRef{Name: n}}
-			if rapid.Bool().Draw(rt, "stale") {
+			n := inFlight(rt, "failed")
+			op := schedqtest.Op{Kind: schedqtest.KindFail, Pod: schedqtest.PodRef{Name: n}, Plugins: plugins(rt, "plugins", 2)}
+			if dr.staleCycles && rapid.Bool().Draw(rt, "stale") {
 				popped, _ := g.d.shadow.Exec.Popped(schedqtest.Key(n))
 				c := rapid.Int64Range(0, popped.Cycle).Draw(rt, "cycle")
 				op.Cycle = &c
 			}
-			if ps := rapid.SliceOfNDistinct(rapid.SampledFrom(diffPlugins), 0, 2, rapid.ID).Draw(rt, "plugins"); len(ps) > 0 {
-				op.Plugins = ps
+			if dr.pending && rapid.IntRange(0, 3).Draw(rt, "pending?") == 0 {
+				op.Pending = plugins(rt, "pending", 1)
 			}
 			g.do(rt, op)
 		},
 		"move": func(rt *rapid.T) {
-			e, _ := schedqtest.ParseEvent(rapid.SampledFrom(diffEvents).Draw(rt, "event"))
+			e, _ := schedqtest.ParseEvent(rapid.SampledFrom(dr.events).Draw(rt, "event"))
 			op := schedqtest.Op{Kind: schedqtest.KindMove, Event: e}
 			if rapid.Bool().Draw(rt, "preCheck") {
 				skip := name.Draw(rt, "preCheckSkips")
@@ -253,45 +385,38 @@ func (g *generator) actions() map[string]func(*rapid.T) {
 		},
 		"update": func(rt *rapid.T) {
 			n := name.Draw(rt, "pod")
-			if g.where(n) == spec.InFlight {
-				rt.Skip("updating an in-flight pod is a known difference of classic upstream")
+			if !dr.updateInFlight && g.where(n) == spec.InFlight {
+				rt.Skip("an Update of an in-flight pod is a declared difference")
 			}
 			op := schedqtest.Op{Kind: schedqtest.KindUpdate, Pod: schedqtest.PodRef{Name: n}}
-			if rapid.Bool().Draw(rt, "relevant") {
-				op.Pod.Labels = map[string]string{"v": rapid.SampledFrom([]string{"x", "y"}).Draw(rt, "label")}
-			} else {
+			if op.Pod.Labels = rapid.SampledFrom(dr.updates).Draw(rt, "labels"); op.Pod.Labels == nil {
 				op.Touch = true
 			}
 			g.do(rt, op)
 		},
 		"delete": func(rt *rapid.T) {
 			n := name.Draw(rt, "pod")
-			if g.where(n) == spec.Nowhere {
-				rt.Skip("Delete of an unknown pod is bad input")
+			if l := g.where(n); l == spec.Nowhere || !dr.deleteInFlight && l == spec.InFlight {
+				rt.Skip("a Delete of an unknown pod is bad input; of an in-flight one, here, a declared difference")
 			}
 			g.do(rt, schedqtest.Op{Kind: schedqtest.KindDelete, Pod: schedqtest.PodRef{Name: n}})
 		},
 		"done": func(rt *rapid.T) {
-			fl := g.inFlight()
-			if len(fl) == 0 {
-				rt.Skip("nothing in flight")
-			}
-			n := rapid.SampledFrom(fl).Draw(rt, "done")
-			g.do(rt, schedqtest.Op{Kind: schedqtest.KindDone, UID: string(schedqtest.UIDOf(n))})
+			g.do(rt, schedqtest.Op{Kind: schedqtest.KindDone, UID: string(schedqtest.UIDOf(inFlight(rt, "done")))})
 		},
 		"assigned-add": func(rt *rapid.T) {
-			app := rapid.SampledFrom([]string{"web", "db"}).Draw(rt, "app")
+			app := rapid.SampledFrom(dr.apps).Draw(rt, "app")
 			g.do(rt, schedqtest.Op{Kind: schedqtest.KindAssignedAdd,
 				Pod: schedqtest.PodRef{Name: "assigned-" + app, Labels: map[string]string{"app": app}}})
 		},
 		"tick": func(rt *rapid.T) {
-			g.do(rt, schedqtest.Op{Kind: schedqtest.KindTick, Duration: rapid.SampledFrom(diffSteps).Draw(rt, "step")})
+			g.do(rt, schedqtest.Op{Kind: schedqtest.KindTick, Duration: rapid.SampledFrom(dr.steps).Draw(rt, "step")})
 		},
-		// The instants where R5 and R7 decide: exactly a backoffQ pod's
-		// expiry (still backing off, v1.33) and one nanosecond after it.
-		// Plain steps reach them rarely, and an off-by-one there is the
-		// classic backoff bug.
-		"tick-to-expiry": func(rt *rapid.T) {
+	}
+	if dr.toExpiry {
+		// Plain steps reach the instants where R5 and R7 decide rarely, and
+		// an off-by-one there is the classic backoff bug.
+		actions["tick-to-expiry"] = func(rt *rapid.T) {
 			m := g.d.shadow.Model
 			var steps []time.Duration
 			for _, p := range m.Snapshot().BackoffQ {
@@ -306,6 +431,7 @@ func (g *generator) actions() map[string]func(*rapid.T) {
 			if rapid.Bool().Draw(rt, "thenFlush") {
 				g.do(rt, schedqtest.Op{Kind: schedqtest.KindFlushBackoff})
 			}
-		},
+		}
 	}
+	return actions
 }

@@ -89,6 +89,7 @@ func (q dropPending) AddUnschedulableIfNotPresent(info *spec.QueuedPodInfo, cycl
 // The hints random runs catch broken hints targets, each with a scenario
 // of the hints profile.
 func TestHintsDifferentialCatchesBrokenTargets(t *testing.T) {
+	skipShort(t)
 	if err := flag.Set("rapid.nofailfile", "true"); err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +103,7 @@ func TestHintsDifferentialCatchesBrokenTargets(t *testing.T) {
 		rec := &recordTB{TB: t}
 		func() {
 			done := make(chan struct{})
-			go func() { defer close(done); checkHintsDifferential(rec, t, nt, nil) }()
+			go func() { defer close(done); checkDifferential(rec, t, nt, nil, spec.ProfileHints) }()
 			<-done
 		}()
 		out := rec.String()

@@ -68,7 +68,7 @@ type Report struct {
 type Options struct {
 	// Scenarios, if set, is a regular expression selecting scenarios by
 	// name. It selects scenarios only: the random runs still run (set
-	// SkipDifferential and SkipHintsDifferential to leave them out), and
+	// SkipDifferential to leave them out), and
 	// the run's summary says what ran.
 	Scenarios string
 	// Dirs are directories of your own scenario files, run after the
@@ -92,18 +92,20 @@ type Options struct {
 	// reported as a known difference, and if it passes it fails as
 	// stale. A name that is not a scenario of the run fails the run.
 	KnownDifferences map[string]KnownDifference
-	// SkipDifferential, if not empty, is why the classic profile's
-	// model-differential random runs ("differential") do not apply to this
-	// target (a queue whose classic semantics differ by design). It skips
-	// those only: the hints profile's random runs ("differential-hints")
-	// still run unless SkipHintsDifferential says why not, so a queue of
-	// the hints profile keeps them. To skip every random run, set both.
-	// The report and the summary name what was skipped and why.
+	// SkipDifferential, if not empty, is why the model-differential
+	// random runs do not apply to this target: it skips those of every
+	// profile ("differential", "differential-hints"). The report and the
+	// summary name what was skipped and why.
 	SkipDifferential string
-	// SkipHintsDifferential skips the random runs of the hints profile
-	// ("differential-hints", RunHintsDifferential). A target that
-	// refuses the hints config needs none: those runs are then n/a by
-	// themselves. Checks, Ignore and FailFileDir apply to both.
+	// SkipDifferentialIn skips the random runs of the profiles it names,
+	// with the reason: for a queue whose semantics in one profile differ
+	// by design. A target that refuses a profile's config needs none:
+	// those runs are then n/a by themselves. Checks, Ignore and
+	// FailFileDir apply to every profile's runs.
+	SkipDifferentialIn map[spec.Profile]string
+	// SkipHintsDifferential skips the random runs of the hints profile.
+	//
+	// Deprecated: use SkipDifferentialIn[spec.ProfileHints].
 	SkipHintsDifferential string
 	// Checks is the number of random runs (operation sequences of about
 	// 30 steps each); 0 means DefaultChecks. rapid's -rapid.checks flag,
@@ -279,58 +281,28 @@ func Run(t *testing.T, newTarget NewTarget, opts Options) {
 		summary += fmt.Sprintf(" (%d filtered by -run)", selected-ran)
 	}
 	summary += fmt.Sprintf(": %d pass, %d fail, %d known differences, %d stale, %d n/a", counts[0], counts[1], counts[2], counts[3], counts[4])
-	randomRan, hintsRan, hintsNA := false, false, false
-	t.Run("differential", func(t *testing.T) {
-		res := Result{Scenario: "model-differential random runs", Rules: []spec.Rule{"R1-R13"}, Outcome: Pass, Profile: spec.ProfileClassic.String()}
-		if report.Target.Observes.Metrics && !slices.Contains(opts.Ignore, IgnoreMetrics) {
-			res.Rules = append(res.Rules, "R14")
-		}
-		switch {
-		case opts.SkipDifferential != "":
-			res.Outcome, res.Detail = NotApplicable, opts.SkipDifferential
-			summary += "; classic random runs skipped: " + opts.SkipDifferential
+	for _, p := range []spec.Profile{spec.ProfileClassic, spec.ProfileHints} {
+		ran := false
+		var res Result
+		t.Run(drawings[p].test, func(t *testing.T) {
+			res = differentialResult(t, newTarget, opts, p, report.Target.Observes.Metrics, &ran)
+			if res.Outcome == NotApplicable {
+				t.Skip(res.Detail) // counted as n/a, shown as SKIP
+			}
+		})
+		what := "; " + p.String() + " random runs"
+		switch skip := opts.skipDifferential(p); {
+		case skip != "":
+			summary += what + " skipped: " + skip
+		case res.Outcome == NotApplicable:
+			summary += what + " n/a: " + res.Detail
+		case !ran:
+			summary += what + " not run (filtered by -run)"
+			continue // nothing to report
 		default:
-			ro := randomOptions(opts)
-			ro.ran = &randomRan
-			res.Detail = ro.String()
-			if !runDifferential(t, newTarget, ro) {
-				res.Outcome = Fail
-			}
-			if !randomRan { // filtered out: nothing to report
-				return
-			}
-			summary += "; random runs: " + ro.String() + ": " + string(res.Outcome)
+			summary += what + ": " + res.Detail + ": " + string(res.Outcome)
 		}
-		mu.Lock()
-		defer mu.Unlock()
 		report.Results = append(report.Results, res)
-		if res.Outcome == NotApplicable {
-			t.Skip(opts.SkipDifferential)
-		}
-	})
-	if !randomRan && opts.SkipDifferential == "" {
-		summary += "; random runs not run (filtered by -run)"
-	}
-	t.Run("differential-hints", func(t *testing.T) {
-		res := runHintsDifferentialResult(t, newTarget, opts, report.Target.Observes.Metrics, &hintsRan)
-		hintsNA = res.Outcome == NotApplicable
-		if !hintsRan && !hintsNA { // filtered out: nothing to report
-			return
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		report.Results = append(report.Results, res)
-		if res.Outcome == NotApplicable {
-			summary += "; hints random runs n/a: " + res.Detail
-		} else {
-			summary += "; hints random runs: " + res.Detail + ": " + string(res.Outcome)
-		}
-		if res.Outcome == NotApplicable {
-			t.Skip(res.Detail)
-		}
-	})
-	if !hintsRan && !hintsNA {
-		summary += "; hints random runs not run (filtered by -run)"
 	}
 	report.Summary = summary
 	t.Log(summary)

@@ -137,7 +137,7 @@ func TestDifferentialFailureRoundTrip(t *testing.T) {
 	rec := &recordTB{TB: t}
 	func() {
 		done := make(chan struct{})
-		go func() { defer close(done); checkDifferential(rec, t, newBrokenDone, nil) }()
+		go func() { defer close(done); checkDifferential(rec, t, newBrokenDone, nil, spec.ProfileClassic) }()
 		<-done
 	}()
 	out := rec.String()

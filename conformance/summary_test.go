@@ -41,11 +41,11 @@ func TestSummarySaysWhatRan(t *testing.T) {
 	}{
 		{"^TestSummaryChild$/^add$/^(new-pod-enters-activeQ|fields-of-a-new-pod)$", []string{
 			"preflight not run (filtered by -run)", "; 2 of ", fmt.Sprintf(" (%d filtered by -run)", len(cat)-2),
-			"; random runs not run (filtered by -run)", "; hints random runs not run (filtered by -run)",
+			"; classic random runs not run (filtered by -run)", "; hints random runs not run (filtered by -run)",
 		}},
 		{"^TestSummaryChild$/differential/none", []string{
 			"preflight not run (filtered by -run)", "; 0 of ",
-			"; random runs not run (filtered by -run)", "; hints random runs not run (filtered by -run)",
+			"; classic random runs not run (filtered by -run)", "; hints random runs not run (filtered by -run)",
 		}},
 	} {
 		cmd := exec.Command(os.Args[0], "-test.run="+tc.run, "-test.v")

@@ -277,7 +277,7 @@ func TestFailingHistoryPrintsAScenarioThatReplays(t *testing.T) {
 		if !ok {
 			t.Fatalf("no witness in a history that is not linearizable:\n%s", h.Text(res))
 		}
-		if k := w.Next.Input.(lin.Input).Kind; strings.HasPrefix(w.Why, "allowed here") || k == lin.Snapshot || k == lin.SchedulingCycle {
+		if k := w.Next.Input.(lin.Input).Op.Kind; strings.HasPrefix(w.Why, "allowed here") || k == lin.KindSnapshot {
 			// No single operation to blame, or an observation, which a
 			// scenario shows as the state after its last line: take
 			// another.
@@ -307,7 +307,7 @@ func TestFailingHistoryPrintsAScenarioThatReplays(t *testing.T) {
 		}
 		in, out := w.Next.Input.(lin.Input), w.Next.Output.(lin.Output)
 		same := schedqtest.SameError(o.Err(), out.Err)
-		if in.Kind == lin.Pop && out.Err == nil {
+		if in.Op.Kind == schedqtest.KindPop && out.Err == nil {
 			same = o.Popped != nil && out.Info != nil && o.Popped.Key() == out.Info.Key() && o.Cycle == out.Cycle
 		}
 		if same {
@@ -336,7 +336,7 @@ func firstDivergence(h *lin.History, w lin.Witness, sc schedqtest.Scenario) stri
 	for i, op := range w.Prefix {
 		in := op.Input.(lin.Input)
 		lin.Apply(m, in, op.Output.(lin.Output))
-		if in.Kind == lin.Snapshot || in.Kind == lin.SchedulingCycle {
+		if in.Op.Kind == lin.KindSnapshot {
 			continue
 		}
 		if _, _, err := run.Apply(sc.Ops[j]); err != nil {
@@ -344,7 +344,7 @@ func firstDivergence(h *lin.History, w lin.Witness, sc schedqtest.Scenario) stri
 		}
 		a, b := m.Snapshot(), run.Model.Snapshot()
 		if d := a.Diff(&b); d != "" {
-			return fmt.Sprintf("the states first differ after operation %d, %v printed as %q:\n%s", i, in.Kind, sc.Ops[j].String(), d)
+			return fmt.Sprintf("the states first differ after operation %d, %s printed as %q:\n%s", i, in.Op, sc.Ops[j].String(), d)
 		}
 		j++
 	}

@@ -42,55 +42,17 @@ func errName(err error) string {
 	return err.Error()
 }
 
-// operation is the short label on the timeline bar (plain text).
+// operation is the short label on the timeline bar (plain text): the
+// operation's line in the scenario language and what it returned.
 func (d describer) operation(in Input, out Output) string {
-	switch in.Kind {
-	case Pop:
-		if out.Err != nil {
-			return "Pop → " + errName(out.Err)
-		}
-		if out.Info == nil {
-			return "Pop → <nil>"
-		}
-		return fmt.Sprintf("Pop → %s #%d", podName(out.Info.Pod), out.Cycle)
-	case Add, Delete, AssignedPodAdded:
-		return fmt.Sprintf("%s(%s) → %s", in.Kind, podName(in.Pod), errName(out.Err))
-	case Update:
-		return fmt.Sprintf("Update(%s %s) → %s", podName(in.Pod), updateWhat(in.OldPod, in.Pod), errName(out.Err))
-	case AssignedPodUpdated:
-		return fmt.Sprintf("AssignedPodUpdated(%s, %s) → %s", podName(in.Pod), in.Event, errName(out.Err))
-	case AddUnschedulable:
-		rej := "none"
-		if len(in.Info.UnschedulablePlugins) > 0 {
-			rej = strings.Join(in.Info.UnschedulablePlugins, ",")
-		}
-		return fmt.Sprintf("Unschedulable(%s #%d by %s) → %s", podName(in.Info.Pod), in.Cycle, rej, errName(out.Err))
-	case MoveAll:
-		s := "MoveAll(" + in.Event.String()
-		if in.PreCheck.Fn != nil {
-			s += ", " + in.PreCheck.Name
-		}
-		return s + ")"
-	case Activate:
-		names := make([]string, len(in.Pods))
-		for i, p := range in.Pods {
-			names[i] = podName(p)
-		}
-		return fmt.Sprintf("Activate(%s) → %s", strings.Join(names, ","), errName(out.Err))
-	case Done:
-		return fmt.Sprintf("Done(%s) → %s", in.UID, errName(out.Err))
-	case Step:
-		return "clock +" + in.D.String()
-	case Snapshot:
-		if out.Snapshot == nil {
-			return "Snapshot → <nil>"
-		}
+	switch {
+	case in.Op.Kind == KindSnapshot && out.Snapshot != nil:
 		s := out.Snapshot
-		return fmt.Sprintf("Snapshot → a%d b%d u%d f%d #%d", len(s.ActiveQ), len(s.BackoffQ), len(s.UnschedulablePods), len(s.InFlight), s.SchedulingCycle)
-	case SchedulingCycle:
-		return fmt.Sprintf("SchedulingCycle → %d", out.Cycle)
+		return fmt.Sprintf("snapshot → a%d b%d u%d f%d #%d", len(s.ActiveQ), len(s.BackoffQ), len(s.UnschedulablePods), len(s.InFlight), s.SchedulingCycle)
+	case in.Op.Kind == schedqtest.KindPop && out.Err == nil && out.Info != nil:
+		return fmt.Sprintf("pop → %s #%d", podName(out.Info.Pod), out.Cycle)
 	}
-	return in.Kind.String()
+	return in.Op.String() + " → " + errName(out.Err)
 }
 
 // long is operation with the details a plain-text listing needs: the
@@ -98,28 +60,14 @@ func (d describer) operation(in Input, out Output) string {
 func (d describer) long(in Input, out Output) string {
 	s := d.operation(in, out)
 	switch {
-	case in.Kind == Pop && out.Info != nil:
+	case out.Info != nil:
 		s += fmt.Sprintf("  [attempts %d, ts %s, first %s]", out.Info.Attempts, d.at(out.Info.Timestamp), d.at(out.Info.InitialAttemptTimestamp))
-	case in.Kind == AddUnschedulable && in.Info != nil:
-		s += fmt.Sprintf("  [attempts %d]", in.Info.Attempts)
-	case in.Kind == Snapshot && out.Snapshot != nil:
+	case in.Popped != nil:
+		s += fmt.Sprintf("  [attempts %d]", in.Popped.Info.Attempts)
+	case out.Snapshot != nil:
 		s += "\n              " + strings.ReplaceAll(html.UnescapeString(d.snapshot(out.Snapshot, nil)), "<br>", "\n              ")
 	}
 	return s
-}
-
-func updateWhat(old, new *spec.Pod) string {
-	switch {
-	case old == nil || new == nil:
-		return ""
-	case old.UID != new.UID:
-		return "re-created as " + string(new.UID) // R9
-	case old.Priority != new.Priority:
-		return fmt.Sprintf("prio %d→%d", old.Priority, new.Priority)
-	case spec.IsPodUpdated(old, new):
-		return "labels"
-	}
-	return "status only"
 }
 
 func (d describer) info(p *spec.QueuedPodInfo, loc spec.Location, cfg *spec.Config) string {
@@ -175,14 +123,11 @@ func (d describer) metadata(md Metadata) string {
 		who = "coordinator"
 	}
 	lines := []string{fmt.Sprintf("%s, operation %d: %s", who, md.Seq, d.operation(md.In, md.Out))}
-	switch in := md.In; in.Kind {
-	case Add, Delete, AssignedPodAdded, Update, AssignedPodUpdated:
-		lines = append(lines, "pod: "+describePod(in.Pod))
-		if in.OldPod != nil {
-			lines = append(lines, "old pod: "+describePod(in.OldPod))
-		}
-	case AddUnschedulable:
-		lines = append(lines, "handed back: "+d.info(in.Info, spec.Nowhere, nil)+fmt.Sprintf(" from cycle %d", in.Cycle))
+	for _, p := range md.In.Pods {
+		lines = append(lines, "pod passed: "+describePod(p))
+	}
+	if p := md.In.Popped; p != nil {
+		lines = append(lines, "handed back: "+d.info(&p.Info, spec.Nowhere, nil)+fmt.Sprintf(" from cycle %d", p.Cycle))
 	}
 	if md.Out.Info != nil {
 		lines = append(lines, "returned: "+d.info(md.Out.Info, spec.InFlight, nil))

@@ -4,16 +4,25 @@
 // model) accepts. It is the bridge between the sequential oracle and a queue
 // that many goroutines use at once.
 //
-// Three parts, each usable alone:
+// The operations of a history are those of the scenario language
+// (schedqtest.Op), performed through its executor (schedqtest.Executor)
+// on the queue and, by the checker, on the model, with the pod objects the
+// client passed; a Snapshot at each quiescent point is the one operation
+// the language does not write (a scenario prints the state after every
+// line). A failing history prints as a scenario file.
+//
+// The parts, each usable alone:
 //
 //   - Model is a porcupine model whose state wraps a *model.Model. Its Step
 //     replays one recorded operation on a clone of the state and accepts the
 //     recorded output only if the model allows it: Pop may return any pod of
-//     PopCandidates (ties are unordered), errors must be the model's (by
-//     errors.Is), a Pop that returned spec.ErrClosed is accepted only once
-//     the model is closed, and a Pop that returned a pod while activeQ was
-//     empty is rejected. Its descriptions speak in queue terms, so the
-//     porcupine visualisation shows which pod is in which queue.
+//     PopCandidates (ties are unordered) and the popped pod must equal the
+//     model's in every field (schedqtest.InfoEqual, the hints profile's
+//     counts included), errors must be the model's (schedqtest.SameError),
+//     a Pop that returned spec.ErrClosed is accepted only once the model is
+//     closed, and a Pop that returned a pod while activeQ was empty is
+//     rejected. Its descriptions speak in queue terms, so the porcupine
+//     visualisation shows which pod is in which queue.
 //   - Record drives one queue with 2..8 clients issuing random operations,
 //     Pop blocking included, with time on a fake clock that is stepped by
 //     operations of their own, and returns the history. Every history ends
@@ -67,7 +76,7 @@
 // Files: ops.go (the operations of a history), apply.go (replaying one on
 // the model, and why the model rejects it), porcupine.go (the porcupine
 // model and its state), describe.go (rendering in queue terms), harness.go
-// (recording), check.go (checking, evidence), json.go (saved histories),
-// scenario.go (a failing history's sequential witness as a scenario file,
-// schedqtest.FormatScenario).
+// (recording), check.go (checking, evidence), json.go (saved histories,
+// each operation as its line of the language), scenario.go (a failing
+// history's sequential witness as a scenario file).
 package linearizability

@@ -285,9 +285,9 @@ type recorder struct {
 	gate  sync.RWMutex
 }
 
-func readsClock(k Kind) bool {
+func readsClock(k schedqtest.Kind) bool {
 	switch k {
-	case Pop, Done, Delete, SchedulingCycle, Close:
+	case schedqtest.KindPop, schedqtest.KindDone, schedqtest.KindDelete, schedqtest.KindClose:
 		return false
 	}
 	return true
@@ -307,11 +307,11 @@ func (r *recorder) do(l *log, in Input, f func() Output) Output {
 // waits until no operation that reads the clock is in progress, and holds
 // them off while it runs.
 func (r *recorder) doGated(l *log, in Input, concurrent bool, f func() Output) Output {
-	switch {
-	case in.Kind == Step && !concurrent:
+	switch k := in.Op.Kind; {
+	case k == schedqtest.KindTick && !concurrent:
 		r.gate.Lock()
 		defer r.gate.Unlock()
-	case in.Kind != Step && readsClock(in.Kind):
+	case k != schedqtest.KindTick && readsClock(k):
 		r.gate.RLock()
 		defer r.gate.RUnlock()
 	}
@@ -398,7 +398,7 @@ func (c *client) leave() {
 func (r *run) releaseLocked(l *log) {
 	if !r.w.NoSnapshots {
 		r.rescueMu.Lock()
-		r.rec.do(l, Input{Kind: Snapshot}, func() Output { s := r.q.Snapshot(); return Output{Snapshot: &s} })
+		r.rec.do(l, Input{Op: schedqtest.Op{Kind: KindSnapshot}}, func() Output { s := r.q.Snapshot(); return Output{Snapshot: &s} })
 		r.rescueMu.Unlock()
 	}
 	r.q8t.points++
@@ -553,10 +553,10 @@ func (r *run) coordinate(l *log, clients []*client) (rescues int, early bool, lo
 		p := r.u.rescue[rescues]
 		rescues++
 		r.rescueMu.Lock()
-		r.rec.do(l, Input{Kind: Add, Pod: p}, func() Output { return Output{Err: r.q.Add(p)} })
+		r.call(l, Input{Op: schedqtest.Op{Kind: schedqtest.KindAdd, Pod: podRef(p)}})
 		r.rescueMu.Unlock()
 	}
-	r.rec.do(l, Input{Kind: Close}, func() Output { r.q.Close(); return Output{} })
+	r.call(l, Input{Op: schedqtest.Op{Kind: schedqtest.KindClose}})
 	return rescues, early, lost, hang
 }
 
@@ -643,18 +643,12 @@ func (b *barrier) arrive() {
 	b.mu.Unlock()
 }
 
-// held is a pod a client popped and has not finished with.
-type held struct {
-	info  spec.QueuedPodInfo
-	cycle int64
-}
-
 type client struct {
 	*run
 	log  *log
 	rng  *rand.Rand
-	pods []*spec.Pod // the current version of each pod the client owns
-	held []held
+	pods []*spec.Pod         // the current version of each pod the client owns
+	held []schedqtest.Popped // popped and not finished with
 	// gid is the client's goroutine; inPopNow and finished tell the
 	// coordinator where it is.
 	gid      parked.ID
@@ -667,12 +661,13 @@ type client struct {
 // weights of the operations a client picks when it is not finishing a
 // popped pod.
 var weights = []struct {
-	kind Kind
+	kind schedqtest.Kind
 	w    int
 }{
-	{Add, 22}, {Pop, 20}, {FlushBackoffQ, 8}, {Step, 8}, {MoveAll, 6}, {Activate, 5},
-	{Delete, 5}, {Update, 5}, {Snapshot, 7}, {FlushLeftover, 3}, {AssignedPodAdded, 2},
-	{AssignedPodUpdated, 1}, {Done, 2}, {SchedulingCycle, 2},
+	{schedqtest.KindAdd, 22}, {schedqtest.KindPop, 20}, {schedqtest.KindFlushBackoff, 8}, {schedqtest.KindTick, 8},
+	{schedqtest.KindMove, 6}, {schedqtest.KindActivate, 5}, {schedqtest.KindDelete, 5}, {schedqtest.KindUpdate, 5},
+	{KindSnapshot, 7}, {schedqtest.KindFlushLeftover, 3}, {schedqtest.KindAssignedAdd, 2},
+	{schedqtest.KindAssignedUpdate, 1}, {schedqtest.KindDone, 2},
 }
 
 var totalWeight = func() int {
@@ -683,12 +678,12 @@ var totalWeight = func() int {
 	return t
 }()
 
-func (c *client) pick() Kind {
+func (c *client) pick() schedqtest.Kind {
 	for {
 		n := c.rng.IntN(totalWeight)
 		for _, w := range weights {
 			if n < w.w {
-				if w.kind == Snapshot && c.w.NoSnapshots {
+				if w.kind == KindSnapshot && c.w.NoSnapshots {
 					break
 				}
 				return w.kind
@@ -748,22 +743,20 @@ func (c *client) finish() {
 	i := c.rng.IntN(len(c.held))
 	h := c.held[i]
 	c.held = removeHeld(c.held, i)
+	p := h.Info.Pod
 	if n := c.rng.IntN(20); n < 11 {
-		info := h.info
-		info.UnschedulablePlugins = c.rejectors()
-		in := Input{Kind: AddUnschedulable, Info: &info, Cycle: h.cycle}
-		c.rec.do(c.log, in, func() Output { return Output{Err: c.q.AddUnschedulableIfNotPresent(in.Info, in.Cycle)} })
+		cycle := h.Cycle
+		c.call(c.log, Input{Op: schedqtest.Op{Kind: schedqtest.KindFail, Pod: schedqtest.PodRef{Name: p.Name},
+			Plugins: c.rejectors(), Cycle: &cycle}, Popped: &h})
 		return
 	} else if n < 13 && c.w.OnlyFreeAdds {
 		// Under OnlyFreeAdds only the client holding a pod deletes it.
-		p := h.info.Pod
-		c.rec.do(c.log, Input{Kind: Delete, Pod: p}, func() Output { return Output{Err: c.q.Delete(p)} })
+		c.call(c.log, Input{Op: schedqtest.Op{Kind: schedqtest.KindDelete, Pod: schedqtest.PodRef{Name: p.Name}}, Pods: []*spec.Pod{p}})
 		c.setFree(p.Key())
 		return
 	}
-	uid := h.info.Pod.UID
-	c.rec.do(c.log, Input{Kind: Done, UID: uid}, func() Output { return Output{Err: c.q.Done(uid)} })
-	c.setFree(h.info.Pod.Key())
+	c.call(c.log, Input{Op: schedqtest.Op{Kind: schedqtest.KindDone, UID: string(p.UID)}})
+	c.setFree(p.Key())
 }
 
 // rejectors is the plugin set a failed attempt hands back: none at times
@@ -771,11 +764,11 @@ func (c *client) finish() {
 // twice. The caller's set is deliberately not normalised: the contract
 // makes every queue sort and deduplicate it (R3), and conformance checks
 // that each does, so handing over raw sets here exercises it.
-func (c *client) rejectors() spec.PluginSet {
+func (c *client) rejectors() []string {
 	if c.rng.IntN(5) == 0 {
 		return nil
 	}
-	var out spec.PluginSet
+	var out []string
 	for _, p := range schedqtest.Plugins {
 		if c.rng.IntN(3) == 0 {
 			out = append(out, p)
@@ -788,7 +781,7 @@ func (c *client) rejectors() spec.PluginSet {
 	return out
 }
 
-func removeHeld(s []held, i int) []held {
+func removeHeld(s []schedqtest.Popped, i int) []schedqtest.Popped {
 	s[i] = s[len(s)-1]
 	return s[:len(s)-1]
 }
@@ -798,114 +791,117 @@ func (c *client) own() (int, *spec.Pod) {
 	return i, c.pods[i]
 }
 
-func (c *client) issue(k Kind) {
-	in := Input{Kind: k}
-	var f func() Output
+// call performs in on the queue through an executor, as an operation of
+// l's client.
+func (r *run) call(l *log, in Input) Output {
+	return r.rec.do(l, in, func() Output { return r.exec(in) })
+}
+
+// exec performs in on the queue; Info is a copy of what Pop returned,
+// taken at once.
+func (r *run) exec(in Input) Output {
+	o, err := in.exec(r.q, func(d time.Duration) error { r.q.Advance(d); return nil })
+	if err != nil {
+		panic(fmt.Sprintf("linearizability: the workload made an operation the executor cannot run: %s: %v", in.Op, err))
+	}
+	out := Output{Err: o.Err(), Cycle: o.Cycle}
+	if o.Popped != nil {
+		cp := *o.Popped
+		out.Info = &cp
+	}
+	return out
+}
+
+func (c *client) issue(k schedqtest.Kind) {
+	in := Input{Op: schedqtest.Op{Kind: k}}
+	op := &in.Op
+	f := func() Output { return c.exec(in) }
 	switch k {
-	case Add:
-		_, in.Pod = c.own()
-		if c.w.OnlyFreeAdds && !c.takeFree(in.Pod.Key()) {
+	case schedqtest.KindAdd:
+		_, p := c.own()
+		if c.w.OnlyFreeAdds && !c.takeFree(p.Key()) {
 			return
 		}
-		f = func() Output { return Output{Err: c.q.Add(in.Pod)} }
-	case Pop:
+		op.Pod = podRef(p)
+	case schedqtest.KindPop:
 		f = func() Output {
 			c.inPopNow.Store(true)
 			c.maybeStuck()
-			info, cycle, err := c.q.Pop()
+			out := c.exec(in)
 			c.inPopNow.Store(false)
-			out := Output{Err: err, Cycle: cycle}
-			if info != nil {
-				cp := *info
-				out.Info = &cp
-				if err == nil {
-					c.held = append(c.held, held{info: cp, cycle: cycle})
-				}
+			if out.Err == nil && out.Info != nil {
+				c.held = append(c.held, schedqtest.Popped{Info: *out.Info, Cycle: out.Cycle})
 			}
 			return out
 		}
-	case FlushBackoffQ:
-		f = func() Output { c.q.FlushBackoffQCompleted(); return Output{} }
-	case FlushLeftover:
-		f = func() Output { c.q.FlushUnschedulablePodsLeftover(); return Output{} }
-	case Step:
-		in.D = c.clockStep()
-		f = func() Output { c.q.Advance(in.D); return Output{} }
-	case MoveAll:
-		in.Event = events[c.rng.IntN(len(events))]
-		switch c.rng.IntN(4) {
-		case 0:
-			in.PreCheck = preCheck("web only")
-		case 1:
-			in.PreCheck = preCheck("even priority")
+	case schedqtest.KindTick:
+		op.Duration = c.clockStep()
+	case schedqtest.KindMove:
+		op.Event = events[c.rng.IntN(len(events))]
+		if c.rng.IntN(2) == 0 {
+			// A preCheck must be a pure function of the pod: this one
+			// lets a random half of the clients' pods through, by name.
+			op.PreCheck = []string{}
+			for _, p := range c.u.all[:c.w.Clients*c.w.PodsPerClient] {
+				if c.rng.IntN(2) == 0 {
+					op.PreCheck = append(op.PreCheck, p.Name)
+				}
+			}
 		}
-		f = func() Output { c.q.MoveAllToActiveOrBackoffQueue(in.Event, in.PreCheck.Fn); return Output{} }
-	case Activate:
+	case schedqtest.KindActivate:
 		in.Pods = []*spec.Pod{c.u.all[c.rng.IntN(len(c.u.all))]}
 		if c.rng.IntN(2) == 0 {
 			in.Pods = append(in.Pods, c.u.all[c.rng.IntN(len(c.u.all))])
 		}
-		f = func() Output { return Output{Err: c.q.Activate(in.Pods)} }
-	case Delete:
+		for _, p := range in.Pods {
+			op.Pods = append(op.Pods, schedqtest.PodRef{Name: p.Name})
+		}
+	case schedqtest.KindDelete:
 		if c.w.OnlyFreeAdds {
 			return // only the holder deletes (finish)
 		}
-		_, in.Pod = c.own()
-		f = func() Output { return Output{Err: c.q.Delete(in.Pod)} }
-	case Update:
+		_, p := c.own()
+		op.Pod, in.Pods = schedqtest.PodRef{Name: p.Name}, []*spec.Pod{p}
+	case schedqtest.KindUpdate:
 		i, old := c.own()
 		if c.w.OnlyFreeAdds && !c.takeFree(old.Key()) {
 			return // an update in flight would be queued twice upstream
 		}
-		p := *old
+		op.Pod, in.Pods = schedqtest.PodRef{Name: old.Name}, []*spec.Pod{old}
 		switch c.rng.IntN(16) {
 		case 15:
 			// Re-created under the same name (R9: a pod in flight under
 			// the old UID ends its attempt). UIDs stay unique: the client
 			// owns the name.
-			p.UID = spec.UID(fmt.Sprintf("%s~%d", old.UID, c.rng.IntN(1<<30)))
+			uid := fmt.Sprintf("%s~%d", old.UID, c.rng.IntN(1<<30))
+			op.Pod.UID = &uid
 		case 0, 1, 2, 3, 4:
-			p.Priority = old.Priority + int32(c.rng.IntN(3)-1)*5 // may reorder, rarely ties
+			prio := old.Priority + int32(c.rng.IntN(3)-1)*5 // may reorder, rarely ties
+			op.Pod.Priority = &prio
 		case 5, 6, 7, 8, 9:
-			p.Labels = map[string]string{"app": c.u.appVals[c.rng.IntN(2)], "v": fmt.Sprint(c.rng.IntN(100))}
+			op.Pod.Labels = map[string]string{"app": c.u.appVals[c.rng.IntN(2)], "v": fmt.Sprint(c.rng.IntN(100))}
 		default:
-			p.Status = fmt.Sprintf("PodScheduled=False %d", c.rng.IntN(100))
+			op.Touch = true // status only
 		}
-		in.OldPod, in.Pod = old, &p
-		c.pods[i] = &p
-		f = func() Output { return Output{Err: c.q.Update(in.OldPod, in.Pod)} }
-	case AssignedPodAdded, AssignedPodUpdated:
+		_, c.pods[i] = in.executor(nil, nil).UpdatePods(*op)
+	case schedqtest.KindAssignedAdd, schedqtest.KindAssignedUpdate:
 		app := c.u.appVals[c.rng.IntN(2)]
-		in.Pod = &spec.Pod{Namespace: Namespace, Name: "assigned-" + app, UID: spec.UID("uid-assigned-" + app),
-			Labels: map[string]string{"app": app}}
-		if k == AssignedPodAdded {
-			f = func() Output { return Output{Err: c.q.AssignedPodAdded(in.Pod)} }
-			break
+		op.Pod = schedqtest.PodRef{Name: "assigned-" + app, Labels: map[string]string{"app": app}}
+		if k == schedqtest.KindAssignedUpdate {
+			op.Event = spec.EventAssignedPodUpdate
+			if c.rng.IntN(2) == 0 {
+				op.Event = spec.ClusterEvent{Resource: spec.ResourceAssignedPod, ActionType: spec.UpdatePodScaleDown}
+			}
 		}
-		in.OldPod = in.Pod
-		in.Event = spec.EventAssignedPodUpdate
-		if c.rng.IntN(2) == 0 {
-			in.Event = spec.ClusterEvent{Resource: spec.ResourceAssignedPod, ActionType: spec.UpdatePodScaleDown}
-		}
-		f = func() Output { return Output{Err: c.q.AssignedPodUpdated(in.OldPod, in.Pod, in.Event)} }
-	case Done:
+	case schedqtest.KindDone:
 		// Usually not in flight: exercises ErrNotInFlight against
 		// concurrent Pops of the pod.
 		_, p := c.own()
-		in.UID = p.UID
-		f = func() Output { return Output{Err: c.q.Done(in.UID)} }
-	case Snapshot:
+		op.UID = string(p.UID)
+	case KindSnapshot:
 		f = func() Output { s := c.q.Snapshot(); return Output{Snapshot: &s} }
-	case SchedulingCycle:
-		f = func() Output { return Output{Cycle: c.q.SchedulingCycle()} }
-	default:
-		panic(fmt.Sprintf("linearizability: client cannot issue %v", k))
 	}
-	if k == Step {
-		c.rec.doGated(c.log, in, c.rng.Float64() < c.w.ConcurrentSteps, f)
-		return
-	}
-	c.rec.do(c.log, in, f)
+	c.rec.doGated(c.log, in, k == schedqtest.KindTick && c.rng.Float64() < c.w.ConcurrentSteps, f)
 }
 
 // clockStep is a step onto a boundary instant of the queue's pods (a
@@ -936,7 +932,7 @@ func (h *History) count() {
 		// A Pop is blocked if another client called something while it
 		// waited and it then returned what that made possible; counting
 		// Pops that outlived a later call is the observable part.
-		if op.Input.(Input).Kind == Pop && i+1 < len(ops) && ops[i+1].Call < op.Return {
+		if op.Input.(Input).Op.Kind == schedqtest.KindPop && i+1 < len(ops) && ops[i+1].Call < op.Return {
 			h.BlockedPops++
 		}
 	}

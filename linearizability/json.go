@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"time"
 
 	"github.com/anishathalye/porcupine"
 
@@ -15,8 +14,9 @@ import (
 
 // A history is saved as JSON next to its visualisation so that it can be
 // checked again later (ReadHistory, then Check), for example without a
-// timeout, or after a fix to the model. Errors are saved by the sentinel
-// they match and come back wrapping it; a PreCheck by its name.
+// timeout, or after a fix to the model. Each operation is saved as its
+// line of the scenario language with the pods it was passed; errors by
+// the sentinel they match, and they come back wrapping it.
 
 type jsonHistory struct {
 	Workload    Workload
@@ -31,30 +31,13 @@ type jsonHistory struct {
 type jsonOp struct {
 	Client       int
 	Call, Return int64
-	Kind         string
-	Pod          *spec.Pod           `json:",omitempty"`
-	OldPod       *spec.Pod           `json:",omitempty"`
+	Op           string
 	Pods         []*spec.Pod         `json:",omitempty"`
+	Popped       *schedqtest.Popped  `json:",omitempty"`
+	Err          string              `json:",omitempty"`
 	Info         *spec.QueuedPodInfo `json:",omitempty"`
 	Cycle        int64               `json:",omitempty"`
-	Event        *spec.ClusterEvent  `json:",omitempty"`
-	PreCheck     string              `json:",omitempty"`
-	UID          spec.UID            `json:",omitempty"`
-	D            time.Duration       `json:",omitempty"`
-	Err          string              `json:",omitempty"`
-	OutInfo      *spec.QueuedPodInfo `json:",omitempty"`
-	OutCycle     int64               `json:",omitempty"`
 	Snapshot     *spec.Snapshot      `json:",omitempty"`
-}
-
-// preChecks are the named PreEnqueueChecks a workload uses.
-var preChecks = map[string]spec.PreEnqueueCheck{
-	"web only":      func(p *spec.Pod) bool { return p.Labels["app"] == "web" },
-	"even priority": func(p *spec.Pod) bool { return p.Priority%20 == 0 },
-}
-
-func preCheck(name string) PreCheck {
-	return PreCheck{Name: name, Fn: preChecks[name]}
 }
 
 // WriteJSON saves the history to path.
@@ -63,13 +46,8 @@ func (h *History) WriteJSON(path string) error {
 		BlockedPops: h.BlockedPops, ClosedEarly: h.ClosedEarly, Overlapping: h.Overlapping}
 	for _, op := range h.Operations {
 		in, out := op.Input.(Input), op.Output.(Output)
-		jo := jsonOp{Client: op.ClientId, Call: op.Call, Return: op.Return, Kind: in.Kind.String(),
-			Pod: in.Pod, OldPod: in.OldPod, Pods: in.Pods, Info: in.Info, Cycle: in.Cycle, PreCheck: in.PreCheck.Name,
-			UID: in.UID, D: in.D, OutInfo: out.Info, OutCycle: out.Cycle, Snapshot: out.Snapshot}
-		if in.Event != (spec.ClusterEvent{}) {
-			ev := in.Event
-			jo.Event = &ev
-		}
+		jo := jsonOp{Client: op.ClientId, Call: op.Call, Return: op.Return, Op: in.Op.String(), Pods: in.Pods,
+			Popped: in.Popped, Info: out.Info, Cycle: out.Cycle, Snapshot: out.Snapshot}
 		if out.Err != nil {
 			jo.Err = errName(out.Err)
 		}
@@ -94,31 +72,20 @@ func ReadHistory(path string) (*History, error) {
 	}
 	h := &History{Workload: jh.Workload, Config: jh.Config, Rescues: jh.Rescues,
 		BlockedPops: jh.BlockedPops, ClosedEarly: jh.ClosedEarly, Overlapping: jh.Overlapping}
-	kinds := map[string]Kind{}
-	for k := range kindNames {
-		kinds[Kind(k).String()] = Kind(k)
-	}
 	errs := map[string]error{}
 	for _, s := range schedqtest.Sentinels {
 		errs[errName(s)] = s
 	}
 	seq := map[int]int{}
 	for _, jo := range jh.Operations {
-		kind, ok := kinds[jo.Kind]
-		if !ok {
-			return nil, fmt.Errorf("%s: unknown operation %q", path, jo.Kind)
-		}
-		in := Input{Kind: kind, Pod: jo.Pod, OldPod: jo.OldPod, Pods: jo.Pods, Info: jo.Info, Cycle: jo.Cycle,
-			UID: jo.UID, D: jo.D}
-		if jo.Event != nil {
-			in.Event = *jo.Event
-		}
-		if jo.PreCheck != "" {
-			if in.PreCheck = preCheck(jo.PreCheck); in.PreCheck.Fn == nil {
-				return nil, fmt.Errorf("%s: unknown PreCheck %q", path, jo.PreCheck)
+		op := schedqtest.Op{Kind: KindSnapshot}
+		if jo.Op != string(KindSnapshot) {
+			if op, err = schedqtest.ParseOp(jo.Op); err != nil {
+				return nil, fmt.Errorf("%s: %w", path, err)
 			}
 		}
-		out := Output{Info: jo.OutInfo, Cycle: jo.OutCycle, Snapshot: jo.Snapshot}
+		in := Input{Op: op, Pods: jo.Pods, Popped: jo.Popped}
+		out := Output{Info: jo.Info, Cycle: jo.Cycle, Snapshot: jo.Snapshot}
 		if jo.Err != "" {
 			s, ok := errs[jo.Err]
 			if !ok {

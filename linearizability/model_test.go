@@ -8,6 +8,7 @@ import (
 	"github.com/anishathalye/porcupine"
 
 	lin "github.com/schedq/schedq/linearizability"
+	"github.com/schedq/schedq/schedqtest"
 	"github.com/schedq/schedq/spec"
 )
 
@@ -25,17 +26,35 @@ type hop struct {
 	out       lin.Output
 }
 
-func add(p *spec.Pod) lin.Input { return lin.Input{Kind: lin.Add, Pod: p} }
+// parse is the operation of a line of the scenario language.
+func parse(line string) lin.Input {
+	op, err := schedqtest.ParseOp(line)
+	if err != nil {
+		panic(err)
+	}
+	return lin.Input{Op: op}
+}
+
+func add(p *spec.Pod) lin.Input { return parse(fmt.Sprintf("add %s prio=%d", p.Name, p.Priority)) }
 
 var (
-	pop      = lin.Input{Kind: lin.Pop}
-	closeOp  = lin.Input{Kind: lin.Close}
-	flushB   = lin.Input{Kind: lin.FlushBackoffQ}
+	pop      = parse("pop")
+	closeOp  = parse("close")
+	flushB   = parse("flush-backoff")
 	ok       = lin.Output{}
 	errClose = lin.Output{Err: fmt.Errorf("wrapped: %w", spec.ErrClosed)}
 )
 
-func step(d time.Duration) lin.Input { return lin.Input{Kind: lin.Step, D: d} }
+func step(d time.Duration) lin.Input {
+	return lin.Input{Op: schedqtest.Op{Kind: schedqtest.KindTick, Duration: d}}
+}
+
+// fail hands back what Pop returned at cycle, rejected by no plugin.
+func fail(popped lin.Output, cycle int64) lin.Input {
+	in := parse(fmt.Sprintf("fail %s cycle=%d", popped.Info.Pod.Name, cycle))
+	in.Popped = &schedqtest.Popped{Info: *popped.Info, Cycle: popped.Cycle}
+	return in
+}
 
 // popped is the Output of a Pop that returned p, Attempts 1, at cycle,
 // having been added at now.
@@ -113,7 +132,7 @@ func TestModelAcceptsExactlyWhatTheQueueMayDo(t *testing.T) {
 		{"R7 boundary: a pod whose backoff expires exactly now is not flushed", false, history(
 			hop{0, 1, 2, add(a), ok},
 			hop{0, 3, 4, pop, popped(a, 1, lin.Start)},
-			hop{0, 5, 6, lin.Input{Kind: lin.AddUnschedulable, Info: popped(a, 1, lin.Start).Info, Cycle: 1}, ok},
+			hop{0, 5, 6, fail(popped(a, 1, lin.Start), 1), ok},
 			hop{0, 7, 8, step(time.Second), ok},
 			hop{0, 9, 10, flushB, ok},
 			hop{1, 11, 12, pop, lin.Output{Info: &spec.QueuedPodInfo{Pod: a, Timestamp: lin.Start, Attempts: 2, InitialAttemptTimestamp: lin.Start}, Cycle: 2}},
@@ -121,7 +140,7 @@ func TestModelAcceptsExactlyWhatTheQueueMayDo(t *testing.T) {
 		{"R7 boundary: one nanosecond later it is", true, history(
 			hop{0, 1, 2, add(a), ok},
 			hop{0, 3, 4, pop, popped(a, 1, lin.Start)},
-			hop{0, 5, 6, lin.Input{Kind: lin.AddUnschedulable, Info: popped(a, 1, lin.Start).Info, Cycle: 1}, ok},
+			hop{0, 5, 6, fail(popped(a, 1, lin.Start), 1), ok},
 			hop{0, 7, 8, step(time.Second + 1), ok},
 			hop{0, 9, 10, flushB, ok},
 			hop{1, 11, 12, pop, lin.Output{Info: &spec.QueuedPodInfo{Pod: a, Timestamp: lin.Start, Attempts: 2, InitialAttemptTimestamp: lin.Start}, Cycle: 2}},
@@ -144,20 +163,20 @@ func TestModelStepLeavesItsInputAlone(t *testing.T) {
 	_, init := m.Step(m.Init(), add(mkPod("a", 1)), ok)
 	s0 := init.(*lin.State)
 	before := s0.Model.Clone()
-	for _, in := range []lin.Input{pop, add(mkPod("b", 2)), step(time.Minute), closeOp, {Kind: lin.Delete, Pod: mkPod("a", 1)}} {
+	for _, in := range []lin.Input{pop, add(mkPod("b", 2)), step(time.Minute), closeOp, parse("delete a")} {
 		out := ok
-		if in.Kind == lin.Pop {
+		if in.Op.Kind == schedqtest.KindPop {
 			out = popped(mkPod("a", 1), 1, lin.Start)
 		}
 		accepted, next := m.Step(s0, in, out)
 		if !accepted {
-			t.Errorf("%v rejected", in.Kind)
+			t.Errorf("%v rejected", in.Op)
 		}
 		if next.(*lin.State).Model == s0.Model {
-			t.Errorf("%v returned its input state", in.Kind)
+			t.Errorf("%v returned its input state", in.Op)
 		}
 		if !s0.Model.Equal(before) {
-			t.Fatalf("%v mutated its input state:\n%s\nwant\n%s", in.Kind, s0.Model, before)
+			t.Fatalf("%v mutated its input state:\n%s\nwant\n%s", in.Op, s0.Model, before)
 		}
 	}
 }

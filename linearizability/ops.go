@@ -1,90 +1,55 @@
 package linearizability
 
 import (
-	"fmt"
 	"time"
 
+	"github.com/schedq/schedq/schedqtest"
 	"github.com/schedq/schedq/spec"
 )
 
-// Kind names a queue operation as it appears in a history.
-type Kind int
-
-// The operations a history holds. Step is a clock step: the fake clock the
-// queue reads moves forward by Input.D.
-const (
-	Add Kind = iota
-	Pop
-	AddUnschedulable
-	MoveAll
-	FlushBackoffQ
-	FlushLeftover
-	Activate
-	Update
-	Delete
-	AssignedPodAdded
-	AssignedPodUpdated
-	Done
-	Step
-	Snapshot
-	SchedulingCycle
-	Close
-)
-
-var kindNames = [...]string{
-	Add: "Add", Pop: "Pop", AddUnschedulable: "AddUnschedulable", MoveAll: "MoveAll",
-	FlushBackoffQ: "FlushBackoffQ", FlushLeftover: "FlushLeftover", Activate: "Activate",
-	Update: "Update", Delete: "Delete", AssignedPodAdded: "AssignedPodAdded",
-	AssignedPodUpdated: "AssignedPodUpdated", Done: "Done", Step: "Step",
-	Snapshot: "Snapshot", SchedulingCycle: "SchedulingCycle", Close: "Close",
-}
-
-func (k Kind) String() string {
-	if int(k) < len(kindNames) {
-		return kindNames[k]
-	}
-	return fmt.Sprintf("Kind(%d)", int(k))
-}
-
-// PreCheck is a named spec.PreEnqueueCheck, so a history can say which one a
-// move request used. Fn must be a pure function of the pod.
-type PreCheck struct {
-	Name string
-	Fn   spec.PreEnqueueCheck
-}
-
-// Input is one operation's call: the kind and its arguments. Fields an
-// operation does not take are zero.
+// Input is one operation's call: an operation of the scenario language
+// (schedqtest.Op), with the pod objects a client passed, so that an
+// executor on any queue, the model's included, passes the same ones.
 type Input struct {
-	Kind Kind
-	// Pod is the pod of Add, Delete, AssignedPodAdded, and the new pod of
-	// Update and AssignedPodUpdated.
-	Pod *spec.Pod
-	// OldPod is the old pod of Update and AssignedPodUpdated.
-	OldPod *spec.Pod
-	// Pods are the pods of Activate.
+	Op schedqtest.Op
+	// Pods are the versions of the pods Op names (the old version of an
+	// update, the pods of a delete or an activate) as the client knew
+	// them: the executor passes these (schedqtest.Executor.Remember).
 	Pods []*spec.Pod
-	// Info and Cycle are the arguments of AddUnschedulableIfNotPresent.
-	Info  *spec.QueuedPodInfo
-	Cycle int64
-	// Event is the event of MoveAll and AssignedPodUpdated.
-	Event spec.ClusterEvent
-	// PreCheck is MoveAll's filter; a nil Fn lets every pod through.
-	PreCheck PreCheck
-	// UID is the argument of Done.
-	UID spec.UID
-	// D is the clock step of Step.
-	D time.Duration
+	// Popped is what Pop returned for the pod a fail hands back.
+	Popped *schedqtest.Popped
 }
+
+// KindSnapshot is the one operation of a history that is not a line of
+// the scenario language, which prints the state after every line
+// instead: spec.Queue.Snapshot, taken at every quiescent point.
+const KindSnapshot schedqtest.Kind = "snapshot"
 
 // Output is what an operation returned.
 type Output struct {
 	// Err is the error the operation returned.
 	Err error
 	// Info and Cycle are what Pop returned (Info is a copy taken at
-	// return); Cycle is also SchedulingCycle's result.
+	// return).
 	Info  *spec.QueuedPodInfo
 	Cycle int64
 	// Snapshot is what Snapshot returned.
 	Snapshot *spec.Snapshot
+}
+
+// exec performs the operation on q through an executor that knows the
+// client's pods; tick steps q's clock.
+func (in Input) exec(q spec.Queue, tick func(time.Duration) error) (schedqtest.Outcome, error) {
+	return in.executor(q, tick).Apply(in.Op)
+}
+
+func (in Input) executor(q spec.Queue, tick func(time.Duration) error) *schedqtest.Executor {
+	e := schedqtest.NewExecutor(q, tick)
+	for _, p := range in.Pods {
+		e.Remember(p)
+	}
+	if in.Popped != nil {
+		e.RememberPop(*in.Popped)
+	}
+	return e
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/anishathalye/porcupine"
 
 	"github.com/schedq/schedq/model"
+	"github.com/schedq/schedq/schedqtest"
 	"github.com/schedq/schedq/spec"
 )
 
@@ -35,6 +36,7 @@ type podKeys struct {
 	mu     sync.Mutex
 	byPtr  map[*spec.Pod]string
 	byText map[string]string
+	canon  map[string]*spec.Pod
 }
 
 func (k *podKeys) of(p *spec.Pod) string {
@@ -101,6 +103,46 @@ func (k *podKeys) stateKey(m *model.Model) string {
 	return b.String()
 }
 
+// intern returns the first pod seen equal to p (every field). The
+// executor builds an operation's pods afresh at every step of the search
+// (schedqtest.Executor); interned, the states hold pods that the state
+// key, which numbers pods by pointer, has seen before.
+func (k *podKeys) intern(p *spec.Pod) *spec.Pod {
+	if p == nil {
+		return nil
+	}
+	text := fmt.Sprintf("%#v", *p)
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if c, ok := k.canon[text]; ok {
+		return c
+	}
+	if k.canon == nil {
+		k.canon = map[string]*spec.Pod{}
+	}
+	k.canon[text] = p
+	return p
+}
+
+// interned is the model taking the pods it is handed interned: the
+// methods that keep a pod they are given.
+type interned struct {
+	*model.Model
+	k *podKeys
+}
+
+func (q interned) Add(p *spec.Pod) error { return q.Model.Add(q.k.intern(p)) }
+
+func (q interned) Update(o, n *spec.Pod) error { return q.Model.Update(q.k.intern(o), q.k.intern(n)) }
+
+func (q interned) AssignedPodAdded(p *spec.Pod) error {
+	return q.Model.AssignedPodAdded(q.k.intern(p))
+}
+
+func (q interned) AssignedPodUpdated(o, n *spec.Pod, e spec.ClusterEvent) error {
+	return q.Model.AssignedPodUpdated(q.k.intern(o), q.k.intern(n), e)
+}
+
 func (k *podKeys) newState(m *model.Model) *State {
 	key := k.stateKey(m)
 	h := fnv.New64a()
@@ -139,17 +181,17 @@ func ModelWith(cfg spec.Config, start time.Time, opts ModelOptions) porcupine.Mo
 		Step: func(state, input, output any) (bool, any) {
 			st, in, out := state.(*State), input.(Input), output.(Output)
 			switch {
-			case in.Kind == Snapshot || in.Kind == SchedulingCycle:
+			case in.Op.Kind == KindSnapshot:
 				// Read-only: the state goes on as it is, without a
 				// clone or a new key.
-				return apply(st.Model, in, out, opts), state
-			case in.Kind == Pop && out.Err == nil && out.Cycle != st.Model.SchedulingCycle()+1:
+				return apply(st.Model, st.Model, in, out, opts), state
+			case in.Op.Kind == schedqtest.KindPop && out.Err == nil && out.Cycle != st.Model.SchedulingCycle()+1:
 				// Most tries of a Pop are at the wrong place in the
 				// history: its cycle says so before any copying.
 				return false, state
 			}
 			m := st.Model.Clone()
-			if !apply(m, in, out, opts) {
+			if !apply(m, interned{m, keys}, in, out, opts) {
 				return false, state
 			}
 			return true, keys.newState(m)

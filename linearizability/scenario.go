@@ -3,12 +3,10 @@ package linearizability
 import (
 	"fmt"
 	"maps"
-	"slices"
 	"strings"
 
 	"github.com/anishathalye/porcupine"
 
-	"github.com/schedq/schedq/model"
 	"github.com/schedq/schedq/schedqtest"
 	"github.com/schedq/schedq/spec"
 )
@@ -42,7 +40,7 @@ func (h *History) Witness(res Result) (Witness, bool) {
 	m := h.Model().Init().(*State).Model
 	opts := ModelOptions{SilentNoOps: h.Workload.SilentNoOps}
 	for _, op := range longest {
-		apply(m, op.Input.(Input), op.Output.(Output), opts)
+		apply(m, m, op.Input.(Input), op.Output.(Output), opts)
 	}
 	in := make(map[int64]bool, len(longest))
 	for _, op := range longest {
@@ -83,10 +81,7 @@ func (h *History) Witness(res Result) (Witness, bool) {
 // model's. Pops of the prefix pin the pod the queue returned (pop
 // choose=X), so the file replays the same way.
 func (w Witness) Scenario(name string, cfg spec.Config) string {
-	sc, err := w.ScenarioOps(name, cfg)
-	if err != nil {
-		return fmt.Sprintf("# %s: the witness is not a scenario: %v\n", name, err)
-	}
+	sc := w.ScenarioOps(name, cfg)
 	text, err := schedqtest.FormatScenario(sc)
 	if err != nil {
 		return fmt.Sprintf("# %s: the witness does not replay on the model: %v\n%s", name, err, schedqtest.FormatOps(sc.Ops))
@@ -96,14 +91,14 @@ func (w Witness) Scenario(name string, cfg spec.Config) string {
 
 // ScenarioOps is the witness as a schedqtest.Scenario (without the
 // model's output): what Scenario formats.
-func (w Witness) ScenarioOps(name string, cfg spec.Config) (schedqtest.Scenario, error) {
+func (w Witness) ScenarioOps(name string, cfg spec.Config) schedqtest.Scenario {
 	def := schedqtest.Config()
 	sc := schedqtest.Scenario{Name: name, Comment: []string{
 		"linearizability: " + name,
 		"The sequential witness of a concurrent history that is not linearizable: the longest prefix the",
 		"model accepts, in the order it accepts it, then an operation that cannot follow.",
 		fmt.Sprintf("The last operation (client %d) returned %s in the queue; the model rejects that: %s",
-			w.Next.ClientId, outcome(w.Next.Input.(Input), w.Next.Output.(Output)), strings.ReplaceAll(w.Why, "\n", " ")),
+			w.Next.ClientId, outcome(w.Next.Output.(Output)), strings.ReplaceAll(w.Why, "\n", " ")),
 	}}
 	if cfg.PodInitialBackoffDuration != def.PodInitialBackoffDuration {
 		sc.Config.InitialBackoff = cfg.PodInitialBackoffDuration
@@ -114,50 +109,37 @@ func (w Witness) ScenarioOps(name string, cfg spec.Config) (schedqtest.Scenario,
 	if cfg.PodMaxInUnschedulablePodsDuration != def.PodMaxInUnschedulablePodsDuration {
 		sc.Config.Leftover = cfg.PodMaxInUnschedulablePodsDuration
 	}
-	m, err := model.New(cfg, Start)
-	if err != nil {
-		return sc, err
-	}
-	popped := map[spec.PodKey]bool{}
 	for _, op := range w.Prefix {
-		in, out := op.Input.(Input), op.Output.(Output)
-		if o, ok := toOp(m, in, out, popped, true); ok {
+		if o, ok := scenarioOp(op.Input.(Input), op.Output.(Output), true); ok {
 			sc.Ops = append(sc.Ops, o)
 		}
-		Apply(m, in, out)
-		if in.Kind == Pop && out.Info != nil && out.Err == nil {
-			popped[out.Info.Key()] = true
-		}
 	}
-	if o, ok := toOp(m, w.Next.Input.(Input), w.Next.Output.(Output), popped, false); ok {
+	if o, ok := scenarioOp(w.Next.Input.(Input), w.Next.Output.(Output), false); ok {
 		sc.Ops = append(sc.Ops, o)
 	}
-	return sc, nil
+	return sc
 }
 
 // outcome is what the queue returned, for a comment.
-func outcome(in Input, out Output) string {
+func outcome(out Output) string {
 	switch {
 	case out.Err != nil:
 		return "error: " + errName(out.Err)
-	case in.Kind == Pop && out.Info != nil:
-		return fmt.Sprintf("popped %s cycle=%d attempts=%d", out.Info.Pod.Name, out.Cycle, out.Info.Attempts)
-	case in.Kind == SchedulingCycle:
-		return fmt.Sprintf("schedulingCycle=%d", out.Cycle)
-	case in.Kind == Snapshot && out.Snapshot != nil:
+	case out.Info != nil:
+		return schedqtest.PopText(out.Info, out.Cycle)
+	case out.Snapshot != nil:
 		return "snapshot " + describeSnapshot(*out.Snapshot)
 	}
 	return "ok"
 }
 
-func podRef(p *spec.Pod, full bool) schedqtest.PodRef {
+// podRef is the reference that builds p, but for its Status and
+// ResourceVersion, which the language sets only by "update ... touch".
+func podRef(p *spec.Pod) schedqtest.PodRef {
 	r := schedqtest.PodRef{Name: p.Name}
 	if p.Namespace != schedqtest.Namespace {
 		ns := p.Namespace
 		r.Namespace = &ns
-	}
-	if !full {
-		return r
 	}
 	if p.UID != schedqtest.UIDOf(p.Name) {
 		uid := string(p.UID)
@@ -174,71 +156,23 @@ func podRef(p *spec.Pod, full bool) schedqtest.PodRef {
 	return r
 }
 
-// toOp is one operation in the language; m is the model before it (for
-// what a named PreCheck lets through), popped the pods Pop returned so
-// far. pin makes a Pop return the pod the queue returned. Snapshot and
-// SchedulingCycle have no line: the state printed after every line shows
-// them.
-func toOp(m *model.Model, in Input, out Output, popped map[spec.PodKey]bool, pin bool) (schedqtest.Op, bool) {
-	o := schedqtest.Op{}
-	switch in.Kind {
-	case Add:
-		o.Kind, o.Pod = schedqtest.KindAdd, podRef(in.Pod, true)
-	case Pop:
-		o.Kind = schedqtest.KindPop
+// scenarioOp is the operation's line in a scenario. pin makes a Pop
+// return the pod the queue returned. An update names the whole new
+// version: the scenario may not have added the pod, and the language
+// builds an unknown pod's old version from its name alone. A Snapshot
+// has no line: the state printed after every line shows it.
+func scenarioOp(in Input, out Output, pin bool) (schedqtest.Op, bool) {
+	o := in.Op
+	switch o.Kind {
+	case KindSnapshot:
+		return o, false
+	case schedqtest.KindPop:
 		if pin && out.Err == nil && out.Info != nil {
 			o.Choose = out.Info.Pod.Name
 		}
-	case AddUnschedulable:
-		o.Kind, o.Pod = schedqtest.KindFail, podRef(in.Info.Pod, false)
-		o.Plugins = slices.Clone(in.Info.UnschedulablePlugins)
-		c := in.Cycle
-		o.Cycle = &c
-		if !popped[in.Info.Key()] {
-			o.NeverPopped, o.Attempts = true, in.Info.Attempts
-		}
-	case MoveAll:
-		o.Kind, o.Event = schedqtest.KindMove, in.Event
-		if in.PreCheck.Fn != nil {
-			o.PreCheck = []string{}
-			snap := m.Snapshot()
-			for _, p := range snap.UnschedulablePods {
-				if in.PreCheck.Fn(p.Pod) {
-					o.PreCheck = append(o.PreCheck, p.Pod.Name)
-				}
-			}
-		}
-	case FlushBackoffQ:
-		o.Kind = schedqtest.KindFlushBackoff
-	case FlushLeftover:
-		o.Kind = schedqtest.KindFlushLeftover
-	case Activate:
-		o.Kind = schedqtest.KindActivate
-		for _, p := range in.Pods {
-			o.Pods = append(o.Pods, podRef(p, false))
-		}
-	case Update:
-		// The whole new version: the pod may be unknown to the queue
-		// (R9 adds it), and the language builds an unknown pod's old
-		// version from its name alone.
-		o.Kind, o.Pod = schedqtest.KindUpdate, podRef(in.Pod, true)
-		o.Touch = in.OldPod.Priority == in.Pod.Priority && !spec.IsPodUpdated(in.OldPod, in.Pod)
-	case Delete:
-		o.Kind, o.Pod = schedqtest.KindDelete, podRef(in.Pod, false)
-	case AssignedPodAdded:
-		o.Kind, o.Pod = schedqtest.KindAssignedAdd, podRef(in.Pod, false)
-		o.Pod.Labels = maps.Clone(in.Pod.Labels)
-	case AssignedPodUpdated:
-		o.Kind, o.Pod, o.Event = schedqtest.KindAssignedUpdate, podRef(in.Pod, false), in.Event
-		o.Pod.Labels = maps.Clone(in.Pod.Labels)
-	case Done:
-		o.Kind, o.UID = schedqtest.KindDone, string(in.UID)
-	case Step:
-		o.Kind, o.Duration = schedqtest.KindTick, in.D
-	case Close:
-		o.Kind = schedqtest.KindClose
-	default:
-		return o, false
+	case schedqtest.KindUpdate:
+		_, nw := in.executor(nil, nil).UpdatePods(o)
+		o.Pod = podRef(nw)
 	}
 	return o, true
 }

@@ -64,6 +64,16 @@ func (e *Executor) Popped(k spec.PodKey) (Popped, bool) {
 	return p, ok
 }
 
+// Remember makes p the last version of its pod, as if the executor had
+// added it: the operations that name the pod pass p. A caller that
+// replays an operation on another queue (linearizability's model) hands
+// it the pods the first queue was passed.
+func (e *Executor) Remember(p *spec.Pod) { e.versions[p.Key()] = p }
+
+// RememberPop records p as what Pop returned for its pod, as ApplyPop
+// does: a "fail" of the pod hands it back.
+func (e *Executor) RememberPop(p Popped) { e.popped[p.Info.Key()] = p }
+
 // Outcome is what one operation did.
 type Outcome struct {
 	Op Op

@@ -139,10 +139,12 @@ var brokenModes = []struct {
 // that is not the point halves the time of the test.
 func brokenOptions(p spec.Profile) conformance.Options {
 	if p == spec.ProfileHints {
-		return conformance.Options{SkipDifferential: "the peer is broken in the hints profile only; the classic random runs are not this test's point"}
+		return conformance.Options{SkipDifferentialIn: map[spec.Profile]string{
+			spec.ProfileClassic: "the peer is broken in the hints profile only; the classic random runs are not this test's point"}}
 	}
 	return conformance.Options{Scenarios: "^[^h]", // every group but hints/
-		SkipHintsDifferential: "the peer is broken in a classic rule; the hints random runs are not this test's point"}
+		SkipDifferentialIn: map[spec.Profile]string{
+			spec.ProfileHints: "the peer is broken in a classic rule; the hints random runs are not this test's point"}}
 }
 
 // TestSuiteOnBrokenPeer is the child of TestBrokenPeerIsCaught: the suite

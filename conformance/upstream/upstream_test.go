@@ -62,7 +62,8 @@ func writeNotApplicable(t *testing.T, name string, why error) {
 // and hints/gated/add-again-of-a-parked-pod-replaces-its-entry.
 func TestQueueingHints(t *testing.T) {
 	opts := conformance.Options{
-		SkipDifferential: "queueing hints decide requeueing by in-flight events, not by moveRequestCycle",
+		SkipDifferentialIn: map[spec.Profile]string{
+			spec.ProfileClassic: "queueing hints decide requeueing by in-flight events, not by moveRequestCycle"},
 		Ignore:           []conformance.Observation{conformance.IgnoreMetrics},
 		KnownDifferences: releaseDifferences(Release()),
 	}
@@ -71,10 +72,10 @@ func TestQueueingHints(t *testing.T) {
 		// every Pop and backs off by Attempts (declared differences of the
 		// hints scenarios), so random runs differ at the first Pop of a
 		// pod that failed.
-		opts.SkipHintsDifferential = "this release clears the rejecting plugins at Pop and backs off by Attempts, not by the counts (v1.33.13 active_queue.go:307-308, backoff_queue.go:240-251)"
+		opts.SkipDifferentialIn[spec.ProfileHints] = "this release clears the rejecting plugins at Pop and backs off by Attempts, not by the counts (v1.33.13 active_queue.go:307-308, backoff_queue.go:240-251)"
 	}
 	if extra := hintsRandomSkip(Release()); extra != "" {
-		opts.SkipHintsDifferential = extra
+		opts.SkipDifferentialIn[spec.ProfileHints] = extra
 	}
 	conformance.Run(t, QueueingHints(), opts)
 }

@@ -219,6 +219,11 @@ func countMutants(r *run) []string {
 var linRE = regexp.MustCompile(`(?m)^\s*(.+?), (\d+) clients: (\d+) histories, ops/history (\d+)\.\.(\d+) \(median (\d+)\)`)
 var linCaughtRE = regexp.MustCompile(`caught after (\d+) run`)
 
+// linSlowestRE is the line the package's TestMain prints last: the
+// slowest porcupine check of the run, which says whether the checker's
+// search stayed bounded.
+var linSlowestRE = regexp.MustCompile(`(?m)^linearizability: (slowest porcupine check of \d+: .*)$`)
+
 // linBadRE is a history of a queue under test that failed the check:
 // "impl-hints: history 169 (8 clients, ...) is UNDECIDED: ...".
 var linBadRE = regexp.MustCompile(`(?m)^\s*(?:\S+\.go:\d+: )?(\S+): history \d+ \(.*\) is (NOT linearizable|UNDECIDED)`)
@@ -279,6 +284,9 @@ func countLinearizability(r *run) []string {
 	}
 	if len(out) == 0 {
 		return countTests(r)
+	}
+	if m := linSlowestRE.FindStringSubmatch(r.text); m != nil {
+		out = append(out, m[1])
 	}
 	return out
 }

@@ -86,10 +86,12 @@ func TestCountLinearizability(t *testing.T) {
     broken_test.go:306: lockedModel, 2 clients: 150 histories, ops/history 401..420 (median 408), 25% of ops overlap
     broken_test.go:354: caught after 2 run(s) (4 clients, 200 operations; 0 undecided before); x
     broken_test.go:354: caught after 1 run(s) (4 clients, 200 operations; 0 undecided before); x
+linearizability: slowest porcupine check of 1050: 212ms (3120 model steps, Ok, hints profile, 8 clients, 401 operations, 100 quiescent points, seed 7)
 `
 	got := countLinearizability(newRun(t, []byte(text)))
-	if len(got) != 3 || got[0] != "impl: 600 histories x 96..400 ops (2,8 clients), each linearizable" ||
-		got[1] != "lockedModel: 150 histories x 401..420 ops (2 clients), each linearizable" || got[2] != "2 broken queues caught (not linearizable)" {
+	if len(got) != 4 || got[0] != "impl: 600 histories x 96..400 ops (2,8 clients), each linearizable" ||
+		got[1] != "lockedModel: 150 histories x 401..420 ops (2 clients), each linearizable" || got[2] != "2 broken queues caught (not linearizable)" ||
+		got[3] != "slowest porcupine check of 1050: 212ms (3120 model steps, Ok, hints profile, 8 clients, 401 operations, 100 quiescent points, seed 7)" {
 		t.Errorf("countLinearizability: %q", got)
 	}
 }
