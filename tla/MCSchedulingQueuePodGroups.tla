@@ -9,6 +9,8 @@ EXTENDS SchedulingQueuePodGroups, TLC
 
 CONSTANTS Members, Singles
 
+ASSUME Members \cap Singles = {}
+
 MCPods == Members \cup Singles
 OneGroup == [p \in Pods |-> IF p \in Members THEN "g" ELSE NoGroup]
 
