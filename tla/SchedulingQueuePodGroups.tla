@@ -486,6 +486,17 @@ NeverPartlyInFlight == groupCycle.group # NoEntity => groupCycle.group \notin Qu
 \* ended (and it is pending only for the group whose cycle runs).
 NoPendingAfterCycle == \A p \in pendingPodGroupPods : GroupOf[p] = groupCycle.group
 
+\* The form of NoPendingAfterCycle that matters for liveness: no pending
+\* member is stranded, with no cycle of its group running and no member of
+\* its group queued or in flight, so that only a new member of the group
+\* (or deleting the pod) would ever take it out of pendingPodGroupPods.
+Stranded(p) ==
+    /\ p \in pendingPodGroupPods
+    /\ groupCycle.group # GroupOf[p]
+    /\ GroupOf[p] \notin Queued
+    /\ inFlight \cap GroupPods(GroupOf[p]) = {}
+NoStrandedPending == \A p \in pendingPodGroupPods : ~Stranded(p)
+
 \* lastPoppedEntity names a group exactly while that group's cycle runs.
 PoppedIsCycle ==
     /\ groupCycle.group # NoEntity => lastPoppedEntity = groupCycle.group
@@ -515,7 +526,7 @@ BackoffMonotone ==
 ASSUME BackoffMonotone
 
 Invariants == TypeOK /\ EntityOnce /\ PodOnce /\ NoLostPod /\ NeverPartlyInFlight /\ NoPendingAfterCycle
-              /\ PoppedIsCycle /\ IncompleteOnlyUnknown /\ NoGroupParked /\ I2g /\ NoBackoffSkip
+              /\ NoStrandedPending /\ PoppedIsCycle /\ IncompleteOnlyUnknown /\ NoGroupParked /\ I2g /\ NoBackoffSkip
 
 \* Liveness: a pending member leaves pendingPodGroupPods (FairSpec).
 PendingLeadsOut == \A p \in MemberPods : p \in pendingPodGroupPods ~> p \notin pendingPodGroupPods
