@@ -645,3 +645,31 @@ func (p *PodGroupsState) format(start time.Time) string {
 }
 
 func formatGroupName(k PodGroupKey) string { return strings.TrimPrefix(string(k), "ns/") }
+
+// OrderedEntity is one entity of activeQ for MaximalEntities: its key and
+// the QueuedPodInfo that orders it (the pod's own, or GroupOrderInfo).
+type OrderedEntity struct {
+	Key  EntityKey
+	Info QueuedPodInfo
+}
+
+// MaximalEntities is G3's I5: the keys, sorted, of the entities of activeQ
+// that no other entity precedes under Less. Every one is an allowed
+// outcome of PopEntity.
+func MaximalEntities(activeQ []OrderedEntity) []EntityKey {
+	var out []EntityKey
+	for i := range activeQ {
+		maximal := true
+		for j := range activeQ {
+			if i != j && Less(&activeQ[j].Info, &activeQ[i].Info) {
+				maximal = false
+				break
+			}
+		}
+		if maximal {
+			out = append(out, activeQ[i].Key)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
