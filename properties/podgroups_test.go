@@ -112,6 +112,9 @@ var (
 		{Profile: spec.ProfilePodGroups},
 		{Profile: spec.ProfilePodGroups, InitialBackoff: time.Second, MaxBackoff: 2 * time.Second, Leftover: 3 * time.Second},
 		{Profile: spec.ProfilePodGroups, NoBackoff: true},
+		// A capped backoff: from the second rejection on, a group's cap
+		// (2s x sqrt(size)) is above a pod's (G6).
+		{Profile: spec.ProfilePodGroups, InitialBackoff: 2 * time.Second, MaxBackoff: 2 * time.Second},
 	}
 	groupOf        = map[string]string{"a": "g1", "b": "g1", "c": "g1", "d": "g2", "e": "g2"}
 	podGroupNames  = []string{"g1", "g2"}
@@ -158,7 +161,16 @@ func (p *pair) podGroupActions() map[string]func(*rapid.T) {
 			if !m.Closed() && len(m.EntityCandidates()) == 0 {
 				return false
 			}
-			p.do(schedqtest.Op{Kind: schedqtest.KindPop})
+			st := p.do(schedqtest.Op{Kind: schedqtest.KindPop})
+			// Half the time a popped group's cycle fails at once, every
+			// member rejected and the cycle handed back: the common path
+			// of a gang that does not fit (G4, G5, G6).
+			if e := st.Target.Entity; e != nil && e.Group != nil && c.choose(2, "group fails at once") == 1 {
+				for _, m := range e.Group.Members {
+					p.do(schedqtest.Op{Kind: schedqtest.KindFail, Pod: schedqtest.PodRef{Name: m.Pod.Name}, Plugins: []string{schedqtest.PluginFit}})
+				}
+				p.do(schedqtest.Op{Kind: schedqtest.KindAttempted, Group: e.Group.PodGroup.Name, Status: spec.AttemptRejected})
+			}
 			return true
 		},
 		"fail": func(c chooser) bool {
