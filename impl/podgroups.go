@@ -37,8 +37,48 @@ const (
 	groupNext
 )
 
-// podgroupsProfile is the hints profile with Pop's choice over entities.
-type podgroupsProfile struct{ *hints }
+// podgroupsProfile is the hints profile with Pop's choice over entities;
+// layer is the queue's groupLayer, for the consistency check.
+type podgroupsProfile struct {
+	*hints
+	layer *groupLayer
+}
+
+// check verifies the hints profile's in-flight list and the layer: every
+// indexed member at one of the layer's places is where the layer keeps
+// it, and every member the layer keeps is indexed there (IG1).
+func (p *podgroupsProfile) check(keyed map[*entry]bool, bad func(string, ...any)) {
+	p.hints.check(keyed, bad)
+	g := p.layer
+	held := map[*entry]bool{}
+	for k, ent := range g.entities {
+		if ent.key != k || len(ent.members) == 0 || g.objects[k] == nil {
+			bad("IG1: entity %s: key %s, %d members, object known %v", k, ent.key, len(ent.members), g.objects[k] != nil)
+		}
+		for i, m := range ent.members {
+			if m.loc != inEntity || m.info.Pod.GroupKey() != k || held[m] {
+				bad("IG1: member %s of entity %s is at %d, of group %s, or twice", describe(m), k, m.loc, m.info.Pod.GroupKey())
+			}
+			if i > 0 && compareKeys(ent.members[i-1].info.Pod, m.info.Pod) >= 0 {
+				bad("entity %s: members not sorted at %s", k, describe(m))
+			}
+			held[m] = true
+		}
+	}
+	for k, ws := range g.waiting {
+		for pk, e := range ws {
+			if e.info.Key() != pk || e.info.Pod.GroupKey() != k || (e.loc != inPending && e.loc != inIncomplete) || held[e] {
+				bad("IG1: waiting member %s of group %s at %d", describe(e), k, e.loc)
+			}
+			held[e] = true
+		}
+	}
+	for e := range keyed {
+		if g.holds(e) != held[e] {
+			bad("IG1: %s at %d: indexed and held by the layer disagree", describe(e), e.loc)
+		}
+	}
+}
 
 // popFrom (D4) is R2h over entities (G3): the next entity is a group when
 // a group's entity in activeQ precedes the first pod of activeQ (ties go
@@ -86,9 +126,10 @@ func newGroupLayer(q *PriorityQueue) *groupLayer {
 	if !ok {
 		return nil
 	}
-	return &groupLayer{q: q, h: p.hints, objects: map[spec.PodGroupKey]*spec.PodGroup{},
+	p.layer = &groupLayer{q: q, h: p.hints, objects: map[spec.PodGroupKey]*spec.PodGroup{},
 		entities: map[spec.PodGroupKey]*gentity{}, inCycle: map[spec.PodGroupKey]bool{},
 		waiting: map[spec.PodGroupKey]map[spec.PodKey]*entry{}}
+	return p.layer
 }
 
 var _ spec.PodGroupQueue = (*PriorityQueue)(nil)
