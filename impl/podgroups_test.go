@@ -1,0 +1,116 @@
+package impl_test
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+
+	clocktesting "k8s.io/utils/clock/testing"
+
+	"github.com/schedq/schedq/impl"
+	"github.com/schedq/schedq/spec"
+)
+
+// TestPodGroupsConcurrentGangs runs the podgroups profile under
+// concurrency (run it with -race): informer goroutines add the members of
+// eight groups and their PodGroup objects in any order, while one
+// scheduler goroutine pops entities and, for a group, fails every other
+// member, binds the rest and hands the cycle back rejected (no backoff:
+// max-backoff 0, so the group returns at once). Every member must end
+// bound, the queue empty and consistent; a Pop that waits for nothing,
+// or a member lost or stuck pending, shows as a hang (bounded by the test
+// timeout) or as a count that does not match.
+func TestPodGroupsConcurrentGangs(t *testing.T) {
+	cfg := spec.DefaultHintsConfig(events)
+	cfg.Profile = spec.ProfilePodGroups
+	cfg.PodMaxBackoffDuration = 0
+	q, err := impl.New(cfg, impl.WithClock(clocktesting.NewFakeClock(t0)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	const groups, size = 8, 6
+	var informers sync.WaitGroup
+	for g := range groups {
+		informers.Add(1)
+		go func() {
+			defer informers.Done()
+			name := fmt.Sprintf("g%d", g)
+			for i := range size {
+				if i == size/2 {
+					if err := q.AddPodGroup(&spec.PodGroup{Namespace: "ns", Name: name, Priority: int32(g)}); err != nil {
+						t.Error(err)
+					}
+				}
+				p := &spec.Pod{Namespace: "ns", Name: fmt.Sprintf("%s-%d", name, i), UID: spec.UID(fmt.Sprintf("u-%s-%d", name, i)), Group: name}
+				if err := q.Add(p); err != nil {
+					t.Error(err)
+				}
+			}
+		}()
+	}
+	bound := 0
+	failedOnce := map[spec.PodKey]bool{}
+	for bound < groups*size {
+		ent, cycle, err := q.PopEntity()
+		if err != nil {
+			t.Fatalf("PopEntity: %v", err)
+		}
+		if ent.Group == nil {
+			t.Fatalf("PopEntity returned a pod alone: %v", ent.Pod.Key())
+		}
+		for i, m := range ent.Group.Members {
+			if i%2 == 0 && !failedOnce[m.Key()] {
+				failedOnce[m.Key()] = true
+				m.UnschedulablePlugins = spec.NewPluginSet("NodeFit")
+				if err := q.AddUnschedulableIfNotPresent(&m, cycle); err != nil {
+					t.Fatalf("failure of %s: %v", m.Key(), err)
+				}
+				continue
+			}
+			if err := q.Done(m.Pod.UID); err != nil {
+				t.Fatalf("Done of %s: %v", m.Key(), err)
+			}
+			bound++
+		}
+		if err := q.AddAttemptedPodGroupIfNeeded(ent.Group, cycle, spec.AttemptRejected); err != nil {
+			t.Fatalf("end of the cycle of %s: %v", ent.Group.Key(), err)
+		}
+	}
+	informers.Wait()
+	s := q.Snapshot()
+	if s.Len() != 0 || len(s.PodGroups.PendingPodGroupPods) != 0 || len(s.PodGroups.IncompletePodGroupPods) != 0 || len(s.PodGroups.InCycle) != 0 {
+		t.Errorf("the queue is not empty after every member was bound: %+v", s.PodGroups)
+	}
+	if err := spec.CheckPodGroupsState(&s); err != nil {
+		t.Error(err)
+	}
+	if err := q.CheckConsistency(); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestPodGroupsOutsideTheProfile: the PodGroupQueue methods of a queue of
+// another profile refuse with ErrInvalidConfig and change nothing, and a
+// pod that names a group is a pod alone there (G1).
+func TestPodGroupsOutsideTheProfile(t *testing.T) {
+	q, err := impl.New(spec.DefaultHintsConfig(events), impl.WithClock(clocktesting.NewFakeClock(t0)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	if err := q.AddPodGroup(&spec.PodGroup{Namespace: "ns", Name: "g"}); !errors.Is(err, spec.ErrInvalidConfig) {
+		t.Errorf("AddPodGroup in the hints profile: %v", err)
+	}
+	if err := q.Add(&spec.Pod{Namespace: "ns", Name: "a", UID: "u-a", Group: "g"}); err != nil {
+		t.Fatal(err)
+	}
+	p, _, err := q.Pop()
+	if err != nil || p.Key() != "ns/a" {
+		t.Errorf("Pop in the hints profile: %v %v", p, err)
+	}
+	if s := q.Snapshot(); s.PodGroups != nil {
+		t.Errorf("a hints-profile snapshot has pod-group state: %+v", s.PodGroups)
+	}
+}
