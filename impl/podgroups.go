@@ -175,9 +175,25 @@ func (g *groupLayer) best() *gentity {
 // puts ent towards to, or gated in unschedulablePods by the first member
 // refused (G2).
 func (g *groupLayer) admit(ent *gentity, to place, now time.Time) {
+	g.admitWith(ent, to, now, g.refusals(ent))
+}
+
+// refusals runs the PreEnqueue plugins (caller code) for each member of
+// ent and returns, member by member, the plugin that refuses it ("":
+// admitted). It changes nothing.
+func (g *groupLayer) refusals(ent *gentity) []string {
+	out := make([]string, len(ent.members))
+	for i, m := range ent.members {
+		out[i] = g.h.preEnqueue(m.info.Pod, m.info.gating())
+	}
+	return out
+}
+
+// admitWith is admit with the refusals already known.
+func (g *groupLayer) admitWith(ent *gentity, to place, now time.Time, refused []string) {
 	gate := ""
-	for _, m := range ent.members {
-		if name := g.h.preEnqueue(m.info.Pod, m.info.gating()); name != "" {
+	for i, m := range ent.members {
+		if name := refused[i]; name != "" {
 			g.q.gate(m, name)
 			if gate == "" {
 				gate = name
@@ -331,14 +347,18 @@ func (g *groupLayer) failed(e *entry, flightUID spec.UID, now time.Time) {
 	g.place(e, now)
 }
 
-// decision is a move request's verdict for one parked entity.
+// decision is a move request's verdict for one parked entity, with its
+// members' PreEnqueue verdicts.
 type decision struct {
-	ent *gentity
-	to  place
+	ent     *gentity
+	to      place
+	refused []string
 }
 
-// decide is G10's first phase: which parked entities occ moves, and
-// where. It only reads (the hints and the caller's keep may panic). keep
+// decide is G10's first phase: which parked entities occ moves, where,
+// and what PreEnqueue says of their members. It only reads: the hints,
+// the caller's keep and the PreEnqueue plugins may panic, and the move
+// request is all or nothing (moveRequest). keep
 // selects by members; for the leftover flush (stamp) entities are taken
 // by their own age instead.
 func (g *groupLayer) decide(occ spec.Occurrence, now time.Time, keep func(*entry) bool, stamp bool) []decision {
@@ -362,7 +382,7 @@ func (g *groupLayer) decide(occ spec.Occurrence, now time.Time, keep func(*entry
 			continue
 		}
 		if to := g.strategyPlace(ent, occ, now); to != nowhere {
-			out = append(out, decision{ent, to})
+			out = append(out, decision{ent, to, g.refusals(ent)})
 		}
 	}
 	return out
@@ -390,7 +410,7 @@ func (g *groupLayer) apply(ds []decision, now time.Time, stamp bool) {
 		if stamp {
 			d.ent.params.FlushTimestamp = now
 		}
-		g.admit(d.ent, d.to, now)
+		g.admitWith(d.ent, d.to, now, d.refused)
 	}
 }
 

@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	clocktesting "k8s.io/utils/clock/testing"
 
@@ -112,5 +114,70 @@ func TestPodGroupsOutsideTheProfile(t *testing.T) {
 	}
 	if s := q.Snapshot(); s.PodGroups != nil {
 		t.Errorf("a hints-profile snapshot has pod-group state: %+v", s.PodGroups)
+	}
+}
+
+// TestPodGroupsMoveRequestIsAllOrNothing: a PreEnqueue plugin that panics
+// while a move request examines parked groups leaves the queue as it was,
+// even when the request would move another group first: the request's
+// first phase runs every piece of caller code (the hints, PreEnqueue)
+// before any pod moves. Here Gate first holds both groups (closed); once
+// it opens, the wildcard would release g1, but Gate panics on g2's member
+// c.
+func TestPodGroupsMoveRequestIsAllOrNothing(t *testing.T) {
+	var closed, boom atomic.Bool
+	closed.Store(true)
+	cfg := spec.DefaultHintsConfig(events)
+	cfg.Profile = spec.ProfilePodGroups
+	cfg.PreEnqueuePlugins = spec.PreEnqueuePlugins{"Gate": func(p *spec.Pod) bool {
+		if boom.Load() && p.Name == "c" {
+			panic("boom")
+		}
+		return !closed.Load()
+	}}
+	q, err := impl.New(cfg, impl.WithClock(clocktesting.NewFakeClock(t0)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	for _, g := range []string{"g1", "g2"} {
+		if err := q.AddPodGroup(&spec.PodGroup{Namespace: "ns", Name: g}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, p := range []*spec.Pod{
+		{Namespace: "ns", Name: "a", UID: "u-a", Group: "g1"},
+		{Namespace: "ns", Name: "c", UID: "u-c", Group: "g2"},
+	} {
+		if err := q.Add(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := q.Snapshot()
+	if len(before.PodGroups.Entities) != 2 || before.PodGroups.Entities[0].Place != spec.InUnschedulablePods {
+		t.Fatalf("both groups should wait gated: %+v", before.PodGroups)
+	}
+	closed.Store(false)
+	boom.Store(true)
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Error("the plugin's panic did not reach the caller")
+			}
+		}()
+		q.MoveAllToActiveOrBackoffQueue(spec.WildCardEvent, nil)
+	}()
+	boom.Store(false)
+	after := q.Snapshot()
+	before.Now, after.Now = time.Time{}, time.Time{}
+	if d := before.Diff(&after); d != "" {
+		t.Errorf("the panicking move request changed the queue:\n%s", d)
+	}
+	if err := q.CheckConsistency(); err != nil {
+		t.Error(err)
+	}
+	q.MoveAllToActiveOrBackoffQueue(spec.WildCardEvent, nil)
+	if s := q.Snapshot(); len(s.ActiveQ) != 2 {
+		t.Errorf("once Gate stops panicking the wildcard releases both groups: %+v", s.PodGroups)
 	}
 }
