@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/schedq/schedq/spec"
@@ -51,7 +52,15 @@ func (p *podgroupsProfile) check(keyed map[*entry]bool, bad func(string, ...any)
 	p.hints.check(keyed, bad)
 	g := p.layer
 	held := map[*entry]bool{}
+	for k, ent := range g.active {
+		if g.entities[k] != ent || ent.place != inActiveQ {
+			bad("entity %s is among the active ones but not in activeQ", k)
+		}
+	}
 	for k, ent := range g.entities {
+		if (ent.place == inActiveQ) != (g.active[k] == ent) {
+			bad("entity %s in %d: the active index disagrees", k, ent.place)
+		}
 		if ent.key != k || len(ent.members) == 0 || g.objects[k] == nil {
 			bad("IG1: entity %s: key %s, %d members, object known %v", k, ent.key, len(ent.members), g.objects[k] != nil)
 		}
@@ -117,7 +126,16 @@ type groupLayer struct {
 	// waiting are the members in pendingPodGroupPods and
 	// incompletePodGroupPods, by group; each entry's loc says which.
 	waiting map[spec.PodGroupKey]map[spec.PodKey]*entry
-	seq     uint64
+	// active are the entities of entities in activeQ, so that Pop's
+	// choice does not scan the parked ones.
+	active map[spec.PodGroupKey]*gentity
+	seq    uint64
+}
+
+// drop takes ent out of the queue's entities.
+func (g *groupLayer) drop(ent *gentity) {
+	delete(g.entities, ent.key)
+	delete(g.active, ent.key)
 }
 
 // newGroupLayer returns the layer of q's profile: nil unless podgroups.
@@ -128,7 +146,7 @@ func newGroupLayer(q *PriorityQueue) *groupLayer {
 	}
 	p.layer = &groupLayer{q: q, h: p.hints, objects: map[spec.PodGroupKey]*spec.PodGroup{},
 		entities: map[spec.PodGroupKey]*gentity{}, inCycle: map[spec.PodGroupKey]bool{},
-		waiting: map[spec.PodGroupKey]map[spec.PodKey]*entry{}}
+		waiting: map[spec.PodGroupKey]map[spec.PodKey]*entry{}, active: map[spec.PodGroupKey]*gentity{}}
 	return p.layer
 }
 
@@ -157,10 +175,7 @@ func (g *groupLayer) best() *gentity {
 	}
 	var b *gentity
 	var bo spec.QueuedPodInfo
-	for _, e := range g.entities {
-		if e.place != inActiveQ {
-			continue
-		}
+	for _, e := range g.active {
 		o := spec.GroupOrderInfo(g.objects[e.key], &e.params)
 		if b == nil || spec.Less(&o, &bo) || !spec.Less(&bo, &o) && e.seq < b.seq {
 			b, bo = e, o
@@ -213,6 +228,11 @@ func (g *groupLayer) admitWith(ent *gentity, to place, now time.Time, refused []
 func (g *groupLayer) put(ent *gentity, to place, now time.Time) {
 	ent.place = to
 	g.entities[ent.key] = ent
+	if to == inActiveQ {
+		g.active[ent.key] = ent
+	} else {
+		delete(g.active, ent.key)
+	}
 	for _, m := range ent.members {
 		m.loc = inEntity
 	}
@@ -237,7 +257,7 @@ func (g *groupLayer) put(ent *gentity, to place, now time.Time) {
 func (g *groupLayer) replace(ent *gentity, now time.Time) {
 	switch {
 	case len(ent.members) == 0:
-		delete(g.entities, ent.key)
+		g.drop(ent)
 	case ent.place == inUnschedulablePods:
 		g.put(ent, inUnschedulablePods, now)
 	case ent.place == inBackoffQ && spec.GroupIsBackingOff(ent.params.BackoffExpiry, now):
@@ -366,8 +386,7 @@ func (g *groupLayer) decide(occ spec.Occurrence, now time.Time, keep func(*entry
 		return nil
 	}
 	var out []decision
-	for _, k := range slices.Sorted(maps.Keys(g.entities)) {
-		ent := g.entities[k]
+	for _, ent := range g.entities {
 		if ent.place != inUnschedulablePods {
 			continue
 		}
@@ -385,6 +404,9 @@ func (g *groupLayer) decide(occ spec.Occurrence, now time.Time, keep func(*entry
 			out = append(out, decision{ent, to, g.refusals(ent)})
 		}
 	}
+	// In key order, so that the groups entering activeQ together tie
+	// there in the same order on every run.
+	slices.SortFunc(out, func(a, b decision) int { return strings.Compare(string(a.ent.key), string(b.ent.key)) })
 	return out
 }
 
@@ -586,7 +608,7 @@ func (q *PriorityQueue) PopEntity() (spec.QueuedEntity, int64, error) {
 func (g *groupLayer) pop() (spec.QueuedEntity, int64, error) {
 	q := g.q
 	ent := g.best()
-	delete(g.entities, ent.key)
+	g.drop(ent)
 	ent.params.Attempts++
 	out := &spec.QueuedPodGroupInfo{PodGroup: g.objects[ent.key], EntityParams: ent.params}
 	for _, m := range ent.members {
@@ -731,7 +753,7 @@ func (q *PriorityQueue) DeletePodGroup(pg *spec.PodGroup) error {
 		g.wait(e, inIncomplete)
 	}
 	if ent, ok := g.entities[k]; ok {
-		delete(g.entities, k)
+		g.drop(ent)
 		for _, e := range ent.members {
 			g.wait(e, inIncomplete)
 		}

@@ -181,3 +181,72 @@ func TestPodGroupsMoveRequestIsAllOrNothing(t *testing.T) {
 		t.Errorf("once Gate stops panicking the wildcard releases both groups: %+v", s.PodGroups)
 	}
 }
+
+// BenchmarkPodGroupCycle is one gang's way through the queue in the
+// podgroups profile: its members added, the group popped, half of them
+// failing, the rest bound, the cycle handed back rejected, the group
+// popped again and bound. parked groups wait gated in unschedulablePods
+// meanwhile, which the Pops and the move request must not pay for per
+// group more than the layer's scans cost.
+func BenchmarkPodGroupCycle(b *testing.B) {
+	for _, bc := range []struct{ size, parked int }{{8, 0}, {64, 0}, {8, 1000}} {
+		b.Run(fmt.Sprintf("size=%d/parked=%d", bc.size, bc.parked), func(b *testing.B) {
+			cfg := spec.DefaultHintsConfig(events)
+			cfg.Profile = spec.ProfilePodGroups
+			cfg.PodMaxBackoffDuration = 0
+			cfg.PreEnqueuePlugins = spec.PreEnqueuePlugins{"Gate": func(p *spec.Pod) bool { return p.Labels["gated"] != "yes" }}
+			q, err := impl.New(cfg, impl.WithClock(clocktesting.NewFakeClock(t0)))
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer q.Close()
+			for i := range bc.parked {
+				name := fmt.Sprintf("parked%d", i)
+				if err := q.AddPodGroup(&spec.PodGroup{Namespace: "ns", Name: name}); err != nil {
+					b.Fatal(err)
+				}
+				if err := q.Add(&spec.Pod{Namespace: "ns", Name: name, UID: spec.UID(name), Group: name, Labels: map[string]string{"gated": "yes"}}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			pods := make([]*spec.Pod, bc.size)
+			b.ResetTimer()
+			for n := range b.N {
+				g := fmt.Sprintf("g%d", n)
+				if err := q.AddPodGroup(&spec.PodGroup{Namespace: "ns", Name: g}); err != nil {
+					b.Fatal(err)
+				}
+				for i := range pods {
+					pods[i] = &spec.Pod{Namespace: "ns", Name: fmt.Sprintf("%s-%d", g, i), UID: spec.UID(fmt.Sprintf("%s-%d", g, i)), Group: g}
+					if err := q.Add(pods[i]); err != nil {
+						b.Fatal(err)
+					}
+				}
+				q.MoveAllToActiveOrBackoffQueue(nodeAdd, nil)
+				for round := range 2 {
+					ent, cycle, err := q.PopEntity()
+					if err != nil || ent.Group == nil {
+						b.Fatalf("PopEntity: %v %v", ent, err)
+					}
+					for i := range ent.Group.Members {
+						m := &ent.Group.Members[i]
+						if round == 0 && i%2 == 0 {
+							m.UnschedulablePlugins = spec.NewPluginSet("NodeFit")
+							if err := q.AddUnschedulableIfNotPresent(m, cycle); err != nil {
+								b.Fatal(err)
+							}
+						} else if err := q.Done(m.Pod.UID); err != nil {
+							b.Fatal(err)
+						}
+					}
+					if err := q.AddAttemptedPodGroupIfNeeded(ent.Group, cycle, spec.AttemptRejected); err != nil {
+						b.Fatal(err)
+					}
+				}
+				if err := q.DeletePodGroup(&spec.PodGroup{Namespace: "ns", Name: g}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
