@@ -53,6 +53,9 @@ func (s *Snapshot) Format(start time.Time, cfg Config) string {
 			b.WriteString(formatPodName(p.Pod))
 			var f []string
 			if p.Pod != nil {
+				if p.Pod.Group != "" && s.PodGroups != nil {
+					f = append(f, "group="+p.Pod.Group)
+				}
 				if p.Pod.Priority != 0 {
 					f = append(f, fmt.Sprintf("prio=%d", p.Pod.Priority))
 				}
@@ -81,7 +84,9 @@ func (s *Snapshot) Format(start time.Time, cfg Config) string {
 				f = append(f, "first="+t(p.InitialAttemptTimestamp))
 			}
 			f = append(f, fmt.Sprintf("attempts=%d", p.Attempts))
-			if pl.Loc == InBackoffQ {
+			// A member backs off with its group: the entity's expiry is
+			// the one that counts (G6), shown on the entity.
+			if pl.Loc == InBackoffQ && (p.Pod == nil || p.Pod.Group == "" || s.PodGroups == nil) {
 				f = append(f, "expiry="+t(cfg.BackoffExpiry(p)))
 			}
 			if len(p.UnschedulablePlugins) > 0 {
@@ -99,7 +104,10 @@ func (s *Snapshot) Format(start time.Time, cfg Config) string {
 		b.WriteString(" closed")
 	}
 	b.WriteString("\n")
-	if cfg.Profile == ProfileHints {
+	if s.PodGroups != nil {
+		b.WriteString(s.PodGroups.format(start))
+	}
+	if cfg.Profile.HasHints() {
 		// R15: the in-flight list, markers and event records in order.
 		b.WriteString("inFlightEvents:")
 		if len(s.InFlightEvents) == 0 {
