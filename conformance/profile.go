@@ -127,7 +127,7 @@ func observesProfile(o Observes, cfg spec.Config) bool {
 
 // ProfileOf is the contract profile a scenario result belongs to, from its
 // name: a result of RunHintsDifferential or of a scenario under "hints/" is
-// of the hints profile. (Results record it in Result.Profile; this is for
+// of the hints profile, one under "podgroups/" of the podgroups profile. (Results record it in Result.Profile; this is for
 // reports of results written before.)
 func ProfileOf(r Result) spec.Profile {
 	if r.Profile != "" {
@@ -135,6 +135,9 @@ func ProfileOf(r Result) spec.Profile {
 		if err == nil {
 			return p
 		}
+	}
+	if strings.HasPrefix(r.Scenario, "podgroups/") {
+		return spec.ProfilePodGroups
 	}
 	if strings.HasPrefix(r.Scenario, "hints/") || strings.Contains(r.Scenario, "(hints)") {
 		return spec.ProfileHints

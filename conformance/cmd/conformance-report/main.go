@@ -116,6 +116,7 @@ var profiles = []struct {
 }{
 	{spec.ProfileClassic, "Classic profile", "The classic queue (rules R1-R14): kube-scheduler v1.33.13 with SchedulerQueueingHints and SchedulerPopFromBackoffQ off."},
 	{spec.ProfileHints, "Hints profile", "The queueing-hints profile (rules R1h-R18, `config profile=hints`, the standard hint set of schedqtest.HintsConfig): kube-scheduler v1.37.2 with its default gates."},
+	{spec.ProfilePodGroups, "Podgroups profile", "The pod-groups profile (rules G1-G11 over the hints profile, `config profile=podgroups`): kube-scheduler v1.37.2 with GenericWorkload on. A target without spec.PodGroupQueue reports these n/a."},
 }
 
 func outcomes(m map[conformance.Outcome]int) string {
