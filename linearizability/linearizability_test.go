@@ -225,9 +225,21 @@ func TestReplay(t *testing.T) {
 	}
 }
 
-// A saved history reads back as the same operations and the same verdict.
+// A saved history reads back as the same operations and the same verdict,
+// in both profiles: the hints profile's config comes back with its hint,
+// and the caller objects (R19) onto the workload's own, which the model
+// compares by identity.
 func TestHistoryRoundTripsThroughJSON(t *testing.T) {
-	h, err := lin.Record(workload(4, 0, baseSeed(t)), newImpl)
+	base := baseSeed(t)
+	for _, p := range []spec.Profile{spec.ProfileClassic, spec.ProfileHints} {
+		t.Run(p.String(), func(t *testing.T) { roundTrip(t, p, base) })
+	}
+}
+
+func roundTrip(t *testing.T, p spec.Profile, base uint64) {
+	w := workload(4, 0, base)
+	w.Profile = p
+	h, err := lin.Record(w, newImpl)
 	if err != nil {
 		t.Fatal(err)
 	}
