@@ -333,6 +333,13 @@ var mutants = []mutant{
 		desc: "R5/R8/R17 (classic): a pod leaving backoffQ for activeQ (flush, Activate) skips PreEnqueue, so a pod gated by an update while it backed off is popped",
 	},
 	{
+		name: "classic-moves-examine-SchedulingGates-pods",
+		file: "impl/classic.go",
+		old:  "\tif skippedWhileGated(&e.info) {\n\t\treturn move{}\n\t}\n",
+		new:  "\tif false {\n\t\treturn move{}\n\t}\n",
+		desc: "R17 (classic): a move request examines a pod SchedulingGates gates; it shows only while the pod backs off (requeued to backoffQ, where PreEnqueue does not run; scenario gated/a-pod-gated-while-backing-off-is-left-out-of-moves)",
+	},
+	{
 		name: "object-dropped-on-replay",
 		test: hintsMachine,
 		file: "impl/hints.go",
