@@ -102,6 +102,54 @@ func (q miscountingImpl) Pop() (*spec.QueuedPodInfo, int64, error) {
 	return info, cycle, err
 }
 
+// objectDroppingImpl wraps the real implementation with moves that lose
+// their event's caller objects (R19): the queue ignores what the caller
+// handed it, so a queueing hint that reads the event's node sees none (an
+// error, which counts as Queue: R16) and the in-flight list records the
+// event without it, for a replay that sees none either (R15).
+type objectDroppingImpl struct {
+	*impl.PriorityQueue
+}
+
+func newObjectDroppingImpl(cfg spec.Config, clk *testingclock.FakeClock) (spec.Queue, error) {
+	q, err := impl.New(cfg, impl.WithClock(clk))
+	if err != nil {
+		return nil, err
+	}
+	return objectDroppingImpl{q}, nil
+}
+
+func (q objectDroppingImpl) MoveAllToActiveOrBackoffQueueWithObjects(occ spec.Occurrence, preCheck spec.PreEnqueueCheck) error {
+	occ.OldObject, occ.NewObject = nil, nil
+	return q.PriorityQueue.MoveAllToActiveOrBackoffQueueWithObjects(occ, preCheck)
+}
+
+// podObjectDroppingImpl wraps the real implementation with a Pop that
+// hands the pod back without its caller object (Pod.Object, R19): what
+// the scheduler would then schedule is not the pod it queued.
+type podObjectDroppingImpl struct {
+	*impl.PriorityQueue
+}
+
+func newPodObjectDroppingImpl(cfg spec.Config, clk *testingclock.FakeClock) (spec.Queue, error) {
+	q, err := impl.New(cfg, impl.WithClock(clk))
+	if err != nil {
+		return nil, err
+	}
+	return podObjectDroppingImpl{q}, nil
+}
+
+func (q podObjectDroppingImpl) Pop() (*spec.QueuedPodInfo, int64, error) {
+	info, cycle, err := q.PriorityQueue.Pop()
+	if err == nil && info != nil && info.Pod.Object != nil {
+		cp, p := *info, *info.Pod
+		p.Object = nil
+		cp.Pod = &p
+		info = &cp
+	}
+	return info, cycle, err
+}
+
 // TestReferenceQueueIsLinearizable checks the harness on the queue that is
 // linearizable by construction, with the same workloads the broken queues
 // get. If this fails, the harness or the porcupine model is wrong, not the
@@ -153,6 +201,8 @@ var brokenQueues = []brokenQueue{
 	{"backoffQ flush releases a pod whose expiry is exactly now (R7 boundary)", nil, lockedq.BackoffBoundary, spec.ProfileClassic},
 	{"leftover flush moves a pod exactly at the limit (R6 boundary)", nil, lockedq.LeftoverBoundary, spec.ProfileClassic},
 	{"impl whose Pop reports UnschedulableCount one too high (hints)", newMiscountingImpl, 0, spec.ProfileHints},
+	{"impl whose moves drop the event's caller objects (hints, R19)", newObjectDroppingImpl, 0, spec.ProfileHints},
+	{"impl whose Pop drops the pod's caller object (R19)", newPodObjectDroppingImpl, 0, spec.ProfileClassic},
 }
 
 // catch records and checks histories of newQueue until one is not

@@ -43,6 +43,15 @@
 //     queue's decisions change: a backoffQ pod's expiry (R7: expiry == now
 //     is still backing off), an unschedulable pod's leftover limit (R6),
 //     exactly or one nanosecond either side (internal/boundary).
+//   - Caller objects (R19). Against a queue that takes them
+//     (spec.ObjectQueue) every client's pod carries a caller object
+//     (PodObject, Pod.Object) and moves carry node objects (Old/NewObject
+//     of the event); in the hints profile NodeResourcesFit's hint for
+//     NodeAdd (schedqtest.NodeZoneHint) reads the event's node against the
+//     pod's zone label, so an object decides whether a parked pod moves,
+//     and a failure's replay of an event recorded in flight must see it.
+//     The model gets the same objects, compares them by identity, and
+//     the state key numbers them (objects.go).
 //   - Plugin sets. A failed attempt hands AddUnschedulableIfNotPresent
 //     the rejecting plugins in random order, sometimes with one twice: the
 //     contract makes every queue normalise the set (sort, deduplicate, R3)
@@ -73,7 +82,8 @@
 // read the clock, because each such overlap doubles the times an operation
 // may have seen and the checker's work with it.
 //
-// Files: ops.go (the operations of a history), apply.go (replaying one on
+// Files: ops.go (the operations of a history), objects.go (the caller
+// objects of the workload and of saved histories), apply.go (replaying one on
 // the model, and why the model rejects it), porcupine.go (the porcupine
 // model and its state), describe.go (rendering in queue terms), harness.go
 // (recording), check.go (checking, evidence), json.go (saved histories,

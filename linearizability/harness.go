@@ -50,6 +50,21 @@ type fakeClocked struct {
 	clk *testingclock.FakeClock
 }
 
+// objectClocked is a fakeClocked queue that takes caller objects
+// (spec.ObjectQueue): the workload draws them only for such a queue.
+type objectClocked struct {
+	fakeClocked
+	oq spec.ObjectQueue
+}
+
+func (o objectClocked) MoveAllToActiveOrBackoffQueueWithObjects(occ spec.Occurrence, preCheck spec.PreEnqueueCheck) error {
+	return o.oq.MoveAllToActiveOrBackoffQueueWithObjects(occ, preCheck)
+}
+
+func (o objectClocked) UpdateWithChange(oldPod, newPod *spec.Pod, change *spec.PodChange) error {
+	return o.oq.UpdateWithChange(oldPod, newPod, change)
+}
+
 func (f fakeClocked) Advance(d time.Duration) { f.clk.Step(d) }
 
 // CheckConsistency passes on the queue's own internal consistency check,
@@ -77,15 +92,26 @@ func Config() spec.Config { return ConfigFor(spec.ProfileClassic) }
 
 // ConfigFor is Config in profile p, on the registry every suite uses
 // (schedqtest.Registry), so that a failing history printed as a scenario
-// replays under the same registry. In the hints profile every registered
-// event has no hint (Queue) and there is no PreEnqueue plugin, so a
-// history saved as JSON replays without functions (spec.Config).
+// replays under the same registry. In the hints profile one registration
+// has a queueing hint, which reads the caller's objects (R19):
+// NodeResourcesFit's for NodeAdd is schedqtest.NodeZoneHint, Queue for a
+// pod whose zone label the event's node has (or that has none), QueueSkip
+// for a pod of another zone, an error (Queue) for an event without a node.
+// Every other registered event has no hint (Queue), and there is no
+// PreEnqueue plugin. A history saved as JSON keeps the config without its
+// hints, which are a function of the profile (ReadHistory).
 func ConfigFor(p spec.Profile) spec.Config {
 	cfg := schedqtest.Config()
 	cfg.PodMaxInUnschedulablePodsDuration = 15 * time.Second
 	cfg.Profile = p
+	if p == spec.ProfileHints {
+		cfg.QueueingHints = spec.QueueingHints{{Plugin: pluginFit, Event: schedqtest.NodeAdd}: schedqtest.NodeZoneHint}
+	}
 	return cfg
 }
+
+// pluginFit is schedqtest.Registry's plugin that registered NodeAdd.
+const pluginFit = "NodeResourcesFit"
 
 // clockSteps are the round durations clients step the fake clock by,
 // when a step is not steered onto a boundary (Workload.BoundarySteps):
@@ -242,15 +268,21 @@ func (h *History) Model() porcupine.Model {
 // Timestamp decide, and equal Timestamps make Pop nondeterministic, which
 // the model allows but which widens the search), some with an affinity term
 // for AssignedPodAdded to match.
+//
+// Half the pods carry a zone label, which NodeZoneHint reads in the hints
+// profile. With objects (a queue that takes them, spec.ObjectQueue) every
+// client's pod carries a caller object (PodObject), which every version
+// of it keeps.
 type universe struct {
 	owned   [][]*spec.Pod // per client
 	rescue  []*spec.Pod
 	all     []*spec.Pod
 	appVals []string
+	objects bool
 }
 
-func newUniverse(w Workload, rng *rand.Rand) *universe {
-	u := &universe{owned: make([][]*spec.Pod, w.Clients), appVals: []string{"web", "db"}}
+func newUniverse(w Workload, rng *rand.Rand, objects bool) *universe {
+	u := &universe{owned: make([][]*spec.Pod, w.Clients), appVals: []string{"web", "db"}, objects: objects}
 	n := w.Clients * w.PodsPerClient
 	prios := rng.Perm(n)
 	for c := range w.Clients {
@@ -262,6 +294,12 @@ func newUniverse(w Workload, rng *rand.Rand) *universe {
 			}
 			p := &spec.Pod{Namespace: Namespace, Name: name, UID: spec.UID("uid-" + name), Priority: prio,
 				Labels: map[string]string{"app": u.appVals[rng.IntN(2)]}}
+			if rng.IntN(2) == 0 {
+				p.Labels["zone"] = zones[rng.IntN(len(zones))]
+			}
+			if objects {
+				p.Object = PodObject{Pod: name}
+			}
 			if rng.IntN(4) == 0 {
 				p.RequiredAffinityTerms = []spec.AffinityTerm{{MatchLabels: map[string]string{"app": u.appVals[rng.IntN(2)]}}}
 			}
@@ -428,6 +466,9 @@ func Record(w Workload, newQueue NewQueue) (*History, error) {
 		if err != nil {
 			return nil, err
 		}
+		if oq, ok := q.(spec.ObjectQueue); ok {
+			return objectClocked{fakeClocked{q, clk}, oq}, nil
+		}
 		return fakeClocked{q, clk}, nil
 	})
 }
@@ -442,7 +483,8 @@ func RecordTarget(w Workload, newTarget NewTarget) (*History, error) {
 		return nil, err
 	}
 	rng := rand.New(rand.NewPCG(w.Seed, 0x5c4ed))
-	r := &run{w: w, q: q, u: newUniverse(w, rng), stuck: make(chan struct{}, 1), free: map[spec.PodKey]bool{}}
+	_, objects := q.(spec.ObjectQueue)
+	r := &run{w: w, q: q, u: newUniverse(w, rng, objects), stuck: make(chan struct{}, 1), free: map[spec.PodKey]bool{}}
 	for _, p := range r.u.all {
 		r.free[p.Key()] = true
 	}
@@ -748,6 +790,12 @@ func (c *client) finish() {
 		cycle := h.Cycle
 		c.call(c.log, Input{Op: schedqtest.Op{Kind: schedqtest.KindFail, Pod: schedqtest.PodRef{Name: p.Name},
 			Plugins: c.rejectors(), Cycle: &cycle}, Popped: &h})
+		if c.nodesDecide() && c.rng.IntN(2) == 0 {
+			// A node comes: NodeZoneHint decides by its zone whether the
+			// pods NodeResourcesFit rejected move, and other clients'
+			// pods in flight record it for their replay.
+			c.issue(schedqtest.KindMove)
+		}
 		return
 	} else if n < 13 && c.w.OnlyFreeAdds {
 		// Under OnlyFreeAdds only the client holding a pod deletes it.
@@ -767,6 +815,12 @@ func (c *client) finish() {
 func (c *client) rejectors() []string {
 	if c.rng.IntN(5) == 0 {
 		return nil
+	}
+	if c.nodesDecide() && c.rng.IntN(3) == 0 {
+		// NodeResourcesFit alone: its NodeAdd hint reads the event's
+		// node, so the node decides this pod's requeue, the replay of
+		// what came while it was in flight included.
+		return []string{pluginFit}
 	}
 	var out []string
 	for _, p := range schedqtest.Plugins {
@@ -823,6 +877,11 @@ func (c *client) issue(k schedqtest.Kind) {
 			return
 		}
 		op.Pod = podRef(p)
+		if p.Object != nil {
+			// The language cannot write a caller object: the pod
+			// goes as it is (Input.exec).
+			in.Pods = []*spec.Pod{p}
+		}
 	case schedqtest.KindPop:
 		f = func() Output {
 			c.inPopNow.Store(true)
@@ -838,6 +897,11 @@ func (c *client) issue(k schedqtest.Kind) {
 		op.Duration = c.clockStep()
 	case schedqtest.KindMove:
 		op.Event = events[c.rng.IntN(len(events))]
+		if c.nodesDecide() && c.rng.IntN(2) == 0 {
+			// The event whose hint reads its node (ConfigFor).
+			op.Event = schedqtest.NodeAdd
+		}
+		c.drawObjects(op)
 		if c.rng.IntN(2) == 0 {
 			// A preCheck must be a pure function of the pod: this one
 			// lets a random half of the clients' pods through, by name.
@@ -880,6 +944,9 @@ func (c *client) issue(k schedqtest.Kind) {
 			op.Pod.Priority = &prio
 		case 5, 6, 7, 8, 9:
 			op.Pod.Labels = map[string]string{"app": c.u.appVals[c.rng.IntN(2)], "v": fmt.Sprint(c.rng.IntN(100))}
+			if c.rng.IntN(2) == 0 {
+				op.Pod.Labels["zone"] = zones[c.rng.IntN(len(zones))]
+			}
 		default:
 			op.Touch = true // status only
 		}
@@ -902,6 +969,36 @@ func (c *client) issue(k schedqtest.Kind) {
 		f = func() Output { s := c.q.Snapshot(); return Output{Snapshot: &s} }
 	}
 	c.rec.doGated(c.log, in, k == schedqtest.KindTick && c.rng.Float64() < c.w.ConcurrentSteps, f)
+}
+
+// nodesDecide reports whether node objects decide requeues in this run:
+// the hints profile (NodeZoneHint, ConfigFor) against a queue that takes
+// objects. Then the workload steers towards what makes them decide: half
+// the moves are NodeAdds, a third of the rejections NodeResourcesFit's
+// alone, and half the failures are followed by a move, which other
+// clients' pods in flight record for their replay. Measured with the
+// mutant that drops the objects of the in-flight list (README.md): 29 of
+// 30 histories caught with this, 22 of 30 without.
+func (c *client) nodesDecide() bool { return c.u.objects && c.w.Profile == spec.ProfileHints }
+
+// drawObjects gives a move's event caller objects (R19), against a queue
+// that takes them: most NodeAdds a new node (which NodeZoneHint reads in
+// the hints profile: a node of the pod's zone or not, or one without a
+// zone), and some other events an old and a new node, which no hint reads
+// but the in-flight list records for the replay (R15) all the same.
+func (c *client) drawObjects(op *schedqtest.Op) {
+	if !c.u.objects || op.Event == spec.WildCardEvent {
+		return
+	}
+	node := func() *schedqtest.Node { return nodeObjects[c.rng.IntN(len(nodeObjects))] }
+	switch {
+	case op.Event == schedqtest.NodeAdd:
+		if c.rng.IntN(4) > 0 {
+			op.NewObject = node()
+		}
+	case c.rng.IntN(3) == 0:
+		op.OldObject, op.NewObject = node(), node()
+	}
 }
 
 // clockStep is a step onto a boundary instant of the queue's pods (a

@@ -42,7 +42,11 @@ type jsonOp struct {
 
 // WriteJSON saves the history to path.
 func (h *History) WriteJSON(path string) error {
-	jh := jsonHistory{Workload: h.Workload, Config: h.Config, Rescues: h.Rescues,
+	cfg := h.Config
+	// Functions do not marshal; the workload's hints are a function of
+	// the profile (ConfigFor), and ReadHistory puts them back.
+	cfg.QueueingHints, cfg.PreEnqueuePlugins = nil, nil
+	jh := jsonHistory{Workload: h.Workload, Config: cfg, Rescues: h.Rescues,
 		BlockedPops: h.BlockedPops, ClosedEarly: h.ClosedEarly, Overlapping: h.Overlapping}
 	for _, op := range h.Operations {
 		in, out := op.Input.(Input), op.Output.(Output)
@@ -70,6 +74,7 @@ func ReadHistory(path string) (*History, error) {
 	if err := json.Unmarshal(b, &jh); err != nil {
 		return nil, err
 	}
+	jh.Config.QueueingHints = ConfigFor(jh.Workload.Profile).QueueingHints
 	h := &History{Workload: jh.Workload, Config: jh.Config, Rescues: jh.Rescues,
 		BlockedPops: jh.BlockedPops, ClosedEarly: jh.ClosedEarly, Overlapping: jh.Overlapping}
 	errs := map[string]error{}
@@ -83,6 +88,19 @@ func ReadHistory(path string) (*History, error) {
 			if op, err = schedqtest.ParseOp(jo.Op); err != nil {
 				return nil, fmt.Errorf("%s: %w", path, err)
 			}
+		}
+		// Caller objects come back as maps; the history compares them
+		// by identity, so they go back onto the workload's own.
+		canonOp(&op)
+		bad := []error{canonInfo(jo.Info), canonSnapshot(jo.Snapshot)}
+		for _, p := range jo.Pods {
+			bad = append(bad, canonPod(p))
+		}
+		if jo.Popped != nil {
+			bad = append(bad, canonInfo(&jo.Popped.Info))
+		}
+		if err := errors.Join(bad...); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
 		}
 		in := Input{Op: op, Pods: jo.Pods, Popped: jo.Popped}
 		out := Output{Info: jo.Info, Cycle: jo.Cycle, Snapshot: jo.Snapshot}

@@ -31,6 +31,7 @@ var (
 	concurrentSteps = flag.Float64("lin.concurrentsteps", 0.25, "fraction of clock steps that may overlap operations reading the clock")
 	replay          = flag.String("lin.replay", "", "a history saved as JSON next to a visualisation, for TestReplay to check again")
 	seed            = flag.Uint64("lin.seed", 0, "seed of the clients' choices (0: from the time)")
+	noSnapshots     = flag.Bool("lin.nosnapshots", false, "leave Snapshot out of the workload (Workload.NoSnapshots): what the queue hands out must tell a flaw alone")
 	boundarySteps   = flag.Float64("lin.boundarysteps", 0.5, "fraction of clock steps steered onto a backoff expiry or the leftover limit (+/- 1ns); negative: none")
 )
 
@@ -76,7 +77,7 @@ func workload(clients, i int, base uint64) lin.Workload {
 		per = 4
 	}
 	return lin.Workload{Clients: clients, OpsPerClient: per, PodsPerClient: *pods, Seed: base + uint64(i),
-		ConcurrentSteps: *concurrentSteps, BoundarySteps: *boundarySteps}
+		ConcurrentSteps: *concurrentSteps, BoundarySteps: *boundarySteps, NoSnapshots: *noSnapshots}
 }
 
 // stats summarises the checks of several histories.
@@ -225,9 +226,21 @@ func TestReplay(t *testing.T) {
 	}
 }
 
-// A saved history reads back as the same operations and the same verdict.
+// A saved history reads back as the same operations and the same verdict,
+// in both profiles: the hints profile's config comes back with its hint,
+// and the caller objects (R19) onto the workload's own, which the model
+// compares by identity.
 func TestHistoryRoundTripsThroughJSON(t *testing.T) {
-	h, err := lin.Record(workload(4, 0, baseSeed(t)), newImpl)
+	base := baseSeed(t)
+	for _, p := range []spec.Profile{spec.ProfileClassic, spec.ProfileHints} {
+		t.Run(p.String(), func(t *testing.T) { roundTrip(t, p, base) })
+	}
+}
+
+func roundTrip(t *testing.T, p spec.Profile, base uint64) {
+	w := workload(4, 0, base)
+	w.Profile = p
+	h, err := lin.Record(w, newImpl)
 	if err != nil {
 		t.Fatal(err)
 	}

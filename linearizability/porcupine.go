@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"html"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
@@ -29,14 +30,16 @@ type State struct {
 	hash  uint64
 }
 
-// podKeys numbers pods for state keys: equal pods (every field) get the
-// same number, looked up once per pointer, since the pods of a history
-// are immutable (spec.Queue's contract).
+// podKeys numbers pods for state keys: equal pods (every field, the
+// caller object included: the workload's are comparable values, which
+// %#v prints whole) get the same number, looked up once per pointer,
+// since the pods of a history are immutable (spec.Queue's contract).
 type podKeys struct {
 	mu     sync.Mutex
 	byPtr  map[*spec.Pod]string
 	byText map[string]string
 	canon  map[string]*spec.Pod
+	objs   map[any]string
 }
 
 func (k *podKeys) of(p *spec.Pod) string {
@@ -59,6 +62,31 @@ func (k *podKeys) of(p *spec.Pod) string {
 		k.byText[text] = s
 	}
 	k.byPtr[p] = s
+	return s
+}
+
+// object numbers an event's caller object for state keys. The workload's
+// are the pointers of nodeObjects (compared by identity, spec.SameObject),
+// so a lookup by the object itself is exact and allocates nothing once
+// seen; an object of a type that is not comparable (a hand-made history)
+// gets its text.
+func (k *podKeys) object(obj any) string {
+	if obj == nil {
+		return "-"
+	}
+	if !reflect.TypeOf(obj).Comparable() {
+		return fmt.Sprintf("%#v", obj)
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if s, ok := k.objs[obj]; ok {
+		return s
+	}
+	if k.objs == nil {
+		k.objs = map[any]string{}
+	}
+	s := "o" + strconv.Itoa(len(k.objs))
+	k.objs[obj] = s
 	return s
 }
 
@@ -98,7 +126,8 @@ func (k *podKeys) stateKey(m *model.Model) string {
 			b.WriteString("pod " + string(e.UID) + " " + string(e.Key) + ";")
 			continue
 		}
-		fmt.Fprintf(&b, "%#v %s %s;", e.Event.Event, k.of(e.Event.Old), k.of(e.Event.New))
+		fmt.Fprintf(&b, "%#v %s %s %s %s;", e.Event.Event, k.of(e.Event.Old), k.of(e.Event.New),
+			k.object(e.Event.OldObject), k.object(e.Event.NewObject))
 	}
 	return b.String()
 }

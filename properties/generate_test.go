@@ -567,15 +567,38 @@ func (p *pair) atInstant(s spec.Snapshot, at time.Time) []schedqtest.Op {
 	return ops
 }
 
+// genActivate activates pods by name. In the classic profile with gates
+// (gates=on), half the time it activates a pod of backoffQ instead,
+// half of those first updated to a label a PreEnqueue plugin refuses,
+// and follows it half the time with a move request: Activate's
+// PreEnqueue then leaves the pod gated while it still backs off, the one
+// state in which a move request that examined a pod SchedulingGates gates
+// would requeue it (to backoffQ, unexamined) instead of leaving it (R17).
+// Once its backoff is over such a requeue runs PreEnqueue, which refuses
+// it again, so nothing would show; the sequence rarely comes by chance.
 func (p *pair) genActivate(c chooser) bool {
 	op := schedqtest.Op{Kind: schedqtest.KindActivate}
 	for range c.choose(4, "activate count") {
 		op.Pods = append(op.Pods, schedqtest.PodRef{Name: pick(c, "pod", names)})
 	}
+	var steered bool
+	if !p.hints() && len(p.cfg.PreEnqueuePlugins) > 0 && c.choose(2, "a backing-off pod") == 1 {
+		if b := p.model.Model.Snapshot().BackoffQ; len(b) > 0 {
+			name := pick(c, "backoffQ pod", b).Pod.Name
+			op.Pods, steered = []schedqtest.PodRef{{Name: name}}, true
+			if c.choose(2, "gate it first") == 1 {
+				gate := pick(c, "gate", gatedLabelSets[len(labelSets):])
+				p.do(schedqtest.Op{Kind: schedqtest.KindUpdate, Pod: schedqtest.PodRef{Name: name, Labels: gate}})
+			}
+		}
+	}
 	if c.choose(badInput, "bad input") == 0 {
 		op.Pods = append(op.Pods, schedqtest.PodRef{Nil: true})
 	}
 	p.do(op)
+	if steered && c.choose(2, "then an event") == 1 {
+		p.do(schedqtest.Op{Kind: schedqtest.KindMove, Event: pick(c, "event", events)})
+	}
 	return true
 }
 

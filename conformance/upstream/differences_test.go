@@ -72,6 +72,9 @@ var differences = func() map[string][]difference {
 	add("1.34", "1.35", "the same difference as declared for v1.37.2 (same step, same observations): the release has no FlushTimestamp (v1.36 added it)", []string{
 		"hints/gated/leftover-flush-measures-from-the-flush-timestamp",
 	})
+	add("1.35", "1.36", "the same difference as declared for v1.37.2 (same step, same observations): PreEnqueue runs on entering backoffQ, not when Activate takes a pod out of it", []string{
+		"gated/a-pod-gated-while-backing-off-is-left-out-of-moves",
+	})
 	add("1.36", "1.36", "the same difference as declared for v1.37.2 (same step, same observations): from v1.36 Pop keeps the rejectors for the scheduler's ClearRejectorPlugins", []string{
 		"pop/clears-the-previous-rejections",
 	})
