@@ -33,8 +33,9 @@ import (
 // rapid finds and shrinks a failure, at most 5 s of shrinking; two run in
 // parallel), under the 3 minutes this package may take. With 38 rows,
 // `go test -run 'TestStateMachine|TestMutantsAreCaught' ./properties/`
-// (no -race) took 242 s on 2026-11-25, load average about 6 to 10.
-// So `make test` skips it (a cold make test was over its 10 minutes with it); `go test -short` skips it for
+// (no -race) took 242 s on 2026-11-25, load average about 6 to 10; the
+// table has 51 rows since (the twelve pod-group rows and a classic gating
+// row). So `make test` skips it (a cold make test was over its 10 minutes with it); `go test -short` skips it for
 // quick local iterations, and scripts/verify runs it as a suite of its
 // own.
 //
