@@ -154,7 +154,13 @@ func observes(p conformance.TargetInfo, cfg spec.Config, classic bool) conforman
 // caller fills (lister.go). The conformance target and the comparison
 // benchmarks build their queues here, so both measure the same queue.
 func newQueue(cfg spec.Config, start time.Time, classic bool, opts ...queue.Option) (*queue.PriorityQueue, *testingclock.FakeClock, *podLister, error) {
-	if err := pinGates(classic); err != nil {
+	return newQueueGated(cfg, start, classic, podGroupsOn(cfg), opts...)
+}
+
+// newQueueGated is newQueue with the GenericWorkload gate given: on, the
+// queue holds pod groups as entities (podgroups.go).
+func newQueueGated(cfg spec.Config, start time.Time, classic, podGroups bool, opts ...queue.Option) (*queue.PriorityQueue, *testingclock.FakeClock, *podLister, error) {
+	if err := pinGates(classic, podGroups); err != nil {
 		return nil, nil, nil, err
 	}
 	metrics.Register() // NewPriorityQueue needs the metric vectors
@@ -176,14 +182,14 @@ func newQueue(cfg spec.Config, start time.Time, classic bool, opts ...queue.Opti
 // pinGates sets the gates the queue reads once, in NewPriorityQueue, so
 // that each queue gets its profile's gates whatever the previous one had:
 // queueing hints and pop-from-backoffQ both off for classic mode, both on
-// otherwise; pod groups, pre-queueing hints and asynchronous API calls off
-// (their defaults). A gate the release does not know is left out, and a
+// otherwise; pod groups as asked (GenericWorkload, off by default),
+// pre-queueing hints and asynchronous API calls off (their defaults). A gate the release does not know is left out, and a
 // gate locked to its default is not set.
-func pinGates(classic bool) error {
+func pinGates(classic, podGroups bool) error {
 	want := map[featuregate.Feature]bool{
 		"SchedulerQueueingHints":    !classic,
 		"SchedulerPopFromBackoffQ":  !classic,
-		"GenericWorkload":           false,
+		"GenericWorkload":           podGroups,
 		"SchedulerPreQueueingHints": false,
 		"SchedulerAsyncAPICalls":    false,
 	}
