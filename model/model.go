@@ -122,6 +122,9 @@ func (m *Model) Snapshot() spec.Snapshot {
 	spec.SortPods(s.UnschedulablePods)
 	spec.SortPods(s.InFlight)
 	m.p.snapshot(&s)
+	if g := m.groups(); g != nil { // members waiting for their group (G1)
+		s.PodGroups = g.state(m)
+	}
 	return s
 }
 
@@ -172,6 +175,9 @@ func (m *Model) Add(pod *spec.Pod) error {
 	if err := pod.Validate(); err != nil {
 		return err
 	}
+	if m.isMember(pod) {
+		return m.addMember(pod) // G2
+	}
 	if r, ok := m.pods[pod.Key()]; ok && (r.loc == spec.InActiveQ || r.loc == spec.InFlight) {
 		return fmt.Errorf("%w: Add of %s, which is in %s", spec.ErrAlreadyQueued, pod.Key(), r.loc)
 	}
@@ -199,6 +205,11 @@ func (m *Model) Pop() (*spec.QueuedPodInfo, int64, error) {
 	}
 	c := m.PopCandidates()
 	if len(c) == 0 {
+		if g := m.groups(); g != nil { // G3: a group is PopEntity's
+			if err := g.popGuard(m); err != nil {
+				return nil, 0, err
+			}
+		}
 		return nil, 0, spec.ErrWouldBlock
 	}
 	return m.PopPod(c[0])
@@ -281,9 +292,12 @@ func (m *Model) unschedulable(keep func(record) bool) []spec.PodKey {
 // FlushBackoffQCompleted is R5 of spec.Queue.
 func (m *Model) FlushBackoffQCompleted() {
 	for _, r := range m.pods {
-		if r.loc == spec.InBackoffQ && !m.cfg.IsBackingOff(&r.info, m.now) {
+		if r.loc == spec.InBackoffQ && !m.isMember(r.info.Pod) && !m.cfg.IsBackingOff(&r.info, m.now) {
 			m.p.fromBackoffQ(m, r.info)
 		}
+	}
+	if g := m.groups(); g != nil { // G10: entities back off as a whole
+		g.flushBackoff(m)
 	}
 }
 
@@ -304,6 +318,10 @@ func (m *Model) Activate(pods []*spec.Pod) error {
 		}
 	}
 	for _, p := range pods {
+		if m.isMember(p) {
+			m.groups().activate(m, p) // G7
+			continue
+		}
 		r, ok := m.pods[p.Key()]
 		switch {
 		case ok && r.loc == spec.InUnschedulablePods:
@@ -342,6 +360,11 @@ func (m *Model) UpdateWithChange(oldPod, newPod *spec.Pod, change *spec.PodChang
 	}
 	if oldPod.Key() != newPod.Key() {
 		return fmt.Errorf("%w: Update from %s to %s changes the key", spec.ErrInvalidPod, oldPod.Key(), newPod.Key())
+	}
+	if g := m.groups(); g != nil {
+		if err := g.checkUpdate(m, oldPod, newPod); err != nil { // G9
+			return err
+		}
 	}
 	if err := m.uidHeldElsewhere(newPod); err != nil {
 		return err
@@ -392,6 +415,9 @@ func (m *Model) Delete(pod *spec.Pod) error {
 	delete(m.pods, pod.Key())
 	if r.loc == spec.InFlight {
 		m.p.leftFlight(m, r.info.Pod.UID)
+	}
+	if g := m.groups(); g != nil {
+		g.deleted(m, r) // G8
 	}
 	return nil
 }

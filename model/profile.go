@@ -55,6 +55,8 @@ func newProfile(cfg spec.Config) (profile, error) {
 		return classic{}, nil
 	case spec.ProfileHints:
 		return &hints{}, nil
+	case spec.ProfilePodGroups:
+		return newPodGroups(), nil
 	}
 	return nil, fmt.Errorf("%w: the model has no profile %v", spec.ErrInvalidConfig, cfg.Profile)
 }

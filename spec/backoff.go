@@ -25,7 +25,7 @@ func (c Config) BackoffDuration(attempts int) time.Duration {
 // backoff duration (R7). A pod never attempted has no backoff at all, which
 // upstream expresses as the zero time; so do we.
 func (c Config) BackoffExpiry(p *QueuedPodInfo) time.Time {
-	if c.Profile == ProfileHints { // D3, see Profile
+	if c.Profile.HasHints() { // D3, see Profile
 		return c.hintsBackoffExpiry(p)
 	}
 	if p.Attempts <= 0 {
@@ -42,7 +42,7 @@ func (c Config) BackoffExpiry(p *QueuedPodInfo) time.Time {
 // backoffQ flush (R5) releases a pod only once now is strictly past its
 // expiry.
 func (c Config) IsBackingOff(p *QueuedPodInfo, now time.Time) bool {
-	if c.Profile == ProfileHints { // D3, see Profile
+	if c.Profile.HasHints() { // D3, see Profile
 		return c.hintsIsBackingOff(p, now)
 	}
 	if p.Attempts <= 0 {

@@ -54,7 +54,7 @@ var hintsTwins = map[Rule]Rule{
 // the classic id (StepRecord.Rule names the operation); a report to a
 // reader names the rule of the profile.
 func (p Profile) Rule(r Rule) Rule {
-	if t, ok := hintsTwins[r]; ok && p == ProfileHints {
+	if t, ok := hintsTwins[r]; ok && p.HasHints() {
 		return t
 	}
 	return r

@@ -15,6 +15,9 @@ type StepRecord struct {
 	Pod PodKey
 	// PodSchedulingCycle is the cycle passed to R3.
 	PodSchedulingCycle int64
+	// Group is the pod group the operation named (G5, G11) or, for G3,
+	// the group PopEntity returned; empty otherwise.
+	Group PodGroupKey
 	// Err is what the operation returned. A failed operation must change
 	// nothing.
 	Err error
@@ -44,6 +47,9 @@ func CheckState(s *Snapshot) error {
 // operation, failed ones included. It returns every broken invariant, each
 // an *InvariantError, joined.
 func CheckStep(cfg Config, before, after *Snapshot, step StepRecord) error {
+	if cfg.Profile == ProfilePodGroups { // the profile's own invariants, see podgroups_invariants.go
+		return CheckPodGroupsStep(cfg, before, after, step)
+	}
 	if cfg.Profile == ProfileHints { // the profile's own invariants, see hints_invariants.go
 		return CheckHintsStep(cfg, before, after, step)
 	}

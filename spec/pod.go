@@ -46,6 +46,12 @@ type Pod struct {
 	// queue never reads it: its answers depend on the fields above and, for
 	// an update, on the caller's PodChange.
 	Object any
+	// Group names the pod group (a PodGroup in the pod's namespace) the pod
+	// belongs to: upstream's pod.Spec.SchedulingGroup. Empty: the pod is
+	// no member. Only the podgroups profile reads it (G1); the other
+	// profiles queue every pod alone. A pod's group never changes: an
+	// Update that changes it is ErrInvalidPod there.
+	Group string
 }
 
 // Key returns the pod's queue key.
@@ -120,7 +126,7 @@ func IsPodUpdated(oldPod, newPod *Pod) bool {
 	a.ResourceVersion, b.ResourceVersion = "", ""
 	a.Status, b.Status = "", ""
 	return !(a.Namespace == b.Namespace && a.Name == b.Name && a.UID == b.UID &&
-		a.Priority == b.Priority && maps.Equal(a.Labels, b.Labels) &&
+		a.Priority == b.Priority && a.Group == b.Group && maps.Equal(a.Labels, b.Labels) &&
 		slices.EqualFunc(a.RequiredAffinityTerms, b.RequiredAffinityTerms, func(x, y AffinityTerm) bool {
 			return slices.Equal(x.Namespaces, y.Namespaces) && maps.Equal(x.MatchLabels, y.MatchLabels)
 		}))

@@ -62,7 +62,20 @@ const (
 	// stated on Queue under the classic ones; what it leaves unchanged is
 	// classic.
 	ProfileHints
+	// ProfilePodGroups is the hints profile plus pod groups: kube-scheduler
+	// v1.37.2 with the GenericWorkload gate on (CompositePodGroup off). A
+	// pod that names a group (Pod.Group) is queued, popped and backed off
+	// with the other members of its group as one entity. Its own rules are
+	// G1-G11 (podgroups.go, PodGroupQueue); a pod that names no group
+	// follows the hints profile's rules unchanged, and so does a member
+	// wherever G1-G11 say nothing.
+	ProfilePodGroups
 )
+
+// HasHints reports whether the profile runs queueing hints: the hints
+// profile and the podgroups profile, which is the hints profile plus
+// entities. Wherever the contract says "hints profile", it means both.
+func (p Profile) HasHints() bool { return p == ProfileHints || p == ProfilePodGroups }
 
 // String names the profile as configs and reports spell it.
 func (p Profile) String() string {
@@ -71,6 +84,8 @@ func (p Profile) String() string {
 		return "classic"
 	case ProfileHints:
 		return "hints"
+	case ProfilePodGroups:
+		return "podgroups"
 	}
 	return fmt.Sprintf("Profile(%d)", int(p))
 }
@@ -82,8 +97,10 @@ func ParseProfile(s string) (Profile, error) {
 		return ProfileClassic, nil
 	case "hints":
 		return ProfileHints, nil
+	case "podgroups":
+		return ProfilePodGroups, nil
 	}
-	return 0, fmt.Errorf("%w: unknown profile %q (want classic or hints)", ErrInvalidConfig, s)
+	return 0, fmt.Errorf("%w: unknown profile %q (want classic, hints or podgroups)", ErrInvalidConfig, s)
 }
 
 // validateProfile reports what the profile itself makes invalid in c. It
@@ -96,7 +113,7 @@ func (c Config) validateProfile() []error {
 			errs = append(errs, fmt.Errorf("QueueingHints are set but the profile is classic, which has none"))
 		}
 		errs = append(errs, c.validatePreEnqueue()...)
-	case ProfileHints:
+	case ProfileHints, ProfilePodGroups:
 		for k, fn := range c.QueueingHints {
 			if fn == nil {
 				errs = append(errs, fmt.Errorf("queueing hint of %s for %s is nil", k.Plugin, k.Event))
@@ -127,7 +144,7 @@ func (c Config) validatePreEnqueue() []error {
 // maxBackoffMayBeZero reports whether the profile gives PodMaxBackoffDuration
 // 0 a meaning: in the hints profile it switches backoff off (R7h); in the
 // classic profile it would be a different queue and is rejected.
-func (c Config) maxBackoffMayBeZero() bool { return c.Profile == ProfileHints }
+func (c Config) maxBackoffMayBeZero() bool { return c.Profile.HasHints() }
 
 // registers reports whether plugin registered exactly event.
 func (r PluginEvents) registers(plugin string, event ClusterEvent) bool {

@@ -99,7 +99,10 @@ func (s *Snapshot) Format(start time.Time, cfg Config) string {
 		b.WriteString(" closed")
 	}
 	b.WriteString("\n")
-	if cfg.Profile == ProfileHints {
+	if s.PodGroups != nil {
+		b.WriteString(s.PodGroups.format(start))
+	}
+	if cfg.Profile.HasHints() {
 		// R15: the in-flight list, markers and event records in order.
 		b.WriteString("inFlightEvents:")
 		if len(s.InFlightEvents) == 0 {

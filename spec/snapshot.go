@@ -29,6 +29,11 @@ type Snapshot struct {
 	// InFlightEvents is the hints profile's in-flight list (R15); always
 	// empty in the classic profile.
 	InFlightEvents []InFlightEntry
+	// PodGroups is the podgroups profile's state of pod groups (entities,
+	// pending and incomplete members, open cycles); nil in the other
+	// profiles. Members waiting in pendingPodGroupPods or
+	// incompletePodGroupPods are listed there, not in the four places.
+	PodGroups *PodGroupsState
 }
 
 // Places returns the four places in Location order, for iteration.
@@ -116,6 +121,7 @@ func (s *Snapshot) Diff(o *Snapshot) string {
 	if s.Closed != o.Closed {
 		fmt.Fprintf(&b, "Closed: %v != %v\n", s.Closed, o.Closed)
 	}
+	b.WriteString(s.PodGroups.Diff(o.PodGroups))
 	if !slices.EqualFunc(s.InFlightEvents, o.InFlightEvents, inFlightEntryEqual) {
 		fmt.Fprintf(&b, "InFlightEvents: %v != %v\n", s.InFlightEvents, o.InFlightEvents)
 	}
