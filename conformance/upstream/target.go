@@ -41,8 +41,11 @@ type Target struct {
 	// classic: the queue runs with queueing hints off (v1.33 only).
 	classic  bool
 	inFlight map[spec.PodKey]*framework.QueuedPodInfo
-	pods     *podLister
-	closed   bool // so that cleanup does not close twice: upstream Close panics then
+	// popped: the podgroups profile's popped groups, until the end of
+	// their cycle (podgroups_v137.go).
+	popped map[spec.PodGroupKey]poppedGroup
+	pods   *podLister
+	closed bool // so that cleanup does not close twice: upstream Close panics then
 	// base is the registry's metrics when the target was made; relabel
 	// corrects the series of wildcard moves (metrics.go).
 	base    conformance.Metrics
@@ -89,13 +92,17 @@ func newTarget(classic bool, prof conformance.TargetInfo) conformance.NewTarget 
 				return nil
 			}
 		}
+		if err := refusePodGroups(cfg); err != nil {
+			t.Fatal(err)
+			return nil
+		}
 		q, clk, pods, err := newQueue(cfg, start, classic)
 		if err != nil {
 			t.Fatal(err)
 		}
 		logger := klog.Background()
 		tg := &Target{q: q, clock: clk, logger: logger, ctx: klog.NewContext(context.Background(), logger), profile: observes(prof, cfg, classic), cfg: cfg, classic: classic,
-			inFlight: make(map[spec.PodKey]*framework.QueuedPodInfo), pods: pods,
+			inFlight: make(map[spec.PodKey]*framework.QueuedPodInfo), popped: make(map[spec.PodGroupKey]poppedGroup), pods: pods,
 			base: gatherMetrics(), relabel: make(map[conformance.IncomingSeries]int64)}
 		t.Cleanup(func() {
 			if !tg.closed {
@@ -136,7 +143,7 @@ func refuseClassic(cfg spec.Config) error {
 func observes(p conformance.TargetInfo, cfg spec.Config, classic bool) conformance.TargetInfo {
 	r := Release()
 	p.Observes = conformance.Observes{PodInfo: true, MoveRequestCycle: r.HasMoveRequestCycle, Metrics: classic}
-	if cfg.Profile == spec.ProfileHints && !classic {
+	if cfg.Profile.HasHints() && !classic {
 		p.Observes.InFlightEvents = true
 		p.Observes.HintCounts = r.HasHintCounts
 		p.Observes.MoveRequestCycle = r.HasHintCounts
@@ -221,6 +228,7 @@ func toV1(p *spec.Pod) *v1.Pod {
 		Spec:   v1.PodSpec{SchedulerName: SchedulerName, Priority: &prio},
 		Status: v1.PodStatus{Message: p.Status, NominatedNodeName: p.NominatedNodeName},
 	}
+	setGroup(pod, p.Group)
 	if len(p.RequiredAffinityTerms) > 0 {
 		var terms []v1.PodAffinityTerm
 		for _, t := range p.RequiredAffinityTerms {
@@ -238,7 +246,7 @@ func toV1(p *spec.Pod) *v1.Pod {
 func toSpec(p *v1.Pod) *spec.Pod {
 	out := &spec.Pod{Namespace: p.Namespace, Name: p.Name, UID: spec.UID(p.UID), Priority: priority(p),
 		Labels: p.Labels, ResourceVersion: p.ResourceVersion, Status: p.Status.Message,
-		NominatedNodeName: p.Status.NominatedNodeName}
+		NominatedNodeName: p.Status.NominatedNodeName, Group: groupOf(p)}
 	if a := p.Spec.Affinity; a != nil && a.PodAffinity != nil {
 		for _, t := range a.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
 			term := spec.AffinityTerm{Namespaces: t.Namespaces}
@@ -266,7 +274,7 @@ func toInfo(pi *framework.QueuedPodInfo) spec.QueuedPodInfo {
 func (t *Target) info(pi *framework.QueuedPodInfo) spec.QueuedPodInfo {
 	out := toInfo(pi)
 	out.GatingPlugin = gatingPlugin(t.cfg, pi, out.Pod)
-	if t.cfg.Profile != spec.ProfileHints {
+	if !t.cfg.Profile.HasHints() {
 		return out
 	}
 	out.UnschedulablePlugins = spec.NewPluginSet(sets.List(pi.UnschedulablePlugins)...)
@@ -297,6 +305,9 @@ func (t *Target) Add(p *spec.Pod) error {
 
 // Pop is R2. Upstream returns (nil, nil) once closed.
 func (t *Target) Pop() (*spec.QueuedPodInfo, int64, error) {
+	if err := t.popGuard(); err != nil {
+		return nil, 0, err
+	}
 	pi, err := pop(t.q, t.logger)
 	if err != nil {
 		return nil, 0, err
@@ -398,7 +409,7 @@ func (t *Target) Update(oldPod, newPod *spec.Pod) error {
 // keeps no copy of it.
 func (t *Target) updateInFlight(newPod *spec.Pod) {
 	pi, ok := t.inFlight[newPod.Key()]
-	if t.cfg.Profile != spec.ProfileHints || !ok || spec.UID(pi.Pod.UID) != newPod.UID {
+	if !t.cfg.Profile.HasHints() || !ok || spec.UID(pi.Pod.UID) != newPod.UID {
 		return
 	}
 	cp := *pi
@@ -505,7 +516,7 @@ func (t *Target) Snapshot() spec.Snapshot {
 	infos := func(pods []*v1.Pod) []spec.QueuedPodInfo {
 		var out []spec.QueuedPodInfo
 		for _, p := range pods {
-			if pi, ok := getPod(t.q, p.Name, p.Namespace); ok {
+			if pi, ok := lookupPod(t.q, p); ok {
 				out = append(out, t.info(pi))
 			}
 		}
@@ -528,6 +539,9 @@ func (t *Target) Snapshot() spec.Snapshot {
 	}
 	if t.profile.Observes.Closed {
 		s.MoveRequestCycle, s.Closed = -1, t.closed
+	}
+	if t.cfg.Profile == spec.ProfilePodGroups {
+		s.PodGroups = t.podGroupsState(&s)
 	}
 	return s
 }
