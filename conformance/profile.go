@@ -92,6 +92,11 @@ func constructTarget(tb testing.TB, newTarget NewTarget, cfg spec.Config, start 
 	case c.failed != "":
 		tb.Fatalf("conformance: the target's constructor failed: %s", c.failed)
 	}
+	if _, ok := tg.(spec.PodGroupQueue); !ok && cfg.Profile == spec.ProfilePodGroups {
+		// A queue that accepts the config but has no pod groups cannot
+		// run a podgroups scenario: n/a, never a pass.
+		return nil, "the target has no pod groups (spec.PodGroupQueue): the podgroups profile does not apply"
+	}
 	return tg, ""
 }
 

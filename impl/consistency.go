@@ -59,7 +59,9 @@ func (q *PriorityQueue) CheckConsistency() error {
 		case inActiveQ, inBackoffQ, inUnschedulablePods, inFlight:
 			count[e.loc]++
 		default:
-			bad("%s is indexed but in %s", e.info.Key(), e.loc)
+			if !q.groups.holds(e) { // the podgroups layer's places
+				bad("%s is indexed but in %s", e.info.Key(), e.loc)
+			}
 		}
 	}
 	q.activeQ.check(keyed, count[inActiveQ], func(e *entry) (int32, int64) {

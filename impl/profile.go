@@ -167,8 +167,11 @@ func (v view) pods(f func(*entry)) { v.q.pods.all(f) }
 // newProfile is the one place the queue looks at cfg.Profile. cfg is the
 // queue's own copy.
 func newProfile(cfg *spec.Config) profile {
-	if cfg.Profile == spec.ProfileHints {
+	switch cfg.Profile {
+	case spec.ProfileHints:
 		return newHints(cfg)
+	case spec.ProfilePodGroups:
+		return &podgroupsProfile{newHints(cfg)}
 	}
 	return &classic{cfg: cfg, gates: newGates(cfg)}
 }

@@ -114,6 +114,9 @@ type PriorityQueue struct {
 	// nominator (R18, both profiles).
 	p   profile
 	nom *nominator
+	// groups holds the members of pod groups in the podgroups profile
+	// (podgroups.go); nil in the others.
+	groups *groupLayer
 }
 
 var _ spec.ObjectQueue = (*PriorityQueue)(nil)
@@ -158,6 +161,7 @@ func New(cfg spec.Config, opts ...Option) (*PriorityQueue, error) {
 		nom:              newNominator(),
 	}
 	q.p = newProfile(&q.cfg)
+	q.groups = newGroupLayer(q)
 	q.windowed = q.p.windowed()
 	q.activeQ = podHeap{where: inActiveQ, timeOf: func(e *entry) time.Time { return e.info.Timestamp }}
 	q.backoffQ = podHeap{where: inBackoffQ, timeOf: q.expiry}
@@ -321,6 +325,9 @@ func (q *PriorityQueue) Add(pod *spec.Pod) error {
 // Update of an unknown pod.
 func (q *PriorityQueue) addLocked(pod *spec.Pod, h hashes, update bool) error {
 	e := q.pods.findKey(h.key, pod.Namespace, pod.Name)
+	if q.groups.ownsKey(pod, e) {
+		return q.groups.add(pod, h, e) // G2
+	}
 	if e != nil && (e.loc == inActiveQ || e.loc == inFlight) {
 		return fmt.Errorf("%w: Add of %s, which is in %s", spec.ErrAlreadyQueued, pod.Key(), e.loc)
 	}
@@ -400,6 +407,9 @@ func (q *PriorityQueue) PopContext(ctx context.Context) (*spec.QueuedPodInfo, in
 // popLocked is R2 under mu: it takes the pod Pop takes from, the place
 // the profile named (activeQ, or backoffQ by ordering window).
 func (q *PriorityQueue) popLocked(from place) (*spec.QueuedPodInfo, int64, error) {
+	if from == groupNext {
+		return nil, 0, spec.ErrGroupEntity // G3: PopEntity's
+	}
 	var e *entry
 	why := noCount
 	if from == inActiveQ {
@@ -463,6 +473,10 @@ func (q *PriorityQueue) AddUnschedulableIfNotPresent(pInfo *spec.QueuedPodInfo, 
 	}
 	now := q.clock.Now()
 	e.info.Timestamp = now
+	if q.groups.owns(pod) {
+		q.groups.failed(e, flightUID, now) // G4
+		return nil
+	}
 	q.put(e, q.p.failed(view{q, now}, e, flightUID, podSchedulingCycle), now)
 	return nil
 }
@@ -552,6 +566,7 @@ func (q *PriorityQueue) moveRequest(occ spec.Occurrence, now time.Time, keep fun
 		}
 	})
 	q.scratch = choices
+	groups := q.groups.decide(occ, now, keep, stamp) // G10, reading only
 	q.metrics.event = occ.Event
 	for i := range choices {
 		c := &choices[i]
@@ -562,6 +577,7 @@ func (q *PriorityQueue) moveRequest(occ spec.Occurrence, now time.Time, keep fun
 		q.put(c.e, c.m, now)
 		c.e, c.g = nil, nil
 	}
+	q.groups.apply(groups, now, stamp)
 	q.scratchPeak = max(q.scratchPeak, len(choices))
 	if cap(choices) > maxKeptChoices {
 		q.scratch = nil // a burst's room goes back at once; smaller room, by shrink
@@ -584,6 +600,7 @@ func (q *PriorityQueue) FlushBackoffQCompleted() {
 		e := q.backoffQ.popMin()
 		q.put(e, q.p.fromBackoffQ(e, backoffComplete), now)
 	}
+	q.groups.flushBackoff(now)
 	q.shrink(now)
 }
 
@@ -626,7 +643,7 @@ func (q *PriorityQueue) FlushUnschedulablePodsLeftover() {
 	old, stamp := q.p.leftover(view{q, now})
 	// Only if some pod is a leftover: the request is then a move request
 	// in full (moveRequestCycle, the in-flight list).
-	if q.unschedulablePods.any(old) {
+	if q.unschedulablePods.any(old) || q.groups.anyOld(now) {
 		q.moveRequest(spec.Occurrence{Event: spec.EventUnschedulableTimeout}, now, old, stamp)
 	}
 }
@@ -643,6 +660,10 @@ func (q *PriorityQueue) Activate(pods []*spec.Pod) error {
 	now := q.clock.Now()
 	for _, p := range pods {
 		e := q.pods.findKey(keyHash(p.Namespace, p.Name), p.Namespace, p.Name)
+		if q.groups.ownsKey(p, e) {
+			q.groups.activate(p, now) // G7
+			continue
+		}
 		parked := e != nil && (e.loc == inUnschedulablePods || e.loc == inBackoffQ)
 		switch {
 		case !parked:
@@ -690,6 +711,9 @@ func (q *PriorityQueue) UpdateWithChange(oldPod, newPod *spec.Pod, change *spec.
 	q.mu.Lock()
 	defer q.unlock()
 	e := q.pods.findKey(h.key, newPod.Namespace, newPod.Name)
+	if err := q.groups.checkUpdate(e, oldPod, newPod); err != nil { // G9
+		return err
+	}
 	if err := q.uidHeldElsewhere(newPod, h, e); err != nil {
 		return err
 	}
@@ -727,6 +751,8 @@ func (q *PriorityQueue) UpdateWithChange(oldPod, newPod *spec.Pod, change *spec.
 		}
 	case inFlight:
 		q.p.updatedInFlight(e, oldPod, newPod, change)
+	default:
+		q.groups.updated(e, oldPod, newPod, change, q.clock.Now()) // G9
 	}
 	return nil
 }
@@ -745,6 +771,9 @@ func (q *PriorityQueue) Delete(pod *spec.Pod) error {
 			return nil
 		}
 		return fmt.Errorf("%w: Delete of %s", spec.ErrPodNotFound, pod.Key())
+	}
+	if q.groups.holds(e) {
+		q.groups.remove(e, q.clock.Now()) // G8
 	}
 	q.drop(e)
 	return nil
@@ -858,6 +887,7 @@ func (q *PriorityQueue) Snapshot() spec.Snapshot {
 		}
 	})
 	q.p.snapshot(&s)
+	q.groups.snapshot(&s)
 	q.mu.Unlock()
 	for _, pl := range []*[]spec.QueuedPodInfo{&s.ActiveQ, &s.BackoffQ, &s.UnschedulablePods, &s.InFlight} {
 		if len(*pl) == 0 {

@@ -55,8 +55,21 @@ func (m *Model) groups() *podgroups {
 	return g
 }
 
-// isMember is G1.
-func (m *Model) isMember(pod *spec.Pod) bool { return pod.Group != "" && m.groups() != nil }
+// isMember is G1: pod names a group, or the pod the queue holds under its
+// key does (the queue keeps its own object, as R8 says, so a caller's stale
+// object without the group does not make a member a pod alone).
+func (m *Model) isMember(pod *spec.Pod) bool { return m.groupOf(pod) != "" }
+
+// groupOf is the group of the member pod's key stands for, "" for none.
+func (m *Model) groupOf(pod *spec.Pod) spec.PodGroupKey {
+	if m.groups() == nil {
+		return ""
+	}
+	if r, ok := m.pods[pod.Key()]; ok && r.info.Pod.Group != "" {
+		return r.info.Pod.GroupKey()
+	}
+	return pod.GroupKey()
+}
 
 // members returns, sorted, the keys of the queued members of group k.
 func (m *Model) members(k spec.PodGroupKey) []spec.PodKey {
@@ -409,7 +422,7 @@ func (g *podgroups) flushBackoff(m *Model) {
 
 // activate is G7: Activate of a member activates its group's entity.
 func (g *podgroups) activate(m *Model, pod *spec.Pod) {
-	k := pod.GroupKey()
+	k := m.groupOf(pod)
 	if g.objects[k] == nil {
 		return
 	}

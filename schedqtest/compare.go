@@ -10,7 +10,8 @@ import (
 // Sentinels are the error values of package spec, in the order Sentinel
 // tries them.
 var Sentinels = []error{spec.ErrNilPod, spec.ErrInvalidPod, spec.ErrAlreadyQueued, spec.ErrPodNotFound,
-	spec.ErrNotInFlight, spec.ErrClosed, spec.ErrWouldBlock, spec.ErrInvalidEvent, spec.ErrInvalidConfig}
+	spec.ErrNotInFlight, spec.ErrClosed, spec.ErrWouldBlock, spec.ErrInvalidEvent, spec.ErrInvalidConfig,
+	spec.ErrInvalidPodGroup, spec.ErrPodGroupNotFound, spec.ErrPodGroupExists, spec.ErrGroupEntity}
 
 // Sentinel returns the spec sentinel err wraps, or nil if it wraps none (or
 // is nil).

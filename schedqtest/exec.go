@@ -47,12 +47,26 @@ type Executor struct {
 	tick     func(time.Duration) error
 	versions map[spec.PodKey]*spec.Pod
 	popped   map[spec.PodKey]Popped
+	// entities: the podgroups profile, where "pop" is PopEntity;
+	// groups and poppedGroups are its pod groups' last versions and what
+	// PopEntity returned for each (podgroups.go).
+	entities     bool
+	groups       map[spec.PodGroupKey]*spec.PodGroup
+	poppedGroups map[spec.PodGroupKey]PoppedGroup
 }
 
 // NewExecutor returns an executor for q whose "tick" calls tick (the
 // queue's clock step; nil makes tick a scenario error).
 func NewExecutor(q spec.Queue, tick func(time.Duration) error) *Executor {
-	return &Executor{q: q, tick: tick, versions: map[spec.PodKey]*spec.Pod{}, popped: map[spec.PodKey]Popped{}}
+	return &Executor{q: q, tick: tick, versions: map[spec.PodKey]*spec.Pod{}, popped: map[spec.PodKey]Popped{},
+		groups: map[spec.PodGroupKey]*spec.PodGroup{}, poppedGroups: map[spec.PodGroupKey]PoppedGroup{}}
+}
+
+// ForProfile makes "pop" PopEntity when p is the podgroups profile, and
+// returns e.
+func (e *Executor) ForProfile(p spec.Profile) *Executor {
+	e.entities = p == spec.ProfilePodGroups
+	return e
 }
 
 // Queue is the queue the executor drives.
@@ -79,6 +93,8 @@ type Outcome struct {
 	Nominated []string
 	// NominatedPods are those pods as the queue listed them.
 	NominatedPods []*spec.Pod
+	// Entity is what PopEntity returned (pop in the podgroups profile).
+	Entity *spec.QueuedEntity
 }
 
 // Err is the error the queue returned.
@@ -91,6 +107,9 @@ func (o Outcome) String() string {
 		return "error: " + ErrorText(o.Step.Err)
 	}
 	if o.Op.Kind == KindPop {
+		if o.Entity != nil {
+			return EntityText(o.Entity, o.Cycle)
+		}
 		return PopText(o.Popped, o.Cycle)
 	}
 	if o.Op.Kind == KindNominated {
@@ -144,6 +163,13 @@ func (e *Executor) Apply(op Op) (Outcome, error) {
 		}
 		if op.Choose != "" {
 			return o, fmt.Errorf("pop choose=%s: only a model run can choose", op.Choose)
+		}
+		if e.entities {
+			pq, err := e.podGroupQueue(op.Kind)
+			if err != nil {
+				return o, err
+			}
+			return e.ApplyPopEntity(pq.PopEntity), nil
 		}
 		return e.ApplyPop(q.Pop), nil
 	case KindFail:
@@ -222,6 +248,10 @@ func (e *Executor) Apply(op Op) (Outcome, error) {
 		o.Step.Err = q.Done(spec.UID(op.UID))
 	case KindClose:
 		q.Close()
+	case KindPodGroupAdd, KindPodGroupUpdate, KindPodGroupDelete, KindAttempted:
+		if err := e.applyPodGroupOp(op, &o); err != nil {
+			return o, err
+		}
 	case KindNominate, KindNominated:
 		n, ok := q.(spec.Nominator)
 		if !ok {
@@ -317,6 +347,9 @@ func (e *Executor) UpdatePods(op Op) (oldPod, newPod *spec.Pod) {
 	}
 	if op.Rename != "" {
 		nw.Name, nw.UID = op.Rename, UIDOf(op.Rename)
+	}
+	if op.Pod.Group != nil {
+		nw.Group = *op.Pod.Group
 	}
 	return oldPod, &nw
 }

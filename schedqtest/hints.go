@@ -145,8 +145,10 @@ func ClassicGates() spec.PreEnqueuePlugins {
 // ConfigFor returns the config a scenario of profile p starts from:
 // Config() for the classic profile, HintsConfig() for the hints profile.
 func ConfigFor(p spec.Profile) spec.Config {
-	if p == spec.ProfileHints {
-		return HintsConfig()
+	if p.HasHints() {
+		c := HintsConfig()
+		c.Profile = p
+		return c
 	}
 	return Config()
 }

@@ -35,7 +35,7 @@ func NewModelRun(cfg spec.Config, start time.Time) (*ModelRun, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &ModelRun{Model: m, Exec: NewExecutor(m, m.Step), start: start, cfg: cfg}, nil
+	return &ModelRun{Model: m, Exec: NewExecutor(m, m.Step).ForProfile(cfg.Profile), start: start, cfg: cfg}, nil
 }
 
 // Render is the model's state as scenarios print it.
@@ -60,6 +60,18 @@ func (r *ModelRun) Apply(op Op) (Outcome, string, error) {
 
 // ApplyOnly is Apply without waking the waiting Pops.
 func (r *ModelRun) ApplyOnly(op Op) (Outcome, string, error) {
+	if op.Kind == KindPop && r.Exec.entities && (op.Blocked || op.Choose != "") {
+		if op.Blocked {
+			return Outcome{}, "", fmt.Errorf("%w: pop blocked is not in the podgroups profile's language", ErrScenario)
+		}
+		k := EntityKeyOf(op.Choose)
+		if !slices.Contains(r.Model.EntityCandidates(), k) && !r.Model.Closed() {
+			return Outcome{}, "", fmt.Errorf("%w: pop choose=%s: PopEntity may return only %v", ErrScenario, op.Choose, r.Model.EntityCandidates())
+		}
+		o := r.Exec.ApplyPopEntity(func() (spec.QueuedEntity, int64, error) { return r.Model.PopEntityKey(k) })
+		o.Op = op
+		return o, o.String(), nil
+	}
 	if op.Kind == KindPop && op.Blocked {
 		if len(r.Model.PopCandidates()) > 0 || r.Model.Closed() {
 			return Outcome{}, "", fmt.Errorf("%w: pop blocked: this Pop would not block (activeQ holds %v, closed=%v); write pop",

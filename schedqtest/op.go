@@ -28,12 +28,15 @@ const (
 	KindAssignedAdd, KindAssignedUpdate           Kind = "assigned-add", "assigned-update"
 	KindDone, KindClose                           Kind = "done", "close"
 	KindNominate, KindNominated                   Kind = "nominate", "nominated"
+	// The podgroups profile's (G5, G11; podgroups.go).
+	KindPodGroupAdd, KindPodGroupUpdate, KindPodGroupDelete Kind = "podgroup-add", "podgroup-update", "podgroup-delete"
+	KindAttempted                                           Kind = "attempted"
 )
 
 // Kinds lists every operation of the language, in rule order.
 var Kinds = []Kind{KindAdd, KindPop, KindFail, KindMove, KindFlushBackoff, KindFlushLeftover, KindTick,
 	KindActivate, KindUpdate, KindDelete, KindAssignedAdd, KindAssignedUpdate, KindDone, KindClose,
-	KindNominate, KindNominated}
+	KindNominate, KindNominated, KindPodGroupAdd, KindPodGroupUpdate, KindPodGroupDelete, KindAttempted}
 
 var kindRules = map[Kind]spec.Rule{
 	KindAdd: spec.R1Add, KindPop: spec.R2Pop, KindFail: spec.R3AddUnschedulable,
@@ -42,6 +45,8 @@ var kindRules = map[Kind]spec.Rule{
 	KindAssignedAdd: spec.R11AssignedPod, KindAssignedUpdate: spec.R11AssignedPod,
 	KindDone: spec.R12Done, KindClose: spec.R13Close,
 	KindNominate: spec.R18Nominator, KindNominated: spec.R18Nominator,
+	KindPodGroupAdd: spec.G11PodGroupObj, KindPodGroupUpdate: spec.G11PodGroupObj, KindPodGroupDelete: spec.G11PodGroupObj,
+	KindAttempted: spec.G5GroupAttempt,
 }
 
 // Rule is the rule the operation performs ("clock tick" for tick).
@@ -73,6 +78,9 @@ type PodRef struct {
 	// Affinity, if not nil, gives the pod one required pod-affinity term
 	// matching these labels in its own namespace (R11).
 	Affinity map[string]string
+	// Group, if set, is the pod group the pod names (Pod.Group, G1):
+	// "group=g1" on add; on update, a new group (bad input, G9).
+	Group *string
 }
 
 // Key is the key of the pod the reference names.
@@ -104,6 +112,9 @@ func (r PodRef) Build() *spec.Pod {
 	}
 	if r.Affinity != nil {
 		p.RequiredAffinityTerms = []spec.AffinityTerm{{MatchLabels: maps.Clone(r.Affinity)}}
+	}
+	if r.Group != nil {
+		p.Group = *r.Group
 	}
 	return p
 }
@@ -172,6 +183,13 @@ type Op struct {
 	// "events=(...)", spec.PodChange); nil: the queue derives it. An
 	// update with a verdict needs a spec.ObjectQueue.
 	Change *spec.PodChange
+	// Group: podgroup-add, podgroup-update, podgroup-delete, attempted:
+	// the pod group's name (namespace "ns").
+	Group string
+	// GroupPriority: podgroup-add and podgroup-update, "prio=N".
+	GroupPriority int32
+	// Status: attempted, "status=success|rejected|error" (G5).
+	Status spec.AttemptStatus
 }
 
 // NeedsObjectQueue reports whether the operation carries what only a
@@ -363,6 +381,8 @@ func OpFromArgs(cmd string, args []datadriven.CmdArg) (Op, error) {
 		} else {
 			op.UID = string(UIDOf(p.name()))
 		}
+	case KindPodGroupAdd, KindPodGroupUpdate, KindPodGroupDelete, KindAttempted:
+		p.podGroupArgs(&op)
 	default:
 		return Op{}, fmt.Errorf("unknown operation %q; the operations are %v", cmd, Kinds)
 	}
@@ -546,6 +566,10 @@ func (p *argParser) podRef(allowPrio, allowNil bool) PodRef {
 	if p.has("affinity") {
 		r.Affinity = p.labels("affinity")
 	}
+	if p.has("group") {
+		s := p.str("group")
+		r.Group = &s
+	}
 	return r
 }
 
@@ -621,6 +645,8 @@ func (o Op) String() string {
 		if o.NewObject != nil {
 			w = append(w, "new="+o.NewObject.String())
 		}
+	case KindPodGroupAdd, KindPodGroupUpdate, KindPodGroupDelete, KindAttempted:
+		w = append(w, o.podGroupWords()...)
 	case KindTick:
 		w = append(w, o.Duration.String())
 	case KindActivate:
@@ -660,6 +686,9 @@ func (r PodRef) words() []string {
 	}
 	if r.Affinity != nil {
 		w = append(w, "affinity=("+labelList(r.Affinity)+")")
+	}
+	if r.Group != nil {
+		w = append(w, "group="+*r.Group)
 	}
 	return w
 }

@@ -292,6 +292,17 @@ func opGen() *rapid.Generator[schedqtest.Op] {
 			op.Event = eventGen().Draw(t, "event")
 		case schedqtest.KindDone:
 			op.UID = rapid.SampledFrom([]string{"uid-a", "uid-", "ghost", "uid-nil", "u"}).Draw(t, "uid")
+		case schedqtest.KindPodGroupAdd, schedqtest.KindPodGroupUpdate, schedqtest.KindPodGroupDelete, schedqtest.KindAttempted:
+			op.Group = rapid.SampledFrom([]string{"g1", "g-2"}).Draw(t, "group")
+			switch op.Kind {
+			case schedqtest.KindAttempted:
+				op.Status = rapid.SampledFrom([]spec.AttemptStatus{spec.AttemptSuccess, spec.AttemptRejected, spec.AttemptError}).Draw(t, "status")
+			case schedqtest.KindPodGroupAdd, schedqtest.KindPodGroupUpdate:
+				op.GroupPriority = rapid.Int32Range(-3, 3).Draw(t, "prio")
+			}
+		}
+		if op.Kind == schedqtest.KindAdd && !op.Pod.Nil && rapid.Bool().Draw(t, "group?") {
+			op.Pod.Group = ptr(rapid.SampledFrom([]string{"g1", "g-2"}).Draw(t, "member of"))
 		}
 		return op
 	})

@@ -216,7 +216,7 @@ func ParseConfig(args []datadriven.CmdArg) (ConfigChange, error) {
 	if c.Gates && c.Profile != spec.ProfileClassic {
 		return c, fmt.Errorf("config: gates=on is for the classic profile; the hints profile always has its PreEnqueue plugins")
 	}
-	if c.ZoneHint && c.Profile != spec.ProfileHints {
+	if c.ZoneHint && !c.Profile.HasHints() {
 		return c, fmt.Errorf("config: zone-hint=on is for the hints profile; the classic profile has no queueing hints")
 	}
 	return c, nil

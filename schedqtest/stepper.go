@@ -89,7 +89,7 @@ func NewStepper(cfg spec.Config, start time.Time, target spec.Queue, tick func(t
 	if opts.Wait == 0 {
 		opts.Wait = 10 * time.Second
 	}
-	return &Stepper{Cfg: cfg, Start: start, Target: target, Exec: NewExecutor(target, t), Shadow: m, Opts: opts,
+	return &Stepper{Cfg: cfg, Start: start, Target: target, Exec: NewExecutor(target, t).ForProfile(cfg.Profile), Shadow: m, Opts: opts,
 		results: make(chan popResult, 64)}, nil
 }
 
@@ -174,6 +174,16 @@ func (s *Stepper) Step(op Op) (st Step, err error) {
 	}()
 	var record spec.StepRecord
 	switch {
+	case op.Kind == KindPop && s.Exec.entities:
+		// The podgroups profile: pop is PopEntity (G3).
+		if op.Blocked {
+			return st, fmt.Errorf("%w: pop blocked is not in the podgroups profile's language", ErrScenario)
+		}
+		r, err := s.stepPopEntity(&st)
+		if err != nil {
+			return st, err
+		}
+		record = r
 	case op.Kind == KindPop && op.Blocked:
 		// Nothing may change until an operation wakes the Pop: as a
 		// failed Pop, the step invariants check exactly that.
@@ -532,7 +542,7 @@ func (s *Stepper) Close() {
 // of backoffQ, which Pop takes when activeQ is empty (R2h).
 func poppable(cfg spec.Config, snap spec.Snapshot) int {
 	n := len(snap.ActiveQ)
-	if cfg.Profile == spec.ProfileHints {
+	if cfg.Profile.HasHints() {
 		for i := range snap.BackoffQ {
 			if len(snap.BackoffQ[i].Rejectors()) > 0 {
 				n++

@@ -29,14 +29,17 @@ func (sc *Scenario) opFromArgs(cmd string, args []datadriven.CmdArg) (Op, error)
 // name: the plugins of its registry, UnregisteredPlugin (registered for
 // nothing) and, in the hints profile, the PreEnqueue plugins.
 func ProfilePlugins(p spec.Profile) []string {
-	if p == spec.ProfileHints {
+	if p.HasHints() {
 		return slices.Concat(HintsPlugins, []string{PluginHold})
 	}
 	return Plugins
 }
 
 func checkOpForProfile(op Op, p spec.Profile) error {
-	if p != spec.ProfileHints && op.Pending != nil {
+	if p != spec.ProfilePodGroups && op.IsPodGroupOp() {
+		return fmt.Errorf("%s: pod groups (group=, podgroup-*, attempted) are of the podgroups profile only (G1-G11); add \"config profile=podgroups\" before the first operation", op.Kind)
+	}
+	if !p.HasHints() && op.Pending != nil {
 		return fmt.Errorf("%s: pending= is an argument of the hints profile only (R3h); this scenario is classic: add \"config profile=hints\" before the first operation, or drop pending=", op.Kind)
 	}
 	known := ProfilePlugins(p)

@@ -53,6 +53,9 @@ func (s *Snapshot) Format(start time.Time, cfg Config) string {
 			b.WriteString(formatPodName(p.Pod))
 			var f []string
 			if p.Pod != nil {
+				if p.Pod.Group != "" && s.PodGroups != nil {
+					f = append(f, "group="+p.Pod.Group)
+				}
 				if p.Pod.Priority != 0 {
 					f = append(f, fmt.Sprintf("prio=%d", p.Pod.Priority))
 				}
@@ -81,7 +84,9 @@ func (s *Snapshot) Format(start time.Time, cfg Config) string {
 				f = append(f, "first="+t(p.InitialAttemptTimestamp))
 			}
 			f = append(f, fmt.Sprintf("attempts=%d", p.Attempts))
-			if pl.Loc == InBackoffQ {
+			// A member backs off with its group: the entity's expiry is
+			// the one that counts (G6), shown on the entity.
+			if pl.Loc == InBackoffQ && (p.Pod == nil || p.Pod.Group == "" || s.PodGroups == nil) {
 				f = append(f, "expiry="+t(cfg.BackoffExpiry(p)))
 			}
 			if len(p.UnschedulablePlugins) > 0 {
