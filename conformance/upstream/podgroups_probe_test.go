@@ -41,7 +41,7 @@ import (
 // earlier fails in its binding cycle on a goroutine of its own.
 //
 // The concurrent runs take SCHEDQ_PROBE_ITERATIONS iterations (default
-// 1000, so that the package's full run stays short; the rates in the doc
+// 500, so that the package's full run stays short; the rates in the doc
 // are from 2000).
 
 const (
@@ -172,7 +172,7 @@ func (w *pgWorld) group(name string) (*framework.QueuedPodGroupInfo, bool) {
 
 // probeIterations is the concurrent runs' iteration count.
 func probeIterations(t *testing.T) int {
-	n := 1000
+	n := 500
 	if s := os.Getenv("SCHEDQ_PROBE_ITERATIONS"); s != "" {
 		v, err := strconv.Atoi(s)
 		if err != nil || v < 1 {

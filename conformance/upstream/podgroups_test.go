@@ -141,7 +141,7 @@ func TestPodGroupsAgreesWithModel(t *testing.T) {
 						t.Fatal(err)
 					}
 				}},
-				{q: up.(*Target), advance: up.Advance, obs: up.Info().Observes},
+				{q: up.(groupQueue), advance: up.Advance, obs: up.Info().Observes},
 			}
 			for _, s := range sides {
 				s.groups, s.pods = map[spec.PodGroupKey]*spec.QueuedPodGroupInfo{}, map[spec.PodKey]*spec.QueuedPodInfo{}
@@ -204,9 +204,9 @@ var _ concurrent.PodGroupTarget = (*concurrentTarget)(nil)
 // and stranded-pending, probes (a) and (b) of docs/podgroups-upstream.md,
 // whose sequential reproductions are in podgroups_probe_test.go. The
 // third, late-member-failure, must keep the contract.
-// SCHEDQ_PROBE_ITERATIONS sets the trials (default 300).
+// SCHEDQ_PROBE_ITERATIONS sets the trials (default 200).
 func TestConcurrentPodGroups(t *testing.T) {
-	n := 300
+	n := 200
 	if s := os.Getenv("SCHEDQ_PROBE_ITERATIONS"); s != "" {
 		v, err := strconv.Atoi(s)
 		if err != nil || v < 1 {
@@ -214,5 +214,13 @@ func TestConcurrentPodGroups(t *testing.T) {
 		}
 		n = v
 	}
-	concurrent.RunPodGroupRaces(t, concurrentSafe(QueueingHints(), false), n, "cleared-marker", "stranded-pending")
+	concurrent.RunPodGroupRaces(t, groupSafe(QueueingHints()), n, "cleared-marker", "stranded-pending")
+}
+
+// groupSafe is concurrentSafe for the podgroups profile's target.
+func groupSafe(newTarget conformance.NewTarget) conformance.NewTarget {
+	return func(t testing.TB, cfg spec.Config, start time.Time) conformance.Target {
+		g := newTarget(t, cfg, start).(groupTarget)
+		return &concurrentTarget{Target: g.Target, popSem: make(chan struct{}, 1), changed: make(chan struct{})}
+	}
 }

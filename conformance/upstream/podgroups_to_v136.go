@@ -7,6 +7,7 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/backend/queue"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 
+	"github.com/schedq/schedq/conformance"
 	"github.com/schedq/schedq/spec"
 )
 
@@ -29,3 +30,5 @@ func lookupPod(q *queue.PriorityQueue, p *v1.Pod) (*framework.QueuedPodInfo, boo
 func (t *Target) popGuard() error { return nil }
 
 func (t *Target) podGroupsState(*spec.Snapshot) *spec.PodGroupsState { return nil }
+
+func wrapProfile(t *Target) conformance.Target { return t }

@@ -20,6 +20,7 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/backend/queue"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 
+	"github.com/schedq/schedq/conformance"
 	"github.com/schedq/schedq/spec"
 )
 
@@ -399,4 +400,57 @@ func readPodGroupInternals(q *queue.PriorityQueue) (podGroupInternals, bool) {
 	out.lastPopped = lp.String()
 	amu.RUnlock()
 	return out, true
+}
+
+// groupTarget is the target of the podgroups profile: Target with
+// spec.ObjectQueue's two calls, so that it is a spec.PodGroupQueue, which
+// the scenario runner asks of a podgroups target. The classic and hints
+// targets stay without them (their scenarios with caller objects are n/a
+// on upstream). Upstream takes a move's pod objects but hands its hints
+// no other caller object through this adapter, and decides an update's
+// verdict itself: those two are refused with ErrNoCallerObjects, and
+// nothing changes.
+type groupTarget struct{ *Target }
+
+var _ spec.PodGroupQueue = groupTarget{}
+
+// errNoCallerObjects: what groupTarget cannot pass to upstream.
+var errNoCallerObjects = errors.New("upstream adapter: takes no caller objects other than pods, and no update verdicts (upstream decides an update's events itself)")
+
+// wrapProfile is the target for cfg's profile.
+func wrapProfile(t *Target) conformance.Target {
+	if t.cfg.Profile == spec.ProfilePodGroups {
+		return groupTarget{t}
+	}
+	return t
+}
+
+// MoveAllToActiveOrBackoffQueueWithObjects is R4h with the event's pods.
+func (g groupTarget) MoveAllToActiveOrBackoffQueueWithObjects(occ spec.Occurrence, pre spec.PreEnqueueCheck) error {
+	if err := occ.Validate(); err != nil {
+		return err
+	}
+	if occ.OldObject != nil || occ.NewObject != nil {
+		return errNoCallerObjects
+	}
+	var oldObj, newObj any
+	if occ.Old != nil {
+		oldObj = toV1(occ.Old)
+	}
+	if occ.New != nil {
+		newObj = toV1(occ.New)
+	}
+	g.countedMove(occ.Event, func() {
+		g.q.MoveAllToActiveOrBackoffQueue(g.logger, toEvent(occ.Event), oldObj, newObj, g.preCheck(pre))
+	})
+	return nil
+}
+
+// UpdateWithChange is R9h; upstream derives the verdict itself, so only a
+// nil change (Update's own) is taken.
+func (g groupTarget) UpdateWithChange(oldPod, newPod *spec.Pod, change *spec.PodChange) error {
+	if change != nil {
+		return errNoCallerObjects
+	}
+	return g.Update(oldPod, newPod)
 }
