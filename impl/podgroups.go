@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/schedq/schedq/spec"
@@ -37,8 +38,56 @@ const (
 	groupNext
 )
 
-// podgroupsProfile is the hints profile with Pop's choice over entities.
-type podgroupsProfile struct{ *hints }
+// podgroupsProfile is the hints profile with Pop's choice over entities;
+// layer is the queue's groupLayer, for the consistency check.
+type podgroupsProfile struct {
+	*hints
+	layer *groupLayer
+}
+
+// check verifies the hints profile's in-flight list and the layer: every
+// indexed member at one of the layer's places is where the layer keeps
+// it, and every member the layer keeps is indexed there (IG1).
+func (p *podgroupsProfile) check(keyed map[*entry]bool, bad func(string, ...any)) {
+	p.hints.check(keyed, bad)
+	g := p.layer
+	held := map[*entry]bool{}
+	for k, ent := range g.active {
+		if g.entities[k] != ent || ent.place != inActiveQ {
+			bad("entity %s is among the active ones but not in activeQ", k)
+		}
+	}
+	for k, ent := range g.entities {
+		if (ent.place == inActiveQ) != (g.active[k] == ent) {
+			bad("entity %s in %d: the active index disagrees", k, ent.place)
+		}
+		if ent.key != k || len(ent.members) == 0 || g.objects[k] == nil {
+			bad("IG1: entity %s: key %s, %d members, object known %v", k, ent.key, len(ent.members), g.objects[k] != nil)
+		}
+		for i, m := range ent.members {
+			if m.loc != inEntity || m.info.Pod.GroupKey() != k || held[m] {
+				bad("IG1: member %s of entity %s is at %d, of group %s, or twice", describe(m), k, m.loc, m.info.Pod.GroupKey())
+			}
+			if i > 0 && compareKeys(ent.members[i-1].info.Pod, m.info.Pod) >= 0 {
+				bad("entity %s: members not sorted at %s", k, describe(m))
+			}
+			held[m] = true
+		}
+	}
+	for k, ws := range g.waiting {
+		for pk, e := range ws {
+			if e.info.Key() != pk || e.info.Pod.GroupKey() != k || (e.loc != inPending && e.loc != inIncomplete) || held[e] {
+				bad("IG1: waiting member %s of group %s at %d", describe(e), k, e.loc)
+			}
+			held[e] = true
+		}
+	}
+	for e := range keyed {
+		if g.holds(e) != held[e] {
+			bad("IG1: %s at %d: indexed and held by the layer disagree", describe(e), e.loc)
+		}
+	}
+}
 
 // popFrom (D4) is R2h over entities (G3): the next entity is a group when
 // a group's entity in activeQ precedes the first pod of activeQ (ties go
@@ -77,7 +126,16 @@ type groupLayer struct {
 	// waiting are the members in pendingPodGroupPods and
 	// incompletePodGroupPods, by group; each entry's loc says which.
 	waiting map[spec.PodGroupKey]map[spec.PodKey]*entry
-	seq     uint64
+	// active are the entities of entities in activeQ, so that Pop's
+	// choice does not scan the parked ones.
+	active map[spec.PodGroupKey]*gentity
+	seq    uint64
+}
+
+// drop takes ent out of the queue's entities.
+func (g *groupLayer) drop(ent *gentity) {
+	delete(g.entities, ent.key)
+	delete(g.active, ent.key)
 }
 
 // newGroupLayer returns the layer of q's profile: nil unless podgroups.
@@ -86,9 +144,10 @@ func newGroupLayer(q *PriorityQueue) *groupLayer {
 	if !ok {
 		return nil
 	}
-	return &groupLayer{q: q, h: p.hints, objects: map[spec.PodGroupKey]*spec.PodGroup{},
+	p.layer = &groupLayer{q: q, h: p.hints, objects: map[spec.PodGroupKey]*spec.PodGroup{},
 		entities: map[spec.PodGroupKey]*gentity{}, inCycle: map[spec.PodGroupKey]bool{},
-		waiting: map[spec.PodGroupKey]map[spec.PodKey]*entry{}}
+		waiting: map[spec.PodGroupKey]map[spec.PodKey]*entry{}, active: map[spec.PodGroupKey]*gentity{}}
+	return p.layer
 }
 
 var _ spec.PodGroupQueue = (*PriorityQueue)(nil)
@@ -116,10 +175,7 @@ func (g *groupLayer) best() *gentity {
 	}
 	var b *gentity
 	var bo spec.QueuedPodInfo
-	for _, e := range g.entities {
-		if e.place != inActiveQ {
-			continue
-		}
+	for _, e := range g.active {
 		o := spec.GroupOrderInfo(g.objects[e.key], &e.params)
 		if b == nil || spec.Less(&o, &bo) || !spec.Less(&bo, &o) && e.seq < b.seq {
 			b, bo = e, o
@@ -134,9 +190,25 @@ func (g *groupLayer) best() *gentity {
 // puts ent towards to, or gated in unschedulablePods by the first member
 // refused (G2).
 func (g *groupLayer) admit(ent *gentity, to place, now time.Time) {
+	g.admitWith(ent, to, now, g.refusals(ent))
+}
+
+// refusals runs the PreEnqueue plugins (caller code) for each member of
+// ent and returns, member by member, the plugin that refuses it ("":
+// admitted). It changes nothing.
+func (g *groupLayer) refusals(ent *gentity) []string {
+	out := make([]string, len(ent.members))
+	for i, m := range ent.members {
+		out[i] = g.h.preEnqueue(m.info.Pod, m.info.gating())
+	}
+	return out
+}
+
+// admitWith is admit with the refusals already known.
+func (g *groupLayer) admitWith(ent *gentity, to place, now time.Time, refused []string) {
 	gate := ""
-	for _, m := range ent.members {
-		if name := g.h.preEnqueue(m.info.Pod, m.info.gating()); name != "" {
+	for i, m := range ent.members {
+		if name := refused[i]; name != "" {
 			g.q.gate(m, name)
 			if gate == "" {
 				gate = name
@@ -156,6 +228,11 @@ func (g *groupLayer) admit(ent *gentity, to place, now time.Time) {
 func (g *groupLayer) put(ent *gentity, to place, now time.Time) {
 	ent.place = to
 	g.entities[ent.key] = ent
+	if to == inActiveQ {
+		g.active[ent.key] = ent
+	} else {
+		delete(g.active, ent.key)
+	}
 	for _, m := range ent.members {
 		m.loc = inEntity
 	}
@@ -180,7 +257,7 @@ func (g *groupLayer) put(ent *gentity, to place, now time.Time) {
 func (g *groupLayer) replace(ent *gentity, now time.Time) {
 	switch {
 	case len(ent.members) == 0:
-		delete(g.entities, ent.key)
+		g.drop(ent)
 	case ent.place == inUnschedulablePods:
 		g.put(ent, inUnschedulablePods, now)
 	case ent.place == inBackoffQ && spec.GroupIsBackingOff(ent.params.BackoffExpiry, now):
@@ -290,14 +367,18 @@ func (g *groupLayer) failed(e *entry, flightUID spec.UID, now time.Time) {
 	g.place(e, now)
 }
 
-// decision is a move request's verdict for one parked entity.
+// decision is a move request's verdict for one parked entity, with its
+// members' PreEnqueue verdicts.
 type decision struct {
-	ent *gentity
-	to  place
+	ent     *gentity
+	to      place
+	refused []string
 }
 
-// decide is G10's first phase: which parked entities occ moves, and
-// where. It only reads (the hints and the caller's keep may panic). keep
+// decide is G10's first phase: which parked entities occ moves, where,
+// and what PreEnqueue says of their members. It only reads: the hints,
+// the caller's keep and the PreEnqueue plugins may panic, and the move
+// request is all or nothing (moveRequest). keep
 // selects by members; for the leftover flush (stamp) entities are taken
 // by their own age instead.
 func (g *groupLayer) decide(occ spec.Occurrence, now time.Time, keep func(*entry) bool, stamp bool) []decision {
@@ -305,8 +386,7 @@ func (g *groupLayer) decide(occ spec.Occurrence, now time.Time, keep func(*entry
 		return nil
 	}
 	var out []decision
-	for _, k := range slices.Sorted(maps.Keys(g.entities)) {
-		ent := g.entities[k]
+	for _, ent := range g.entities {
 		if ent.place != inUnschedulablePods {
 			continue
 		}
@@ -321,9 +401,12 @@ func (g *groupLayer) decide(occ spec.Occurrence, now time.Time, keep func(*entry
 			continue
 		}
 		if to := g.strategyPlace(ent, occ, now); to != nowhere {
-			out = append(out, decision{ent, to})
+			out = append(out, decision{ent, to, g.refusals(ent)})
 		}
 	}
+	// In key order, so that the groups entering activeQ together tie
+	// there in the same order on every run.
+	slices.SortFunc(out, func(a, b decision) int { return strings.Compare(string(a.ent.key), string(b.ent.key)) })
 	return out
 }
 
@@ -349,7 +432,7 @@ func (g *groupLayer) apply(ds []decision, now time.Time, stamp bool) {
 		if stamp {
 			d.ent.params.FlushTimestamp = now
 		}
-		g.admit(d.ent, d.to, now)
+		g.admitWith(d.ent, d.to, now, d.refused)
 	}
 }
 
@@ -525,7 +608,7 @@ func (q *PriorityQueue) PopEntity() (spec.QueuedEntity, int64, error) {
 func (g *groupLayer) pop() (spec.QueuedEntity, int64, error) {
 	q := g.q
 	ent := g.best()
-	delete(g.entities, ent.key)
+	g.drop(ent)
 	ent.params.Attempts++
 	out := &spec.QueuedPodGroupInfo{PodGroup: g.objects[ent.key], EntityParams: ent.params}
 	for _, m := range ent.members {
@@ -670,7 +753,7 @@ func (q *PriorityQueue) DeletePodGroup(pg *spec.PodGroup) error {
 		g.wait(e, inIncomplete)
 	}
 	if ent, ok := g.entities[k]; ok {
-		delete(g.entities, k)
+		g.drop(ent)
 		for _, e := range ent.members {
 			g.wait(e, inIncomplete)
 		}

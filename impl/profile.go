@@ -171,7 +171,7 @@ func newProfile(cfg *spec.Config) profile {
 	case spec.ProfileHints:
 		return newHints(cfg)
 	case spec.ProfilePodGroups:
-		return &podgroupsProfile{newHints(cfg)}
+		return &podgroupsProfile{hints: newHints(cfg)}
 	}
 	return &classic{cfg: cfg, gates: newGates(cfg)}
 }

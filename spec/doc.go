@@ -7,8 +7,8 @@
 // contract (go doc ./spec Queue). This overview only maps it; where the two
 // differ, Queue is right and this overview is wrong.
 //
-// The contract has two profiles, selected by Config.Profile (see Profile
-// for the decisions D1-D7 in which they differ):
+// The contract has three profiles, selected by Config.Profile (see Profile
+// for the decisions D1-D7 in which the first two differ):
 //
 //   - ProfileClassic (the zero value): the classic upstream queue,
 //     kube-scheduler v1.33.13, pkg/scheduler/backend/queue, with the feature
@@ -21,6 +21,11 @@
 //     under the classic text, its invariants I2h-I5h and I7 beside the
 //     shared I1 and I6 (hints_invariants.go). PreEnqueue (R17), the
 //     nominator (R18) and caller objects (R19) belong to both profiles.
+//   - ProfilePodGroups: the hints profile plus pod groups, v1.37.2 with
+//     GenericWorkload on: the members of a pod group are queued, popped and
+//     backed off as one entity. Its rules are G1-G11 and its invariants
+//     IG1-IG4, on PodGroupQueue (podgroups.go), an optional interface as
+//     ObjectQueue is.
 //
 // The overview below is the classic profile's.
 //

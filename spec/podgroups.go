@@ -328,9 +328,10 @@ func GroupOrderInfo(g *PodGroup, p *EntityParams) QueuedPodInfo {
 // G2 Add of a member (upstream addPodGroupMember): the member gets a fresh
 // QueuedPodInfo (R1h) and goes, by the first that applies: its group
 // unknown, to incompletePodGroupPods; its group's entity queued, into that
-// entity, which is then placed again by the place it was in (from activeQ
-// towards activeQ, from backoffQ towards backoffQ if still backing off
-// else activeQ, from unschedulablePods it stays), through PreEnqueue;
+// entity, which is then placed again by the place it was in: from
+// activeQ towards activeQ, from backoffQ towards backoffQ if still backing
+// off (G6) else activeQ, both through PreEnqueue; from unschedulablePods
+// it stays, PreEnqueue not asked (as upstream);
 // its group's cycle open, to pendingPodGroupPods; else a new entity, with
 // Timestamp and InitialAttemptTimestamp now and zero counts, towards
 // activeQ through PreEnqueue. PreEnqueue of an entity (R17) runs for each
@@ -348,8 +349,9 @@ func GroupOrderInfo(g *PodGroup, p *EntityParams) QueuedPodInfo {
 // A group's entity leaves activeQ whole: the entity's Attempts and every
 // member's grow by one, every member is in flight with its marker in the
 // in-flight list (R15), the group's cycle opens, and schedulingCycle
-// grows by one (one cycle for the whole group). Pop (not PopEntity) of a
-// group is ErrGroupEntity and changes nothing.
+// grows by one (one cycle for the whole group). Pop (not PopEntity) when
+// every entity it may take is a group is ErrGroupEntity and changes
+// nothing; when a pod alone ties with a group, Pop returns the pod.
 //
 // G4 failure of a member (AddUnschedulableIfNotPresent of a member): its
 // counts, Timestamp and FlushTimestamp change as R3h and it leaves flight

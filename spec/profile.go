@@ -6,7 +6,11 @@ import "fmt"
 // zero value is ProfileClassic, so every Config written before profiles
 // existed keeps its meaning.
 //
-// Both profiles share the machine: the four places a pod can be (activeQ,
+// The podgroups profile is the hints profile plus pod groups: it answers
+// D1-D7 as the hints profile does for a pod alone, and its own rules,
+// G1-G11 on PodGroupQueue, say what changes for the members of a group.
+//
+// The profiles share the machine: the four places a pod can be (activeQ,
 // backoffQ, unschedulablePods, in flight), the key and UID rules of Add,
 // Delete and Done, the two flush loops, Close, and Snapshot. They differ in a
 // handful of decisions, named here once; each profile answers all of them,
