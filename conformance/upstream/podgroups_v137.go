@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 	"unsafe"
 
 	v1 "k8s.io/api/core/v1"
@@ -83,6 +84,13 @@ func entityParams(qp *framework.QueueingParams) spec.EntityParams {
 			GatingPlugin: qp.GatingPlugin, FlushTimestamp: qp.FlushTimestamp}}
 	if qp.InitialAttemptTimestamp != nil {
 		out.InitialAttemptTimestamp = *qp.InitialAttemptTimestamp
+	}
+	if qp.UnschedulableCount == 0 && qp.ConsecutiveErrorsCount == 0 {
+		// The expiry upstream backs off by: none with both counts 0
+		// (backoff_queue.go:232-236, getBackoffTime), whatever is cached.
+		// A successful cycle resets the counts and leaves the expiry of
+		// the failed cycle before it cached, never read.
+		out.BackoffExpiry = time.Time{}
 	}
 	if len(qp.PendingPlugins) > 0 {
 		out.PendingPlugins = spec.NewPluginSet(slices.Collect(maps.Keys(qp.PendingPlugins))...)
