@@ -4,7 +4,7 @@ PKGS     ?= ./...
 BENCHTIME ?= 1x
 COUNT    ?= 6
 
-.PHONY: all test race vet verify bench bench-compare fmt linearizability conformance fuzz
+.PHONY: all test race vet verify bench bench-compare bench-compare-podgroups fmt linearizability conformance fuzz
 
 # The upstream kube-scheduler queues as conformance targets: one module of
 # its own (it keeps Kubernetes out of the main module's dependencies),
@@ -176,6 +176,17 @@ bench-compare:
 	    args="$$args $$(echo $$v | sed 's/^v1/v1./')=$$dir/$$v.txt"; \
 	  done; \
 	  $(GO) run ./internal/workload/cmd/benchtable $$args; \
+	  echo "raw output: $$dir (machine: $$(nproc) CPUs, $$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'))"
+
+# The pod-group workloads (conformance/upstream/podgroups_bench_test.go):
+# schedq's implementation in the podgroups profile against v1.37.2 with
+# GenericWorkload on, the only release with pod-group entities, in a table
+# of their own (bench-compare's first release, v1.33, has none).
+bench-compare-podgroups:
+	@dir=$${BENCH_DIR:-$$(mktemp -d)}; mkdir -p $$dir; \
+	  echo "$(UPSTREAM_DIR) (v137): go test -bench PodGroup -count $(BENCHCOUNT) > $$dir/v137-podgroups.txt" >&2; \
+	  (cd $(UPSTREAM_DIR) && $(GO) test -run '^$$' -bench PodGroup -benchmem -count $(BENCHCOUNT) -timeout 0) > $$dir/v137-podgroups.txt || { cat $$dir/v137-podgroups.txt; exit 1; }; \
+	  $(GO) run ./internal/workload/cmd/benchtable v1.37=$$dir/v137-podgroups.txt; \
 	  echo "raw output: $$dir (machine: $$(nproc) CPUs, $$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'))"
 
 # The real kube-scheduler v1.33.13 on upstream's queue and on schedq's,

@@ -37,11 +37,11 @@ func hintMapFor(cfg spec.Config, classic bool) queue.QueueingHintMap {
 		for _, e := range evs {
 			fn := queueHint
 			h := cfg.QueueingHints[spec.HintKey{Plugin: plugin, Event: e}]
-			if h != nil && cfg.Profile == spec.ProfileHints && !classic {
+			if h != nil && cfg.Profile.HasHints() && !classic {
 				fn = wrapHint(h, e)
 			}
 			targets := []clusterEvent{toEvent(e)}
-			if cfg.Profile == spec.ProfileHints && !classic {
+			if cfg.Profile.HasHints() && !classic {
 				targets = unrollPodEvent(targets[0])
 			}
 			for _, te := range targets {

@@ -41,8 +41,11 @@ type Target struct {
 	// classic: the queue runs with queueing hints off (v1.33 only).
 	classic  bool
 	inFlight map[spec.PodKey]*framework.QueuedPodInfo
-	pods     *podLister
-	closed   bool // so that cleanup does not close twice: upstream Close panics then
+	// popped: the podgroups profile's popped groups, until the end of
+	// their cycle (podgroups_v137.go).
+	popped map[spec.PodGroupKey]poppedGroup
+	pods   *podLister
+	closed bool // so that cleanup does not close twice: upstream Close panics then
 	// stopRecorder ends the metrics recorder's goroutine (newQueue).
 	stopRecorder func()
 	// base is the registry's metrics when the target was made; relabel
@@ -91,13 +94,17 @@ func newTarget(classic bool, prof conformance.TargetInfo) conformance.NewTarget 
 				return nil
 			}
 		}
+		if err := refusePodGroups(cfg); err != nil {
+			t.Fatal(err)
+			return nil
+		}
 		q, clk, pods, stop, err := newQueue(cfg, start, classic)
 		if err != nil {
 			t.Fatal(err)
 		}
 		logger := klog.Background()
 		tg := &Target{q: q, clock: clk, logger: logger, ctx: klog.NewContext(context.Background(), logger), profile: observes(prof, cfg, classic), cfg: cfg, classic: classic,
-			inFlight: make(map[spec.PodKey]*framework.QueuedPodInfo), pods: pods, stopRecorder: stop,
+			inFlight: make(map[spec.PodKey]*framework.QueuedPodInfo), popped: make(map[spec.PodGroupKey]poppedGroup), pods: pods, stopRecorder: stop,
 			base: gatherMetrics(), relabel: make(map[conformance.IncomingSeries]int64)}
 		t.Cleanup(func() {
 			if !tg.closed {
@@ -105,7 +112,7 @@ func newTarget(classic bool, prof conformance.TargetInfo) conformance.NewTarget 
 			}
 			stop()
 		})
-		return tg
+		return wrapProfile(tg)
 	}
 }
 
@@ -139,7 +146,7 @@ func refuseClassic(cfg spec.Config) error {
 func observes(p conformance.TargetInfo, cfg spec.Config, classic bool) conformance.TargetInfo {
 	r := Release()
 	p.Observes = conformance.Observes{PodInfo: true, MoveRequestCycle: r.HasMoveRequestCycle, Metrics: classic}
-	if cfg.Profile == spec.ProfileHints && !classic {
+	if cfg.Profile.HasHints() && !classic {
 		p.Observes.InFlightEvents = true
 		p.Observes.HintCounts = r.HasHintCounts
 		p.Observes.MoveRequestCycle = r.HasHintCounts
@@ -148,6 +155,12 @@ func observes(p conformance.TargetInfo, cfg spec.Config, classic bool) conforman
 		if r.HasHintCounts && !r.LabelsAsTheProfile {
 			p.Description += "; hints-profile metrics not compared (this release labels unscheduled-pod events UnschedulablePod, renamed UnscheduledPod in v1.37)"
 		}
+	}
+	if cfg.Profile == spec.ProfilePodGroups {
+		// The podgroups contract leaves the metrics of groups out; upstream
+		// has gauges of its own for pending and incomplete members.
+		p.Observes.Metrics = false
+		p.Description += "; podgroups-profile metrics not compared (the contract leaves them out)"
 	}
 	return p
 }
@@ -163,7 +176,13 @@ func observes(p conformance.TargetInfo, cfg spec.Config, classic bool) conforman
 // waking every second, and a goroutine scan per trial (internal/parked)
 // grows with them. stop may be called more than once.
 func newQueue(cfg spec.Config, start time.Time, classic bool, opts ...queue.Option) (q *queue.PriorityQueue, clk *testingclock.FakeClock, pods *podLister, stop func(), err error) {
-	if err := pinGates(classic); err != nil {
+	return newQueueGated(cfg, start, classic, podGroupsOn(cfg), opts...)
+}
+
+// newQueueGated is newQueue with the GenericWorkload gate given: on, the
+// queue holds pod groups as entities (podgroups.go).
+func newQueueGated(cfg spec.Config, start time.Time, classic, podGroups bool, opts ...queue.Option) (q *queue.PriorityQueue, clk *testingclock.FakeClock, pods *podLister, stop func(), err error) {
+	if err := pinGates(classic, podGroups); err != nil {
 		return nil, nil, nil, nil, err
 	}
 	done := make(chan struct{})
@@ -188,14 +207,14 @@ func newQueue(cfg spec.Config, start time.Time, classic bool, opts ...queue.Opti
 // pinGates sets the gates the queue reads once, in NewPriorityQueue, so
 // that each queue gets its profile's gates whatever the previous one had:
 // queueing hints and pop-from-backoffQ both off for classic mode, both on
-// otherwise; pod groups, pre-queueing hints and asynchronous API calls off
-// (their defaults). A gate the release does not know is left out, and a
+// otherwise; pod groups as asked (GenericWorkload, off by default),
+// pre-queueing hints and asynchronous API calls off (their defaults). A gate the release does not know is left out, and a
 // gate locked to its default is not set.
-func pinGates(classic bool) error {
+func pinGates(classic, podGroups bool) error {
 	want := map[featuregate.Feature]bool{
 		"SchedulerQueueingHints":    !classic,
 		"SchedulerPopFromBackoffQ":  !classic,
-		"GenericWorkload":           false,
+		"GenericWorkload":           podGroups,
 		"SchedulerPreQueueingHints": false,
 		"SchedulerAsyncAPICalls":    false,
 	}
@@ -227,6 +246,7 @@ func toV1(p *spec.Pod) *v1.Pod {
 		Spec:   v1.PodSpec{SchedulerName: SchedulerName, Priority: &prio},
 		Status: v1.PodStatus{Message: p.Status, NominatedNodeName: p.NominatedNodeName},
 	}
+	setGroup(pod, p.Group)
 	if len(p.RequiredAffinityTerms) > 0 {
 		var terms []v1.PodAffinityTerm
 		for _, t := range p.RequiredAffinityTerms {
@@ -244,7 +264,7 @@ func toV1(p *spec.Pod) *v1.Pod {
 func toSpec(p *v1.Pod) *spec.Pod {
 	out := &spec.Pod{Namespace: p.Namespace, Name: p.Name, UID: spec.UID(p.UID), Priority: priority(p),
 		Labels: p.Labels, ResourceVersion: p.ResourceVersion, Status: p.Status.Message,
-		NominatedNodeName: p.Status.NominatedNodeName}
+		NominatedNodeName: p.Status.NominatedNodeName, Group: groupOf(p)}
 	if a := p.Spec.Affinity; a != nil && a.PodAffinity != nil {
 		for _, t := range a.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
 			term := spec.AffinityTerm{Namespaces: t.Namespaces}
@@ -272,7 +292,7 @@ func toInfo(pi *framework.QueuedPodInfo) spec.QueuedPodInfo {
 func (t *Target) info(pi *framework.QueuedPodInfo) spec.QueuedPodInfo {
 	out := toInfo(pi)
 	out.GatingPlugin = gatingPlugin(t.cfg, pi, out.Pod)
-	if t.cfg.Profile != spec.ProfileHints {
+	if !t.cfg.Profile.HasHints() {
 		return out
 	}
 	out.UnschedulablePlugins = spec.NewPluginSet(sets.List(pi.UnschedulablePlugins)...)
@@ -303,6 +323,9 @@ func (t *Target) Add(p *spec.Pod) error {
 
 // Pop is R2. Upstream returns (nil, nil) once closed.
 func (t *Target) Pop() (*spec.QueuedPodInfo, int64, error) {
+	if err := t.popGuard(); err != nil {
+		return nil, 0, err
+	}
 	pi, err := pop(t.q, t.logger)
 	if err != nil {
 		return nil, 0, err
@@ -404,7 +427,7 @@ func (t *Target) Update(oldPod, newPod *spec.Pod) error {
 // keeps no copy of it.
 func (t *Target) updateInFlight(newPod *spec.Pod) {
 	pi, ok := t.inFlight[newPod.Key()]
-	if t.cfg.Profile != spec.ProfileHints || !ok || spec.UID(pi.Pod.UID) != newPod.UID {
+	if !t.cfg.Profile.HasHints() || !ok || spec.UID(pi.Pod.UID) != newPod.UID {
 		return
 	}
 	cp := *pi
@@ -514,7 +537,7 @@ func (t *Target) Snapshot() spec.Snapshot {
 	infos := func(pods []*v1.Pod) []spec.QueuedPodInfo {
 		var out []spec.QueuedPodInfo
 		for _, p := range pods {
-			if pi, ok := getPod(t.q, p.Name, p.Namespace); ok {
+			if pi, ok := lookupPod(t.q, p); ok {
 				out = append(out, t.info(pi))
 			}
 		}
@@ -537,6 +560,9 @@ func (t *Target) Snapshot() spec.Snapshot {
 	}
 	if t.profile.Observes.Closed {
 		s.MoveRequestCycle, s.Closed = -1, t.closed
+	}
+	if t.cfg.Profile == spec.ProfilePodGroups {
+		s.PodGroups = t.podGroupsState(&s)
 	}
 	return s
 }

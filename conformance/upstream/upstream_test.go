@@ -65,7 +65,10 @@ func TestQueueingHints(t *testing.T) {
 		SkipDifferentialIn: map[spec.Profile]string{
 			spec.ProfileClassic: "queueing hints decide requeueing by in-flight events, not by moveRequestCycle"},
 		Ignore:           []conformance.Observation{conformance.IgnoreMetrics},
-		KnownDifferences: releaseDifferences(Release()),
+		KnownDifferences: withPodGroupDifferences(releaseDifferences(Release())),
+		// The podgroups profile's scenarios (GenericWorkload on; n/a
+		// before v1.37, which queues no pod groups as entities).
+		Dirs: []string{podGroupScenarios},
 	}
 	if !Release().HasHintCounts {
 		// The hints profile is v1.37.2's: v1.33 clears the rejectors at
