@@ -88,7 +88,7 @@ type metricsModel struct {
 	incoming map[IncomingSeries]uint64
 }
 
-func (mm *metricsModel) hints() bool { return mm.cfg.Profile == spec.ProfileHints }
+func (mm *metricsModel) hints() bool { return mm.cfg.Profile.HasHints() }
 
 // eventLabel is the "event" label R14 gives the pods an operation moves
 // into a place; "" for operations that move no pod into one.
