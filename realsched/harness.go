@@ -25,11 +25,9 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
-	"k8s.io/client-go/tools/events"
 	"k8s.io/klog/v2"
 	"k8s.io/kubernetes/pkg/scheduler"
 	"k8s.io/kubernetes/pkg/scheduler/backend/queue"
-	"k8s.io/kubernetes/pkg/scheduler/profile"
 	"k8s.io/utils/clock"
 	testingclock "k8s.io/utils/clock/testing"
 )
@@ -38,10 +36,11 @@ import (
 type QueueKind string
 
 const (
-	// Upstream is the queue scheduler.New builds (classic: v1.33.13 with
-	// queueing hints off).
+	// Upstream is the queue scheduler.New builds (v1.33.13 with queueing
+	// hints off; v1.37.2 with its default gates).
 	Upstream QueueKind = "upstream"
-	// Schedq is schedq's impl through Adapter (classic profile).
+	// Schedq is schedq's impl through Adapter (classic profile on v1.33,
+	// hints on v1.37).
 	Schedq QueueKind = "schedq"
 )
 
@@ -563,9 +562,8 @@ func Run(o Options) *Result {
 		clk = testingclock.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 		opts = append(opts, scheduler.WithClock(clk))
 	}
-	informerFactory := scheduler.NewInformerFactory(c.cs, 0)
-	recorder := func(string) events.EventRecorder { return &events.FakeRecorder{} }
-	sched, err := scheduler.New(ctx, c.cs, informerFactory, nil, profile.RecorderFactory(recorder), opts...)
+	informerFactory := newInformerFactory(c.cs)
+	sched, err := scheduler.New(ctx, c.cs, informerFactory, nil, recorderFactory(), opts...)
 	if err != nil {
 		res.Err = err
 		return res
@@ -601,7 +599,7 @@ func Run(o Options) *Result {
 			return res
 		}
 		places = func() (a, b, u, f []string) {
-			return podKeys(pq.PodsInActiveQ()), podKeys(pq.PodsInBackoffQ()), podKeys(pq.UnschedulablePods()), nil
+			return podKeys(pq.PodsInActiveQ()), podKeys(pq.PodsInBackoffQ()), podKeys(pq.UnschedulablePods()), upstreamInFlight(pq)
 		}
 		flush = func(backoff bool) {
 			if backoff {
