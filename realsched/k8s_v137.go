@@ -96,10 +96,11 @@ func refuseOffByDefault() error {
 }
 
 // setGates selects v1.37.2's default gates for the paths the adapter
-// refuses (they are process-wide: a test that turned one on leaves it as
+// refuses, and for TopologyAwareWorkloadScheduling, which CompositePodGroup
+// needs (they are process-wide: a test that turned one on leaves it as
 // it found it, and both queues of a comparison run under the same ones).
 func setGates() error {
-	m := map[string]bool{string(features.SchedulerPopFromBackoffQ): true}
+	m := map[string]bool{string(features.SchedulerPopFromBackoffQ): true, string(features.TopologyAwareWorkloadScheduling): false}
 	for _, g := range offByDefault {
 		m[string(g)] = false
 	}

@@ -439,14 +439,18 @@ func (r *Recorder) addUnschedulable(p *queuedPodInfo, cycle int64, inner func() 
 	plugins := sets.List(p.UnschedulablePlugins)
 	c := cycle
 	op := schedqtest.Op{Kind: schedqtest.KindFail, Pod: schedqtest.PodRef{Name: p.Pod.Name}, Plugins: plugins, Cycle: &c}
+	// What the scheduler hands back, read before the queue sees it:
+	// upstream v1.37's queue counts the failure into the very pInfo
+	// (UnschedulableCount, ConsecutiveErrorsCount), and the model must
+	// count from the values before, or it counts twice.
+	info := &spec.QueuedPodInfo{Pod: specPod(p.Pod), Timestamp: p.Timestamp, Attempts: p.Attempts,
+		UnschedulablePlugins: spec.NewPluginSet(plugins...), InitialAttemptTimestamp: initialAttempt(p), HintFields: hintFieldsOf(p)}
 	var err error
 	r.call(&op, fmt.Sprintf("AddUnschedulableIfNotPresent %s plugins=%v cycle=%d attempts=%d", p.Pod.Name, plugins, cycle, p.Attempts), func() string {
 		err = inner()
 		return errText(err)
 	}, func() string {
 		r.remember(p.Pod)
-		info := &spec.QueuedPodInfo{Pod: specPod(p.Pod), Timestamp: p.Timestamp, Attempts: p.Attempts,
-			UnschedulablePlugins: spec.NewPluginSet(plugins...), InitialAttemptTimestamp: initialAttempt(p), HintFields: hintFieldsOf(p)}
 		merr := r.m.AddUnschedulableIfNotPresent(info, cycle)
 		if (err == nil) != (merr == nil) {
 			return fmt.Sprintf("AddUnschedulableIfNotPresent %s: queue %s, model %s", p.Pod.Namespace+"/"+p.Pod.Name, errText(err), errText(merr))
@@ -708,10 +712,16 @@ func (r *Recorder) Run(logger klog.Logger) {
 func (r *Recorder) tick(d time.Duration) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.bad != nil || r.closed {
+	if r.closed {
 		return
 	}
 	r.clk.Step(d)
+	if r.bad != nil {
+		// The check has stopped, the queue's time has not: a queue whose
+		// clock stood still would keep its backoffQ forever, and the run
+		// would report pods unbound that the violation did not strand.
+		return
+	}
 	if err := r.m.Step(d); err != nil {
 		r.record(schedqtest.Op{Kind: schedqtest.KindTick, Duration: d}, "tick", "", time.Now())
 		r.violate("model: " + err.Error())
