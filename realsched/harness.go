@@ -59,6 +59,16 @@ type Options struct {
 	// StopOnViolation ends the run at the trace check's first violation
 	// (the broken-adapter test needs nothing more).
 	StopOnViolation bool
+	// NoBackoff switches backoff off on either queue (a max backoff of 0:
+	// R7h; the hints profile only, the classic contract has no such
+	// setting).
+	NoBackoff bool
+	// Settle bounds the wait for the bindable pods (default: until the
+	// timeout): a run that may lose pods ends sooner.
+	Settle time.Duration
+	// SchedulerOptions are added to scheduler.New's (a profile with a
+	// plugin of the run's own, say).
+	SchedulerOptions []scheduler.Option
 }
 
 // Result is what one run proved and measured.
@@ -557,7 +567,12 @@ func Run(o Options) *Result {
 		return res
 	}
 	var clk *testingclock.FakeClock
-	opts := []scheduler.Option{}
+	opts := append([]scheduler.Option(nil), o.SchedulerOptions...)
+	maxBackoff := 10 * time.Second
+	if o.NoBackoff {
+		maxBackoff = 0
+		opts = append(opts, scheduler.WithPodMaxBackoffSeconds(0))
+	}
 	if o.Trace {
 		clk = testingclock.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 		opts = append(opts, scheduler.WithClock(clk))
@@ -575,7 +590,7 @@ func Run(o Options) *Result {
 	var flush func(bool)
 	if o.Queue == Schedq {
 		var qclk = clockOrNil(clk)
-		adapter, err = NewAdapter(ctx, sched.Profiles, qclk, time.Second, 10*time.Second, o.Breakage)
+		adapter, err = NewAdapter(ctx, sched.Profiles, qclk, time.Second, maxBackoff, o.Breakage)
 		if err != nil {
 			res.Err = err
 			return res
@@ -617,6 +632,7 @@ func Run(o Options) *Result {
 			res.Err = err
 			return res
 		}
+		cfg.PodInitialBackoffDuration, cfg.PodMaxBackoffDuration = time.Second, maxBackoff
 		rec, err = NewRecorder(q, cfg, clk, flush, places)
 		if err != nil {
 			res.Err = err
@@ -696,7 +712,11 @@ func Run(o Options) *Result {
 			res.Err = fmt.Errorf("a pod both must be bound and is gated")
 		}
 	}
-	env.WaitBound(res.Pods, time.Until(deadline(ctx)))
+	settle := time.Until(deadline(ctx))
+	if o.Settle > 0 {
+		settle = o.Settle
+	}
+	env.WaitBound(res.Pods, settle)
 	res.Duration = time.Since(t0)
 	// Quiescence: no bind for a while.
 	last, lastN := time.Now(), c.totalBinds()
