@@ -128,14 +128,42 @@ func paced(name string, nodes, pods int, pace time.Duration, mark func(i int, p 
 
 // discards counts upstream's own report of the race ("Discarding the
 // popped entity", active_queue.go) through apimachinery's error handlers.
-var discards = sync.OnceValue(func() *atomic.Int64 {
-	var n atomic.Int64
-	utilruntime.ErrorHandlers = append(utilruntime.ErrorHandlers, func(_ context.Context, err error, msg string, _ ...interface{}) {
-		if strings.Contains(msg, "Discarding the popped") {
-			n.Add(1)
+// The entities discarded are kept by name, so that a run can say what
+// became of each.
+type discardLog struct {
+	mu    sync.Mutex
+	names []string
+}
+
+func (d *discardLog) Load() int64 {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return int64(len(d.names))
+}
+
+func (d *discardLog) since(n int64) []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return append([]string(nil), d.names[n:]...)
+}
+
+var discards = sync.OnceValue(func() *discardLog {
+	d := &discardLog{}
+	utilruntime.ErrorHandlers = append(utilruntime.ErrorHandlers, func(_ context.Context, err error, msg string, kv ...interface{}) {
+		if !strings.Contains(msg, "Discarding the popped") {
+			return
 		}
+		name := "?"
+		for i := 0; i+1 < len(kv); i += 2 {
+			if kv[i] == "entity" {
+				name = fmt.Sprint(kv[i+1])
+			}
+		}
+		d.mu.Lock()
+		d.names = append(d.names, name)
+		d.mu.Unlock()
 	})
-	return &n
+	return d
 })
 
 // TestRequeueRace runs each path to the re-queue race on both queues and
@@ -212,8 +240,18 @@ func TestRequeueRace(t *testing.T) {
 						t.Fatal(err)
 					}
 					o.Queue, o.Timeout, o.Settle = k, 3*time.Minute, 30*time.Second
+					n0 := d.Load()
 					r := Run(o)
 					runs++
+					for _, name := range d.since(n0) {
+						fate := "bound"
+						for _, l := range r.Lost {
+							if l == name {
+								fate = "LOST"
+							}
+						}
+						t.Logf("run %d: upstream discarded %s as in flight; at quiescence it is %s", i, name, fate)
+					}
 					lost += int64(len(r.Lost))
 					failures += int64(r.InjectedBindFailures)
 					attempts += tries()
