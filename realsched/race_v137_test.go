@@ -37,7 +37,7 @@ import (
 // attempts of the path, and upstream's own report of a discarded pod.
 
 var (
-	raceRuns  = flag.Int("realsched.race.runs", 2, "TestRequeueRace: runs per path and queue")
+	raceRuns  = flag.Int("realsched.race.runs", 1, "TestRequeueRace: runs per path and queue")
 	racePods  = flag.Int("realsched.race.pods", 400, "TestRequeueRace: pods per run")
 	raceNodes = flag.Int("realsched.race.nodes", 20, "TestRequeueRace: nodes per run")
 )
