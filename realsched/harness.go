@@ -249,7 +249,10 @@ func (c *cluster) bind(action clienttesting.Action) (bool, runtime.Object, error
 	if c.failBind != nil && c.failBind(pod, c.attempts[pod.UID]) {
 		c.injected++
 		c.mu.Unlock()
-		return true, nil, apierrors.NewInternalError(fmt.Errorf("injected bind failure"))
+		// 429, not 500: from v1.37 the default binder retries an internal
+		// error in place (util.BindPod, retry.OnError with Retriable), so
+		// the failure would never reach the queue.
+		return true, nil, apierrors.NewTooManyRequests("injected bind failure", 1)
 	}
 	c.binds[pod.UID]++
 	c.bound[pod.UID] = b.Target.Name
