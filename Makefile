@@ -189,19 +189,27 @@ bench-compare-podgroups:
 	  $(GO) run ./internal/workload/cmd/benchtable v1.37=$$dir/v137-podgroups.txt; \
 	  echo "raw output: $$dir (machine: $$(nproc) CPUs, $$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'))"
 
-# The real kube-scheduler v1.33.13 on upstream's queue and on schedq's,
-# at scheduler_perf's size (realsched/, docs/realsched.md), REALSCHED_COUNT
-# rounds of one run each (upstream then schedq per workload: interleaved,
-# where go test -count would run each one back to back): raw benchmark
-# lines in REALSCHED_OUT, then benchstat's upstream/schedq table.
+# The real kube-scheduler on upstream's queue and on schedq's, at
+# scheduler_perf's size (realsched/, docs/realsched.md), for each of
+# REALSCHED_RELEASES: v1.33.13 (realsched/go.mod, schedq's classic profile)
+# and v1.37.2 (go.v137.mod with tag v137, the hints profile). REALSCHED_COUNT rounds of one run each
+# (upstream then schedq per workload: interleaved, where go test -count
+# would run each one back to back): raw benchmark lines in
+# REALSCHED_OUT.vNNN, then benchstat's upstream/schedq table per release.
+# make test runs the bounded v1.33 suite only (its 10-minute budget).
 .PHONY: realsched
 REALSCHED_COUNT ?= 3
+REALSCHED_RELEASES ?= 133 137
 REALSCHED_FLAGS ?= -realsched.nodes=500 -realsched.pods=5000
 REALSCHED_OUT ?= $(or $(TMPDIR),/tmp)/schedq-realsched.txt
 realsched:
-	@: > $(REALSCHED_OUT); cd realsched && for i in $$(seq $(REALSCHED_COUNT)); do \
-	  $(GO) test -run '^$$' -bench . -benchtime 1x -count 1 -timeout 0 $(REALSCHED_FLAGS) | tee -a $(REALSCHED_OUT) || exit 1; done
-	@uptime; if command -v benchstat >/dev/null; then benchstat -col /queue $(REALSCHED_OUT); else echo "benchstat not on PATH: raw lines in $(REALSCHED_OUT)"; fi
+	@for r in $(REALSCHED_RELEASES); do out=$(REALSCHED_OUT).v$$r; : > $$out; \
+	  f="-modfile=go.v$$r.mod -tags v$$r"; [ $$r = 133 ] && f=; \
+	  echo "realsched: kube-scheduler release $$r (cd realsched && go test $$f -bench .) > $$out" >&2; \
+	  for i in $$(seq $(REALSCHED_COUNT)); do \
+	    (cd realsched && $(GO) test $$f -run '^$$' -bench . -benchtime 1x -count 1 -timeout 0 $(REALSCHED_FLAGS)) | tee -a $$out || exit 1; done; \
+	  uptime; if command -v benchstat >/dev/null; then benchstat -col /queue $$out; else echo "benchstat not on PATH: raw lines in $$out"; fi; \
+	done
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')

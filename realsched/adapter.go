@@ -19,8 +19,9 @@ import (
 	"github.com/schedq/schedq/spec"
 )
 
-// Adapter is upstream's SchedulingQueue on schedq's queue (package impl,
-// classic profile). The queue carries spec.Pod only, so the adapter keeps,
+// Adapter is upstream's SchedulingQueue on schedq's queue (package impl):
+// the classic profile on v1.33.13, the hints profile on v1.37.2 (the
+// release file's hintsProfile). The queue carries spec.Pod only, so the adapter keeps,
 // per UID, the *v1.Pod and its parsed PodInfo that upstream callers expect
 // back (Pop, NominatedPodsForNode, preCheck): a side table under a lock of
 // its own, never held while the queue's lock is taken, so a preCheck that
@@ -28,12 +29,15 @@ import (
 //
 // Every spec.Pod the adapter hands the queue carries its *v1.Pod as
 // Object (R19): the profiles' PreEnqueue plugins (scheduling gates) run
-// on it inside the queue, as v1.33.13 runs them with queueing hints off
-// (R17), and Update passes the verdict v1.33.13 takes from the whole
-// objects (podChange).
+// on it inside the queue (R17), the hints profile's queueing hints read it
+// and the objects of every event (R16), and Update passes the verdict the
+// release takes from the whole objects (podChange).
 type Adapter struct {
 	q        *impl.PriorityQueue
 	registry spec.PluginEvents
+	// sign computes a pod's scheduling signature with its profile (nil
+	// in v1.33, which has none).
+	sign func(*v1.Pod) podSignature
 
 	mu   sync.RWMutex
 	pods map[types.UID]*sideEntry
@@ -58,6 +62,10 @@ type sideEntry struct {
 	// (AddUnschedulableIfNotPresent, Done, Delete).
 	inFlight  bool
 	nominated bool
+	// sig is the pod's scheduling signature (v1.37's opportunistic
+	// batching), computed as upstream's queue does when it takes in a new
+	// version of the pod; nil in v1.33.
+	sig podSignature
 }
 
 // Breakage names a deliberately broken adapter.
@@ -87,13 +95,16 @@ func (b Breakage) String() string {
 // (Config), PrioritySort required (schedq orders activeQ by priority then
 // timestamp, as PrioritySort does), and the backoff settings given.
 func NewAdapter(ctx context.Context, profiles map[string]upstreamProfile, clk clock.WithTicker, initialBackoff, maxBackoff time.Duration, b Breakage) (*Adapter, error) {
+	if err := refuseOffByDefault(); err != nil {
+		return nil, err
+	}
 	for name, p := range profiles {
 		qs := p.ListPlugins().QueueSort.Enabled
 		if len(qs) != 1 || qs[0].Name != "PrioritySort" {
 			return nil, fmt.Errorf("profile %s: queue sort %v: schedq orders activeQ as PrioritySort only", name, qs)
 		}
 	}
-	a := &Adapter{pods: map[types.UID]*sideEntry{}, breakage: b}
+	a := &Adapter{pods: map[types.UID]*sideEntry{}, breakage: b, sign: signer(ctx, profiles)}
 	cfg, err := Config(ctx, profiles, a.fail)
 	if err != nil {
 		return nil, err
@@ -130,11 +141,22 @@ func (a *Adapter) remember(pod *v1.Pod, pi *podInfo, held, nominated *bool) *spe
 	if pi == nil || pi.Pod != pod {
 		pi, _ = newPodInfo(pod) // as upstream: a bad affinity term is not an error here
 	}
-	a.mu.Lock()
+	a.mu.RLock()
 	e := a.pods[pod.UID]
+	resign := a.sign != nil && (e == nil || e.info == nil || e.info.Pod != pod)
+	a.mu.RUnlock()
+	var sig podSignature
+	if resign {
+		sig = a.sign(pod) // outside the lock: it runs the profile's plugins
+	}
+	a.mu.Lock()
+	e = a.pods[pod.UID]
 	if e == nil {
 		e = &sideEntry{}
 		a.pods[pod.UID] = e
+	}
+	if resign {
+		e.sig = sig
 	}
 	e.info, e.pod = pi, sp
 	if held != nil {
@@ -176,8 +198,8 @@ func (a *Adapter) lookup(uid spec.UID) *sideEntry {
 
 var yes, no = true, false
 
-// Add is R1.
-func (a *Adapter) Add(logger klog.Logger, pod *v1.Pod) {
+// add is R1.
+func (a *Adapter) add(pod *v1.Pod) {
 	if pod == nil {
 		a.fail(spec.ErrNilPod)
 		return
@@ -208,9 +230,10 @@ func (a *Adapter) Activate(logger klog.Logger, pods map[string]*v1.Pod) {
 	}
 }
 
-// AddUnschedulableIfNotPresent is R3. The scheduler hands back the
-// QueuedPodInfo Pop returned, with the pod refreshed from the informer.
-func (a *Adapter) AddUnschedulableIfNotPresent(logger klog.Logger, pInfo *queuedPodInfo, podSchedulingCycle int64) error {
+// addUnschedulable is R3 (R3h). The scheduler hands back the
+// QueuedPodInfo Pop returned, with the pod refreshed from the informer and
+// its rejecting plugins set.
+func (a *Adapter) addUnschedulable(pInfo *queuedPodInfo, podSchedulingCycle int64) error {
 	if pInfo == nil || pInfo.PodInfo == nil || pInfo.Pod == nil {
 		a.fail(spec.ErrNilPod)
 		return spec.ErrNilPod
@@ -226,6 +249,7 @@ func (a *Adapter) AddUnschedulableIfNotPresent(logger klog.Logger, pInfo *queued
 		Attempts:                pInfo.Attempts,
 		UnschedulablePlugins:    spec.NewPluginSet(sets.List(pInfo.UnschedulablePlugins)...),
 		InitialAttemptTimestamp: initialAttempt(pInfo),
+		HintFields:              hintFieldsOf(pInfo),
 	}
 	err := a.q.AddUnschedulableIfNotPresent(info, podSchedulingCycle)
 	a.fail(err)
@@ -253,8 +277,7 @@ func (a *Adapter) pop() (*queuedPodInfo, error) {
 		a.mu.Lock()
 		e.inFlight = true
 		a.mu.Unlock()
-		plugins := sets.New[string](info.UnschedulablePlugins...)
-		return newQueuedPodInfo(e.info, info.Timestamp, info.InitialAttemptTimestamp, info.Attempts, plugins), nil
+		return newQueuedPodInfo(e, info), nil
 	}
 }
 
@@ -265,10 +288,10 @@ func (a *Adapter) Done(uid types.UID) {
 	a.release(uid, true, false)
 }
 
-// Update is R9, with v1.33.13's verdict on the whole objects (podChange):
-// an update that adds a toleration, say, requeues a parked pod, which the
-// fields of spec.Pod alone would not show.
-func (a *Adapter) Update(logger klog.Logger, oldPod, newPod *v1.Pod) {
+// update is R9 (R9h), with the release's verdict on the whole objects
+// (podChange): an update that adds a toleration, say, requeues a parked
+// pod, which the fields of spec.Pod alone would not show.
+func (a *Adapter) update(oldPod, newPod *v1.Pod) {
 	if oldPod == nil || newPod == nil {
 		a.fail(spec.ErrNilPod)
 		return
@@ -293,7 +316,7 @@ func (a *Adapter) Update(logger klog.Logger, oldPod, newPod *v1.Pod) {
 		a.mu.Unlock()
 	}
 	a.fail(a.q.UpdateWithChange(old, sp, change))
-	if inFlight && change != nil && change.Relevant {
+	if inFlight && change != nil && change.Relevant && !hintsProfile {
 		// R9 replaces a pod in flight in place, and its attempt runs on
 		// the old object: if that attempt fails, the pod would wait in
 		// unschedulablePods although this update may make it schedulable
@@ -301,13 +324,14 @@ func (a *Adapter) Update(logger klog.Logger, oldPod, newPod *v1.Pod) {
 		// in flight is the contract's way to say so (R8): moveRequestCycle
 		// becomes schedulingCycle, and the failing pod takes R3's shortcut
 		// to backoffQ. The trace check's model takes the same step
-		// (Recorder.Update).
+		// (Recorder.update). The hints profile needs none: the update's
+		// events are recorded for the pod in flight (R9h, R15).
 		a.fail(a.q.Activate([]*spec.Pod{sp}))
 	}
 }
 
-// Delete is R10.
-func (a *Adapter) Delete(pod *v1.Pod) {
+// delete is R10.
+func (a *Adapter) delete(pod *v1.Pod) {
 	if pod == nil {
 		a.fail(spec.ErrNilPod)
 		return
@@ -346,31 +370,14 @@ func (a *Adapter) preCheck(pc preEnqueueCheck) spec.PreEnqueueCheck {
 	}
 }
 
-// MoveAllToActiveOrBackoffQueue is R4. The objects are not used: the
-// classic profile has no hints.
+// MoveAllToActiveOrBackoffQueue is R4 (R4h), with the event's objects
+// (R19): the hints profile hands them to the plugins' queueing hints and
+// records them for the pods in flight; the classic profile ignores them.
 func (a *Adapter) MoveAllToActiveOrBackoffQueue(logger klog.Logger, event clusterEvent, oldObj, newObj interface{}, pc preEnqueueCheck) {
 	if a.breakage == SkipMoves {
 		return
 	}
-	a.q.MoveAllToActiveOrBackoffQueue(specEvent(event), a.preCheck(pc))
-}
-
-// AssignedPodAdded is R11.
-func (a *Adapter) AssignedPodAdded(logger klog.Logger, pod *v1.Pod) {
-	if pod == nil {
-		a.fail(spec.ErrNilPod)
-		return
-	}
-	a.fail(a.q.AssignedPodAdded(specPod(pod)))
-}
-
-// AssignedPodUpdated is R11 for an update.
-func (a *Adapter) AssignedPodUpdated(logger klog.Logger, oldPod, newPod *v1.Pod, event clusterEvent) {
-	if newPod == nil {
-		a.fail(spec.ErrNilPod)
-		return
-	}
-	a.fail(a.q.AssignedPodUpdated(specPod(oldPod), specPod(newPod), specEvent(event)))
+	a.fail(a.q.MoveAllToActiveOrBackoffQueueWithObjects(specOccurrence(event, oldObj, newObj), a.preCheck(pc)))
 }
 
 // Close is R13.
@@ -380,20 +387,21 @@ func (a *Adapter) Close() { a.q.Close() }
 func (a *Adapter) Run(logger klog.Logger) { a.q.Run() }
 
 // AddNominatedPod is R18.
-func (a *Adapter) AddNominatedPod(logger klog.Logger, pi *podInfo, ni *nominatingInfo) {
-	if pi == nil || pi.Pod == nil {
+func (a *Adapter) AddNominatedPod(logger klog.Logger, pi nominatedInfo, ni *nominatingInfo) {
+	pod := podOfInfo(pi)
+	if pod == nil {
 		a.fail(spec.ErrNilPod)
 		return
 	}
-	mode, node := spec.NominateNoop, pi.Pod.Status.NominatedNodeName
+	mode, node := spec.NominateNoop, pod.Status.NominatedNodeName
 	if ni.Mode() == modeOverride {
 		mode, node = spec.NominateOverride, ni.NominatedNodeName
 	}
 	nominated := node != ""
-	sp := a.remember(pi.Pod, pi, nil, &nominated)
+	sp := a.remember(pod, infoOf(pi), nil, &nominated)
 	a.fail(a.q.AddNominatedPod(sp, mode, node))
 	if !nominated {
-		a.release(pi.Pod.UID, false, true)
+		a.release(pod.UID, false, true)
 	}
 }
 
@@ -412,29 +420,30 @@ func (a *Adapter) DeleteNominatedPodIfExists(pod *v1.Pod) {
 }
 
 // UpdateNominatedPod re-nominates the new version to the old one's node.
-func (a *Adapter) UpdateNominatedPod(logger klog.Logger, oldPod *v1.Pod, newPodInfo *podInfo) {
-	if oldPod == nil || newPodInfo == nil || newPodInfo.Pod == nil {
+func (a *Adapter) UpdateNominatedPod(logger klog.Logger, oldPod *v1.Pod, newPodInfo nominatedInfo) {
+	newPod := podOfInfo(newPodInfo)
+	if oldPod == nil || newPod == nil {
 		return
 	}
 	e := a.lookup(spec.UID(oldPod.UID))
 	if e == nil || !e.nominated {
 		return
 	}
-	sp := a.remember(newPodInfo.Pod, newPodInfo, nil, nil)
+	sp := a.remember(newPod, infoOf(newPodInfo), nil, nil)
 	mode, node := spec.NominateNoop, ""
-	if oldPod.Status.NominatedNodeName != "" && newPodInfo.Pod.Status.NominatedNodeName == "" {
+	if oldPod.Status.NominatedNodeName != "" && newPod.Status.NominatedNodeName == "" {
 		mode, node = spec.NominateOverride, oldPod.Status.NominatedNodeName
 	}
 	a.fail(a.q.AddNominatedPod(sp, mode, node))
 }
 
 // NominatedPodsForNode is R18, as upstream's PodInfos.
-func (a *Adapter) NominatedPodsForNode(nodeName string) []*podInfo {
+func (a *Adapter) NominatedPodsForNode(nodeName string) []nominatedInfo {
 	pods := a.q.NominatedPodsForNode(nodeName)
 	if len(pods) == 0 {
 		return nil
 	}
-	out := make([]*podInfo, 0, len(pods))
+	out := make([]nominatedInfo, 0, len(pods))
 	a.mu.RLock()
 	for _, p := range pods {
 		if e := a.pods[types.UID(p.UID)]; e != nil {
@@ -447,14 +456,14 @@ func (a *Adapter) NominatedPodsForNode(nodeName string) []*podInfo {
 
 // The debugging getters of the interface, answered from a snapshot.
 
-// GetPod finds a queued pod by name.
-func (a *Adapter) GetPod(name, namespace string) (*queuedPodInfo, bool) {
+// getPod finds a queued pod by name.
+func (a *Adapter) getPod(name, namespace string) (*queuedPodInfo, bool) {
 	s := a.q.Snapshot()
 	for _, l := range [][]spec.QueuedPodInfo{s.ActiveQ, s.BackoffQ, s.UnschedulablePods} {
 		for _, p := range l {
 			if p.Pod.Name == name && p.Pod.Namespace == namespace {
 				if e := a.lookup(p.Pod.UID); e != nil {
-					return newQueuedPodInfo(e.info, p.Timestamp, p.InitialAttemptTimestamp, p.Attempts, sets.New[string](p.UnschedulablePlugins...)), true
+					return newQueuedPodInfo(e, &p), true
 				}
 			}
 		}

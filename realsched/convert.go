@@ -44,27 +44,63 @@ func specPod(pod *v1.Pod) *spec.Pod {
 	return p
 }
 
-// specEvent is e in schedq's terms. The resource names and the action bits
-// are upstream's own (spec/event.go keeps v1.33's bits in v1.33's
-// positions), so the translation is a copy, except for upstream's All:
-// schedq's All has the later releases' bits too, and only that All makes
-// a wildcard (spec.ClusterEvent.IsWildCard). The label is upstream's, for
-// the metrics.
+// specEvent is e in schedq's terms: the resource and the action bits
+// through the release's translation (specResource, specAction), except for
+// upstream's All: schedq's All has every release's bits, and only that All
+// makes a wildcard (spec.ClusterEvent.IsWildCard). The label is upstream's,
+// for the metrics.
 func specEvent(e clusterEvent) spec.ClusterEvent {
-	a := spec.ActionType(e.ActionType)
+	a := specAction(e.ActionType)
 	if e.ActionType == actionAll {
 		a = spec.All
 	}
-	return spec.ClusterEvent{Resource: spec.EventResource(e.Resource), ActionType: a, Label: labelOf(e)}
+	return spec.ClusterEvent{Resource: specResource(e.Resource), ActionType: a, Label: labelOf(e)}
 }
 
-// Registry builds the plugin -> events registry from the profiles'
-// exported API, as scheduler.New builds its queueing-hint map with hints
-// off: every event a plugin's EventsToRegister lists, and for a plugin
-// that registered a node Add but no node taint update, the taint update
-// too (upstream's workaround for preCheck hiding node adds).
-func Registry(ctx context.Context, profiles map[string]upstreamProfile) (spec.PluginEvents, error) {
+// specOccurrence is an event with the objects the scheduler passes with it
+// (R19): pods as spec pods (their *v1.Pod inside), anything else (a node)
+// as it is.
+func specOccurrence(e clusterEvent, oldObj, newObj interface{}) spec.Occurrence {
+	occ := spec.Occurrence{Event: specEvent(e)}
+	if p, ok := oldObj.(*v1.Pod); ok {
+		occ.Old = specPod(p)
+	} else {
+		occ.OldObject = oldObj
+	}
+	if p, ok := newObj.(*v1.Pod); ok {
+		occ.New = specPod(p)
+	} else {
+		occ.NewObject = newObj
+	}
+	return occ
+}
+
+// objectOf is what a queueing hint sees of one side of an occurrence: the
+// *v1.Pod of a pod event, else the caller's object; a plain nil when there
+// is none, never a nil pointer in an interface.
+func objectOf(p *spec.Pod, obj any) any {
+	if p != nil {
+		if pod, ok := p.Object.(*v1.Pod); ok && pod != nil {
+			return pod
+		}
+		return nil
+	}
+	return obj
+}
+
+// Registry builds the plugin -> events registry and the queueing hints from
+// the profiles' exported API (EnqueueExtensions -> EventsToRegister), as
+// scheduler.New builds its queueing-hint map: every event a plugin lists,
+// with its hint in the hints profile (a registration without one answers
+// Queue, R16). In the classic profile (hints off) there are no hints, and a
+// plugin that registered a node Add but no node taint update gets the taint
+// update too (v1.33's workaround for preCheck hiding node adds).
+func Registry(ctx context.Context, profiles map[string]upstreamProfile, bad func(error)) (spec.PluginEvents, spec.QueueingHints, error) {
 	reg := spec.PluginEvents{}
+	var hints spec.QueueingHints
+	if hintsProfile {
+		hints = spec.QueueingHints{}
+	}
 	names := make([]string, 0, len(profiles))
 	for n := range profiles {
 		names = append(names, n)
@@ -74,7 +110,7 @@ func Registry(ctx context.Context, profiles map[string]upstreamProfile) (spec.Pl
 		for _, ext := range profiles[n].EnqueueExtensions() {
 			evs, err := ext.EventsToRegister(ctx)
 			if err != nil {
-				return nil, fmt.Errorf("profile %s, plugin %s: %w", n, ext.Name(), err)
+				return nil, nil, fmt.Errorf("profile %s, plugin %s: %w", n, ext.Name(), err)
 			}
 			var add, taint bool
 			for _, ev := range evs {
@@ -83,26 +119,60 @@ func Registry(ctx context.Context, profiles map[string]upstreamProfile) (spec.Pl
 					add = add || e.ActionType&actionAdd != 0
 					taint = taint || e.ActionType&actionTaint != 0
 				}
-				reg[ext.Name()] = append(reg[ext.Name()], specEvent(e))
+				se := specEvent(e)
+				reg[ext.Name()] = append(reg[ext.Name()], se)
+				if fn := hintOf(ev); hints != nil && fn != nil {
+					hints[spec.HintKey{Plugin: ext.Name(), Event: se}] = specHint(ext.Name(), fn, bad)
+				}
 			}
-			if add && !taint {
+			if add && !taint && !hintsProfile {
 				reg[ext.Name()] = append(reg[ext.Name()], spec.ClusterEvent{Resource: spec.ResourceNode, ActionType: spec.UpdateNodeTaint})
 			}
 		}
 	}
-	return reg, nil
+	return reg, hints, nil
 }
 
-// Config is the classic spec.Config for the scheduler's profiles: the
-// registry (Registry) and their PreEnqueue plugins (preEnqueuePlugins).
-// bad is told of every pod a PreEnqueue plugin could not be asked about.
-// The adapter's queue and the trace check's model run with the same.
+// specHint is an upstream queueing hint as R16's function: the pod's
+// *v1.Pod and the occurrence's objects (objectOf), the answer translated.
+// An upstream hint dereferences what it casts, so a pod without its
+// *v1.Pod is not asked (an error: Queue, R16) and is reported to bad, as
+// is a hint that panics (the queue runs hints under its lock).
+func specHint(plugin string, fn upstreamHintFn, bad func(error)) spec.QueueingHintFn {
+	return func(p *spec.Pod, occ spec.Occurrence) (h spec.QueueingHint, err error) {
+		pod, ok := p.Object.(*v1.Pod)
+		if !ok || pod == nil {
+			err = fmt.Errorf("hint of %s: %s carries %T, not a *v1.Pod", plugin, p.Key(), p.Object)
+			bad(err)
+			return spec.HintQueue, err
+		}
+		defer func() {
+			if r := recover(); r != nil {
+				err = fmt.Errorf("hint of %s panicked on %s: %v", plugin, p.Key(), r)
+				bad(err)
+				h = spec.HintQueue
+			}
+		}()
+		return callHint(fn, pod, objectOf(occ.Old, occ.OldObject), objectOf(occ.New, occ.NewObject))
+	}
+}
+
+// Config is the spec.Config of the release's profile (classic on v1.33,
+// hints on v1.37) for the scheduler's profiles: the registry and the
+// queueing hints (Registry) and their PreEnqueue plugins
+// (preEnqueuePlugins). bad is told of every pod a PreEnqueue plugin or a
+// hint could not be asked about. The adapter's queue and the trace check's
+// model run with the same.
 func Config(ctx context.Context, profiles map[string]upstreamProfile, bad func(error)) (spec.Config, error) {
-	reg, err := Registry(ctx, profiles)
+	reg, hints, err := Registry(ctx, profiles, bad)
 	if err != nil {
 		return spec.Config{}, err
 	}
 	cfg := spec.DefaultConfig(reg)
+	if hintsProfile {
+		cfg.Profile = spec.ProfileHints
+		cfg.QueueingHints = hints
+	}
 	cfg.PreEnqueuePlugins = preEnqueuePlugins(profiles, bad)
 	return cfg, nil
 }
@@ -165,8 +235,11 @@ func preEnqueuePlugins(profiles map[string]upstreamProfile, bad func(error)) spe
 // (resourceVersion, generation, managedFields, finalizers) and in the
 // status, claim statuses aside (a claim allocated to the pod may make it
 // schedulable). Shallow copies suffice: only top-level fields are cleared.
+//
+// Events are the hints profile's verdict (R9h): the events the release
+// derives from the two objects for the pod itself (none in v1.33).
 func podChange(oldPod, newPod *v1.Pod) *spec.PodChange {
-	return &spec.PodChange{Relevant: !reflect.DeepEqual(schedulingView(oldPod), schedulingView(newPod))}
+	return &spec.PodChange{Relevant: !reflect.DeepEqual(schedulingView(oldPod), schedulingView(newPod)), Events: updateEvents(oldPod, newPod)}
 }
 
 func schedulingView(pod *v1.Pod) v1.Pod {

@@ -25,11 +25,9 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
-	"k8s.io/client-go/tools/events"
 	"k8s.io/klog/v2"
 	"k8s.io/kubernetes/pkg/scheduler"
 	"k8s.io/kubernetes/pkg/scheduler/backend/queue"
-	"k8s.io/kubernetes/pkg/scheduler/profile"
 	"k8s.io/utils/clock"
 	testingclock "k8s.io/utils/clock/testing"
 )
@@ -38,10 +36,11 @@ import (
 type QueueKind string
 
 const (
-	// Upstream is the queue scheduler.New builds (classic: v1.33.13 with
-	// queueing hints off).
+	// Upstream is the queue scheduler.New builds (v1.33.13 with queueing
+	// hints off; v1.37.2 with its default gates).
 	Upstream QueueKind = "upstream"
-	// Schedq is schedq's impl through Adapter (classic profile).
+	// Schedq is schedq's impl through Adapter (classic profile on v1.33,
+	// hints on v1.37).
 	Schedq QueueKind = "schedq"
 )
 
@@ -60,6 +59,16 @@ type Options struct {
 	// StopOnViolation ends the run at the trace check's first violation
 	// (the broken-adapter test needs nothing more).
 	StopOnViolation bool
+	// NoBackoff switches backoff off on either queue (a max backoff of 0:
+	// R7h; the hints profile only, the classic contract has no such
+	// setting).
+	NoBackoff bool
+	// Settle bounds the wait for the bindable pods (default: until the
+	// timeout): a run that may lose pods ends sooner.
+	Settle time.Duration
+	// SchedulerOptions are added to scheduler.New's (a profile with a
+	// plugin of the run's own, say).
+	SchedulerOptions []scheduler.Option
 }
 
 // Result is what one run proved and measured.
@@ -240,7 +249,10 @@ func (c *cluster) bind(action clienttesting.Action) (bool, runtime.Object, error
 	if c.failBind != nil && c.failBind(pod, c.attempts[pod.UID]) {
 		c.injected++
 		c.mu.Unlock()
-		return true, nil, apierrors.NewInternalError(fmt.Errorf("injected bind failure"))
+		// 429, not 500: from v1.37 the default binder retries an internal
+		// error in place (util.BindPod, retry.OnError with Retriable), so
+		// the failure would never reach the queue.
+		return true, nil, apierrors.NewTooManyRequests("injected bind failure", 1)
 	}
 	c.binds[pod.UID]++
 	c.bound[pod.UID] = b.Target.Name
@@ -558,14 +570,18 @@ func Run(o Options) *Result {
 		return res
 	}
 	var clk *testingclock.FakeClock
-	opts := []scheduler.Option{}
+	opts := append([]scheduler.Option(nil), o.SchedulerOptions...)
+	maxBackoff := 10 * time.Second
+	if o.NoBackoff {
+		maxBackoff = 0
+		opts = append(opts, scheduler.WithPodMaxBackoffSeconds(0))
+	}
 	if o.Trace {
 		clk = testingclock.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 		opts = append(opts, scheduler.WithClock(clk))
 	}
-	informerFactory := scheduler.NewInformerFactory(c.cs, 0)
-	recorder := func(string) events.EventRecorder { return &events.FakeRecorder{} }
-	sched, err := scheduler.New(ctx, c.cs, informerFactory, nil, profile.RecorderFactory(recorder), opts...)
+	informerFactory := newInformerFactory(c.cs)
+	sched, err := scheduler.New(ctx, c.cs, informerFactory, nil, recorderFactory(), opts...)
 	if err != nil {
 		res.Err = err
 		return res
@@ -577,7 +593,7 @@ func Run(o Options) *Result {
 	var flush func(bool)
 	if o.Queue == Schedq {
 		var qclk = clockOrNil(clk)
-		adapter, err = NewAdapter(ctx, sched.Profiles, qclk, time.Second, 10*time.Second, o.Breakage)
+		adapter, err = NewAdapter(ctx, sched.Profiles, qclk, time.Second, maxBackoff, o.Breakage)
 		if err != nil {
 			res.Err = err
 			return res
@@ -601,7 +617,7 @@ func Run(o Options) *Result {
 			return res
 		}
 		places = func() (a, b, u, f []string) {
-			return podKeys(pq.PodsInActiveQ()), podKeys(pq.PodsInBackoffQ()), podKeys(pq.UnschedulablePods()), nil
+			return podKeys(pq.PodsInActiveQ()), podKeys(pq.PodsInBackoffQ()), podKeys(pq.UnschedulablePods()), upstreamInFlight(pq)
 		}
 		flush = func(backoff bool) {
 			if backoff {
@@ -619,6 +635,7 @@ func Run(o Options) *Result {
 			res.Err = err
 			return res
 		}
+		cfg.PodInitialBackoffDuration, cfg.PodMaxBackoffDuration = time.Second, maxBackoff
 		rec, err = NewRecorder(q, cfg, clk, flush, places)
 		if err != nil {
 			res.Err = err
@@ -698,7 +715,11 @@ func Run(o Options) *Result {
 			res.Err = fmt.Errorf("a pod both must be bound and is gated")
 		}
 	}
-	env.WaitBound(res.Pods, time.Until(deadline(ctx)))
+	settle := time.Until(deadline(ctx))
+	if o.Settle > 0 {
+		settle = o.Settle
+	}
+	env.WaitBound(res.Pods, settle)
 	res.Duration = time.Since(t0)
 	// Quiescence: no bind for a while.
 	last, lastN := time.Now(), c.totalBinds()

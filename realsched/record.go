@@ -112,6 +112,9 @@ func (r *Recorder) known(o TraceOp) string {
 	a, _, _, _ := r.places()
 	switch o.Op.Kind {
 	case schedqtest.KindUpdate:
+		if hintsProfile {
+			break // v1.37 tracks pods in flight as the hints profile does
+		}
 		k := string(o.Op.Pod.Key())
 		if has(a, k) && has(keysOf(s.InFlight), k) {
 			return "R9 (declared): an Update of a pod in flight; upstream v1.33 classic does not track pods in flight and queues a second copy in activeQ, the contract updates it in place"
@@ -384,14 +387,14 @@ func (r *Recorder) remember(p *v1.Pod) {
 	}
 }
 
-// Add is recorded and checked.
-func (r *Recorder) Add(logger klog.Logger, pod *v1.Pod) {
+// add is Add, recorded and checked; inner calls the wrapped queue.
+func (r *Recorder) add(pod *v1.Pod, inner func()) {
 	if pod == nil {
-		r.inner.Add(logger, pod)
+		inner()
 		return
 	}
 	r.call(&schedqtest.Op{Kind: schedqtest.KindAdd, Pod: ref(pod)}, "Add "+pod.Name, func() string {
-		r.inner.Add(logger, pod)
+		inner()
 		return ""
 	}, func() string {
 		r.remember(pod)
@@ -426,23 +429,28 @@ func (r *Recorder) Activate(logger klog.Logger, pods map[string]*v1.Pod) {
 	})
 }
 
-// AddUnschedulableIfNotPresent is recorded and checked: the error must be
-// the model's.
-func (r *Recorder) AddUnschedulableIfNotPresent(logger klog.Logger, p *queuedPodInfo, cycle int64) error {
+// addUnschedulable is the failure path (AddUnschedulableIfNotPresent in
+// v1.33, AddUnschedulablePodIfNotPresent in v1.37), recorded and checked:
+// the error must be the model's.
+func (r *Recorder) addUnschedulable(p *queuedPodInfo, cycle int64, inner func() error) error {
 	if p == nil || p.PodInfo == nil || p.Pod == nil {
-		return r.inner.AddUnschedulableIfNotPresent(logger, p, cycle)
+		return inner()
 	}
 	plugins := sets.List(p.UnschedulablePlugins)
 	c := cycle
 	op := schedqtest.Op{Kind: schedqtest.KindFail, Pod: schedqtest.PodRef{Name: p.Pod.Name}, Plugins: plugins, Cycle: &c}
+	// What the scheduler hands back, read before the queue sees it:
+	// upstream v1.37's queue counts the failure into the very pInfo
+	// (UnschedulableCount, ConsecutiveErrorsCount), and the model must
+	// count from the values before, or it counts twice.
+	info := &spec.QueuedPodInfo{Pod: specPod(p.Pod), Timestamp: p.Timestamp, Attempts: p.Attempts,
+		UnschedulablePlugins: spec.NewPluginSet(plugins...), InitialAttemptTimestamp: initialAttempt(p), HintFields: hintFieldsOf(p)}
 	var err error
 	r.call(&op, fmt.Sprintf("AddUnschedulableIfNotPresent %s plugins=%v cycle=%d attempts=%d", p.Pod.Name, plugins, cycle, p.Attempts), func() string {
-		err = r.inner.AddUnschedulableIfNotPresent(logger, p, cycle)
+		err = inner()
 		return errText(err)
 	}, func() string {
 		r.remember(p.Pod)
-		info := &spec.QueuedPodInfo{Pod: specPod(p.Pod), Timestamp: p.Timestamp, Attempts: p.Attempts,
-			UnschedulablePlugins: spec.NewPluginSet(plugins...), InitialAttemptTimestamp: initialAttempt(p)}
 		merr := r.m.AddUnschedulableIfNotPresent(info, cycle)
 		if (err == nil) != (merr == nil) {
 			return fmt.Sprintf("AddUnschedulableIfNotPresent %s: queue %s, model %s", p.Pod.Namespace+"/"+p.Pod.Name, errText(err), errText(merr))
@@ -487,10 +495,11 @@ func (r *Recorder) pop(logger klog.Logger) (*queuedPodInfo, error) {
 			continue
 		}
 		cands := r.m.PopCandidates()
-		active, _, _, _ := r.places()
-		if len(active) == 0 && !r.closed {
-			r.record(schedqtest.Op{Kind: schedqtest.KindPop}, "Pop", "(not called: activeQ empty)", start)
-			r.violate(fmt.Sprintf("Pop: the queue's activeQ is empty, the model's holds %v", cands))
+		active, backoff, _, _ := r.places()
+		if len(active) == 0 && (!hintsProfile || len(backoff) == 0) && !r.closed {
+			// (R2h: the hints profile pops from backoffQ too.)
+			r.record(schedqtest.Op{Kind: schedqtest.KindPop}, "Pop", "(not called: nothing to pop)", start)
+			r.violate(fmt.Sprintf("Pop: the queue has nothing to pop, the model's candidates are %v", cands))
 			r.mu.Unlock()
 			return popUpstream(r.inner, logger)
 		}
@@ -536,28 +545,28 @@ func (r *Recorder) Done(uid types.UID) {
 	})
 }
 
-// Update is recorded and checked.
-func (r *Recorder) Update(logger klog.Logger, oldPod, newPod *v1.Pod) {
+// update is Update, recorded and checked.
+func (r *Recorder) update(oldPod, newPod *v1.Pod, inner func()) {
 	if oldPod == nil || newPod == nil {
-		r.inner.Update(logger, oldPod, newPod)
+		inner()
 		return
 	}
 	// The model takes the verdict the adapter gives schedq's queue, which
-	// is v1.33.13's own (podChange): on upstream's queue too, the check is
-	// of the same rule.
+	// is the release's own (podChange): on upstream's queue too, the check
+	// is of the same rule.
 	change := podChange(oldPod, newPod)
 	op := schedqtest.Op{Kind: schedqtest.KindUpdate, Pod: ref(newPod), Change: change}
 	if !spec.IsPodUpdated(specPod(oldPod), specPod(newPod)) {
 		op = schedqtest.Op{Kind: schedqtest.KindUpdate, Pod: schedqtest.PodRef{Name: newPod.Name}, Touch: true, Change: change}
 	}
 	r.call(&op, "Update "+newPod.Name+" rv="+newPod.ResourceVersion, func() string {
-		r.inner.Update(logger, oldPod, newPod)
+		inner()
 		return ""
 	}, func() string {
 		r.remember(newPod)
 		s := r.m.Snapshot()
 		_ = r.m.UpdateWithChange(specPod(oldPod), specPod(newPod), change)
-		if change.Relevant && has(keysOf(s.InFlight), string(op.Pod.Key())) && has(keysOf(r.m.Snapshot().InFlight), string(op.Pod.Key())) {
+		if !hintsProfile && change.Relevant && has(keysOf(s.InFlight), string(op.Pod.Key())) && has(keysOf(r.m.Snapshot().InFlight), string(op.Pod.Key())) {
 			// The adapter's step for a relevant update of a pod in
 			// flight (Adapter.Update): an Activate of it (R8).
 			_ = r.m.Activate([]*spec.Pod{specPod(newPod)})
@@ -566,14 +575,14 @@ func (r *Recorder) Update(logger klog.Logger, oldPod, newPod *v1.Pod) {
 	})
 }
 
-// Delete is recorded and checked.
-func (r *Recorder) Delete(pod *v1.Pod) {
+// delete is Delete, recorded and checked.
+func (r *Recorder) delete(pod *v1.Pod, inner func()) {
 	if pod == nil {
-		r.inner.Delete(pod)
+		inner()
 		return
 	}
 	r.call(&schedqtest.Op{Kind: schedqtest.KindDelete, Pod: schedqtest.PodRef{Name: pod.Name}}, "Delete "+pod.Name, func() string {
-		r.inner.Delete(pod)
+		inner()
 		return ""
 	}, func() string {
 		_ = r.m.Delete(specPod(pod))
@@ -581,8 +590,9 @@ func (r *Recorder) Delete(pod *v1.Pod) {
 	})
 }
 
-// MoveAllToActiveOrBackoffQueue is recorded and checked. preCheck is
-// asked about the model's pods with the objects the recorder saw last.
+// MoveAllToActiveOrBackoffQueue is recorded and checked, the event with
+// its objects (R19: the hints profile's queueing hints read them). preCheck
+// is asked about the model's pods with the objects the recorder saw last.
 func (r *Recorder) MoveAllToActiveOrBackoffQueue(logger klog.Logger, event clusterEvent, oldObj, newObj interface{}, pc preEnqueueCheck) {
 	se := specEvent(event)
 	op := schedqtest.Op{Kind: schedqtest.KindMove, Event: spec.ClusterEvent{Resource: se.Resource, ActionType: se.ActionType}}
@@ -607,19 +617,21 @@ func (r *Recorder) MoveAllToActiveOrBackoffQueue(logger klog.Logger, event clust
 				op.PreCheck = passed
 			}()
 		}
-		r.m.MoveAllToActiveOrBackoffQueue(se, mpc)
+		if err := r.m.MoveAllToActiveOrBackoffQueueWithObjects(specOccurrence(event, oldObj, newObj), mpc); err != nil {
+			return "model: " + err.Error()
+		}
 		return ""
 	})
 }
 
-// AssignedPodAdded is recorded and checked.
-func (r *Recorder) AssignedPodAdded(logger klog.Logger, pod *v1.Pod) {
+// assignedPodAdded is v1.33's AssignedPodAdded, recorded and checked.
+func (r *Recorder) assignedPodAdded(pod *v1.Pod, inner func()) {
 	if pod == nil {
-		r.inner.AssignedPodAdded(logger, pod)
+		inner()
 		return
 	}
 	r.call(&schedqtest.Op{Kind: schedqtest.KindAssignedAdd, Pod: ref(pod)}, "AssignedPodAdded "+pod.Name, func() string {
-		r.inner.AssignedPodAdded(logger, pod)
+		inner()
 		return ""
 	}, func() string {
 		_ = r.m.AssignedPodAdded(specPod(pod))
@@ -627,16 +639,16 @@ func (r *Recorder) AssignedPodAdded(logger klog.Logger, pod *v1.Pod) {
 	})
 }
 
-// AssignedPodUpdated is recorded and checked.
-func (r *Recorder) AssignedPodUpdated(logger klog.Logger, oldPod, newPod *v1.Pod, event clusterEvent) {
+// assignedPodUpdated is v1.33's AssignedPodUpdated, recorded and checked.
+func (r *Recorder) assignedPodUpdated(oldPod, newPod *v1.Pod, event clusterEvent, inner func()) {
 	if newPod == nil {
-		r.inner.AssignedPodUpdated(logger, oldPod, newPod, event)
+		inner()
 		return
 	}
 	se := specEvent(event)
 	op := schedqtest.Op{Kind: schedqtest.KindAssignedUpdate, Pod: ref(newPod), Event: spec.ClusterEvent{Resource: se.Resource, ActionType: se.ActionType}}
 	r.call(&op, "AssignedPodUpdated "+newPod.Name+" "+labelOf(event), func() string {
-		r.inner.AssignedPodUpdated(logger, oldPod, newPod, event)
+		inner()
 		return ""
 	}, func() string {
 		_ = r.m.AssignedPodUpdated(specPod(oldPod), specPod(newPod), se)
@@ -700,10 +712,16 @@ func (r *Recorder) Run(logger klog.Logger) {
 func (r *Recorder) tick(d time.Duration) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.bad != nil || r.closed {
+	if r.closed {
 		return
 	}
 	r.clk.Step(d)
+	if r.bad != nil {
+		// The check has stopped, the queue's time has not: a queue whose
+		// clock stood still would keep its backoffQ forever, and the run
+		// would report pods unbound that the violation did not strand.
+		return
+	}
 	if err := r.m.Step(d); err != nil {
 		r.record(schedqtest.Op{Kind: schedqtest.KindTick, Duration: d}, "tick", "", time.Now())
 		r.violate("model: " + err.Error())
@@ -719,8 +737,9 @@ func (r *Recorder) tick(d time.Duration) {
 }
 
 // AddNominatedPod is recorded and checked.
-func (r *Recorder) AddNominatedPod(logger klog.Logger, pi *podInfo, ni *nominatingInfo) {
-	if pi == nil || pi.Pod == nil {
+func (r *Recorder) AddNominatedPod(logger klog.Logger, pi nominatedInfo, ni *nominatingInfo) {
+	pod := podOfInfo(pi)
+	if pod == nil {
 		r.inner.AddNominatedPod(logger, pi, ni)
 		return
 	}
@@ -728,13 +747,13 @@ func (r *Recorder) AddNominatedPod(logger klog.Logger, pi *podInfo, ni *nominati
 	if ni.Mode() == modeOverride {
 		mode, node = spec.NominateOverride, ni.NominatedNodeName
 	}
-	op := schedqtest.Op{Kind: schedqtest.KindNominate, Pod: schedqtest.PodRef{Name: pi.Pod.Name}, Node: node, Noop: mode == spec.NominateNoop}
-	r.call(&op, fmt.Sprintf("AddNominatedPod %s mode=%d node=%q", pi.Pod.Name, mode, node), func() string {
+	op := schedqtest.Op{Kind: schedqtest.KindNominate, Pod: schedqtest.PodRef{Name: pod.Name}, Node: node, Noop: mode == spec.NominateNoop}
+	r.call(&op, fmt.Sprintf("AddNominatedPod %s mode=%d node=%q", pod.Name, mode, node), func() string {
 		r.inner.AddNominatedPod(logger, pi, ni)
 		return ""
 	}, func() string {
-		r.remember(pi.Pod)
-		_ = r.m.AddNominatedPod(specPod(pi.Pod), mode, node)
+		r.remember(pod)
+		_ = r.m.AddNominatedPod(specPod(pod), mode, node)
 		return ""
 	})
 }
@@ -758,14 +777,14 @@ func (r *Recorder) DeleteNominatedPodIfExists(pod *v1.Pod) {
 
 // UpdateNominatedPod is passed through (the scheduler does not call it
 // in v1.33: the queue's Update re-nominates).
-func (r *Recorder) UpdateNominatedPod(logger klog.Logger, oldPod *v1.Pod, newPodInfo *podInfo) {
+func (r *Recorder) UpdateNominatedPod(logger klog.Logger, oldPod *v1.Pod, newPodInfo nominatedInfo) {
 	r.inner.UpdateNominatedPod(logger, oldPod, newPodInfo)
 }
 
 // NominatedPodsForNode is checked under the read lock (the scheduler's
 // parallel Filter calls stay parallel); calls where both sides list
 // nothing are counted, not kept.
-func (r *Recorder) NominatedPodsForNode(node string) []*podInfo {
+func (r *Recorder) NominatedPodsForNode(node string) []nominatedInfo {
 	start := time.Now()
 	r.mu.RLock()
 	got := r.inner.NominatedPodsForNode(node)
@@ -777,7 +796,9 @@ func (r *Recorder) NominatedPodsForNode(node string) []*podInfo {
 	r.mu.RUnlock()
 	g := make([]string, 0, len(got))
 	for _, p := range got {
-		g = append(g, p.Pod.Namespace+"/"+p.Pod.Name)
+		if pod := podOfInfo(p); pod != nil {
+			g = append(g, pod.Namespace+"/"+pod.Name)
+		}
 	}
 	w := make([]string, 0, len(want))
 	for _, p := range want {
@@ -803,9 +824,6 @@ func (r *Recorder) NominatedPodsForNode(node string) []*podInfo {
 
 // The debugging getters are the wrapped queue's.
 
-func (r *Recorder) GetPod(name, namespace string) (*queuedPodInfo, bool) {
-	return r.inner.GetPod(name, namespace)
-}
 func (r *Recorder) PendingPods() ([]*v1.Pod, string) { return r.inner.PendingPods() }
 func (r *Recorder) InFlightPods() []*v1.Pod          { return r.inner.InFlightPods() }
 func (r *Recorder) PodsInActiveQ() []*v1.Pod         { return r.inner.PodsInActiveQ() }

@@ -52,11 +52,11 @@ func (t *timed) Done(uid types.UID) {
 	t.upstreamQueue.Done(uid)
 }
 
-func (t *timed) AddUnschedulableIfNotPresent(logger klog.Logger, p *queuedPodInfo, cycle int64) error {
+// failed ends p's attempt (the failure path, whose name is the release's).
+func (t *timed) failed(p *queuedPodInfo) {
 	if p != nil && p.PodInfo != nil && p.Pod != nil {
 		t.end(p.Pod.UID)
 	}
-	return t.upstreamQueue.AddUnschedulableIfNotPresent(logger, p, cycle)
 }
 
 // inFlight are the pods popped whose attempt has not ended.
