@@ -33,7 +33,15 @@ var order = []string{conformance.TargetModel, conformance.TargetImpl}
 func main() {
 	in := flag.String("in", "", "directory of <profile>.json results")
 	out := flag.String("out", "conformance/RESULTS.md", "markdown file to write")
+	realschedPath := flag.String("realsched", "realsched/SUMMARY.md", "the real scheduler's findings, kept with its suite, copied in as a section (\"\" to leave it out)")
 	flag.Parse()
+	realsched := section{path: *realschedPath}
+	if realsched.path != "" {
+		var err error
+		if realsched.text, err = os.ReadFile(realsched.path); err != nil {
+			log.Fatal(err)
+		}
+	}
 	files, err := filepath.Glob(filepath.Join(*in, "*.json"))
 	if err != nil || len(files) == 0 {
 		log.Fatalf("no results in %q (%v)", *in, err)
@@ -79,7 +87,7 @@ func main() {
 		}
 		return conc[i].Target.Name < conc[j].Target.Name
 	})
-	if err := os.WriteFile(*out, []byte(render(reports, conc)+renderConcurrent(conc)), 0o644); err != nil {
+	if err := os.WriteFile(*out, []byte(render(reports, conc, realsched)+renderConcurrent(conc)), 0o644); err != nil {
 		log.Fatal(err)
 	}
 }
@@ -132,7 +140,13 @@ func outcomes(m map[conformance.Outcome]int) string {
 	return strings.Join(parts, ", ")
 }
 
-func render(reports []conformance.Report, conc []concurrent.Report) string {
+// section is a file copied into the report as a section of its own.
+type section struct {
+	path string
+	text []byte // nil: no section
+}
+
+func render(reports []conformance.Report, conc []concurrent.Report, realsched section) string {
 	var b strings.Builder
 	b.WriteString("# Conformance results\n\n")
 	b.WriteString("Written by `make conformance` (conformance/cmd/conformance-report); do not edit by hand.\n")
@@ -180,6 +194,14 @@ func render(reports []conformance.Report, conc []concurrent.Report) string {
 	b.WriteString(renderMatrix(reports, conc))
 	for _, pr := range profiles {
 		renderProfile(&b, reports, pr.p, pr.title, pr.note, totals[pr.p])
+	}
+	if realsched.text != nil {
+		// The real scheduler's suite is not part of a conformance run (its
+		// modules build a whole kube-scheduler per release): its findings
+		// are kept beside it and copied in, so that RESULTS.md has every
+		// finding about upstream's queue in one place.
+		fmt.Fprintf(&b, "\n## The real kube-scheduler\n\nCopied from `%s`, which the real-scheduler suite keeps (`make realsched`).\n\n", realsched.path)
+		b.Write(realsched.text) // its links are relative to a folder one level down, as RESULTS.md's are
 	}
 	b.WriteString("\n## What ran\n\n")
 	for _, r := range reports {
