@@ -103,7 +103,8 @@ func TestPreflightNamesEachMistake(t *testing.T) {
 }
 
 // A known difference declared in Options is reported as known where the
-// scenario fails, and fails as stale where it does not; Options naming
+// scenario fails, and fails as stale where it does not (unless declared
+// intermittent: a race that a run may not reach); Options naming
 // no scenario of the run, or giving no reason, are refused.
 func TestOptionsKnownDifferences(t *testing.T) {
 	const name = "done/ends-the-time-in-flight"
@@ -129,6 +130,15 @@ func TestOptionsKnownDifferences(t *testing.T) {
 	res, rec = run(func(t testing.TB, cfg spec.Config, start time.Time) Target { return newModelT(t, cfg, start) }, own)
 	if !rec.Failed() || res.Outcome != Stale || !strings.Contains(rec.String(), "declares a known difference for test-model") {
 		t.Errorf("declared difference on a target without it: %+v, failed=%v\n%s", res, rec.Failed(), rec)
+	}
+	intermittent := own
+	intermittent.Intermittent = true
+	res, rec = run(func(t testing.TB, cfg spec.Config, start time.Time) Target { return newModelT(t, cfg, start) }, intermittent)
+	if rec.Failed() || res.Outcome != Pass {
+		t.Errorf("an intermittent difference that did not show: %+v, failed=%v\n%s", res, rec.Failed(), rec)
+	}
+	if res, rec = run(broken, intermittent); rec.Failed() || res.Outcome != Known {
+		t.Errorf("an intermittent difference that showed: %+v, failed=%v\n%s", res, rec.Failed(), rec)
 	}
 	other := own
 	other.Profiles = []string{"some-other-profile"}

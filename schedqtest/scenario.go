@@ -74,6 +74,12 @@ type KnownDifference struct {
 	// Source points at the code that explains it, e.g.
 	// "pkg/scheduler/backend/queue/active_queue.go:259 (unlockedPop)".
 	Source string
+	// Intermittent ("known-difference profiles=(...) intermittent") says
+	// the difference is a race in the target, which a sequential scenario
+	// reaches only when the goroutines fall one way: a run where it does
+	// not show passes, where any other declaration that does not show is
+	// stale.
+	Intermittent bool
 }
 
 // AppliesTo reports whether the difference is declared for profile.
@@ -247,8 +253,12 @@ func ParseRequires(args []datadriven.CmdArg) ([]string, error) {
 func ParseKnownDifference(args []datadriven.CmdArg, input string) (KnownDifference, error) {
 	var k KnownDifference
 	for _, a := range args {
+		if a.Key == "intermittent" && len(a.Vals) == 0 {
+			k.Intermittent = true
+			continue
+		}
 		if a.Key != "profiles" {
-			return k, fmt.Errorf("known-difference: unknown argument %q (want profiles=(...))", a.Key)
+			return k, fmt.Errorf("known-difference: unknown argument %q (want profiles=(...) and, for a race, intermittent)", a.Key)
 		}
 		for _, v := range a.Vals {
 			if v = strings.TrimSpace(v); v != "" {
@@ -412,7 +422,11 @@ func FormatScenario(sc Scenario) (string, error) {
 		b.WriteString("rules " + strings.Join(sc.Rules, " ") + "\n----\n\n")
 	}
 	for _, k := range sc.KnownDifferences {
-		fmt.Fprintf(&b, "known-difference profiles=(%s)\n%s\nsource: %s\n----\n\n", strings.Join(k.Profiles, ","), k.Reason, k.Source)
+		flag := ""
+		if k.Intermittent {
+			flag = " intermittent"
+		}
+		fmt.Fprintf(&b, "known-difference profiles=(%s)%s\n%s\nsource: %s\n----\n\n", strings.Join(k.Profiles, ","), flag, k.Reason, k.Source)
 	}
 	if !sc.Config.IsZero() {
 		b.WriteString(sc.Config.String() + "\n----\n\n")
