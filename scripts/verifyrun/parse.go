@@ -340,8 +340,9 @@ type conformanceRoot struct {
 // result whose subtest has no event did not run and is not counted. A
 // part that has no event at all is said not to have run, never passed.
 func countConformance(r *run) []string {
-	res := results(r.events)
-	names, fileOutcome := readReports(filepath.Join(r.tmp, "results"))
+	evs := invocations(r.events)
+	res := results(evs)
+	names, fileOutcome, targetOutcome := readReports(filepath.Join(r.tmp, "results"))
 	// A root is the parent of a preflight or random-runs subtest...
 	rootSet := map[testKey]bool{}
 	for k := range res {
@@ -373,7 +374,10 @@ func countConformance(r *run) []string {
 	}
 	var roots []conformanceRoot
 	for k := range rootSet {
-		n := names[k.test]
+		n := targetNameIn(evs, k)
+		if n == "" {
+			n = names[k.test]
+		}
 		if n == "" {
 			n = k.test
 		}
@@ -416,7 +420,11 @@ func countConformance(r *run) []string {
 			}
 			n++
 			scenarios[sc] = true
-			outcomes[scenarioOutcome(a, fileOutcome[root.key.test+"\x00"+sc])]++
+			file, ok := targetOutcome[root.name+"\x00"+sc]
+			if !ok {
+				file = fileOutcome[root.key.test+"\x00"+sc]
+			}
+			outcomes[scenarioOutcome(a, file)]++
 		}
 		if n == 0 {
 			none = append(none, root.name)
@@ -462,10 +470,10 @@ func countConformance(r *run) []string {
 				a = notRunFiltered
 			}
 			if a == "skip" {
-				reasons[root.name] = skipReason(r.events, k)
+				reasons[root.name] = skipReason(evs, k)
 			}
 			if a == "pass" {
-				for _, l := range outputOf(r.events, func(o testKey) bool { return o == k || strings.HasPrefix(o.test, k.test+"/") && o.pkg == k.pkg }) {
+				for _, l := range outputOf(evs, func(o testKey) bool { return o == k || strings.HasPrefix(o.test, k.test+"/") && o.pkg == k.pkg }) {
 					if m := rapidOKRE.FindStringSubmatch(l); m != nil {
 						c, _ := strconv.Atoi(m[1])
 						checks += c
@@ -540,10 +548,47 @@ func skipReason(evs []event, k testKey) string {
 	return reason
 }
 
+// invocations tells apart the go test runs of one package within a step
+// (the conformance step runs conformance/upstream once per release, each
+// with the same test names): from a package's second run on, its events
+// carry "pkg#2", "pkg#3", ..., so that no run's results overwrite
+// another's.
+func invocations(evs []event) []event {
+	out := make([]event, len(evs))
+	runs := map[string]int{}
+	for i, e := range evs {
+		pkg := e.Package
+		if n := runs[pkg]; n > 0 {
+			e.Package = fmt.Sprintf("%s#%d", pkg, n+1)
+		}
+		out[i] = e
+		if e.Test == "" && (e.Action == "pass" || e.Action == "fail" || e.Action == "skip") {
+			runs[pkg]++
+		}
+	}
+	return out
+}
+
+// targetNameRE is the line conformance.Run logs last: "conformance NAME:
+// ...".
+var targetNameRE = regexp.MustCompile(`\bconformance ([A-Za-z0-9._-]+): `)
+
+// targetNameIn returns the target name the run of root logged, "" if none.
+func targetNameIn(evs []event, root testKey) string {
+	for _, l := range outputOf(evs, func(o testKey) bool { return o == root }) {
+		if m := targetNameRE.FindStringSubmatch(l); m != nil {
+			return m[1]
+		}
+	}
+	return ""
+}
+
 // readReports reads the results files in dir: the target's name by test
-// name, and each scenario's outcome by test name and scenario.
-func readReports(dir string) (map[string]string, map[string]string) {
-	names, outcomes := map[string]string{}, map[string]string{}
+// name, and each scenario's outcome by test name and scenario and by
+// target name and scenario (the same test runs once per upstream
+// release, each its own target).
+func readReports(dir string) (map[string]string, map[string]string, map[string]string) {
+	names, outcomes, byTarget := map[string]string{}, map[string]string{}, map[string]string{}
 	files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
 	for _, f := range files {
 		b, err := os.ReadFile(f)
@@ -557,9 +602,10 @@ func readReports(dir string) (map[string]string, map[string]string) {
 		names[rep.Test] = rep.Target.Name
 		for _, res := range rep.Results {
 			outcomes[rep.Test+"\x00"+res.Scenario] = res.Outcome
+			byTarget[rep.Target.Name+"\x00"+res.Scenario] = res.Outcome
 		}
 	}
-	return names, outcomes
+	return names, outcomes, byTarget
 }
 
 func outcomeList(m map[string]int) string {

@@ -324,3 +324,34 @@ func TestCountLinearizabilitySaysWhatFailed(t *testing.T) {
 		t.Errorf("countLinearizability =\n%q\nwant\n%q", got, want)
 	}
 }
+
+// The conformance step runs the upstream module once per release, with the
+// same test names each time: every run is a target of its own, named by
+// the line Run logs and refined by its own results file. (The summary of
+// make verify counted five releases as one, "115 scenarios x 4 target(s)",
+// with the last release's name and results.)
+func TestConformanceCountsEachRunOfAPackage(t *testing.T) {
+	var evs []event
+	for _, rel := range []string{"upstream-v1.36.5", "upstream-v1.37.2"} {
+		evs = append(evs,
+			event{Action: "pass", Package: "up", Test: "TestQueueingHints/preflight"},
+			event{Action: "pass", Package: "up", Test: "TestQueueingHints/add/s1"},
+			event{Action: "output", Package: "up", Test: "TestQueueingHints", Output: "    upstream_test.go:80: conformance " + rel + ": preflight ok; 1 of 1 scenarios ran\n"},
+			event{Action: "pass", Package: "up", Test: "TestQueueingHints"},
+			event{Action: "pass", Package: "up"})
+	}
+	r := newRun(t, jsonLines(t, evs...))
+	writeResults(t, r, map[string]string{
+		"v136.json": `{"target":{"name":"upstream-v1.36.5"},"test":"TestQueueingHints","results":[{"scenario":"add/s1","outcome":"known difference"}]}`,
+		"v137.json": `{"target":{"name":"upstream-v1.37.2"},"test":"TestQueueingHints","results":[{"scenario":"add/s1","outcome":"pass"}]}`,
+	})
+	got := strings.Join(countConformance(r), "\n")
+	for _, want := range []string{
+		"1 scenarios x 2 target(s) = 2 runs: 1 pass, 1 known difference",
+		"preflight: ok on upstream-v1.36.5, upstream-v1.37.2",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("countConformance:\n%s\nwant a line %q", got, want)
+		}
+	}
+}
