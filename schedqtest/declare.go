@@ -2,6 +2,7 @@ package schedqtest
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/cockroachdb/datadriven"
@@ -155,4 +156,22 @@ func (c ConfigChange) declaredWords() []string {
 		w = append(w, "preenqueue=("+c.PreEnqueue+")")
 	}
 	return w
+}
+
+// declaredPlugins are the plugin names a scenario with a declared registry
+// may name: the declared plugins and UnregisteredPlugin; nil without one.
+func (c ConfigChange) declaredPlugins() []string {
+	if c.Register == "" && c.PreEnqueue == "" {
+		return nil
+	}
+	cfg := c.Build()
+	names := []string{"UnregisteredPlugin"}
+	for pl := range cfg.PluginEvents {
+		names = append(names, pl)
+	}
+	for pl := range cfg.PreEnqueuePlugins {
+		names = append(names, pl)
+	}
+	slices.Sort(names)
+	return slices.Compact(names)
 }
