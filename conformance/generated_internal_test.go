@@ -45,8 +45,8 @@ func generatedGroups(t *testing.T, newTarget NewTarget, dir string, own map[stri
 	if err != nil {
 		t.Fatal(err)
 	}
-	known := knownSignatures(t, newTarget, own)
-	return runGeneratedFiles(t, newTarget, files, known, GeneratedResult{Graph: "Fixture"})
+	known := knownSignatures(t, newTarget, own, nil)
+	return runGeneratedFiles(t, newTarget, files, known, GeneratedResult{Graph: "Fixture"}, nil)
 }
 
 // The generated run passes the model, and fails a target that breaks R12
