@@ -75,6 +75,7 @@ type GeneratedGroup struct {
 // GeneratedResult is the generated run of one graph directory on one
 // target.
 type GeneratedResult struct {
+	Target string // the target's name
 	Graph  string // the directory's name, e.g. "GraphExt"
 	Index  string // the generator's INDEX line: what was generated of how many steps
 	Ran    int
@@ -101,7 +102,7 @@ func (r GeneratedResult) String() string {
 			known += g.Count
 		}
 	}
-	s := fmt.Sprintf("%s: %d scenarios ran: %d pass, %d known differences, %d unexplained, %d n/a", r.Graph, r.Ran, r.Pass, known, r.Unexplained(), r.NA)
+	s := fmt.Sprintf("generated %s on %s: %d scenarios ran: %d pass, %d known differences, %d unexplained, %d n/a", r.Graph, r.Target, r.Ran, r.Pass, known, r.Unexplained(), r.NA)
 	if r.Index != "" {
 		s += " [generated: " + r.Index + "]"
 	}
@@ -119,6 +120,7 @@ func RunGenerated(t *testing.T, newTarget NewTarget, dir string, opts GeneratedO
 		t.Fatalf("conformance: the generated scenarios: %v", err)
 	}
 	known := knownSignatures(t, newTarget, opts.KnownDifferences, opts.Ignore)
+	target := targetName(t, newTarget)
 	for _, k := range slices.Sorted(maps.Keys(known)) {
 		t.Logf("declared difference %s shows as: %s", known[k].scenario, k)
 	}
@@ -139,7 +141,7 @@ func RunGenerated(t *testing.T, newTarget NewTarget, dir string, opts GeneratedO
 			}
 			files = sel
 		}
-		res := GeneratedResult{Graph: e.Name()}
+		res := GeneratedResult{Target: target, Graph: e.Name()}
 		if b, err := os.ReadFile(filepath.Join(dir, e.Name(), "INDEX")); err == nil {
 			res.Index = strings.TrimSpace(string(b))
 		}
