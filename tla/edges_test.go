@@ -1,31 +1,35 @@
 package tla_test
 
-// The edge generator (issue 24): for every edge of a classic agreement
-// graph, a shortest operation sequence from the initial state that ends
-// in that edge, written in the scenario language of schedqtest with the
-// model's expected state after each step; and the share of the graph's
-// edges the hand-written conformance scenarios exercise.
+// The edge generator (issue 24): for every edge of an agreement graph
+// (GraphExt of the classic spec; GraphHints, GraphHintsTime, GraphHintsExt
+// of the hints spec), a shortest operation sequence from the initial state
+// that ends in that edge, written in the scenario language of schedqtest
+// with the model's expected state after each step. conformance.RunGenerated
+// plays them on a target (make test, make generated); coverage_test.go
+// measures what they and the other sources of tests reach.
 //
 // The exploration of agreement_test.go is breadth first, so the path to
 // each state through its parent is a shortest one; a step of the graph is
-// that path plus the operation that first took it. The bound's abstract
-// names map onto the scenario language's standard registry
+// that path plus the operation that first took it. A classic bound's
+// abstract names map onto the scenario language's standard registry
 // (schedqtest.Registry): P1, which registered E1, is NodeResourcesFit,
 // which registered NodeAdd; P2, which registered nothing, is
 // UnregisteredPlugin; E1 is NodeAdd, E2 is PVAdd (nobody registered it),
 // the wildcard is WildCard; one tick is "tick 1s"; the durations of the
-// bound are the scenario's config. The hints graphs are left out: their
-// registrations and hints (P2 skipping E1, the gate label) are not those
-// of schedqtest.HintsConfig, and the scenario language has no way to
-// declare others.
+// bound are the scenario's config. A hints bound's registrations and hints
+// (P2 skipping E1, the gate label) are not those of the standard hint set:
+// its scenarios declare them (config register=(...) preenqueue=(...)),
+// with the same plugin names, E1 and E2 named as above, the gate the label
+// gate=true, one tick "tick 500ms". A step whose path hands back an object
+// updated in flight is not expressible (errInexpressible) and is counted,
+// not written.
 //
-//	go test ./tla/ -run TestEdgeScenarios -edges.out=/tmp/edges            # every step of GraphExt
-//	go test ./tla/ -run TestEdgeScenarios -edges.out=/tmp/edges -edges.max=50 -edges.cfg=Graph.cfg
+//	go test ./tla/ -run TestEdgeScenarios -edges.out=/tmp/edges            # every step of every graph
+//	go test ./tla/ -run TestEdgeScenarios -edges.out=/tmp/edges -edges.max=50 -edges.cfg=GraphHints.cfg
 //
-// Without -edges.out the test checks a sample of generated scenarios at a
-// smaller bound (one Pop, one tick: they replay on the model and end in
-// their step's state) and logs the coverage of the hand-written scenarios
-// over the bound's whole graph (testdata/<cfg>.txt.gz).
+// Without -edges.out the test checks a sample of generated scenarios of
+// each graph at a smaller bound (one Pop, one tick): they replay on the
+// model and end in their step's state.
 
 import (
 	"errors"
@@ -48,7 +52,7 @@ var (
 	edgesOut   = flag.String("edges.out", "", "write one scenario file per edge of the classic graphs into this directory")
 	edgesMax   = flag.Int("edges.max", 0, "with -edges.out, at most this many scenarios (0: all)")
 	edgesSmall = flag.Bool("edges.small", false, "with -edges.out, generate from the bound cut to one Pop and one tick (a subset of its steps, cheap enough for make test)")
-	edgesCfg   = flag.String("edges.cfg", "GraphExt.cfg,GraphHints.cfg,GraphHintsExt.cfg", "the agreement configurations (comma-separated) whose graphs' steps are generated")
+	edgesCfg   = flag.String("edges.cfg", "GraphExt.cfg,GraphHints.cfg,GraphHintsTime.cfg,GraphHintsExt.cfg", "the agreement configurations (comma-separated) whose graphs' steps are generated")
 )
 
 // scenarioPlugin and scenarioEvent map the bound's names onto the scenario
@@ -468,27 +472,6 @@ func edgeScenarios(t *testing.T, cfg, module string) {
 	}
 	t.Logf("%d steps; %d sampled scenarios replay on the model to their step's state (longest %d operations); %d sampled steps are not expressible (%v)",
 		len(rec.order), len(sample)-skipped, longest, skipped, errInexpressible)
-	if b.hints {
-		return // the hand-written coverage of the hints bounds is measured by TestCoverage
-	}
-	// Coverage is measured on the whole graph of the bound, as TLC
-	// computed it (the agreement test shows the model's is the same).
-	g, err := stategraph.ReadFile(filepath.Join("testdata", strings.TrimSuffix(cfg, ".cfg")+".txt.gz"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	covered, files, used, byAction := handWrittenCoverage(t, &b, g)
-	t.Logf("hand-written classic scenarios: %d of %d files take steps of the bound; they take %d of the %d steps of %s (%.2f%%)",
-		used, files, covered, len(g.Edges), cfg, 100*float64(covered)/float64(len(g.Edges)))
-	total := g.ActionCounts()
-	actions := make([]string, 0, len(total))
-	for a := range total {
-		actions = append(actions, a)
-	}
-	slices.Sort(actions)
-	for _, a := range actions {
-		t.Logf("  %-32s %6d of %6d steps", a, byAction[a], total[a])
-	}
 }
 
 // writeEdgeScenarios writes one scenario file per step into -edges.out,
@@ -542,7 +525,7 @@ func writeEdgeScenarios(t *testing.T, b *bound, x *exploration, rec *edgeRecorde
 	}
 	index := fmt.Sprintf("%s: %d scenarios of the graph's %d steps (every %d-th step in the order first taken); %d skipped as not expressible (%v)\n",
 		name, n, len(rec.order), stride, inexpressible, errInexpressible)
-	if err := os.WriteFile(filepath.Join(dir, "index.txt"), []byte(index), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "INDEX"), []byte(index), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	t.Log(strings.TrimSpace(index))
@@ -580,66 +563,4 @@ func scenarioAction(o schedqtest.Op) string {
 		return actUpdate
 	}
 	return ""
-}
-
-// handWrittenCoverage replays the classic hand-written scenarios on the
-// model and counts the distinct steps of the graph they take: a step
-// counts when the states before and after it are states of the bound
-// (pods a and b of its priorities, plugins NodeResourcesFit and
-// UnregisteredPlugin, times on the tick grid) and the graph has the step.
-// Scenarios run with their own config, so a step counts only if the
-// bound's graph has exactly that step.
-func handWrittenCoverage(t *testing.T, b *bound, g *stategraph.Graph) (covered, files, used int, byAction map[string]int) {
-	byAction = map[string]int{}
-	steps := make(map[string]bool, len(g.Edges))
-	for _, e := range g.Edges {
-		steps[g.States[e.From]+" "+e.Action+" "+g.States[e.To]] = true
-	}
-	seen := map[string]bool{}
-	root := filepath.Join("..", "conformance", "testdata", "scenarios")
-	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".txt") {
-			return err
-		}
-		text, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		sc, err := schedqtest.ParseScenario(strings.TrimSuffix(path, ".txt"), string(text))
-		if err != nil || sc.Config.Profile == spec.ProfileHints {
-			return nil // a hints scenario, or one this version cannot parse
-		}
-		files++
-		r, err := schedqtest.NewModelRun(sc.Config.Build(), t0)
-		if err != nil {
-			return nil
-		}
-		inBound := false
-		before, berr := scenarioState(b, r)
-		for _, o := range sc.Ops {
-			if _, _, err := r.Apply(o); err != nil {
-				break
-			}
-			after, aerr := scenarioState(b, r)
-			if berr == nil && aerr == nil {
-				if k := before + " " + scenarioAction(o) + " " + after; steps[k] {
-					inBound = true
-					if !seen[k] {
-						seen[k] = true
-						covered++
-						byAction[scenarioAction(o)]++
-					}
-				}
-			}
-			before, berr = after, aerr
-		}
-		if inBound {
-			used++
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return covered, files, used, byAction
 }
