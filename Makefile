@@ -125,7 +125,7 @@ GENERATED_DIR ?=
 generated:
 	@gen=$${GENERATED_DIR:-$$(mktemp -d)}; status=0; \
 	  echo "generated: at most $(GENERATED_MAX) scenarios per graph (GENERATED_MAX), into $$gen" >&2; \
-	  $(GO) test -count=1 -run '^TestEdgeScenarios$$' ./tla/ -edges.out=$$gen -edges.max=$(GENERATED_MAX) || exit 1; \
+	  $(GO) test -count=1 -timeout 30m -run '^TestEdgeScenarios$$' ./tla/ -edges.out=$$gen -edges.max=$(GENERATED_MAX) || exit 1; \
 	  cat $$gen/*/INDEX; \
 	  $(GO) test $(TESTFLAGS) -count=1 -run '^TestGenerated$$' ./conformance/ -generated=$$gen || status=1; \
 	  for r in $(UPSTREAM_RELEASES); do f="-modfile=go.v$$r.mod -tags k8s$$r"; [ $$r = $(UPSTREAM_NEWEST) ] && f=; \

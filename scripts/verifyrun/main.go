@@ -99,7 +99,7 @@ func steps(upstream []string) []*step {
 		},
 		{
 			name:  "coverage: TLA+ graph steps and rules, by source",
-			cmd:   "go test -json -count=1 -run '^TestCoverage$' ./tla/ -v",
+			cmd:   "go test -json -count=1 -timeout 30m -run '^TestCoverage$' ./tla/ -coverage -v",
 			count: countCoverage,
 		},
 		{
