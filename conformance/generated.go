@@ -418,7 +418,8 @@ func matchKey(sig string) string {
 // matchKnown finds the declared difference a failure's signature falls
 // under: the same operation and the same parts of the state, each with the
 // declared difference's fields or more (the declared scenario may not have
-// had, say, an event record for Close to drop).
+// had, say, an event record for Close to drop); where a pod is in another
+// place than the model's, the same places, whatever their entries' fields.
 func matchKnown(known map[string]knownDifference, sig string) (knownDifference, bool) {
 	key := matchKey(sig)
 	if k, ok := known[key]; ok {
@@ -427,9 +428,21 @@ func matchKnown(known map[string]knownDifference, sig string) (knownDifference, 
 	parts := func(key string) (string, map[string][]string) {
 		op, rest, _ := strings.Cut(key, " | ")
 		m := map[string][]string{}
+		placement := false
 		for _, p := range strings.Split(rest, "; ") {
 			label, fields, _ := strings.Cut(p, ": ")
 			m[label] = strings.Split(fields, ",")
+			placement = placement || fields == "members"
+		}
+		if placement {
+			// A pod is in another place: the fields in which the other
+			// places' entries differ follow from where it was (a fresh
+			// entry against an old one), so only the places count.
+			for label, fields := range m {
+				if !slices.Equal(fields, []string{"members"}) {
+					m[label] = []string{"*"}
+				}
+			}
 		}
 		return op, m
 	}
