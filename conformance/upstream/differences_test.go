@@ -50,6 +50,7 @@ var differences = func() map[string][]difference {
 		"hints/close/leaves-in-flight-pods-in-flight",
 		"hints/close/pop-after-close-is-an-error",
 		"hints/gated/add-again-of-a-pod-in-backoffQ-that-is-gated-replaces-its-entry",
+		"close/an-in-flight-pod-updated-after-close-is-updated-in-place",
 	})
 	add("1.34", "1.36", "the same difference as declared for v1.33.13 and v1.37.2 with default gates (same step, same observations): the classic contract gates as v1.33.13 does with queueing hints off (R17)", []string{
 		"gated/a-gated-pod-is-not-popped-until-an-update-lifts-its-gate",
