@@ -59,6 +59,7 @@ var differences = func() map[string][]difference {
 	})
 	add("1.34", "1.35", "the same difference as declared for v1.33.13 (same step, same observations): a refused re-Add keeps the old parked entry, as v1.33 does", []string{
 		"gated/add-again-of-a-parked-pod-that-is-gated-replaces-its-entry",
+		"hints/gated/add-again-later-of-a-gated-pod-replaces-its-entry",
 	})
 	add("1.34", "1.35", "the same difference as declared for v1.33.13 (same step, same observations): the release still behaves as v1.33 here", []string{
 		"hints/pop/a-blocked-pop-wakes-for-a-rejected-pod-entering-backoffQ",
