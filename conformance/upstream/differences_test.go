@@ -79,6 +79,9 @@ var differences = func() map[string][]difference {
 		difference{first: "1.34", last: "1.35",
 			reason: "the release clears the rejecting and pending plugins at Pop, as v1.33.13 does (it keeps the unschedulable count, which it has); v1.36 keeps them",
 			source: "v1.34.7 pkg/scheduler/backend/queue/active_queue.go:308, v1.35.6 active_queue.go:331 (unlockedPop: PendingPlugins.Clear())"})
+	add("1.34", "1.34", "the same difference as declared for v1.33.13 (same step, same observations): activate runs PreEnqueue again, from backoffQ too (v1.34.7 scheduling_queue.go:761; v1.35 skips it)", []string{
+		"hints/activate/of-a-backoffQ-pod-gated-since-it-entered-skips-PreEnqueue",
+	})
 	add("1.36", "1.36", "the same difference as declared for v1.37.2 (same step, same observations): from v1.36 Pop keeps the rejectors for the scheduler's ClearRejectorPlugins", []string{
 		"pop/clears-the-previous-rejections",
 	})
