@@ -75,6 +75,10 @@ var differences = func() map[string][]difference {
 	add("1.34", "1.35", "the same difference as declared for v1.37.2 (same step, same observations): the release has no FlushTimestamp (v1.36 added it)", []string{
 		"hints/gated/leftover-flush-measures-from-the-flush-timestamp",
 	})
+	m["hints/gated/the-leftover-flush-stamps-the-pods-it-moves-and-the-gated-ones"] = append(m["hints/gated/the-leftover-flush-stamps-the-pods-it-moves-and-the-gated-ones"],
+		difference{first: "1.34", last: "1.35",
+			reason: "the release has no FlushTimestamp (v1.36 added it): the flushed pods carry none",
+			source: "v1.36.5 pkg/scheduler/framework/types.go:590-591 (QueuedPodInfo.FlushTimestamp, absent before v1.36)"})
 	m["hints/pop/keeps-the-pending-plugins-and-counts-of-the-last-failure"] = append(m["hints/pop/keeps-the-pending-plugins-and-counts-of-the-last-failure"],
 		difference{first: "1.34", last: "1.35",
 			reason: "the release clears the rejecting and pending plugins at Pop, as v1.33.13 does (it keeps the unschedulable count, which it has); v1.36 keeps them",
