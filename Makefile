@@ -40,6 +40,11 @@ test: vet
 	@# package of a cold make test (120 s of about 10 minutes), so it runs
 	@# without -race.
 	$(GO) test -count=1 ./tla/
+	@# The generated run at make test's size: 300 steps of each profile's
+	@# TLA+ graph (GraphExt, GraphHints, cut to one Pop and one tick), each a
+	@# shortest scenario ending in that step, on the model and impl.
+	@gen=$$(mktemp -d) && $(GO) test -count=1 -run '^TestEdgeScenarios$$' ./tla/ -edges.out=$$gen -edges.small -edges.max=300 -edges.cfg=GraphExt.cfg,GraphHints.cfg && \
+	  $(GO) test -race -count=1 -run '^TestGenerated$$' ./conformance/ -generated=$$gen; s=$$?; rm -rf $$gen; exit $$s
 	@# The upstream module is built without -race: a cold race build of
 	@# Kubernetes costs CI about 3.5 more minutes, and what it would check is
 	@# upstream's code and our single-goroutine adapter.
@@ -107,6 +112,26 @@ else
 conformance:
 	$(GO) run ./conformance/cmd/k8sbranch -kubernetes '$(KUBERNETES)' $(if $(KUBERNETES_BASE),-base '$(KUBERNETES_BASE)') -results '$(RESULTS_DIR)'
 endif
+
+# The generated run (issue 24): for GENERATED_MAX steps of each TLA+ graph
+# (GraphExt, GraphHints, GraphHintsExt; spread evenly over the graph), a
+# shortest scenario ending in that step (tla/edges_test.go), run on the
+# model, impl and every upstream release in each mode it has
+# (conformance.RunGenerated): failures are grouped under the differences
+# the catalogue declares, any other fails. make verify runs it.
+GENERATED_MAX ?= 500
+GENERATED_DIR ?=
+.PHONY: generated
+generated:
+	@gen=$${GENERATED_DIR:-$$(mktemp -d)}; status=0; \
+	  echo "generated: at most $(GENERATED_MAX) scenarios per graph (GENERATED_MAX), into $$gen" >&2; \
+	  $(GO) test -count=1 -timeout 30m -run '^TestEdgeScenarios$$' ./tla/ -edges.out=$$gen -edges.max=$(GENERATED_MAX) || exit 1; \
+	  cat $$gen/*/INDEX; \
+	  $(GO) test $(TESTFLAGS) -count=1 -run '^TestGenerated$$' ./conformance/ -generated=$$gen || status=1; \
+	  for r in $(UPSTREAM_RELEASES); do f="-modfile=go.v$$r.mod -tags k8s$$r"; [ $$r = $(UPSTREAM_NEWEST) ] && f=; \
+	    echo "generated: kube-scheduler release $$r (cd $(UPSTREAM_DIR) && go test $$f -run TestGenerated)" >&2; \
+	    (cd $(UPSTREAM_DIR) && $(GO) test $(TESTFLAGS) $$f -count=1 -timeout 30m -run '^TestGenerated$$' . -generated=$$gen) || status=1; \
+	  done; exit $$status
 
 # What a cold build of the upstream releases costs, said before the first
 # Kubernetes compile; `go list` tells which releases Go's build cache lacks.

@@ -109,6 +109,9 @@ type ConfigChange struct {
 	// registration gets NodeZoneHint, which reads the event's node
 	// object (R19).
 	ZoneHint bool
+	// Register and PreEnqueue are "register=(...)" and "preenqueue=(...)":
+	// the scenario's own plugins (declare.go), in canonical spelling.
+	Register, PreEnqueue string
 }
 
 // IsZero reports whether the change changes nothing.
@@ -142,7 +145,7 @@ func (c ConfigChange) Apply(cfg spec.Config) spec.Config {
 		cfg.QueueingHints = maps.Clone(cfg.QueueingHints)
 		cfg.QueueingHints[spec.HintKey{Plugin: PluginFit, Event: NodeAdd}] = NodeZoneHint
 	}
-	return cfg
+	return c.applyDeclared(cfg)
 }
 
 // String is the directive line.
@@ -160,6 +163,7 @@ func (c ConfigChange) String() string {
 	if c.ZoneHint {
 		w = append(w, "zone-hint=on")
 	}
+	w = append(w, c.declaredWords()...)
 	for _, f := range []struct {
 		k string
 		d time.Duration
@@ -197,6 +201,17 @@ func ParseConfig(args []datadriven.CmdArg) (ConfigChange, error) {
 				c.ZoneHint = true
 			}
 			continue
+		case "register", "preenqueue":
+			v, err := parseDeclared(a)
+			if err != nil {
+				return c, err
+			}
+			if a.Key == "register" {
+				c.Register = v
+			} else {
+				c.PreEnqueue = v
+			}
+			continue
 		case "initial-backoff":
 			dst = &c.InitialBackoff
 		case "max-backoff":
@@ -204,7 +219,7 @@ func ParseConfig(args []datadriven.CmdArg) (ConfigChange, error) {
 		case "leftover":
 			dst = &c.Leftover
 		default:
-			return c, fmt.Errorf("config: unknown setting %q (want profile, gates, zone-hint, initial-backoff, max-backoff, leftover)", a.Key)
+			return c, fmt.Errorf("config: unknown setting %q (want profile, gates, zone-hint, register, preenqueue, initial-backoff, max-backoff, leftover)", a.Key)
 		}
 		if len(a.Vals) != 1 {
 			return c, fmt.Errorf("config: %s takes one duration", a.Key)
@@ -225,7 +240,7 @@ func ParseConfig(args []datadriven.CmdArg) (ConfigChange, error) {
 	if c.ZoneHint && !c.Profile.HasHints() {
 		return c, fmt.Errorf("config: zone-hint=on is for the hints profile; the classic profile has no queueing hints")
 	}
-	return c, nil
+	return c, c.checkDeclared()
 }
 
 // ParseRequires reads the arguments of a "requires" directive.

@@ -22,6 +22,9 @@ func (sc *Scenario) opFromArgs(cmd string, args []datadriven.CmdArg) (Op, error)
 	if err != nil {
 		return op, err
 	}
+	if declared := sc.Config.declaredPlugins(); declared != nil {
+		return op, checkOpPlugins(op, sc.Config.Profile, declared)
+	}
 	return op, checkOpForProfile(op, sc.Config.Profile)
 }
 
@@ -42,7 +45,13 @@ func checkOpForProfile(op Op, p spec.Profile) error {
 	if !p.HasHints() && op.Pending != nil {
 		return fmt.Errorf("%s: pending= is an argument of the hints profile only (R3h); this scenario is classic: add \"config profile=hints\" before the first operation, or drop pending=", op.Kind)
 	}
-	known := ProfilePlugins(p)
+	return checkOpPlugins(op, p, ProfilePlugins(p))
+}
+
+func checkOpPlugins(op Op, p spec.Profile, known []string) error {
+	if p != spec.ProfileHints && op.Pending != nil {
+		return fmt.Errorf("%s: pending= is an argument of the hints profile only (R3h); this scenario is classic: add \"config profile=hints\" before the first operation, or drop pending=", op.Kind)
+	}
 	for _, arg := range []struct {
 		key   string
 		names []string

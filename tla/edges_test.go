@@ -1,35 +1,41 @@
 package tla_test
 
-// The edge generator (issue 24): for every edge of a classic agreement
-// graph, a shortest operation sequence from the initial state that ends
-// in that edge, written in the scenario language of schedqtest with the
-// model's expected state after each step; and the share of the graph's
-// edges the hand-written conformance scenarios exercise.
+// The edge generator (issue 24): for every edge of an agreement graph
+// (GraphExt of the classic spec; GraphHints, GraphHintsTime, GraphHintsExt
+// of the hints spec), a shortest operation sequence from the initial state
+// that ends in that edge, written in the scenario language of schedqtest
+// with the model's expected state after each step. conformance.RunGenerated
+// plays them on a target (make test, make generated); coverage_test.go
+// measures what they and the other sources of tests reach.
 //
 // The exploration of agreement_test.go is breadth first, so the path to
 // each state through its parent is a shortest one; a step of the graph is
-// that path plus the operation that first took it. The bound's abstract
-// names map onto the scenario language's standard registry
+// that path plus the operation that first took it. A classic bound's
+// abstract names map onto the scenario language's standard registry
 // (schedqtest.Registry): P1, which registered E1, is NodeResourcesFit,
 // which registered NodeAdd; P2, which registered nothing, is
 // UnregisteredPlugin; E1 is NodeAdd, E2 is PVAdd (nobody registered it),
 // the wildcard is WildCard; one tick is "tick 1s"; the durations of the
-// bound are the scenario's config. The hints graphs are left out: their
-// registrations and hints (P2 skipping E1, the gate label) are not those
-// of schedqtest.HintsConfig, and the scenario language has no way to
-// declare others.
+// bound are the scenario's config. A hints bound's registrations and hints
+// (P2 skipping E1, the gate label) are not those of the standard hint set:
+// its scenarios declare them (config register=(...) preenqueue=(...)),
+// with the same plugin names, E1 and E2 named as above, the gate the label
+// gate=true, one tick "tick 500ms". A step whose path hands back an object
+// updated in flight is not expressible (errInexpressible) and is counted,
+// not written.
 //
-//	go test ./tla/ -run TestEdgeScenarios -edges.out=/tmp/edges            # every step of GraphExt
-//	go test ./tla/ -run TestEdgeScenarios -edges.out=/tmp/edges -edges.max=50 -edges.cfg=Graph.cfg
+//	go test ./tla/ -run TestEdgeScenarios -edges.out=/tmp/edges            # every step of every graph
+//	go test ./tla/ -run TestEdgeScenarios -edges.out=/tmp/edges -edges.max=50 -edges.cfg=GraphHints.cfg
 //
-// Without -edges.out the test checks a sample of generated scenarios at a
-// smaller bound (one Pop, one tick: they replay on the model and end in
-// their step's state) and logs the coverage of the hand-written scenarios
-// over the bound's whole graph (testdata/<cfg>.txt.gz).
+// Without -edges.out the test checks a sample of generated scenarios of
+// each graph at a smaller bound (one Pop, one tick): they replay on the
+// model and end in their step's state.
 
 import (
+	"errors"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -43,9 +49,10 @@ import (
 )
 
 var (
-	edgesOut = flag.String("edges.out", "", "write one scenario file per edge of the classic graphs into this directory")
-	edgesMax = flag.Int("edges.max", 0, "with -edges.out, at most this many scenarios (0: all)")
-	edgesCfg = flag.String("edges.cfg", "GraphExt.cfg", "the classic agreement configuration whose graph's steps are generated")
+	edgesOut   = flag.String("edges.out", "", "write one scenario file per edge of the classic graphs into this directory")
+	edgesMax   = flag.Int("edges.max", 0, "with -edges.out, at most this many scenarios (0: all)")
+	edgesSmall = flag.Bool("edges.small", false, "with -edges.out, generate from the bound cut to one Pop and one tick (a subset of its steps, cheap enough for make test)")
+	edgesCfg   = flag.String("edges.cfg", "GraphExt.cfg,GraphHints.cfg,GraphHintsTime.cfg,GraphHintsExt.cfg", "the agreement configurations (comma-separated) whose graphs' steps are generated")
 )
 
 // scenarioPlugin and scenarioEvent map the bound's names onto the scenario
@@ -56,12 +63,54 @@ var (
 )
 
 // scenarioConfig is the bound's config as a scenario "config" directive.
+// A hints bound declares its own plugins (schedqtest's register= and
+// preenqueue=): its registrations with E1 and E2 named as scenarioEvent
+// names them, a ":skip" where the bound's hint answers QueueSkip, and the
+// PreEnqueue plugin refusing the gate label.
 func scenarioConfig(b *bound) schedqtest.ConfigChange {
-	return schedqtest.ConfigChange{
+	c := schedqtest.ConfigChange{
 		InitialBackoff: b.cfg.PodInitialBackoffDuration,
 		MaxBackoff:     b.cfg.PodMaxBackoffDuration,
 		Leftover:       b.cfg.PodMaxInUnschedulablePodsDuration,
 	}
+	if !b.hints {
+		return c
+	}
+	c.Profile = spec.ProfileHints
+	var reg []string
+	for _, pl := range slices.Sorted(maps.Keys(b.cfg.PluginEvents)) {
+		for _, e := range b.cfg.PluginEvents[pl] {
+			r := pl + ":" + scenarioEventName(e)
+			if b.cfg.QueueingHints[spec.HintKey{Plugin: pl, Event: e}] != nil {
+				r += ":skip" // the bound's only hint function answers QueueSkip
+			}
+			reg = append(reg, r)
+		}
+	}
+	c.Register = strings.Join(reg, ",")
+	for _, pl := range slices.Sorted(maps.Keys(b.cfg.PreEnqueuePlugins)) {
+		c.PreEnqueue = pl + ":" + gateLabel + "=true"
+	}
+	return c
+}
+
+// scenarioEventName is a cluster event of the bound as the scenario
+// language names it.
+func scenarioEventName(e spec.ClusterEvent) string {
+	if n, ok := scenarioEvent[e.EventLabel()]; ok {
+		return n
+	}
+	return schedqtest.EventName(e)
+}
+
+// boundEvent is the inverse of scenarioEventName for the events E1 and E2.
+func boundEvent(e spec.ClusterEvent) spec.ClusterEvent {
+	for label, name := range scenarioEvent {
+		if ce, ok := clusterEvents[label]; ok && schedqtest.Events[name] == e {
+			return ce
+		}
+	}
+	return e
 }
 
 var (
@@ -73,6 +122,9 @@ var (
 // scenario language. step is its position in the sequence: updates that
 // must change the object use it to make each new version unique.
 func scenarioLine(b *bound, o op, step int) (string, error) {
+	if b.hints {
+		return hintsScenarioLine(b, o)
+	}
 	name := schedqtest.NameOf(o.step.Pod)
 	switch o.action {
 	case actAdd:
@@ -80,8 +132,6 @@ func scenarioLine(b *bound, o op, step int) (string, error) {
 			return fmt.Sprintf("add %s prio=%d", name, prio), nil
 		}
 		return "add " + name, nil
-	case actPop:
-		return "pop choose=" + name, nil
 	case actFail:
 		m := rejectorsRe.FindStringSubmatch(o.desc)
 		if m == nil {
@@ -95,12 +145,6 @@ func scenarioLine(b *bound, o op, step int) (string, error) {
 			return "fail " + name, nil
 		}
 		return fmt.Sprintf("fail %s plugins=(%s)", name, strings.Join(pls, ",")), nil
-	case actDone:
-		return "done " + name, nil
-	case actDelete:
-		return "delete " + name, nil
-	case actActivate:
-		return "activate " + name, nil
 	case actMoveAll:
 		m := callArgRe.FindStringSubmatch(o.desc)
 		ev, ok := scenarioEvent[m[1]]
@@ -108,14 +152,8 @@ func scenarioLine(b *bound, o op, step int) (string, error) {
 			return "", fmt.Errorf("no scenario event for %q", o.desc)
 		}
 		return "move " + ev, nil
-	case actFlushBackoff:
-		return "flush-backoff", nil
-	case actFlushUnsched:
-		return "flush-leftover", nil
 	case actTick:
 		return "tick " + b.unit.String(), nil
-	case actClose:
-		return "close", nil
 	case actUpdate:
 		m := callArgRe.FindStringSubmatch(o.desc)
 		switch m[2] {
@@ -127,7 +165,100 @@ func scenarioLine(b *bound, o op, step int) (string, error) {
 			return fmt.Sprintf("update %s uid=uid-%s-%d", name, name, step), nil
 		}
 	}
+	return scenarioLineCommon(o, name)
+}
+
+// scenarioLineCommon is the line of an operation both profiles write alike.
+func scenarioLineCommon(o op, name string) (string, error) {
+	switch o.action {
+	case actPop:
+		return "pop choose=" + name, nil
+	case actDone:
+		return "done " + name, nil
+	case actDelete:
+		return "delete " + name, nil
+	case actActivate:
+		return "activate " + name, nil
+	case actFlushBackoff:
+		return "flush-backoff", nil
+	case actFlushUnsched:
+		return "flush-leftover", nil
+	case actClose:
+		return "close", nil
+	}
 	return "", fmt.Errorf("no scenario line for %s", o.desc)
+}
+
+var (
+	failureRe  = regexp.MustCompile(`unschedulable \[([^\]]*)\], pending \[([^\]]*)\]`)
+	nominateRe = regexp.MustCompile(`^AddNominatedPod\((\w+), "(\w*)"\)$`)
+	gateFlipRe = regexp.MustCompile(`^Update\((\w+), gate \w+ -> (\w+)\)$`)
+)
+
+// hintsScenarioLine is scenarioLine for a hints bound: the plugins keep
+// their names (the scenario declares them), the gate is the label
+// gate=true, a nomination to no node is "nominate a mode=noop" (the
+// scenario's pods carry no NominatedNodeName), and the bound pod of the
+// assigned-pod events is "bound".
+func hintsScenarioLine(b *bound, o op) (string, error) {
+	name := schedqtest.NameOf(o.step.Pod)
+	switch o.action {
+	case actAdd:
+		p := b.pods[b.podIndex(o.step.Pod)]
+		line := "add " + name
+		if p.Priority != 0 {
+			line += fmt.Sprintf(" prio=%d", p.Priority)
+		}
+		if hasGate(p) {
+			line += " labels=(" + gateLabel + "=true)"
+		}
+		return line, nil
+	case actFail:
+		m := failureRe.FindStringSubmatch(o.desc)
+		if m == nil {
+			return "", fmt.Errorf("no failure in %q", o.desc)
+		}
+		line := "fail " + name
+		if f := strings.Fields(m[1]); len(f) > 0 {
+			line += " plugins=(" + strings.Join(f, ",") + ")"
+		}
+		if f := strings.Fields(m[2]); len(f) > 0 {
+			line += " pending=(" + strings.Join(f, ",") + ")"
+		}
+		return line, nil
+	case actUpdate:
+		m := gateFlipRe.FindStringSubmatch(o.desc)
+		if m == nil {
+			return "", fmt.Errorf("no gate flip in %q", o.desc)
+		}
+		if m[2] == "true" {
+			return "update " + m[1] + " labels=(" + gateLabel + "=true)", nil
+		}
+		return "update " + m[1] + " labels=()", nil
+	case actAddNominatedPod:
+		m := nominateRe.FindStringSubmatch(o.desc)
+		if m == nil {
+			return "", fmt.Errorf("no nomination in %q", o.desc)
+		}
+		if m[2] == "" {
+			return "nominate " + m[1] + " mode=noop", nil
+		}
+		return "nominate " + m[1] + " node=" + m[2], nil
+	case actAssignedPodAdded:
+		return "assigned-add " + assignedPod.Name, nil
+	case actAssignedPodUpdated:
+		return "assigned-update " + assignedPod.Name + " event=" + schedqtest.EventName(spec.EventAssignedPodUpdate), nil
+	case actMoveAll:
+		m := callArgRe.FindStringSubmatch(o.desc)
+		ev, ok := scenarioEvent[m[1]]
+		if m == nil || !ok {
+			return "", fmt.Errorf("no scenario event for %q", o.desc)
+		}
+		return "move " + ev, nil
+	case actTick:
+		return "tick " + b.unit.String(), nil
+	}
+	return scenarioLineCommon(o, name)
 }
 
 // edgeRecorder keeps, during an exploration, the operation that first took
@@ -157,6 +288,9 @@ func edgeScenario(b *bound, x *exploration, rec *edgeRecorder, e stategraph.Edge
 	}
 	slices.Reverse(path)
 	path = append(path, rec.edges[fmt.Sprintf("%d %s %d", e.From, e.Action, e.To)])
+	if b.hints && handsBackUpdated(path) {
+		return nil, "", errInexpressible
+	}
 	lines := make([]string, len(path))
 	for i, o := range path {
 		l, err := scenarioLine(b, o, i+1)
@@ -166,6 +300,39 @@ func edgeScenario(b *bound, x *exploration, rec *edgeRecorder, e stategraph.Edge
 		lines[i] = l
 	}
 	return lines, x.builder.Encoding(e.To), nil
+}
+
+// errInexpressible: the step's path hands back, after a failed attempt,
+// a pod object that Update changed while the pod was in flight. The
+// hints specs hand back the object as it is now (upstream's scheduler
+// requeues the latest version from its informer cache); the scenario
+// language's "fail" hands back the QueuedPodInfo Pop returned, with the
+// object as it was popped, and has no way to say otherwise.
+var errInexpressible = errors.New("the path hands back an object updated in flight, which the scenario language cannot")
+
+// handsBackUpdated reports whether a path fails a pod after an Update of
+// it while in flight (since its last Pop).
+func handsBackUpdated(path []op) bool {
+	inFlight, updated := map[spec.PodKey]bool{}, map[spec.PodKey]bool{}
+	for _, o := range path {
+		k := o.step.Pod
+		switch o.action {
+		case actPop:
+			inFlight[k], updated[k] = true, false
+		case actUpdate:
+			if inFlight[k] {
+				updated[k] = true
+			}
+		case actFail:
+			if updated[k] {
+				return true
+			}
+			inFlight[k] = false
+		case actDone, actDelete:
+			inFlight[k] = false
+		}
+	}
+	return false
 }
 
 // replayEncoding plays scenario lines on the model as the conformance
@@ -204,6 +371,16 @@ func scenarioState(b *bound, r *schedqtest.ModelRun) (string, error) {
 		}
 		n.cycles[i] = p.Cycle
 	}
+	if b.hints {
+		// The scenario's plugins are the bound's; its events E1 and E2
+		// have the language's names.
+		s.InFlightEvents = slices.Clone(s.InFlightEvents)
+		for i := range s.InFlightEvents {
+			s.InFlightEvents[i].Event.Event = boundEvent(s.InFlightEvents[i].Event.Event)
+		}
+		enc, err := encode(nil, b, n, &s)
+		return string(enc), err
+	}
 	// The scenario's plugins are the bound's under other names.
 	back := map[string]string{}
 	for k, v := range scenarioPlugin {
@@ -235,11 +412,29 @@ func exploreRecording(t *testing.T, b *bound) (*exploration, *edgeRecorder) {
 }
 
 func TestEdgeScenarios(t *testing.T) {
-	b := readBound(t, *edgesCfg, "MCSchedulingQueue")
-	if *edgesOut == "" {
+	for _, cfg := range strings.Split(*edgesCfg, ",") {
+		module := ""
+		for _, gc := range graphConfigs {
+			if gc.cfg == cfg {
+				module = gc.module
+			}
+		}
+		if module == "" {
+			t.Fatalf("-edges.cfg: %s is not an agreement configuration", cfg)
+		}
+		t.Run(strings.TrimSuffix(cfg, ".cfg"), func(t *testing.T) {
+			t.Parallel()
+			edgeScenarios(t, cfg, module)
+		})
+	}
+}
+
+func edgeScenarios(t *testing.T, cfg, module string) {
+	b := readBound(t, cfg, module)
+	if *edgesOut == "" || *edgesSmall {
 		// The check needs no full graph: at one Pop and one tick the
 		// steps are a subset of the bound's, and the exploration is cheap
-		// enough for make test's -race run.
+		// enough for make test.
 		b.maxCycle, b.maxTime = min(b.maxCycle, 1), min(b.maxTime, 1)
 	}
 	x, rec := exploreRecording(t, &b)
@@ -247,7 +442,7 @@ func TestEdgeScenarios(t *testing.T) {
 		t.Fatalf("recorded %d steps, the graph has %d", len(rec.order), len(x.graph.Edges))
 	}
 	if *edgesOut != "" {
-		writeEdgeScenarios(t, &b, x, rec, strings.TrimSuffix(*edgesCfg, ".cfg"))
+		writeEdgeScenarios(t, &b, x, rec, strings.TrimSuffix(cfg, ".cfg"))
 		return
 	}
 	// A sample: about a hundred steps, and the last one found (the
@@ -256,9 +451,13 @@ func TestEdgeScenarios(t *testing.T) {
 	for i := 0; i < len(rec.order); i += max(1, len(rec.order)/100) {
 		sample = append(sample, rec.order[i])
 	}
-	longest := 0
+	longest, skipped := 0, 0
 	for _, e := range sample {
 		lines, want, err := edgeScenario(&b, x, rec, e)
+		if errors.Is(err, errInexpressible) {
+			skipped++
+			continue
+		}
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -271,40 +470,34 @@ func TestEdgeScenarios(t *testing.T) {
 			t.Fatalf("scenario of step %s ends in\n    %s\nwant\n    %s\nscenario:\n%s", e.Action, got, want, strings.Join(lines, "\n"))
 		}
 	}
-	t.Logf("%d steps; %d sampled scenarios replay on the model to their step's state (longest %d operations)",
-		len(rec.order), len(sample), longest)
-	// Coverage is measured on the whole graph of the bound, as TLC
-	// computed it (the agreement test shows the model's is the same).
-	g, err := stategraph.ReadFile(filepath.Join("testdata", strings.TrimSuffix(*edgesCfg, ".cfg")+".txt.gz"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	covered, files, used, byAction := handWrittenCoverage(t, &b, g)
-	t.Logf("hand-written classic scenarios: %d of %d files take steps of the bound; they take %d of the %d steps of %s (%.2f%%)",
-		used, files, covered, len(g.Edges), *edgesCfg, 100*float64(covered)/float64(len(g.Edges)))
-	total := g.ActionCounts()
-	actions := make([]string, 0, len(total))
-	for a := range total {
-		actions = append(actions, a)
-	}
-	slices.Sort(actions)
-	for _, a := range actions {
-		t.Logf("  %-32s %6d of %6d steps", a, byAction[a], total[a])
-	}
+	t.Logf("%d steps; %d sampled scenarios replay on the model to their step's state (longest %d operations); %d sampled steps are not expressible (%v)",
+		len(rec.order), len(sample)-skipped, longest, skipped, errInexpressible)
 }
 
-// writeEdgeScenarios writes one scenario file per step into -edges.out.
+// writeEdgeScenarios writes one scenario file per step into -edges.out,
+// or, with -edges.max, that many steps spread evenly over the order in
+// which the exploration first took them (so over every depth), and an
+// index.txt saying what was written of how many.
 func writeEdgeScenarios(t *testing.T, b *bound, x *exploration, rec *edgeRecorder, name string) {
 	dir := filepath.Join(*edgesOut, name)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	n := 0
-	for i, e := range rec.order {
-		if *edgesMax > 0 && n >= *edgesMax {
-			break
+	stride := 1
+	if *edgesMax > 0 && len(rec.order) > *edgesMax {
+		stride = len(rec.order) / *edgesMax
+	}
+	n, inexpressible := 0, 0
+	for i := 0; i < len(rec.order) && (*edgesMax == 0 || n < *edgesMax); i++ {
+		if i%stride != 0 {
+			continue
 		}
+		e := rec.order[i]
 		lines, to, err := edgeScenario(b, x, rec, e)
+		if errors.Is(err, errInexpressible) {
+			inexpressible++
+			continue
+		}
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -330,7 +523,12 @@ func writeEdgeScenarios(t *testing.T, b *bound, x *exploration, rec *edgeRecorde
 		}
 		n++
 	}
-	t.Logf("wrote %d scenarios of %d steps to %s", n, len(rec.order), dir)
+	index := fmt.Sprintf("%s: %d scenarios of the graph's %d steps (every %d-th step in the order first taken); %d skipped as not expressible (%v)\n",
+		name, n, len(rec.order), stride, inexpressible, errInexpressible)
+	if err := os.WriteFile(filepath.Join(dir, "INDEX"), []byte(index), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Log(strings.TrimSpace(index))
 }
 
 // scenarioAction is the TLA+ action of a scenario operation, "" if the
@@ -365,66 +563,4 @@ func scenarioAction(o schedqtest.Op) string {
 		return actUpdate
 	}
 	return ""
-}
-
-// handWrittenCoverage replays the classic hand-written scenarios on the
-// model and counts the distinct steps of the graph they take: a step
-// counts when the states before and after it are states of the bound
-// (pods a and b of its priorities, plugins NodeResourcesFit and
-// UnregisteredPlugin, times on the tick grid) and the graph has the step.
-// Scenarios run with their own config, so a step counts only if the
-// bound's graph has exactly that step.
-func handWrittenCoverage(t *testing.T, b *bound, g *stategraph.Graph) (covered, files, used int, byAction map[string]int) {
-	byAction = map[string]int{}
-	steps := make(map[string]bool, len(g.Edges))
-	for _, e := range g.Edges {
-		steps[g.States[e.From]+" "+e.Action+" "+g.States[e.To]] = true
-	}
-	seen := map[string]bool{}
-	root := filepath.Join("..", "conformance", "testdata", "scenarios")
-	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".txt") {
-			return err
-		}
-		text, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		sc, err := schedqtest.ParseScenario(strings.TrimSuffix(path, ".txt"), string(text))
-		if err != nil || sc.Config.Profile == spec.ProfileHints {
-			return nil // a hints scenario, or one this version cannot parse
-		}
-		files++
-		r, err := schedqtest.NewModelRun(sc.Config.Build(), t0)
-		if err != nil {
-			return nil
-		}
-		inBound := false
-		before, berr := scenarioState(b, r)
-		for _, o := range sc.Ops {
-			if _, _, err := r.Apply(o); err != nil {
-				break
-			}
-			after, aerr := scenarioState(b, r)
-			if berr == nil && aerr == nil {
-				if k := before + " " + scenarioAction(o) + " " + after; steps[k] {
-					inBound = true
-					if !seen[k] {
-						seen[k] = true
-						covered++
-						byAction[scenarioAction(o)]++
-					}
-				}
-			}
-			before, berr = after, aerr
-		}
-		if inBound {
-			used++
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return covered, files, used, byAction
 }

@@ -49,6 +49,8 @@ var differences = func() map[string][]difference {
 		"hints/close/a-second-close-changes-nothing",
 		"hints/close/leaves-in-flight-pods-in-flight",
 		"hints/close/pop-after-close-is-an-error",
+		"hints/gated/add-again-of-a-pod-in-backoffQ-that-is-gated-replaces-its-entry",
+		"close/an-in-flight-pod-updated-after-close-is-updated-in-place",
 	})
 	add("1.34", "1.36", "the same difference as declared for v1.33.13 and v1.37.2 with default gates (same step, same observations): the classic contract gates as v1.33.13 does with queueing hints off (R17)", []string{
 		"gated/a-gated-pod-is-not-popped-until-an-update-lifts-its-gate",
@@ -57,6 +59,7 @@ var differences = func() map[string][]difference {
 	})
 	add("1.34", "1.35", "the same difference as declared for v1.33.13 (same step, same observations): a refused re-Add keeps the old parked entry, as v1.33 does", []string{
 		"gated/add-again-of-a-parked-pod-that-is-gated-replaces-its-entry",
+		"hints/gated/add-again-later-of-a-gated-pod-replaces-its-entry",
 	})
 	add("1.34", "1.35", "the same difference as declared for v1.33.13 (same step, same observations): the release still behaves as v1.33 here", []string{
 		"hints/pop/a-blocked-pop-wakes-for-a-rejected-pod-entering-backoffQ",
@@ -74,6 +77,17 @@ var differences = func() map[string][]difference {
 	})
 	add("1.35", "1.36", "the same difference as declared for v1.37.2 (same step, same observations): PreEnqueue runs on entering backoffQ, not when Activate takes a pod out of it", []string{
 		"gated/a-pod-gated-while-backing-off-is-left-out-of-moves",
+	})
+	m["hints/gated/the-leftover-flush-stamps-the-pods-it-moves-and-the-gated-ones"] = append(m["hints/gated/the-leftover-flush-stamps-the-pods-it-moves-and-the-gated-ones"],
+		difference{first: "1.34", last: "1.35",
+			reason: "the release has no FlushTimestamp (v1.36 added it): the flushed pods carry none",
+			source: "v1.36.5 pkg/scheduler/framework/types.go:590-591 (QueuedPodInfo.FlushTimestamp, absent before v1.36)"})
+	m["hints/pop/keeps-the-pending-plugins-and-counts-of-the-last-failure"] = append(m["hints/pop/keeps-the-pending-plugins-and-counts-of-the-last-failure"],
+		difference{first: "1.34", last: "1.35",
+			reason: "the release clears the rejecting and pending plugins at Pop, as v1.33.13 does (it keeps the unschedulable count, which it has); v1.36 keeps them",
+			source: "v1.34.7 pkg/scheduler/backend/queue/active_queue.go:308, v1.35.6 active_queue.go:331 (unlockedPop: PendingPlugins.Clear())"})
+	add("1.34", "1.34", "the same difference as declared for v1.33.13 (same step, same observations): activate runs PreEnqueue again, from backoffQ too (v1.34.7 scheduling_queue.go:761; v1.35 skips it)", []string{
+		"hints/activate/of-a-backoffQ-pod-gated-since-it-entered-skips-PreEnqueue",
 	})
 	add("1.36", "1.36", "the same difference as declared for v1.37.2 (same step, same observations): from v1.36 Pop keeps the rejectors for the scheduler's ClearRejectorPlugins", []string{
 		"pop/clears-the-previous-rejections",

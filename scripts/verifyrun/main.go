@@ -89,6 +89,20 @@ func steps(upstream []string) []*step {
 			count: countConformance,
 		},
 		{
+			// Issue 24: scenarios generated from the TLA+ graphs, one per
+			// step, on every target; the bound is GENERATED_MAX steps per
+			// graph, which the step's output states.
+			name:  "conformance: generated from the TLA+ graphs, every target",
+			cmd:   "make -s generated TESTFLAGS=-json GENERATED_DIR=${VERIFY_TMP}/generated",
+			note:  "generates at most GENERATED_MAX (default 500) scenarios of each of the four TLA+ graphs and runs them on the model, impl and every upstream release: 1m30s measured on the 2-core machine, 12m35s when it was shared with other jobs",
+			count: countGenerated,
+		},
+		{
+			name:  "coverage: TLA+ graph steps and rules, by source",
+			cmd:   "go test -json -count=1 -timeout 30m -run '^TestCoverage$' ./tla/ -coverage -v",
+			count: countCoverage,
+		},
+		{
 			// The hints profile's model-differential random runs at the
 			// verify size: the model and the real v1.37.2 queue.
 			name: "conformance: hints-profile random runs, 3000 checks (model, upstream v1.37.2)",

@@ -664,3 +664,47 @@ func countTLC(r *run) []string {
 		"  " + strings.Join(parts, "; "),
 	}
 }
+
+var (
+	generatedRE      = regexp.MustCompile(`generated (\S+) on (\S+): (\d+) scenarios ran: (\d+) pass, (\d+) known differences, (\d+) unexplained, (\d+) n/a`)
+	generatedIndexRE = regexp.MustCompile(`(?m)^(Graph\w+): (\d+) scenarios of the graph's (\d+) steps.*?; (\d+) skipped as not expressible`)
+)
+
+// countGenerated reads the generated run's lines (conformance.RunGenerated):
+// per target and graph, what ran and how it ended, and the generator's
+// INDEX lines, the bound of the run.
+func countGenerated(r *run) []string {
+	ms := generatedRE.FindAllStringSubmatch(r.text, -1)
+	if len(ms) == 0 {
+		return nil
+	}
+	var ran, pass, known, unexplained, na int
+	targets := map[string]bool{}
+	var rows []string
+	for _, m := range ms {
+		n := func(i int) int { v, _ := strconv.Atoi(m[i]); return v }
+		ran, pass, known, unexplained, na = ran+n(3), pass+n(4), known+n(5), unexplained+n(6), na+n(7)
+		targets[m[2]] = true
+		rows = append(rows, fmt.Sprintf("  %-36s %-14s %5s ran: %5s pass, %5s known, %3s unexplained, %4s n/a", m[2], m[1], m[3], m[4], m[5], m[6], m[7]))
+	}
+	out := []string{fmt.Sprintf("%d generated scenarios on %d targets: %d pass, %d known differences, %d unexplained, %d n/a", ran, len(targets), pass, known, unexplained, na)}
+	for _, m := range generatedIndexRE.FindAllStringSubmatch(r.text, -1) {
+		out = append(out, fmt.Sprintf("  bound: %s: %s scenarios of its %s steps (%s more not expressible in the scenario language)", m[1], m[2], m[3], m[4]))
+	}
+	return append(out, uniq(rows)...)
+}
+
+// countCoverage reads the coverage tables TestCoverage logs (rows of
+// markdown tables).
+func countCoverage(r *run) []string {
+	var rows []string
+	for _, l := range strings.Split(r.text, "\n") {
+		if i := strings.Index(l, ": |"); i >= 0 && strings.Contains(l[:i], "_test.go:") {
+			rows = append(rows, "  "+l[i+2:])
+		}
+	}
+	if len(rows) == 0 {
+		return nil
+	}
+	return append([]string{"edges and rules of the TLA+ graphs reached by the hand-written scenarios, the random runs and the generated set (docs/coverage.md)"}, rows...)
+}

@@ -355,3 +355,21 @@ func TestConformanceCountsEachRunOfAPackage(t *testing.T) {
 		}
 	}
 }
+
+func TestCountGenerated(t *testing.T) {
+	r := &run{text: "GraphExt: 500 scenarios of the graph's 803860 steps (every 1607-th step in the order first taken); 0 skipped as not expressible (x)\n" +
+		"    generated.go:156: generated GraphExt on schedq-model: 500 scenarios ran: 450 pass, 0 known differences, 0 unexplained, 50 n/a [generated: ...]\n" +
+		"    generated.go:156: generated GraphExt on upstream-v1.37.2: 500 scenarios ran: 200 pass, 240 known differences, 10 unexplained, 50 n/a [generated: ...]\n"}
+	got := countGenerated(r)
+	if len(got) != 4 || got[0] != "1000 generated scenarios on 2 targets: 650 pass, 240 known differences, 10 unexplained, 100 n/a" ||
+		!strings.Contains(got[1], "GraphExt: 500 scenarios of its 803860 steps (0 more not expressible") {
+		t.Errorf("countGenerated = %q", got)
+	}
+	if countGenerated(&run{text: "nothing"}) != nil {
+		t.Error("a count from no line")
+	}
+	c := countCoverage(&run{text: "    coverage_test.go:10: | source | edges |\nother\n"})
+	if len(c) != 2 || c[1] != "  | source | edges |" {
+		t.Errorf("countCoverage = %q", c)
+	}
+}

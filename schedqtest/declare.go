@@ -1,0 +1,177 @@
+package schedqtest
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/cockroachdb/datadriven"
+
+	"github.com/schedq/schedq/spec"
+)
+
+// A scenario may declare its own plugins instead of the standard ones of
+// its profile (Registry, HintsConfig), so that a bound of the TLA+ specs,
+// whose plugins register other events and answer other hints, can be
+// written in the language (tla/edges_test.go):
+//
+//	config profile=hints register=(P1:NodeAdd,P2:NodeAdd:skip,P2:PVAdd,G:PodLabel) preenqueue=(G:gate=true)
+//
+// register= lists registrations plugin:event, with the event as the
+// language names it (ParseEvent); ":skip" makes the registration's
+// queueing hint answer QueueSkip (SkipHint), and without it the
+// registration has no hint, which answers Queue (R16). The declaration
+// replaces the profile's registry, its hints and its PreEnqueue plugins:
+// the scenario's plugins are exactly those declared. preenqueue= lists
+// PreEnqueue plugins plugin:key=value, each refusing the pods labelled
+// key=value (R17); given alone it replaces only the PreEnqueue plugins.
+// Hints are constant answers here, as in the specs: a hint reading the pod
+// or the event's objects is one of the standard set's Go functions.
+
+// SkipHint is the hint of a declared registration ":skip": always QueueSkip.
+func SkipHint(*spec.Pod, spec.Occurrence) (spec.QueueingHint, error) { return spec.HintSkip, nil }
+
+// declaration is one parsed element of register= or preenqueue=.
+type declaration struct {
+	plugin string
+	event  spec.ClusterEvent // register=
+	skip   bool              // register=, ":skip"
+	label  [2]string         // preenqueue=, key and value
+}
+
+// parseDeclared reads the values of register= or preenqueue= and returns
+// them in their canonical spelling (ConfigChange.Register, .PreEnqueue).
+func parseDeclared(a datadriven.CmdArg) (string, error) {
+	if len(a.Vals) == 0 {
+		return "", fmt.Errorf("config: %s=(...) declares nothing", a.Key)
+	}
+	var out []string
+	for _, v := range a.Vals {
+		d, err := parseDeclaration(a.Key, strings.TrimSpace(v))
+		if err != nil {
+			return "", fmt.Errorf("config: %w", err)
+		}
+		out = append(out, d.String(a.Key))
+	}
+	return strings.Join(out, ","), nil
+}
+
+func parseDeclaration(key, v string) (declaration, error) {
+	plugin, rest, ok := strings.Cut(v, ":")
+	if !ok || plugin == "" || rest == "" || strings.ContainsAny(plugin, " =") {
+		if key == "register" {
+			return declaration{}, fmt.Errorf("register: %q: want plugin:event or plugin:event:skip", v)
+		}
+		return declaration{}, fmt.Errorf("preenqueue: %q: want plugin:key=value", v)
+	}
+	d := declaration{plugin: plugin}
+	if key == "preenqueue" {
+		k, val, ok := strings.Cut(rest, "=")
+		if !ok || k == "" {
+			return d, fmt.Errorf("preenqueue: %q: want plugin:key=value (the label the plugin refuses)", v)
+		}
+		d.label = [2]string{k, val}
+		return d, nil
+	}
+	if ev, ok := strings.CutSuffix(rest, ":skip"); ok {
+		rest, d.skip = ev, true
+	}
+	e, err := ParseEvent(rest)
+	if err != nil {
+		return d, fmt.Errorf("register: %q: %w", v, err)
+	}
+	d.event = e
+	return d, nil
+}
+
+func (d declaration) String(key string) string {
+	if key == "preenqueue" {
+		return d.plugin + ":" + d.label[0] + "=" + d.label[1]
+	}
+	s := d.plugin + ":" + EventName(d.event)
+	if d.skip {
+		s += ":skip"
+	}
+	return s
+}
+
+func declarations(key, canonical string) []declaration {
+	var out []declaration
+	for _, v := range strings.Split(canonical, ",") {
+		if d, err := parseDeclaration(key, v); err == nil { // canonical: parsed before
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// checkDeclared rejects declarations the profile cannot take.
+func (c ConfigChange) checkDeclared() error {
+	if c.Register != "" && c.Profile != spec.ProfileHints && strings.Contains(c.Register, ":skip") {
+		return fmt.Errorf("config: register=(...:skip) is for the hints profile; the classic profile has no queueing hints")
+	}
+	if c.Register != "" && c.ZoneHint {
+		return fmt.Errorf("config: zone-hint=on adds a hint to the standard registry, which register=(...) replaces: declare the registrations instead")
+	}
+	if c.PreEnqueue != "" && c.Gates {
+		return fmt.Errorf("config: gates=on and preenqueue=(...) both set the PreEnqueue plugins: write one")
+	}
+	return nil
+}
+
+// applyDeclared replaces the registry, hints and PreEnqueue plugins of cfg
+// by the declared ones.
+func (c ConfigChange) applyDeclared(cfg spec.Config) spec.Config {
+	if c.Register != "" {
+		cfg.PluginEvents = spec.PluginEvents{}
+		cfg.QueueingHints = nil
+		cfg.PreEnqueuePlugins = nil
+		for _, d := range declarations("register", c.Register) {
+			cfg.PluginEvents[d.plugin] = append(cfg.PluginEvents[d.plugin], d.event)
+			if d.skip {
+				if cfg.QueueingHints == nil {
+					cfg.QueueingHints = spec.QueueingHints{}
+				}
+				cfg.QueueingHints[spec.HintKey{Plugin: d.plugin, Event: d.event}] = SkipHint
+			}
+		}
+	}
+	if c.PreEnqueue != "" {
+		cfg.PreEnqueuePlugins = spec.PreEnqueuePlugins{}
+		for _, d := range declarations("preenqueue", c.PreEnqueue) {
+			k, v := d.label[0], d.label[1]
+			cfg.PreEnqueuePlugins[d.plugin] = func(p *spec.Pod) bool { return p.Labels[k] != v }
+		}
+	}
+	return cfg
+}
+
+// declaredWords are the config line's words for the declarations.
+func (c ConfigChange) declaredWords() []string {
+	var w []string
+	if c.Register != "" {
+		w = append(w, "register=("+c.Register+")")
+	}
+	if c.PreEnqueue != "" {
+		w = append(w, "preenqueue=("+c.PreEnqueue+")")
+	}
+	return w
+}
+
+// declaredPlugins are the plugin names a scenario with a declared registry
+// may name: the declared plugins and UnregisteredPlugin; nil without one.
+func (c ConfigChange) declaredPlugins() []string {
+	if c.Register == "" && c.PreEnqueue == "" {
+		return nil
+	}
+	cfg := c.Build()
+	names := []string{"UnregisteredPlugin"}
+	for pl := range cfg.PluginEvents {
+		names = append(names, pl)
+	}
+	for pl := range cfg.PreEnqueuePlugins {
+		names = append(names, pl)
+	}
+	slices.Sort(names)
+	return slices.Compact(names)
+}
