@@ -315,22 +315,8 @@ func projectClassic(b *bound, s spec.Snapshot, cycles map[spec.PodKey]int64) (st
 		}
 		n.cycles[i] = c
 	}
-	back := map[string]string{}
-	for k, v := range scenarioPlugin {
-		back[v] = k
-	}
-	for _, place := range [][]spec.QueuedPodInfo{s.ActiveQ, s.BackoffQ, s.UnschedulablePods, s.InFlight} {
-		for j := range place {
-			var pls []string
-			for _, pl := range place[j].UnschedulablePlugins {
-				abstract, ok := back[pl]
-				if !ok {
-					return "", fmt.Errorf("plugin %s is not one of the bound", pl)
-				}
-				pls = append(pls, abstract)
-			}
-			place[j].UnschedulablePlugins = spec.NewPluginSet(pls...)
-		}
+	if err := pluginsOfTheBound(&s); err != nil {
+		return "", err
 	}
 	enc, err := encode(nil, b, n, &s)
 	return string(enc), err

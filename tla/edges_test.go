@@ -381,7 +381,17 @@ func scenarioState(b *bound, r *schedqtest.ModelRun) (string, error) {
 		enc, err := encode(nil, b, n, &s)
 		return string(enc), err
 	}
-	// The scenario's plugins are the bound's under other names.
+	if err := pluginsOfTheBound(&s); err != nil {
+		return "", err
+	}
+	enc, err := encode(nil, b, n, &s)
+	return string(enc), err
+}
+
+// pluginsOfTheBound renames the rejecting plugins of a classic snapshot to
+// the bound's: the scenario language's plugins are the bound's under other
+// names (scenarioPlugin).
+func pluginsOfTheBound(s *spec.Snapshot) error {
 	back := map[string]string{}
 	for k, v := range scenarioPlugin {
 		back[v] = k
@@ -392,15 +402,14 @@ func scenarioState(b *bound, r *schedqtest.ModelRun) (string, error) {
 			for _, pl := range place[j].UnschedulablePlugins {
 				abstract, ok := back[pl]
 				if !ok {
-					return "", fmt.Errorf("plugin %s is not one of the bound", pl)
+					return fmt.Errorf("plugin %s is not one of the bound", pl)
 				}
 				pls = append(pls, abstract)
 			}
 			place[j].UnschedulablePlugins = spec.NewPluginSet(pls...)
 		}
 	}
-	enc, err := encode(nil, b, n, &s)
-	return string(enc), err
+	return nil
 }
 
 // exploreRecording is explore with an edge recorder.
