@@ -212,17 +212,7 @@ func I4Conservation(before, after *Snapshot, step StepRecord) error {
 		return nil
 	}
 	bl, al := before.Locations(), after.Locations()
-	var added, removed []PodKey
-	for k := range al {
-		if _, ok := bl[k]; !ok {
-			added = append(added, k)
-		}
-	}
-	for k := range bl {
-		if _, ok := al[k]; !ok {
-			removed = append(removed, k)
-		}
-	}
+	added, removed := keysAddedRemoved(bl, al)
 	oneOf := func(ks []PodKey) bool { return len(ks) == 0 || len(ks) == 1 && ks[0] == step.Pod }
 	switch step.Rule {
 	case R1Add, R3AddUnschedulable, R9Update:
@@ -294,4 +284,20 @@ func I6CyclesStep(before, after *Snapshot, step StepRecord) error {
 		return broken("I6", "%s: moveRequestCycle decreased %d -> %d", step.Rule, before.MoveRequestCycle, after.MoveRequestCycle)
 	}
 	return nil
+}
+
+// keysAddedRemoved returns the pods held after and not before (added) and
+// before and not after (removed): what I4 weighs against the step's rule.
+func keysAddedRemoved(before, after map[PodKey]Location) (added, removed []PodKey) {
+	for k := range after {
+		if _, ok := before[k]; !ok {
+			added = append(added, k)
+		}
+	}
+	for k := range before {
+		if _, ok := after[k]; !ok {
+			removed = append(removed, k)
+		}
+	}
+	return added, removed
 }

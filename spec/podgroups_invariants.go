@@ -147,17 +147,7 @@ func CheckPodGroupsStep(cfg Config, before, after *Snapshot, step StepRecord) er
 		errs = append(errs, broken("I6", "%s: schedulingCycle %d -> %d, want %d", step.Rule, before.SchedulingCycle, after.SchedulingCycle, want))
 	}
 	bl, al := heldLocations(before), heldLocations(after)
-	var added, removed []PodKey
-	for k := range al {
-		if _, ok := bl[k]; !ok {
-			added = append(added, k)
-		}
-	}
-	for k := range bl {
-		if _, ok := al[k]; !ok {
-			removed = append(removed, k)
-		}
-	}
+	added, removed := keysAddedRemoved(bl, al)
 	oneOf := func(ks []PodKey) bool { return len(ks) == 0 || len(ks) == 1 && ks[0] == step.Pod }
 	switch step.Rule {
 	case R1Add, R3AddUnschedulable, R9Update:
