@@ -389,7 +389,7 @@ func (s *Stepper) infoEqual(a, b *spec.QueuedPodInfo) bool {
 	}
 	ao := s.observe(spec.Snapshot{InFlight: []spec.QueuedPodInfo{*a}}).InFlight[0]
 	bo := s.observe(spec.Snapshot{InFlight: []spec.QueuedPodInfo{*b}}).InFlight[0]
-	return InfoEqual(&ao, &bo) && spec.HintFieldsEqual(&ao.HintFields, &bo.HintFields)
+	return InfoEqual(&ao, &bo) // the hint fields included
 }
 
 func (s *Stepper) infoText(p *spec.QueuedPodInfo, cycle int64) string {
