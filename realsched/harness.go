@@ -272,11 +272,15 @@ func (c *cluster) bind(action clienttesting.Action) (bool, runtime.Object, error
 // are unread; room holds every write (the scheduler's binds, status
 // patches and preemption deletes too) while n are, for at most 10 s.
 // Events are counted as the informers' handlers see them, which is later
-// than the watch channel is drained: the bound is conservative.
-func (c *cluster) wait(ctx context.Context) {
+// than the watch channel is drained: the bound is conservative. Once the
+// run is over (ctx done: its end, or a trace violation that stops it) no
+// informer reads the watch any more, so wait returns ctx's error and the
+// writer must not write: the fake watch would fill and panic.
+func (c *cluster) wait(ctx context.Context) error {
 	for c.written.Load()-c.seen.Load() > 30 && ctx.Err() == nil {
 		time.Sleep(100 * time.Microsecond)
 	}
+	return ctx.Err()
 }
 
 // ended reports whether the run is over (its informers are gone, so no
@@ -305,8 +309,7 @@ func (c *cluster) room(n int64) {
 }
 
 func (c *cluster) createPod(ctx context.Context, p *v1.Pod) error {
-	c.wait(ctx)
-	if err := ctx.Err(); err != nil {
+	if err := c.wait(ctx); err != nil {
 		return err
 	}
 	_, err := c.cs.CoreV1().Pods(p.Namespace).Create(ctx, p, metav1.CreateOptions{})
@@ -314,8 +317,7 @@ func (c *cluster) createPod(ctx context.Context, p *v1.Pod) error {
 }
 
 func (c *cluster) createNode(ctx context.Context, n *v1.Node) error {
-	c.wait(ctx)
-	if err := ctx.Err(); err != nil {
+	if err := c.wait(ctx); err != nil {
 		return err
 	}
 	_, err := c.cs.CoreV1().Nodes().Create(ctx, n, metav1.CreateOptions{})
@@ -440,20 +442,26 @@ func (e *Env) CreateNode(n *v1.Node) error { return e.c.createNode(e.ctx, n) }
 
 // UpdateNode rewrites a node.
 func (e *Env) UpdateNode(n *v1.Node) error {
-	e.c.wait(e.ctx)
+	if err := e.c.wait(e.ctx); err != nil {
+		return err
+	}
 	_, err := e.c.cs.CoreV1().Nodes().Update(e.ctx, n, metav1.UpdateOptions{})
 	return err
 }
 
 // DeleteNode deletes a node.
 func (e *Env) DeleteNode(name string) error {
-	e.c.wait(e.ctx)
+	if err := e.c.wait(e.ctx); err != nil {
+		return err
+	}
 	return e.c.cs.CoreV1().Nodes().Delete(e.ctx, name, metav1.DeleteOptions{})
 }
 
 // DeletePod deletes a pod.
 func (e *Env) DeletePod(name string) error {
-	e.c.wait(e.ctx)
+	if err := e.c.wait(e.ctx); err != nil {
+		return err
+	}
 	return e.c.cs.CoreV1().Pods(Namespace).Delete(e.ctx, name, metav1.DeleteOptions{})
 }
 
@@ -465,7 +473,9 @@ func (e *Env) UpdatePodLabels(name, k, v string) error {
 // UpdatePod rewrites a pending pod with change (nothing if the pod is not
 // created yet or already bound).
 func (e *Env) UpdatePod(name string, change func(*v1.Pod)) error {
-	e.c.wait(e.ctx)
+	if err := e.c.wait(e.ctx); err != nil {
+		return err
+	}
 	obj, err := e.c.tracker.Get(podsGVR, Namespace, name)
 	if apierrors.IsNotFound(err) {
 		return nil // not created yet
