@@ -145,15 +145,6 @@ func scenarioLine(b *bound, o op, step int) (string, error) {
 			return "fail " + name, nil
 		}
 		return fmt.Sprintf("fail %s plugins=(%s)", name, strings.Join(pls, ",")), nil
-	case actMoveAll:
-		m := callArgRe.FindStringSubmatch(o.desc)
-		ev, ok := scenarioEvent[m[1]]
-		if m == nil || !ok {
-			return "", fmt.Errorf("no scenario event for %q", o.desc)
-		}
-		return "move " + ev, nil
-	case actTick:
-		return "tick " + b.unit.String(), nil
 	case actUpdate:
 		m := callArgRe.FindStringSubmatch(o.desc)
 		switch m[2] {
@@ -165,12 +156,24 @@ func scenarioLine(b *bound, o op, step int) (string, error) {
 			return fmt.Sprintf("update %s uid=uid-%s-%d", name, name, step), nil
 		}
 	}
-	return scenarioLineCommon(o, name)
+	return scenarioLineCommon(b, o, name)
 }
 
 // scenarioLineCommon is the line of an operation both profiles write alike.
-func scenarioLineCommon(o op, name string) (string, error) {
+func scenarioLineCommon(b *bound, o op, name string) (string, error) {
 	switch o.action {
+	case actMoveAll:
+		m := callArgRe.FindStringSubmatch(o.desc)
+		if m == nil {
+			return "", fmt.Errorf("no scenario event for %q", o.desc)
+		}
+		ev, ok := scenarioEvent[m[1]]
+		if !ok {
+			return "", fmt.Errorf("no scenario event for %q", o.desc)
+		}
+		return "move " + ev, nil
+	case actTick:
+		return "tick " + b.unit.String(), nil
 	case actPop:
 		return "pop choose=" + name, nil
 	case actDone:
@@ -248,17 +251,8 @@ func hintsScenarioLine(b *bound, o op) (string, error) {
 		return "assigned-add " + assignedPod.Name, nil
 	case actAssignedPodUpdated:
 		return "assigned-update " + assignedPod.Name + " event=" + schedqtest.EventName(spec.EventAssignedPodUpdate), nil
-	case actMoveAll:
-		m := callArgRe.FindStringSubmatch(o.desc)
-		ev, ok := scenarioEvent[m[1]]
-		if m == nil || !ok {
-			return "", fmt.Errorf("no scenario event for %q", o.desc)
-		}
-		return "move " + ev, nil
-	case actTick:
-		return "tick " + b.unit.String(), nil
 	}
-	return scenarioLineCommon(o, name)
+	return scenarioLineCommon(b, o, name)
 }
 
 // edgeRecorder keeps, during an exploration, the operation that first took
