@@ -181,13 +181,17 @@ const ReportDir = "concurrent"
 
 // WriteReport writes rep to dir/concurrent/<target name>.json.
 func WriteReport(dir string, rep Report) error {
-	d := filepath.Join(dir, ReportDir)
-	if err := os.MkdirAll(d, 0o755); err != nil {
+	return writeJSON(filepath.Join(dir, ReportDir), rep.Target.Name, rep)
+}
+
+// writeJSON writes v, indented, to dir/name.json.
+func writeJSON(dir, name string, v any) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	b, err := json.MarshalIndent(rep, "", "  ")
+	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(d, rep.Target.Name+".json"), b, 0o644)
+	return os.WriteFile(filepath.Join(dir, name+".json"), b, 0o644)
 }

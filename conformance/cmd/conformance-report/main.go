@@ -17,6 +17,7 @@ import (
 	"log"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -87,7 +88,18 @@ func main() {
 		}
 		return conc[i].Target.Name < conc[j].Target.Name
 	})
-	if err := os.WriteFile(*out, []byte(render(reports, conc, realsched)+renderConcurrent(conc)), 0o644); err != nil {
+	races, err := readGroupRaces(filepath.Join(*in, concurrent.GroupRaceReportDir))
+	if err != nil {
+		log.Fatal(err)
+	}
+	sort.Slice(races, func(i, j int) bool {
+		ri, rj := rank(races[i].Target.Name), rank(races[j].Target.Name)
+		if ri != rj {
+			return ri < rj
+		}
+		return races[i].Target.Name < races[j].Target.Name
+	})
+	if err := os.WriteFile(*out, []byte(render(reports, conc, realsched)+renderConcurrent(conc)+renderGroupRaces(races)), 0o644); err != nil {
 		log.Fatal(err)
 	}
 }
@@ -432,4 +444,100 @@ func firstLine(s string) string {
 		return s[:i]
 	}
 	return s
+}
+
+// readGroupRaces reads the pod-group races' reports
+// (concurrent.ReportPodGroupRaces); a missing directory is no races run.
+func readGroupRaces(dir string) ([]concurrent.GroupRaceReport, error) {
+	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	if err != nil {
+		return nil, err
+	}
+	var out []concurrent.GroupRaceReport
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		var r concurrent.GroupRaceReport
+		if err := json.Unmarshal(b, &r); err != nil {
+			return nil, fmt.Errorf("%s: %v", f, err)
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// renderGroupRaces is the podgroups profile's part of the concurrency
+// section: race x target, the trials that broke the contract and the
+// legal outcomes of the others.
+func renderGroupRaces(reports []concurrent.GroupRaceReport) string {
+	var b strings.Builder
+	b.WriteString("\n### Pod-group races (podgroups profile)\n\n")
+	if len(reports) == 0 {
+		b.WriteString("Not run: no target wrote concurrent-podgroups/ results (`concurrent.ReportPodGroupRaces`).\n")
+		return b.String()
+	}
+	b.WriteString("Written from conformance/concurrent (`concurrent.ReportPodGroupRaces`): two goroutines, released\n")
+	b.WriteString("together, play the scheduler's binding and scheduling goroutines around one group's cycle, on a fresh\n")
+	b.WriteString("target per trial, and the state after both is judged by the contract (G2, G4, G5, IG1-IG4). A cell is\n")
+	b.WriteString("the trials that broke the contract, of those run; *finding* marks a race the target's suite declares a\n")
+	b.WriteString("reported finding (its reproductions are in docs/podgroups-upstream.md), so it does not fail the run.\n\n")
+	b.WriteString("| race |")
+	for _, r := range reports {
+		fmt.Fprintf(&b, " %s (podgroups) |", r.Target.Name)
+	}
+	b.WriteString("\n|---|")
+	for range reports {
+		b.WriteString("---|")
+	}
+	b.WriteString("\n")
+	var names []string
+	title := map[string]string{}
+	cell := map[[2]string]concurrent.GroupRaceResult{}
+	for _, r := range reports {
+		for _, res := range r.Races {
+			if _, ok := title[res.Name]; !ok {
+				names = append(names, res.Name)
+				title[res.Name] = res.Title
+			}
+			cell[[2]string{res.Name, r.Target.Name}] = res
+		}
+	}
+	for _, n := range names {
+		fmt.Fprintf(&b, "| `%s`: %s |", n, title[n])
+		for _, r := range reports {
+			res, ok := cell[[2]string{n, r.Target.Name}]
+			if !ok {
+				b.WriteString(" not run |")
+				continue
+			}
+			c := fmt.Sprintf("%d of %d", res.Violations, res.Ran)
+			if res.Violations > 0 {
+				c = "**" + c + "**"
+				if slices.Contains(r.Known, n) {
+					c += " (finding)"
+				}
+			}
+			fmt.Fprintf(&b, " %s |", c)
+		}
+		b.WriteString("\n")
+	}
+	var notes []string
+	for _, r := range reports {
+		for _, res := range r.Races {
+			if res.First != "" {
+				var kinds []string
+				for k, n := range res.ByKind {
+					kinds = append(kinds, fmt.Sprintf("%d %s", n, k))
+				}
+				sort.Strings(kinds)
+				notes = append(notes, fmt.Sprintf("- `%s`, %s: %s; the first: %s", r.Target.Name, res.Name, strings.Join(kinds, ", "), firstLine(res.First)))
+			}
+		}
+	}
+	if len(notes) > 0 {
+		b.WriteString("\n" + strings.Join(notes, "\n") + "\n")
+	}
+	return b.String()
 }

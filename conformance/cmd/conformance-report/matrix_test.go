@@ -48,3 +48,28 @@ func TestMatrixSpans(t *testing.T) {
 		}
 	}
 }
+
+// TestGroupRacesTable: a race a target declares a finding is marked so, a
+// race the target did not run says so, and no races at all says "Not run"
+// rather than an empty table.
+func TestGroupRacesTable(t *testing.T) {
+	if got := renderGroupRaces(nil); !strings.Contains(got, "Not run") {
+		t.Errorf("no reports: %q, want a Not run line", got)
+	}
+	got := renderGroupRaces([]concurrent.GroupRaceReport{
+		{Target: conformance.TargetInfo{Name: "a"}, Races: []concurrent.GroupRaceResult{
+			{Name: "r1", Title: "one", Ran: 10, Violations: 3, ByKind: map[string]int{"IG3": 3}, First: "IG3: stuck\nmore"},
+			{Name: "r2", Title: "two", Ran: 10},
+		}, Known: []string{"r1"}},
+		{Target: conformance.TargetInfo{Name: "b"}, Races: []concurrent.GroupRaceResult{{Name: "r1", Title: "one", Ran: 5}}},
+	})
+	for _, want := range []string{
+		"| `r1`: one | **3 of 10** (finding) | 0 of 5 |",
+		"| `r2`: two | 0 of 10 | not run |",
+		"- `a`, r1: 3 IG3; the first: IG3: stuck\n",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("missing %q in\n%s", want, got)
+		}
+	}
+}
