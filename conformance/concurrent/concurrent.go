@@ -28,7 +28,6 @@
 package concurrent
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -181,17 +180,5 @@ const ReportDir = "concurrent"
 
 // WriteReport writes rep to dir/concurrent/<target name>.json.
 func WriteReport(dir string, rep Report) error {
-	return writeJSON(filepath.Join(dir, ReportDir), rep.Target.Name, rep)
-}
-
-// writeJSON writes v, indented, to dir/name.json.
-func writeJSON(dir, name string, v any) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(filepath.Join(dir, name+".json"), b, 0o644)
+	return conformance.WriteResult(filepath.Join(dir, ReportDir), rep.Target.Name, rep)
 }

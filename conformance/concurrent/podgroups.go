@@ -156,7 +156,7 @@ func ReportPodGroupRaces(t *testing.T, newTarget conformance.NewTarget, trials i
 	tg := newTarget(t, PodGroupsConfig(), start)
 	rep := GroupRaceReport{Target: tg.Info(), Races: res, Known: known}
 	tg.Close()
-	if err := writeJSON(filepath.Join(dir, GroupRaceReportDir), rep.Target.Name, rep); err != nil {
+	if err := conformance.WriteResult(filepath.Join(dir, GroupRaceReportDir), rep.Target.Name, rep); err != nil {
 		t.Errorf("writing results: %v", err)
 	}
 	return res

@@ -93,7 +93,7 @@ func steps(upstream []string) []*step {
 			// step, on every target; the bound is GENERATED_MAX steps per
 			// graph, which the step's output states.
 			name:  "conformance: generated from the TLA+ graphs, every target",
-			cmd:   "make -s generated TESTFLAGS=-json GENERATED_DIR=${VERIFY_TMP}/generated",
+			cmd:   "make -s generated TESTFLAGS=-json GENERATED_DIR=${VERIFY_TMP}/generated RESULTS_DIR=${VERIFY_TMP}/results",
 			note:  "generates at most GENERATED_MAX (default 500) scenarios of each of the four TLA+ graphs and runs them on the model, impl and every upstream release: 1m30s measured on the 2-core machine, 12m35s when it was shared with other jobs",
 			count: countGenerated,
 		},

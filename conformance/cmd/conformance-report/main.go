@@ -43,63 +43,27 @@ func main() {
 			log.Fatal(err)
 		}
 	}
-	files, err := filepath.Glob(filepath.Join(*in, "*.json"))
-	if err != nil || len(files) == 0 {
+	reports, err := readAll[conformance.Report](*in)
+	if err != nil || len(reports) == 0 {
 		log.Fatalf("no results in %q (%v)", *in, err)
 	}
-	var reports []conformance.Report
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			log.Fatal(err)
-		}
-		var r conformance.Report
-		if err := json.Unmarshal(b, &r); err != nil {
-			log.Fatalf("%s: %v", f, err)
-		}
-		reports = append(reports, r)
-	}
-	rank := func(name string) int {
-		for i, n := range order {
-			if n == name {
-				return i
-			}
-		}
-		if r, ok := upstreamRank(name); ok {
-			return len(order) + r
-		}
-		return 1 << 30
-	}
-	sort.Slice(reports, func(i, j int) bool {
-		ri, rj := rank(reports[i].Target.Name), rank(reports[j].Target.Name)
-		if ri != rj {
-			return ri < rj
-		}
-		return reports[i].Target.Name < reports[j].Target.Name
-	})
-	conc, err := readConcurrent(filepath.Join(*in, concurrent.ReportDir))
+	conc, err := readAll[concurrent.Report](filepath.Join(*in, concurrent.ReportDir))
 	if err != nil {
 		log.Fatal(err)
 	}
-	sort.Slice(conc, func(i, j int) bool {
-		ri, rj := rank(conc[i].Target.Name), rank(conc[j].Target.Name)
-		if ri != rj {
-			return ri < rj
-		}
-		return conc[i].Target.Name < conc[j].Target.Name
-	})
-	races, err := readGroupRaces(filepath.Join(*in, concurrent.GroupRaceReportDir))
+	races, err := readAll[concurrent.GroupRaceReport](filepath.Join(*in, concurrent.GroupRaceReportDir))
 	if err != nil {
 		log.Fatal(err)
 	}
-	sort.Slice(races, func(i, j int) bool {
-		ri, rj := rank(races[i].Target.Name), rank(races[j].Target.Name)
-		if ri != rj {
-			return ri < rj
-		}
-		return races[i].Target.Name < races[j].Target.Name
-	})
-	if err := os.WriteFile(*out, []byte(render(reports, conc, realsched)+renderConcurrent(conc)+renderGroupRaces(races)), 0o644); err != nil {
+	gen, err := readGenerated(filepath.Join(*in, conformance.GeneratedReportDir))
+	if err != nil {
+		log.Fatal(err)
+	}
+	sortByTarget(reports, func(r conformance.Report) string { return r.Target.Name })
+	sortByTarget(conc, func(r concurrent.Report) string { return r.Target.Name })
+	sortByTarget(races, func(r concurrent.GroupRaceReport) string { return r.Target.Name })
+	sortByTarget(gen, func(r generatedRun) string { return r.target })
+	if err := os.WriteFile(*out, []byte(render(reports, conc, realsched)+renderGenerated(gen)+renderConcurrent(conc)+renderGroupRaces(races)), 0o644); err != nil {
 		log.Fatal(err)
 	}
 }
@@ -295,26 +259,6 @@ func renderProfile(b *strings.Builder, reports []conformance.Report, p spec.Prof
 	b.WriteString("\n")
 }
 
-func readConcurrent(dir string) ([]concurrent.Report, error) {
-	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
-	if err != nil {
-		return nil, err
-	}
-	var out []concurrent.Report
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			return nil, err
-		}
-		var r concurrent.Report
-		if err := json.Unmarshal(b, &r); err != nil {
-			return nil, fmt.Errorf("%s: %v", f, err)
-		}
-		out = append(out, r)
-	}
-	return out, nil
-}
-
 // renderConcurrent is the concurrency section: what ran against each
 // target, and every violation found.
 func renderConcurrent(reports []concurrent.Report) string {
@@ -446,28 +390,6 @@ func firstLine(s string) string {
 	return s
 }
 
-// readGroupRaces reads the pod-group races' reports
-// (concurrent.ReportPodGroupRaces); a missing directory is no races run.
-func readGroupRaces(dir string) ([]concurrent.GroupRaceReport, error) {
-	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
-	if err != nil {
-		return nil, err
-	}
-	var out []concurrent.GroupRaceReport
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			return nil, err
-		}
-		var r concurrent.GroupRaceReport
-		if err := json.Unmarshal(b, &r); err != nil {
-			return nil, fmt.Errorf("%s: %v", f, err)
-		}
-		out = append(out, r)
-	}
-	return out, nil
-}
-
 // renderGroupRaces is the podgroups profile's part of the concurrency
 // section: race x target, the trials that broke the contract and the
 // legal outcomes of the others.
@@ -540,4 +462,48 @@ func renderGroupRaces(reports []concurrent.GroupRaceReport) string {
 		b.WriteString("\n" + strings.Join(notes, "\n") + "\n")
 	}
 	return b.String()
+}
+
+// readAll reads every report dir/*.json as a T; a missing directory is
+// none (that part of the run was not made).
+func readAll[T any](dir string) ([]T, error) {
+	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	if err != nil {
+		return nil, err
+	}
+	var out []T
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		var r T
+		if err := json.Unmarshal(b, &r); err != nil {
+			return nil, fmt.Errorf("%s: %v", f, err)
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// sortByTarget orders reports as the tables' columns are: schedq's targets
+// first (order), then the upstream releases oldest first, then the rest by
+// name.
+func sortByTarget[T any](s []T, name func(T) string) {
+	rank := func(n string) int {
+		if i := slices.Index(order, n); i >= 0 {
+			return i
+		}
+		if r, ok := upstreamRank(n); ok {
+			return len(order) + r
+		}
+		return 1 << 30
+	}
+	sort.SliceStable(s, func(i, j int) bool {
+		a, b := name(s[i]), name(s[j])
+		if ra, rb := rank(a), rank(b); ra != rb {
+			return ra < rb
+		}
+		return a < b
+	})
 }

@@ -73,3 +73,29 @@ func TestGroupRacesTable(t *testing.T) {
 		}
 	}
 }
+
+// TestGeneratedTable: failures under a declared difference are counted as
+// known and listed by it; one no declaration explains is bold in the table
+// and printed with its scenario; no results say the run was not made.
+func TestGeneratedTable(t *testing.T) {
+	if got := renderGenerated(nil); !strings.Contains(got, "Not run") {
+		t.Errorf("no results: %q, want a Not run line", got)
+	}
+	got := renderGenerated([]generatedRun{{target: "up", results: []conformance.GeneratedResult{{
+		Target: "up", Graph: "GraphExt", Index: "GraphExt: 3 scenarios", Ran: 3, Pass: 0, NA: 0,
+		Groups: []conformance.GeneratedGroup{
+			{Signature: "s1", Count: 2, Known: "update/x", Reason: "r"},
+			{Signature: "s2", Count: 1, Scenario: "add a\n", Detail: "pop: differs\nmore"},
+		},
+	}}}})
+	for _, want := range []string{
+		"| `up` | GraphExt | 3 | 0 | 2 | **1** | 0 |",
+		"- `up`: 2 under `update/x`",
+		"- `up`, GraphExt, 1 scenarios: pop: differs\n\n```\nadd a\n```",
+		"- GraphExt: 3 scenarios",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("missing %q in\n%s", want, got)
+		}
+	}
+}
