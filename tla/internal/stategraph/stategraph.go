@@ -72,6 +72,9 @@ type State struct {
 	// Nominated (hints) lists the nominated pods of each node in
 	// nomination order; nodes with none are left out.
 	Nominated []NodePods
+	// Groups is set for a state of SchedulingQueuePodGroups.tla, which is
+	// all of it (the other fields are unset).
+	Groups *GroupsState
 }
 
 // NodePods is a node and the pods nominated to it, in nomination order.
@@ -82,6 +85,9 @@ type NodePods struct {
 
 // String is the canonical encoding: one line, pods in key order.
 func (s State) String() string {
+	if s.Groups != nil {
+		return s.Groups.String()
+	}
 	keys := make([]string, 0, len(s.Pods))
 	for k := range s.Pods {
 		keys = append(keys, k)
