@@ -45,7 +45,8 @@ const (
 
 // podGroupsBound is what GraphPodGroups.cfg adds to a bound.
 type podGroupsBound struct {
-	group *spec.PodGroup // the one pod group "g"
+	group  *spec.PodGroup // the one pod group "g"
+	mutant string         // a broken variant of the Go side (TestPodGroupsAgreementCatchesMutants), "" for none
 }
 
 // heldGroup is the scheduler's side of a group's cycle: what PopEntity
@@ -170,7 +171,7 @@ func podGroupOps(b *bound, n node, s *spec.Snapshot) []op {
 				func(n node) error { return n.m.Add(p) }))
 		}
 	}
-	if n.heldCycle() == nil && n.m.SchedulingCycle() < b.maxCycle {
+	if (n.heldCycle() == nil || b.podGroups.mutant == mutPopInCycle) && n.m.SchedulingCycle() < b.maxCycle {
 		for _, k := range n.m.EntityCandidates() {
 			step := spec.StepRecord{Rule: spec.R2Pop, Pod: spec.PodKey(k)}
 			if gk, isGroup := strings.CutPrefix(string(k), "group:"); isGroup {
@@ -230,7 +231,13 @@ func podGroupOps(b *bound, n node, s *spec.Snapshot) []op {
 			out = append(out, pgOp(actPGAttempted, fmt.Sprintf("AddAttemptedPodGroupIfNeeded(%s, %v)", h.info.Key(), st),
 				spec.StepRecord{Rule: spec.G5GroupAttempt, Group: h.info.Key()},
 				func(n node) error {
-					err := n.m.AddAttemptedPodGroupIfNeeded(h.info, h.cycle, st)
+					info := h.info
+					if b.podGroups.mutant == mutForgetCounts {
+						forgot := *h.info
+						forgot.UnschedulableCount, forgot.ConsecutiveErrorsCount = 0, 0
+						info = &forgot
+					}
+					err := n.m.AddAttemptedPodGroupIfNeeded(info, h.cycle, st)
 					if err == nil {
 						n.group.held = nil
 					}
@@ -239,7 +246,7 @@ func podGroupOps(b *bound, n node, s *spec.Snapshot) []op {
 		}
 	}
 	for _, p := range b.pods {
-		if loc := entityPlace(s, p); loc == spec.InBackoffQ || loc == spec.InUnschedulablePods {
+		if loc := entityPlace(s, p); loc == spec.InBackoffQ || loc == spec.InUnschedulablePods || b.podGroups.mutant == mutActivateInFlight {
 			out = append(out, pgOp(actActivate, "Activate("+p.Name+")", spec.StepRecord{Rule: spec.R8Activate, Pod: p.Key()},
 				func(n node) error { return n.m.Activate([]*spec.Pod{p}) }))
 		}
@@ -366,4 +373,84 @@ func groupsStateOf(s *spec.Snapshot) *spec.PodGroupsState {
 		return &spec.PodGroupsState{}
 	}
 	return s.PodGroups
+}
+
+// The broken variants of the Go side, each of which the agreement must
+// catch.
+const (
+	// mutPopInCycle pops while a group's cycle runs: steps the spec's one
+	// scheduling goroutine does not take.
+	mutPopInCycle = "PopInCycle"
+	// mutActivateInFlight activates pods in flight too: a change only the
+	// dropped in-flight list sees (a step the projection must not hide),
+	// and a replay on the failure of the pod outside groups.
+	mutActivateInFlight = "ActivateInFlight"
+	// mutForgetCounts hands the group back with its counts zero, as a
+	// queue that kept no counts across cycles would: a second rejection
+	// backs off as the first.
+	mutForgetCounts = "ForgetCounts"
+)
+
+// TestPodGroupsAgreementCatchesMutants shows that the pod-groups agreement
+// can fail: each broken variant of the Go side disagrees with TLC's graph.
+// To stay cheap it explores the bound with the clock stopped, whose graph
+// is TLC's cut to the states with now = 0 (MaxTime guards only Tick).
+func TestPodGroupsAgreementCatchesMutants(t *testing.T) {
+	want, err := stategraph.ReadFile("testdata/GraphPodGroups.txt.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const maxTime = 0
+	want = cutToTime(t, want, maxTime)
+	for _, mutant := range []string{"", mutPopInCycle, mutActivateInFlight, mutForgetCounts} {
+		name := mutant
+		if name == "" {
+			name = "control"
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			b := readBound(t, "GraphPodGroups.cfg", "MCSchedulingQueuePodGroups")
+			b.maxTime = min(b.maxTime, maxTime)
+			b.podGroups.mutant = mutant
+			got := explore(t, &b).graph
+			d := stategraph.Diff(got, want, "the Go side", "TLC", 2)
+			switch {
+			case mutant == "" && d != "":
+				t.Errorf("the control disagrees with TLC's graph cut to now <= %d:\n%s", maxTime, d)
+			case mutant != "" && d == "":
+				t.Errorf("mutant %s agrees with TLC: the agreement cannot catch it", mutant)
+			case mutant != "":
+				t.Logf("caught:\n%s", d)
+			}
+		})
+	}
+}
+
+// cutToTime returns g's subgraph of the states whose clock is at most
+// maxTime, and the steps between them.
+func cutToTime(t *testing.T, g *stategraph.Graph, maxTime int) *stategraph.Graph {
+	t.Helper()
+	b := stategraph.NewBuilder()
+	keep := make([]bool, len(g.States))
+	for i, st := range g.States {
+		var now int
+		if _, err := fmt.Sscanf(st, "now=%d ", &now); err != nil {
+			t.Fatalf("state %q: %v", st, err)
+		}
+		keep[i] = now <= maxTime
+	}
+	b.SetInitial(g.States[g.Initial])
+	for _, e := range g.Edges {
+		if keep[e.From] && keep[e.To] {
+			from, _ := b.State(g.States[e.From])
+			to, _ := b.State(g.States[e.To])
+			b.Edge(from, e.Action, to)
+		}
+	}
+	for i, st := range g.States {
+		if keep[i] {
+			b.State(st)
+		}
+	}
+	return b.Graph()
 }
