@@ -2,7 +2,8 @@
 // graph shared by TLC and the Go model: the state of SchedulingQueue.tla
 // (and of a model.Model plus the cycles the scheduler holds for its pods in
 // flight), or of SchedulingQueueHints.tla (and of a model.Model in the hints
-// profile), as one line of text, and a graph of such states as a sorted,
+// profile), or of SchedulingQueuePodGroups.tla (GroupsState: a projection
+// of a model.Model in the podgroups profile), as one line of text, and a graph of such states as a sorted,
 // gzipped text file. tlagraph writes TLC's graph in this form;
 // agreement_test.go writes the Go model's and compares the two.
 package stategraph
