@@ -105,7 +105,7 @@ VARIABLES
     unschedulablePods,       \* entities waiting for an event (upstream: unschedulableEntities)
     inFlight,                \* pods popped and not yet handed back or Done
     members,                 \* [Groups -> SUBSET Pods]: the members of a queued group entity
-    pendingPodGroupPods,     \* members that arrived while their group was the last popped entity
+    pendingPodGroupPods,     \* members that arrived while their group's cycle was open
     incompletePodGroupPods,  \* members whose PodGroup object the queue has not seen
     podGroups,               \* the PodGroup objects the queue has seen (the workload forest)
     inCycle,                 \* the groups whose scheduling cycle the queue holds open
@@ -491,7 +491,7 @@ TypeOK ==
           /\ unschedulableCount[e] = 0 /\ consecutiveErrorsCount[e] = 0
           /\ backoffExpiry[e] = NoTime /\ timestamp[e] = NoTime
     /\ \A e \in (Queued \cup inFlight) \cap Entities : timestamp[e] # NoTime
-    /\ groupCycle.group = NoEntity <=> groupCycle = NoCycle
+    /\ groupCycle.group = NoEntity => groupCycle = NoCycle
 
 \* Every entity is in one place at most, and a queued group is never empty.
 EntityOnce ==
