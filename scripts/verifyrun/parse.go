@@ -287,9 +287,17 @@ func countLinearizability(r *run) []string {
 	}
 	if m := linSlowestRE.FindStringSubmatch(r.text); m != nil {
 		out = append(out, m[1])
+	} else {
+		out = append(out, "no slowest check printed: the run did not finish")
+	}
+	if m := timedOutRE.FindString(r.text); m != "" {
+		out = append(out, "stopped by go test's -timeout (\""+m+"\"): only the histories counted above were checked")
 	}
 	return out
 }
+
+// timedOutRE is go test's own line when a test binary outlives -timeout.
+var timedOutRE = regexp.MustCompile(`test timed out after [0-9hms.]+`)
 
 func uniq(xs []string) []string {
 	seen := map[string]bool{}

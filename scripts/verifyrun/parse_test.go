@@ -319,6 +319,23 @@ func TestCountLinearizabilitySaysWhatFailed(t *testing.T) {
 	want := []string{
 		"impl-hints: 300 histories x 401..409 ops (8 clients), 0 NOT linearizable, 1 UNDECIDED",
 		"impl: 300 histories x 401..419 ops (8 clients), each linearizable",
+		"no slowest check printed: the run did not finish",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("countLinearizability =\n%q\nwant\n%q", got, want)
+	}
+}
+
+// A run go test killed says so: the histories counted are those checked
+// before, not the run's.
+func TestCountLinearizabilitySaysTimedOut(t *testing.T) {
+	r := &run{text: "    linearizability_test.go:189: impl, 2 clients: 300 histories, ops/history 450..469 (median 458), 9% of ops overlap\n" +
+		"panic: test timed out after 10m0s\n"}
+	got := countLinearizability(r)
+	want := []string{
+		"impl: 300 histories x 450..469 ops (2 clients), each linearizable",
+		"no slowest check printed: the run did not finish",
+		"stopped by go test's -timeout (\"test timed out after 10m0s\"): only the histories counted above were checked",
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("countLinearizability =\n%q\nwant\n%q", got, want)
