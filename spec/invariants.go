@@ -126,39 +126,47 @@ func CheckBackoffMonotonic(cfg Config, maxAttempts int) error {
 //     unschedulablePods to activeQ while it is backing off at the new now.
 //
 // Activate (R8) may move a pod that is backing off to activeQ: that is
-// what it is for.
+// what it is for. In the hints profile it checks I2h, which differs twice:
+// the flush moves pods to activeQ only, and an event may move a pod that is
+// backing off if a pending plugin of the pod may have said Queue.
 func I2BackoffMonotonicity(cfg Config, before, after *Snapshot, step StepRecord) error {
 	if step.Err != nil {
 		return nil
+	}
+	hints := cfg.Profile == ProfileHints
+	inv := "I2"
+	if hints {
+		inv = "I2h"
 	}
 	for i := range after.BackoffQ {
 		p := &after.BackoffQ[i]
 		if loc, old := before.Find(p.Key()); loc == InBackoffQ {
 			if cfg.BackoffExpiry(p).Before(cfg.BackoffExpiry(&old)) {
-				return broken("I2", "pod %s: backoff expiry moved earlier, %v -> %v", p.Key(), cfg.BackoffExpiry(&old), cfg.BackoffExpiry(p))
+				return broken(inv, "pod %s: backoff expiry moved earlier, %v -> %v", p.Key(), cfg.BackoffExpiry(&old), cfg.BackoffExpiry(p))
 			}
 		}
 		if step.Rule == R5FlushBackoffQ && !cfg.IsBackingOff(p, after.Now) {
-			return broken("I2", "pod %s: backoff completed at %v but the flush at %v kept it in backoffQ", p.Key(), cfg.BackoffExpiry(p), after.Now)
+			return broken(inv, "pod %s: backoff completed at %v but the flush at %v kept it in backoffQ", p.Key(), cfg.BackoffExpiry(p), after.Now)
 		}
 	}
 	for i := range before.BackoffQ {
 		p := &before.BackoffQ[i]
 		loc, _ := after.Find(p.Key())
 		if step.Rule == R5FlushBackoffQ && loc != InBackoffQ {
-			if _, now := after.Find(p.Key()); loc != InActiveQ && !(loc == InUnschedulablePods && now.Gated()) {
-				return broken("I2", "pod %s: the backoffQ flush moved it to %s", p.Key(), loc)
+			if _, now := after.Find(p.Key()); loc != InActiveQ && (hints || !(loc == InUnschedulablePods && now.Gated())) {
+				return broken(inv, "pod %s: the backoffQ flush moved it to %s", p.Key(), loc)
 			}
 			if cfg.IsBackingOff(p, after.Now) {
-				return broken("I2", "pod %s: left backoffQ at %v, before its backoff expiry %v", p.Key(), after.Now, cfg.BackoffExpiry(p))
+				return broken(inv, "pod %s: left backoffQ at %v, before its backoff expiry %v", p.Key(), after.Now, cfg.BackoffExpiry(p))
 			}
 		}
 	}
 	if step.Rule == R4MoveAll || step.Rule == R6FlushUnschedulable || step.Rule == R9Update || step.Rule == R11AssignedPod {
 		for i := range before.UnschedulablePods {
 			p := &before.UnschedulablePods[i]
-			if loc, now := after.Find(p.Key()); loc == InActiveQ && cfg.IsBackingOff(&now, after.Now) {
-				return broken("I2", "pod %s: moved from unschedulablePods to activeQ while backing off until %v (now %v)", p.Key(), cfg.BackoffExpiry(&now), after.Now)
+			if loc, now := after.Find(p.Key()); loc == InActiveQ && cfg.IsBackingOff(&now, after.Now) && (!hints || len(now.PendingPlugins) == 0) {
+				return broken(inv, "pod %s: moved from unschedulablePods to activeQ while backing off until %v (now %v), pending plugins %v",
+					p.Key(), cfg.BackoffExpiry(&now), after.Now, now.PendingPlugins)
 			}
 		}
 	}
