@@ -212,23 +212,52 @@ func I3MoveRequestShortcut(before, after *Snapshot, step StepRecord) error {
 //   - Every other operation neither adds nor removes a pod.
 func I4Conservation(before, after *Snapshot, step StepRecord) error {
 	if step.Err != nil {
-		b := *before
-		b.Now = after.Now
-		if d := b.Diff(after); d != "" {
-			return broken("I4", "%s failed with %q yet changed the queue:\n%s", step.Rule, step.Err, d)
-		}
-		return nil
+		return unchangedByFailure(before, after, step)
 	}
 	bl, al := before.Locations(), after.Locations()
+	if err := heldChanges(step, bl, al); err != nil {
+		return err
+	}
+	switch step.Rule {
+	case R1Add, R3AddUnschedulable, R9Update:
+		if al[step.Pod] == Nowhere {
+			return broken("I4", "%s of %s: pod is not held afterwards", step.Rule, step.Pod)
+		}
+	case R2Pop:
+		if bl[step.Pod] != InActiveQ || al[step.Pod] != InFlight {
+			return broken("I4", "Pop returned %s, which moved from %s to %s, not from activeQ to inFlight", step.Pod, bl[step.Pod], al[step.Pod])
+		}
+		for k, l := range al {
+			if k != step.Pod && l != bl[k] {
+				return broken("I4", "Pop of %s also moved %s from %s to %s", step.Pod, k, bl[k], l)
+			}
+		}
+	}
+	return nil
+}
+
+// unchangedByFailure is the half of I4 about a failed operation: it
+// leaves the snapshot unchanged, Now aside.
+func unchangedByFailure(before, after *Snapshot, step StepRecord) error {
+	b := *before
+	b.Now = after.Now
+	if d := b.Diff(after); d != "" {
+		return broken("I4", "%s failed with %q yet changed the queue:\n%s", step.Rule, step.Err, d)
+	}
+	return nil
+}
+
+// heldChanges is the half of I4 about which pods a successful operation
+// adds and removes, given where the pods are held before (bl) and after
+// (al): only Add, AddUnschedulableIfNotPresent and Update add one, the one
+// they name; only Delete and Done remove one, the one they name.
+func heldChanges(step StepRecord, bl, al map[PodKey]Location) error {
 	added, removed := keysAddedRemoved(bl, al)
 	oneOf := func(ks []PodKey) bool { return len(ks) == 0 || len(ks) == 1 && ks[0] == step.Pod }
 	switch step.Rule {
 	case R1Add, R3AddUnschedulable, R9Update:
 		if !oneOf(added) || len(removed) > 0 {
 			return broken("I4", "%s of %s added %v and removed %v", step.Rule, step.Pod, added, removed)
-		}
-		if al[step.Pod] == Nowhere {
-			return broken("I4", "%s of %s: pod is not held afterwards", step.Rule, step.Pod)
 		}
 	case R10Delete, R12Done:
 		if len(added) > 0 || !oneOf(removed) {
@@ -237,16 +266,6 @@ func I4Conservation(before, after *Snapshot, step StepRecord) error {
 	default:
 		if len(added) > 0 || len(removed) > 0 {
 			return broken("I4", "%s added %v and removed %v", step.Rule, added, removed)
-		}
-	}
-	if step.Rule == R2Pop {
-		if bl[step.Pod] != InActiveQ || al[step.Pod] != InFlight {
-			return broken("I4", "Pop returned %s, which moved from %s to %s, not from activeQ to inFlight", step.Pod, bl[step.Pod], al[step.Pod])
-		}
-		for k, l := range al {
-			if k != step.Pod && l != bl[k] {
-				return broken("I4", "Pop of %s also moved %s from %s to %s", step.Pod, k, bl[k], l)
-			}
 		}
 	}
 	return nil
@@ -277,12 +296,12 @@ func I6Cycles(s *Snapshot) error {
 }
 
 // I6CyclesStep checks the half of I6 that is about one operation:
-// schedulingCycle grows by exactly one on a successful Pop and does not
-// change on any other operation, failed Pops included; moveRequestCycle
-// never decreases.
+// schedulingCycle grows by exactly one on a successful Pop (R2, or G3 of a
+// pod group) and does not change on any other operation, failed Pops
+// included; moveRequestCycle never decreases.
 func I6CyclesStep(before, after *Snapshot, step StepRecord) error {
 	want := before.SchedulingCycle
-	if step.Rule == R2Pop && step.Err == nil {
+	if (step.Rule == R2Pop || step.Rule == G3PopGroup) && step.Err == nil {
 		want++
 	}
 	if after.SchedulingCycle != want {

@@ -130,39 +130,11 @@ func IGPodGroups(s *Snapshot) error {
 // G3) grows schedulingCycle by one and nothing else does; IG2: a group
 // popped has all its entity's members in flight and none left queued.
 func CheckPodGroupsStep(cfg Config, before, after *Snapshot, step StepRecord) error {
-	errs := []error{CheckPodGroupsState(after)}
 	if step.Err != nil {
-		b := *before
-		b.Now = after.Now
-		if d := b.Diff(after); d != "" {
-			errs = append(errs, broken("I4", "%s failed with %q yet changed the queue:\n%s", step.Rule, step.Err, d))
-		}
-		return errors.Join(errs...)
+		return errors.Join(CheckPodGroupsState(after), unchangedByFailure(before, after, step))
 	}
-	want := before.SchedulingCycle
-	if step.Rule == R2Pop || step.Rule == G3PopGroup {
-		want++
-	}
-	if after.SchedulingCycle != want {
-		errs = append(errs, broken("I6", "%s: schedulingCycle %d -> %d, want %d", step.Rule, before.SchedulingCycle, after.SchedulingCycle, want))
-	}
-	bl, al := heldLocations(before), heldLocations(after)
-	added, removed := keysAddedRemoved(bl, al)
-	oneOf := func(ks []PodKey) bool { return len(ks) == 0 || len(ks) == 1 && ks[0] == step.Pod }
-	switch step.Rule {
-	case R1Add, R3AddUnschedulable, R9Update:
-		if !oneOf(added) || len(removed) > 0 {
-			errs = append(errs, broken("I4", "%s of %s added %v and removed %v", step.Rule, step.Pod, added, removed))
-		}
-	case R10Delete, R12Done:
-		if len(added) > 0 || !oneOf(removed) {
-			errs = append(errs, broken("I4", "%s of %s added %v and removed %v", step.Rule, step.Pod, added, removed))
-		}
-	default:
-		if len(added) > 0 || len(removed) > 0 {
-			errs = append(errs, broken("I4", "%s added %v and removed %v", step.Rule, added, removed))
-		}
-	}
+	al := heldLocations(after)
+	errs := []error{CheckPodGroupsState(after), I6CyclesStep(before, after, step), heldChanges(step, heldLocations(before), al)}
 	if step.Rule == G3PopGroup {
 		e, ok := before.PodGroups.Entity(step.Group)
 		switch {
