@@ -70,26 +70,37 @@ func CheckStep(cfg Config, before, after *Snapshot, step StepRecord) error {
 // entry has a nil Pod. It also checks what Queue.Snapshot promises: every
 // list is sorted by key, without repeats.
 func I1SingleQueueMembership(s *Snapshot) error {
-	seen := make(map[PodKey]Location)
+	seen := make(map[PodKey]string)
 	uids := make(map[UID]PodKey)
 	for _, pl := range s.Places() {
-		for i := range pl.Pods {
-			p := &pl.Pods[i]
-			if p.Pod == nil {
-				return broken("I1", "nil pod in %s", pl.Loc)
-			}
-			k := p.Key()
-			if prev, dup := seen[k]; dup {
-				return broken("I1", "pod %s is in %s and in %s", k, prev, pl.Loc)
-			}
-			seen[k] = pl.Loc
-			if other, dup := uids[p.Pod.UID]; dup {
-				return broken("I1", "UID %s is held by %s and %s", p.Pod.UID, other, k)
-			}
-			uids[p.Pod.UID] = k
-			if i > 0 && pl.Pods[i-1].Key() >= k {
-				return broken("I1", "%s is not sorted by key at %s", pl.Loc, k)
-			}
+		if err := listMembership("I1", pl.Loc.String(), pl.Pods, seen, uids); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// listMembership checks inv (I1, or IG1 on the pod-group lists) on one
+// list of pods named where, given the lists checked before it (seen and
+// uids, which it extends): no nil pod, no key or UID held twice, sorted by
+// key without repeats.
+func listMembership(inv, where string, pods []QueuedPodInfo, seen map[PodKey]string, uids map[UID]PodKey) error {
+	for i := range pods {
+		p := &pods[i]
+		if p.Pod == nil {
+			return broken(inv, "nil pod in %s", where)
+		}
+		k := p.Key()
+		if prev, dup := seen[k]; dup {
+			return broken(inv, "pod %s is in %s and in %s", k, prev, where)
+		}
+		seen[k] = where
+		if other, dup := uids[p.Pod.UID]; dup {
+			return broken(inv, "UID %s is held by %s and %s", p.Pod.UID, other, k)
+		}
+		uids[p.Pod.UID] = k
+		if i > 0 && pods[i-1].Key() >= k {
+			return broken(inv, "%s is not sorted by key at %s", where, k)
 		}
 	}
 	return nil

@@ -36,10 +36,12 @@ func IGPodGroups(s *Snapshot) error {
 		return broken("IG1", "the snapshot has no pod-group state")
 	}
 	locs := s.Locations()
+	// The places were checked by I1: they seed the check of the two lists.
 	seen := make(map[PodKey]string)
 	uids := make(map[UID]PodKey)
 	for _, pl := range s.Places() {
 		for i := range pl.Pods {
+			seen[pl.Pods[i].Key()] = pl.Loc.String()
 			uids[pl.Pods[i].Pod.UID] = pl.Pods[i].Key()
 		}
 	}
@@ -48,25 +50,12 @@ func IGPodGroups(s *Snapshot) error {
 		pods []QueuedPodInfo
 	}{{"pendingPodGroupPods", g.PendingPodGroupPods}, {"incompletePodGroupPods", g.IncompletePodGroupPods}} {
 		for i := range l.pods {
-			p := &l.pods[i]
-			k := p.Key()
-			if p.Pod.Group == "" {
-				return broken("IG1", "pod %s names no group but waits in %s", k, l.name)
+			if p := &l.pods[i]; p.Pod != nil && p.Pod.Group == "" {
+				return broken("IG1", "pod %s names no group but waits in %s", p.Key(), l.name)
 			}
-			if loc, ok := locs[k]; ok {
-				return broken("IG1", "member %s is in %s and in %s", k, loc, l.name)
-			}
-			if prev, ok := seen[k]; ok {
-				return broken("IG1", "member %s is in %s and in %s", k, prev, l.name)
-			}
-			seen[k] = l.name
-			if other, ok := uids[p.Pod.UID]; ok {
-				return broken("IG1", "UID %s is held by %s and %s", p.Pod.UID, other, k)
-			}
-			uids[p.Pod.UID] = k
-			if i > 0 && l.pods[i-1].Key() >= k {
-				return broken("IG1", "%s is not sorted by key at %s", l.name, k)
-			}
+		}
+		if err := listMembership("IG1", l.name, l.pods, seen, uids); err != nil {
+			return err
 		}
 	}
 	for i := range g.PendingPodGroupPods {
