@@ -355,19 +355,7 @@ func (q *PriorityQueue) addLocked(pod *spec.Pod, h hashes, update bool) error {
 // the one that entered activeQ first. The copy it returns is its one
 // allocation.
 func (q *PriorityQueue) Pop() (*spec.QueuedPodInfo, int64, error) {
-	q.mu.Lock()
-	defer q.unlock()
-	for {
-		if q.closed {
-			return nil, 0, spec.ErrClosed
-		}
-		if from := q.p.popFrom(view{q: q}); from != nowhere {
-			return q.popLocked(from)
-		}
-		q.waiting++
-		q.cond.Wait()
-		q.waiting--
-	}
+	return q.popWait(nil)
 }
 
 // PopContext is Pop that gives up when ctx is done first: a Pop blocked on
@@ -376,7 +364,7 @@ func (q *PriorityQueue) Pop() (*spec.QueuedPodInfo, int64, error) {
 // returned even if ctx is done.
 func (q *PriorityQueue) PopContext(ctx context.Context) (*spec.QueuedPodInfo, int64, error) {
 	if ctx.Done() == nil {
-		return q.Pop()
+		return q.popWait(nil)
 	}
 	// Wake the waiters under mu when ctx ends: a Pop checks ctx and then
 	// waits without letting go of mu in between, so it cannot miss this.
@@ -386,6 +374,12 @@ func (q *PriorityQueue) PopContext(ctx context.Context) (*spec.QueuedPodInfo, in
 		q.mu.Unlock()
 	})
 	defer stop()
+	return q.popWait(ctx)
+}
+
+// popWait is Pop and PopContext: it waits while there is nothing to pop,
+// until the queue is closed or ctx, unless nil, is done.
+func (q *PriorityQueue) popWait(ctx context.Context) (*spec.QueuedPodInfo, int64, error) {
 	q.mu.Lock()
 	defer q.unlock()
 	for {
@@ -395,8 +389,10 @@ func (q *PriorityQueue) PopContext(ctx context.Context) (*spec.QueuedPodInfo, in
 		if from := q.p.popFrom(view{q: q}); from != nowhere {
 			return q.popLocked(from)
 		}
-		if err := ctx.Err(); err != nil {
-			return nil, 0, err
+		if ctx != nil {
+			if err := ctx.Err(); err != nil {
+				return nil, 0, err
+			}
 		}
 		q.waiting++
 		q.cond.Wait()
