@@ -337,18 +337,28 @@ func (q *PriorityQueue) addLocked(pod *spec.Pod, h hashes, update bool) error {
 	from := nowhere
 	if e != nil {
 		from = e.loc
-		q.detach(e)
-		q.setPod(e, pod, h)
-	} else {
-		e = q.newEntry()
-		e.info.Pod = pod
-		q.track(e, h)
 	}
+	e = q.entryFor(e, pod, h)
 	now := q.clock.Now()
 	e.info = podInfo{Pod: pod, Timestamp: now}
 	q.nom.add(pod, spec.NominateNoop, "") // R18
 	q.put(e, q.p.added(e, from, update), now)
 	return nil
+}
+
+// entryFor returns the entry that is to hold pod (h its hashes): e, the
+// entry held under its key, taken from its place and given pod, or, if e
+// is nil, a new entry, tracked.
+func (q *PriorityQueue) entryFor(e *entry, pod *spec.Pod, h hashes) *entry {
+	if e != nil {
+		q.detach(e)
+		q.setPod(e, pod, h)
+		return e
+	}
+	e = q.newEntry()
+	e.info.Pod = pod
+	q.track(e, h)
+	return e
 }
 
 // Pop is R2 of spec.Queue. Among the maximal pods of activeQ it returns
@@ -455,13 +465,8 @@ func (q *PriorityQueue) AddUnschedulableIfNotPresent(pInfo *spec.QueuedPodInfo, 
 	var flightUID spec.UID
 	if e != nil {
 		flightUID = e.info.Pod.UID
-		q.detach(e)
-		q.setPod(e, pod, h)
-	} else {
-		e = q.newEntry()
-		e.info.Pod = pod
-		q.track(e, h)
 	}
+	e = q.entryFor(e, pod, h)
 	e.info.set(pInfo)
 	e.info.UnschedulablePlugins = plugins
 	if e.info.hints != nil {
