@@ -171,15 +171,8 @@ func render(reports []conformance.Report, conc []concurrent.Report, realsched se
 			}
 		}
 	}
-	b.WriteString("\n## Totals: profile x target\n\n| profile |")
-	for _, r := range reports {
-		fmt.Fprintf(&b, " %s |", r.Target.Name)
-	}
-	b.WriteString("\n|---|")
-	for range reports {
-		b.WriteString("---|")
-	}
-	b.WriteString("\n")
+	b.WriteString("\n## Totals: profile x target\n\n")
+	tableHead(&b, []string{"profile"}, len(reports), func(i int) string { return reports[i].Target.Name })
 	for _, pr := range profiles {
 		fmt.Fprintf(&b, "| %s |", pr.p)
 		for i, r := range reports {
@@ -255,15 +248,8 @@ func renderProfile(b *strings.Builder, reports []conformance.Report, p spec.Prof
 			cell[[2]string{res.Scenario, r.Target.Name}] = res
 		}
 	}
-	fmt.Fprintf(b, "\n## %s: scenario x target\n\n%s\n\n| scenario | rules |", title, note)
-	for _, r := range reports {
-		fmt.Fprintf(b, " %s |", r.Target.Name)
-	}
-	b.WriteString("\n|---|---|")
-	for range reports {
-		b.WriteString("---|")
-	}
-	b.WriteString("\n")
+	fmt.Fprintf(b, "\n## %s: scenario x target\n\n%s\n\n", title, note)
+	tableHead(b, []string{"scenario", "rules"}, len(reports), func(i int) string { return reports[i].Target.Name })
 	for _, sc := range scenarios {
 		fmt.Fprintf(b, "| %s | %s |", sc, rules[sc])
 		for _, r := range reports {
@@ -281,6 +267,19 @@ func renderProfile(b *strings.Builder, reports []conformance.Report, p spec.Prof
 		fmt.Fprintf(b, " %s |", outcomes(totals[i]))
 	}
 	b.WriteString("\n")
+}
+
+// tableHead writes the head of a table whose columns are heads, then the
+// n targets, named by target.
+func tableHead(b *strings.Builder, heads []string, n int, target func(int) string) {
+	for _, h := range heads {
+		fmt.Fprintf(b, "| %s ", h)
+	}
+	b.WriteString("|")
+	for i := range n {
+		fmt.Fprintf(b, " %s |", target(i))
+	}
+	b.WriteString("\n|" + strings.Repeat("---|", len(heads)+n) + "\n")
 }
 
 func readConcurrent(dir string) ([]concurrent.Report, error) {
@@ -368,15 +367,8 @@ func renderConcurrent(reports []concurrent.Report) string {
 			cell[[2]string{w.Check, r.Target.Name}] = w
 		}
 	}
-	b.WriteString("\n### Wake-up checks\n\n| operation | rules |")
-	for _, r := range reports {
-		fmt.Fprintf(&b, " %s |", r.Target.Name)
-	}
-	b.WriteString("\n|---|---|")
-	for range reports {
-		b.WriteString("---|")
-	}
-	b.WriteString("\n")
+	b.WriteString("\n### Wake-up checks\n\n")
+	tableHead(&b, []string{"operation", "rules"}, len(reports), func(i int) string { return reports[i].Target.Name })
 	for _, ch := range checks {
 		fmt.Fprintf(&b, "| %s | %s |", ch, cell[[2]string{ch, ""}].Rules)
 		for _, r := range reports {
