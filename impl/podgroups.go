@@ -348,9 +348,8 @@ func (g *groupLayer) add(pod *spec.Pod, h hashes, e *entry) error {
 		return err
 	}
 	now := q.clock.Now()
-	e = q.newEntry()
+	e = q.entryFor(nil, pod, h)
 	e.info = podInfo{Pod: pod, Timestamp: now}
-	q.track(e, h)
 	q.nom.add(pod, spec.NominateNoop, "") // R18
 	g.place(e, now)
 	return nil

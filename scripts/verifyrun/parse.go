@@ -88,11 +88,8 @@ func allSkipped(evs []event) string {
 		top++
 		if a == "skip" {
 			skipped++
-			for _, l := range outputOf(evs, func(o testKey) bool { return o == k }) {
-				l = strings.TrimSpace(l)
-				if l != "" && !strings.HasPrefix(l, "=== ") && !strings.HasPrefix(l, "--- SKIP") {
-					reason = l
-				}
+			if r := skipReason(evs, k); r != "" {
+				reason = r
 			}
 		}
 	}

@@ -147,15 +147,8 @@ func render(reports []conformance.Report, conc []concurrent.Report, realsched se
 			}
 		}
 	}
-	b.WriteString("\n## Totals: profile x target\n\n| profile |")
-	for _, r := range reports {
-		fmt.Fprintf(&b, " %s |", r.Target.Name)
-	}
-	b.WriteString("\n|---|")
-	for range reports {
-		b.WriteString("---|")
-	}
-	b.WriteString("\n")
+	b.WriteString("\n## Totals: profile x target\n\n")
+	tableHead(&b, []string{"profile"}, len(reports), func(i int) string { return reports[i].Target.Name })
 	for _, pr := range profiles {
 		fmt.Fprintf(&b, "| %s |", pr.p)
 		for i, r := range reports {
@@ -231,15 +224,8 @@ func renderProfile(b *strings.Builder, reports []conformance.Report, p spec.Prof
 			cell[[2]string{res.Scenario, r.Target.Name}] = res
 		}
 	}
-	fmt.Fprintf(b, "\n## %s: scenario x target\n\n%s\n\n| scenario | rules |", title, note)
-	for _, r := range reports {
-		fmt.Fprintf(b, " %s |", r.Target.Name)
-	}
-	b.WriteString("\n|---|---|")
-	for range reports {
-		b.WriteString("---|")
-	}
-	b.WriteString("\n")
+	fmt.Fprintf(b, "\n## %s: scenario x target\n\n%s\n\n", title, note)
+	tableHead(b, []string{"scenario", "rules"}, len(reports), func(i int) string { return reports[i].Target.Name })
 	for _, sc := range scenarios {
 		fmt.Fprintf(b, "| %s | %s |", sc, rules[sc])
 		for _, r := range reports {
@@ -257,6 +243,19 @@ func renderProfile(b *strings.Builder, reports []conformance.Report, p spec.Prof
 		fmt.Fprintf(b, " %s |", outcomes(totals[i]))
 	}
 	b.WriteString("\n")
+}
+
+// tableHead writes the head of a table whose columns are heads, then the
+// n targets, named by target.
+func tableHead(b *strings.Builder, heads []string, n int, target func(int) string) {
+	for _, h := range heads {
+		fmt.Fprintf(b, "| %s ", h)
+	}
+	b.WriteString("|")
+	for i := range n {
+		fmt.Fprintf(b, " %s |", target(i))
+	}
+	b.WriteString("\n|" + strings.Repeat("---|", len(heads)+n) + "\n")
 }
 
 // renderConcurrent is the concurrency section: what ran against each
@@ -324,15 +323,8 @@ func renderConcurrent(reports []concurrent.Report) string {
 			cell[[2]string{w.Check, r.Target.Name}] = w
 		}
 	}
-	b.WriteString("\n### Wake-up checks\n\n| operation | rules |")
-	for _, r := range reports {
-		fmt.Fprintf(&b, " %s |", r.Target.Name)
-	}
-	b.WriteString("\n|---|---|")
-	for range reports {
-		b.WriteString("---|")
-	}
-	b.WriteString("\n")
+	b.WriteString("\n### Wake-up checks\n\n")
+	tableHead(&b, []string{"operation", "rules"}, len(reports), func(i int) string { return reports[i].Target.Name })
 	for _, ch := range checks {
 		fmt.Fprintf(&b, "| %s | %s |", ch, cell[[2]string{ch, ""}].Rules)
 		for _, r := range reports {
@@ -405,15 +397,7 @@ func renderGroupRaces(reports []concurrent.GroupRaceReport) string {
 	b.WriteString("target per trial, and the state after both is judged by the contract (G2, G4, G5, IG1-IG4). A cell is\n")
 	b.WriteString("the trials that broke the contract, of those run; *finding* marks a race the target's suite declares a\n")
 	b.WriteString("reported finding (its reproductions are in docs/podgroups-upstream.md), so it does not fail the run.\n\n")
-	b.WriteString("| race |")
-	for _, r := range reports {
-		fmt.Fprintf(&b, " %s (podgroups) |", r.Target.Name)
-	}
-	b.WriteString("\n|---|")
-	for range reports {
-		b.WriteString("---|")
-	}
-	b.WriteString("\n")
+	tableHead(&b, []string{"race"}, len(reports), func(i int) string { return reports[i].Target.Name + " (podgroups)" })
 	var names []string
 	title := map[string]string{}
 	cell := map[[2]string]concurrent.GroupRaceResult{}
