@@ -55,9 +55,9 @@ import (
 //   - AddAttemptedPodGroupIfNeeded of a group whose cycle is not open.
 //
 // And from a finding of these runs, not declared yet: Activate of a member
-// in flight, its group known, when its group's entity does not move to
-// activeQ (none is queued, it is in activeQ already, or PreEnqueue gates
-// it again in unschedulablePods), records a ForceActivate for the member
+// in flight, its group known, when its group's queued entity does not move
+// to activeQ (it is in activeQ already, or PreEnqueue gates it again in
+// unschedulablePods), records a ForceActivate for the member
 // in the in-flight list upstream (activate reports no move, so Activate
 // falls through to addEventsIfPodInFlight: v1.37.2
 // scheduling_queue.go:986-994), and nothing in the model (G7). A member's failure
@@ -138,7 +138,7 @@ func podGroupActions(g *generator, dr drawing, actions map[string]func(*rapid.T)
 			k := info.Pod.GroupKey()
 			e, queued := state().Entity(k)
 			_, isKnown := state().Known(k)
-			if k != "" && isKnown && (!queued || e.Place != spec.InBackoffQ) {
+			if k != "" && isKnown && queued && e.Place != spec.InBackoffQ {
 				rt.Skip("Activate of a member in flight while its group's entity does not move: a finding (above)")
 			}
 		}
