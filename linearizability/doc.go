@@ -95,7 +95,8 @@
 // objects of the workload and of saved histories), apply.go (replaying one on
 // the model, and why the model rejects it), porcupine.go (the porcupine
 // model and its state), describe.go (rendering in queue terms), harness.go
-// (recording), podgroups.go (the pod-group workload), check.go (checking, evidence), json.go (saved histories,
-// each operation as its line of the language), scenario.go (a failing
-// history's sequential witness as a scenario file).
+// (recording), podgroups.go (the pod-group workload), check.go (checking,
+// evidence), json.go (saved histories, each operation as its line of the
+// language), scenario.go (a failing history's sequential witness as a
+// scenario file).
 package linearizability
