@@ -29,10 +29,10 @@ import (
 //   - Delete of a pod in flight (upstream places the rest of its group
 //     again);
 //   - AddPodGroup of a group with more than one incomplete member, or
-//     one that waited since before now or was queued before: schedq releases them in key order
-//     into an entity whose Timestamp is now, upstream drains them in map
-//     order into an entity that takes the first one's Timestamp, and the
-//     order decides more (docs/podgroups.md, "A new entity's Timestamp");
+//     with one that waited since before now or was queued before: schedq
+//     releases them in key order into an entity whose Timestamp is now,
+//     upstream drains them in map order into an entity that takes the
+//     first one's fields, and the order decides more (docs/podgroups.md, "A new entity's Timestamp");
 //     a random run met it as a gated member and an ungated one released
 //     together, the ungated one's InitialAttemptTimestamp set upstream in
 //     some runs and not in others;
@@ -57,11 +57,11 @@ import (
 // And from a finding of these runs, not declared yet: Activate of a member
 // in flight, its group known, when its group's queued entity does not move
 // to activeQ (it is in activeQ already, or PreEnqueue gates it again in
-// unschedulablePods), records a ForceActivate for the member
-// in the in-flight list upstream (activate reports no move, so Activate
-// falls through to addEventsIfPodInFlight: v1.37.2
-// scheduling_queue.go:986-994), and nothing in the model (G7). A member's failure
-// replays nothing (G4), so only the in-flight list differs.
+// unschedulablePods), records a ForceActivate for the member in the
+// in-flight list upstream (activate reports no move, so Activate falls
+// through to addEventsIfPodInFlight: v1.37.2 scheduling_queue.go:986-994),
+// and nothing in the model (G7). A member's failure replays nothing (G4),
+// so only the in-flight list differs.
 //
 // And a second one: PopEntity of a group puts its members in flight, and
 // their markers in the in-flight list, in the order upstream keeps a
@@ -104,7 +104,8 @@ func init() {
 var diffGroups = []string{"g1", "g2"}
 
 // podGroupActions adds the podgroups profile's actions to the generator's
-// and replaces its add and pop.
+// and replaces its add, pop, fail, activate and update, which must stay
+// away from what the comment above lists.
 func podGroupActions(g *generator, dr drawing, actions map[string]func(*rapid.T)) {
 	state := func() *spec.PodGroupsState { return g.d.shadow.Model.Snapshot().PodGroups }
 	known := func(name string) bool {
