@@ -80,6 +80,9 @@ type drawing struct {
 	// toExpiry: ticks that land on a backoffQ pod's expiry, or one
 	// nanosecond past it, where R5 and R7 decide (the classic off-by-one).
 	toExpiry bool
+	// more adds a profile's own actions to the generator's, or replaces
+	// some (differential_podgroups.go).
+	more func(g *generator, dr drawing, actions map[string]func(*rapid.T))
 }
 
 var drawings = map[spec.Profile]drawing{
@@ -197,7 +200,7 @@ func differentialResult(t *testing.T, newTarget NewTarget, opts Options, p spec.
 		res.Outcome, res.Detail = NotApplicable, why
 		return res
 	}
-	if metrics && !slices.Contains(opts.Ignore, IgnoreMetrics) {
+	if metrics && dr.metrics != "" && !slices.Contains(opts.Ignore, IgnoreMetrics) {
 		res.Rules = append(res.Rules, dr.metrics)
 	}
 	ro := randomOptions(opts)
@@ -432,6 +435,9 @@ func (g *generator) actions(dr drawing) map[string]func(*rapid.T) {
 				g.do(rt, schedqtest.Op{Kind: schedqtest.KindFlushBackoff})
 			}
 		}
+	}
+	if dr.more != nil {
+		dr.more(g, dr, actions)
 	}
 	return actions
 }

@@ -281,7 +281,7 @@ func Run(t *testing.T, newTarget NewTarget, opts Options) {
 		summary += fmt.Sprintf(" (%d filtered by -run)", selected-ran)
 	}
 	summary += fmt.Sprintf(": %d pass, %d fail, %d known differences, %d stale, %d n/a", counts[0], counts[1], counts[2], counts[3], counts[4])
-	for _, p := range []spec.Profile{spec.ProfileClassic, spec.ProfileHints} {
+	for _, p := range []spec.Profile{spec.ProfileClassic, spec.ProfileHints, spec.ProfilePodGroups} {
 		ran := false
 		var res Result
 		t.Run(drawings[p].test, func(t *testing.T) {
