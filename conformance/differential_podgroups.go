@@ -54,14 +54,16 @@ import (
 //   - an Update that changes a member's group (G9-update-of-a-member);
 //   - AddAttemptedPodGroupIfNeeded of a group whose cycle is not open.
 //
-// And from a finding of these runs, not declared yet: Activate of a member
+// And four findings of these runs, each declared for v1.37.2 with a
+// scenario of conformance/testdata/podgroups (named below): Activate of a member
 // in flight, its group known, when its group's queued entity does not move
 // to activeQ (it is in activeQ already, or PreEnqueue gates it again in
 // unschedulablePods), records a ForceActivate for the member in the
 // in-flight list upstream (activate reports no move, so Activate falls
 // through to addEventsIfPodInFlight: v1.37.2 scheduling_queue.go:986-994),
 // and nothing in the model (G7). A member's failure replays nothing (G4),
-// so only the in-flight list differs.
+// so only the in-flight list differs
+// (G7-activate-of-a-member-in-flight-records-no-event).
 //
 // And a second one: PopEntity of a group puts its members in flight, and
 // their markers in the in-flight list, in the order upstream keeps a
@@ -69,7 +71,7 @@ import (
 // descending, then attempts descending, Timestamp, name), where the model
 // takes them in key order. No event can come between markers of one Pop,
 // so the order changes no decision; the runs pop a group only when the two
-// orders agree (upstreamMemberOrder).
+// orders agree (upstreamMemberOrder; G3-pop-puts-members-in-flight-in-key-order).
 //
 // And a third: Update of a member in flight whose PodGroup object is gone
 // records no TargetPodUpdate in the in-flight list upstream (Update finds
@@ -79,7 +81,8 @@ import (
 // nothing for a member). The same early return drops an Update of a
 // member the queue does not hold (it was finished, say) whose group is
 // unknown: the model adds it, as Update adds any pod it does not hold
-// (R9), to incompletePodGroupPods; upstream forgets it.
+// (R9), to incompletePodGroupPods; upstream forgets it
+// (G9-an-update-of-a-member-in-flight-is-recorded-after-its-group-is-deleted).
 //
 // And a fourth, which changes what Pop returns: UpdatePodGroup of a group
 // whose entity waits in activeQ (or backoffQ) changes the entity's
@@ -87,7 +90,8 @@ import (
 // (v1.37.2 scheduling_queue.go:1611-1618, rootInfo.UpdatePodGroup): a
 // group whose priority rose stays behind a pod it now precedes, and a
 // heap whose element changed key no longer keeps its order. The model
-// ranks the entity by its group's new priority (G11).
+// ranks the entity by its group's new priority
+// (G11-an-update-of-a-queued-group-reorders-activeQ).
 func init() {
 	d := drawings[spec.ProfileHints]
 	d.test, d.scenario = "differential-podgroups", "model-differential random runs (podgroups)"
