@@ -325,6 +325,7 @@ const (
 	preflightTest    = "preflight"
 	randomTest       = "differential"
 	randomHintsTest  = "differential-hints"
+	randomGroupsTest = "differential-podgroups"
 	notRunFiltered   = "did not run (filtered by -run, or the run stopped before it)"
 	outcomeKnown     = "known difference"
 	outcomeNA        = "n/a"
@@ -356,7 +357,7 @@ func countConformance(r *run) []string {
 			continue
 		}
 		switch k.test[i+1:] {
-		case preflightTest, randomTest, randomHintsTest:
+		case preflightTest, randomTest, randomHintsTest, randomGroupsTest:
 			rootSet[testKey{k.pkg, k.test[:i]}] = true
 		}
 	}
@@ -420,7 +421,7 @@ func countConformance(r *run) []string {
 			}
 			sc := strings.TrimPrefix(k.test, root.key.test+"/")
 			first, _, _ := strings.Cut(sc, "/")
-			if first == preflightTest || first == randomTest || first == randomHintsTest {
+			if first == preflightTest || first == randomTest || first == randomHintsTest || first == randomGroupsTest {
 				continue
 			}
 			n++
@@ -464,6 +465,7 @@ func countConformance(r *run) []string {
 	for _, part := range []struct{ test, label string }{
 		{randomTest, "random runs (classic)"},
 		{randomHintsTest, "random runs (hints)"},
+		{randomGroupsTest, "random runs (podgroups)"},
 	} {
 		by := map[string][]string{}
 		reasons := map[string]string{}

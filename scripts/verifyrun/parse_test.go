@@ -138,6 +138,7 @@ func TestCountConformance(t *testing.T) {
 		"preflight: ok on a, b",
 		"random runs (classic): ok on a; FAILED on b; 100 sequences compared with the model",
 		"random runs (hints): skipped on a (the target refuses the hints profile's config); " + notRunFiltered + " on b",
+		"random runs (podgroups): " + notRunFiltered + " on a, b",
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("countConformance:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
