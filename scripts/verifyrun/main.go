@@ -104,11 +104,12 @@ func steps(upstream []string) []*step {
 			count: countCoverage,
 		},
 		{
-			// The hints profile's model-differential random runs at the
-			// verify size: the model and the real v1.37.2 queue.
-			name: "conformance: hints-profile random runs, 3000 checks (model, upstream v1.37.2)",
-			cmd: "go test -json -count=1 -run 'TestModel/differential-hints' ./conformance/ -rapid.checks=3000 && " +
-				"cd conformance/upstream && go test -json -count=1 -run 'TestQueueingHints/differential-hints' . -rapid.checks=3000",
+			// The hints and podgroups profiles' model-differential random
+			// runs at the verify size: the model and the real v1.37.2
+			// queue (GenericWorkload on for the podgroups runs).
+			name: "conformance: hints and podgroups random runs, 3000 checks each (model, upstream v1.37.2)",
+			cmd: "go test -json -count=1 -run 'TestModel/differential-(hints|podgroups)$' ./conformance/ -rapid.checks=3000 && " +
+				"cd conformance/upstream && go test -json -count=1 -run 'TestQueueingHints/differential-(hints|podgroups)$' . -rapid.checks=3000",
 			env:   []string{"SCHEDQ_CONFORMANCE_RESULTS=${VERIFY_TMP}/results"},
 			count: countConformance,
 		},
