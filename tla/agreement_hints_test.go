@@ -182,26 +182,13 @@ func hintsOps(b *bound, n node, s *spec.Snapshot) []op {
 		for _, f := range b.failures {
 			out = append(out, op{actFail, fmt.Sprintf("AddUnschedulableIfNotPresent(%s, unschedulable %v, pending %v)", k, []string(f.unschedulable), []string(f.pending)),
 				spec.StepRecord{Rule: spec.R3AddUnschedulable, Pod: k, PodSchedulingCycle: cycle},
-				func(n node) error {
-					pi := info // the QueuedPodInfo in flight, as the scheduler hands it back
+				failStep(info, cycle, idx, func(pi *spec.QueuedPodInfo) {
 					pi.UnschedulablePlugins = slices.Clone(f.unschedulable)
 					pi.PendingPlugins = slices.Clone(f.pending)
-					err := n.m.AddUnschedulableIfNotPresent(&pi, cycle)
-					if err == nil {
-						n.cycles[idx] = 0
-					}
-					return err
-				}})
+				})})
 		}
-		uid := info.Pod.UID
 		out = append(out, op{actDone, "Done(" + string(k) + ")", spec.StepRecord{Rule: spec.R12Done, Pod: k},
-			func(n node) error {
-				err := n.m.Done(uid)
-				if err == nil {
-					n.cycles[idx] = 0
-				}
-				return err
-			}})
+			doneStep(info.Pod.UID, idx)})
 	}
 	for i, p := range b.pods {
 		out = append(out, op{actDelete, "Delete(" + p.Name + ")", spec.StepRecord{Rule: spec.R10Delete, Pod: p.Key()},
@@ -274,16 +261,7 @@ func eventName(e spec.ClusterEvent) string {
 // the objects an event carries matter only there.
 func encodeHints(buf []byte, b *bound, n node, s *spec.Snapshot) ([]byte, error) {
 	var err error
-	ticks := func(what string, at time.Time) int {
-		if at.IsZero() {
-			return stategraph.NoTime
-		}
-		d := at.Sub(t0)
-		if (d < 0 || d%b.unit != 0) && err == nil {
-			err = fmt.Errorf("%s %v is not on the tick grid", what, at)
-		}
-		return int(d / b.unit)
-	}
+	ticks := tickGrid(b.unit, &err)
 	pods := make([]stategraph.NamedPod, len(b.pods))
 	names := make(map[spec.PodKey]string, len(b.pods))
 	for i, p := range b.pods {

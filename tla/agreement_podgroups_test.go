@@ -209,25 +209,10 @@ func podGroupOps(b *bound, n node, s *spec.Snapshot) []op {
 		for _, rej := range outcomes {
 			out = append(out, pgOp(actPGFail, fmt.Sprintf("AddUnschedulablePodIfNotPresent(%s, rejectors %v)", k, []string(rej)),
 				spec.StepRecord{Rule: spec.R3AddUnschedulable, Pod: k, PodSchedulingCycle: cycle},
-				func(n node) error {
-					pi := info // the QueuedPodInfo Pop returned, as the scheduler hands it back
-					pi.UnschedulablePlugins = rej
-					err := n.m.AddUnschedulableIfNotPresent(&pi, cycle)
-					if err == nil {
-						n.cycles[idx] = 0
-					}
-					return err
-				}))
+				failStep(info, cycle, idx, func(pi *spec.QueuedPodInfo) { pi.UnschedulablePlugins = rej })))
 		}
-		uid := info.Pod.UID
 		out = append(out, pgOp(actDone, "Done("+string(k)+")", spec.StepRecord{Rule: spec.R12Done, Pod: k},
-			func(n node) error {
-				err := n.m.Done(uid)
-				if err == nil {
-					n.cycles[idx] = 0
-				}
-				return err
-			}))
+			doneStep(info.Pod.UID, idx)))
 	}
 	if h := n.heldCycle(); h != nil {
 		for _, st := range []spec.AttemptStatus{spec.AttemptSuccess, spec.AttemptRejected, spec.AttemptError} {
@@ -293,16 +278,7 @@ func held(s *spec.Snapshot, k spec.PodKey) bool {
 // bound, a gated or flushed entity.
 func encodePodGroups(buf []byte, b *bound, n node, s *spec.Snapshot) ([]byte, error) {
 	var err error
-	ticks := func(what string, at time.Time) int {
-		if at.IsZero() {
-			return stategraph.NoTime
-		}
-		d := at.Sub(t0)
-		if (d < 0 || d%b.unit != 0) && err == nil {
-			err = fmt.Errorf("%s %v is not on the tick grid", what, at)
-		}
-		return int(d / b.unit)
-	}
+	ticks := tickGrid(b.unit, &err)
 	name := func(k spec.PodKey) string {
 		if b.podIndex(k) < 0 && err == nil {
 			err = fmt.Errorf("pod %s is not one of the bound", k)

@@ -394,25 +394,10 @@ func ops(b *bound, n node, s *spec.Snapshot) []op {
 		for _, rej := range b.rejectorSets {
 			out = append(out, op{actFail, fmt.Sprintf("AddUnschedulableIfNotPresent(%s, cycle %d, rejectors %v)", k, cycle, []string(rej)),
 				spec.StepRecord{Rule: spec.R3AddUnschedulable, Pod: k, PodSchedulingCycle: cycle},
-				func(n node) error {
-					pi := info // the QueuedPodInfo Pop returned, as the scheduler hands it back
-					pi.UnschedulablePlugins = rej
-					err := n.m.AddUnschedulableIfNotPresent(&pi, cycle)
-					if err == nil {
-						n.cycles[idx] = 0
-					}
-					return err
-				}})
+				failStep(info, cycle, idx, func(pi *spec.QueuedPodInfo) { pi.UnschedulablePlugins = rej })})
 		}
-		uid := info.Pod.UID
 		out = append(out, op{actDone, "Done(" + string(k) + ")", spec.StepRecord{Rule: spec.R12Done, Pod: k},
-			func(n node) error {
-				err := n.m.Done(uid)
-				if err == nil {
-					n.cycles[idx] = 0
-				}
-				return err
-			}})
+			doneStep(info.Pod.UID, idx)})
 	}
 	for i, p := range b.pods {
 		out = append(out, op{actDelete, "Delete(" + p.Name + ")", spec.StepRecord{Rule: spec.R10Delete, Pod: p.Key()},
@@ -682,5 +667,47 @@ func (x *exploration) explainDiff(t *testing.T, tlc *stategraph.Graph) {
 			t.Errorf("a shortest Go trace to the first step TLC does not have:\n%s\n  %s\n    %s", x.trace(id), e.Action, to)
 			return
 		}
+	}
+}
+
+// failStep hands back the QueuedPodInfo Pop returned, as the scheduler
+// does, with the failure's plugins set by reject, in cycle; success ends
+// the scheduler's hold of the pod (its cycle slot idx).
+func failStep(info spec.QueuedPodInfo, cycle int64, idx int, reject func(*spec.QueuedPodInfo)) func(node) error {
+	return func(n node) error {
+		pi := info
+		reject(&pi)
+		err := n.m.AddUnschedulableIfNotPresent(&pi, cycle)
+		if err == nil {
+			n.cycles[idx] = 0
+		}
+		return err
+	}
+}
+
+// doneStep is Done of the pod in flight with uid, held in cycle slot idx.
+func doneStep(uid spec.UID, idx int) func(node) error {
+	return func(n node) error {
+		err := n.m.Done(uid)
+		if err == nil {
+			n.cycles[idx] = 0
+		}
+		return err
+	}
+}
+
+// tickGrid converts a time to ticks of unit since t0 for an encoding: the
+// zero time is stategraph.NoTime, and a time off the grid sets *err (the
+// first such) since the spec's states cannot hold it.
+func tickGrid(unit time.Duration, err *error) func(what string, at time.Time) int {
+	return func(what string, at time.Time) int {
+		if at.IsZero() {
+			return stategraph.NoTime
+		}
+		d := at.Sub(t0)
+		if (d < 0 || d%unit != 0) && *err == nil {
+			*err = fmt.Errorf("%s %v is not on the tick grid", what, at)
+		}
+		return int(d / unit)
 	}
 }
