@@ -63,6 +63,15 @@ type Options struct {
 	// R7h; the hints profile only, the classic contract has no such
 	// setting).
 	NoBackoff bool
+	// Porcupine records the queue calls without serialising them (with
+	// Trace) and checks the history with porcupine after the run
+	// (Result.Conc), bounded by PorcupineTimeout (default 1 minute).
+	Porcupine        bool
+	PorcupineTimeout time.Duration
+	// LiveVerdicts: the model asks the PreEnqueue plugins itself at its
+	// step instead of taking the queue's verdicts of the call (Verdicts);
+	// the flips are still counted. For the experiment only.
+	LiveVerdicts bool
 	// Settle bounds the wait for the bindable pods (default: until the
 	// timeout): a run that may lose pods ends sooner.
 	Settle time.Duration
@@ -102,9 +111,14 @@ type Result struct {
 	ModelBadInput int64
 	// Trace results.
 	TraceOps, TraceEmptyReads int
-	Violation                 *Violation
-	History                   []TraceOp // the calls recorded, under Trace
-	Err                       error
+	// Verdicts are the PreEnqueue verdicts the model took from the queue
+	// (under Trace), with the flips that made it necessary.
+	Verdicts *Verdicts
+	// Conc is porcupine's verdict on the unserialised history (Porcupine).
+	Conc      *ConcResult
+	Violation *Violation
+	History   []TraceOp // the calls recorded, under Trace
+	Err       error
 }
 
 // OK reports whether every check held.
@@ -601,9 +615,20 @@ func Run(o Options) *Result {
 	var adapter *Adapter
 	var places func() (a, b, u, f []string)
 	var flush func(bool)
+	// Under the trace check, both queues' PreEnqueue plugins keep their
+	// verdicts for the model's step (Verdicts).
+	var verdicts *Verdicts
+	if o.Trace {
+		verdicts = NewVerdicts()
+		verdicts.live = o.LiveVerdicts
+	}
 	if o.Queue == Schedq {
 		var qclk = clockOrNil(clk)
-		adapter, err = NewAdapter(ctx, sched.Profiles, qclk, time.Second, maxBackoff, o.Breakage)
+		profiles := sched.Profiles
+		if verdicts != nil {
+			profiles = verdicts.profiles(profiles)
+		}
+		adapter, err = NewAdapter(ctx, profiles, qclk, time.Second, maxBackoff, o.Breakage)
 		if err != nil {
 			res.Err = err
 			return res
@@ -626,6 +651,12 @@ func Run(o Options) *Result {
 			res.Err = fmt.Errorf("scheduler.New built a %T", q)
 			return res
 		}
+		if verdicts != nil {
+			if err := verdicts.wrapUpstream(pq); err != nil {
+				res.Err = err
+				return res
+			}
+		}
 		places = func() (a, b, u, f []string) {
 			return podKeys(pq.PodsInActiveQ()), podKeys(pq.PodsInBackoffQ()), podKeys(pq.UnschedulablePods()), upstreamInFlight(pq)
 		}
@@ -646,11 +677,17 @@ func Run(o Options) *Result {
 			return res
 		}
 		cfg.PodInitialBackoffDuration, cfg.PodMaxBackoffDuration = time.Second, maxBackoff
+		cfg.PreEnqueuePlugins = verdicts.replay(cfg.PreEnqueuePlugins)
 		rec, err = NewRecorder(q, cfg, clk, flush, places)
 		if err != nil {
 			res.Err = err
 			return res
 		}
+		rec.verdicts = verdicts
+		if o.Porcupine {
+			rec.conc = &conc{}
+		}
+		res.Verdicts = verdicts
 		q = rec
 	}
 	if rec != nil && o.StopOnViolation {
@@ -739,6 +776,9 @@ func Run(o Options) *Result {
 			last, lastN = time.Now(), n
 		}
 	}
+	if rec != nil {
+		rec.snapshot()
+	}
 	res.CPUSeconds = cpuTime() - cpu0
 	if o.Profile {
 		pprof.StopCPUProfile()
@@ -801,6 +841,15 @@ func Run(o Options) *Result {
 		res.History = rec.History()
 	}
 	stopSched()
+	if rec != nil && rec.conc != nil {
+		rec.waitIdle(10 * time.Second)
+		timeout := o.PorcupineTimeout
+		if timeout == 0 {
+			timeout = time.Minute
+		}
+		c := rec.checkConcurrent(o.Workload.Name+"-"+string(o.Queue), timeout)
+		res.Conc = &c
+	}
 	return res
 }
 
