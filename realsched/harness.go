@@ -94,6 +94,10 @@ type Result struct {
 	// Waiting are unbound pods the queue still holds (the unbindable
 	// ones of the workload).
 	Waiting int
+	// Stranded are the waiting pods that must be bound (the run ended
+	// before they were); Describe says where each waits and why.
+	Stranded []string
+	rec      *Recorder
 	// GatedBound counts pods with scheduling gates that were bound (must
 	// be 0: the SchedulingWhileGated-style check).
 	GatedBound, Gated int
@@ -119,6 +123,15 @@ type Result struct {
 	Violation *Violation
 	History   []TraceOp // the calls recorded, under Trace
 	Err       error
+}
+
+// Describe is the recorder's account of pod key (Recorder.Describe), or
+// nothing without the trace.
+func (r *Result) Describe(key string, last int) string {
+	if r.rec == nil {
+		return key + " (no trace)"
+	}
+	return r.rec.Describe(key, last)
 }
 
 // OK reports whether every check held.
@@ -181,6 +194,7 @@ type cluster struct {
 	cs      *fake.Clientset
 	tracker clienttesting.ObjectTracker
 	rv      atomic.Int64
+	updates sync.Mutex // one Update's check and write at a time
 	written atomic.Int64
 	seen    atomic.Int64
 
@@ -214,7 +228,22 @@ func (t rvTracker) Create(gvr schema.GroupVersionResource, obj runtime.Object, n
 	return t.ObjectTracker.Create(gvr, obj, ns, opts...)
 }
 
+// Update refuses a write whose resource version is not the stored one,
+// as the API server does (a Conflict): the workload and the bind reactor
+// both read a pod and write it back, and without the check the later
+// write silently undid the earlier (a relabel written over a bind took
+// the pod off its node, and the scheduler's cache, which cannot see a
+// pod change nodes, exits the process).
 func (t rvTracker) Update(gvr schema.GroupVersionResource, obj runtime.Object, ns string, opts ...metav1.UpdateOptions) error {
+	t.c.updates.Lock()
+	defer t.c.updates.Unlock()
+	if m, err := meta.Accessor(obj); err == nil && m.GetResourceVersion() != "" {
+		if cur, err := t.ObjectTracker.Get(gvr, ns, m.GetName()); err == nil {
+			if cm, err := meta.Accessor(cur); err == nil && cm.GetResourceVersion() != m.GetResourceVersion() {
+				return apierrors.NewConflict(gvr.GroupResource(), m.GetName(), fmt.Errorf("resource version %s, stored %s", m.GetResourceVersion(), cm.GetResourceVersion()))
+			}
+		}
+	}
 	t.stamp(obj)
 	return t.ObjectTracker.Update(gvr, obj, ns, opts...)
 }
@@ -248,6 +277,17 @@ func (c *cluster) bind(action clienttesting.Action) (bool, runtime.Object, error
 		return false, nil, nil
 	}
 	b := action.(clienttesting.CreateAction).GetObject().(*v1.Binding)
+	for {
+		handled, out, err := c.bindOnce(b)
+		if !apierrors.IsConflict(err) || !strings.Contains(err.Error(), "resource version") {
+			return handled, out, err
+		}
+		// The workload wrote the pod between the read and the write:
+		// read it again.
+	}
+}
+
+func (c *cluster) bindOnce(b *v1.Binding) (bool, runtime.Object, error) {
 	obj, err := c.tracker.Get(podsGVR, b.Namespace, b.Name)
 	if err != nil {
 		return true, nil, err
@@ -274,6 +314,13 @@ func (c *cluster) bind(action clienttesting.Action) (bool, runtime.Object, error
 	c.mu.Unlock()
 	pod.Spec.NodeName = b.Target.Name
 	if err := c.tracker.Update(podsGVR, pod, pod.Namespace); err != nil {
+		if apierrors.IsConflict(err) {
+			c.mu.Lock()
+			c.attempts[pod.UID]--
+			c.binds[pod.UID]--
+			delete(c.bound, pod.UID)
+			c.mu.Unlock()
+		}
 		return true, nil, err
 	}
 	if onBind != nil {
@@ -503,6 +550,9 @@ func (e *Env) UpdatePod(name string, change func(*v1.Pod)) error {
 	}
 	change(p)
 	_, err = e.c.cs.CoreV1().Pods(Namespace).Update(e.ctx, p, metav1.UpdateOptions{})
+	if apierrors.IsConflict(err) {
+		return e.UpdatePod(name, change) // bound or written meanwhile: read it again
+	}
 	return err
 }
 
@@ -820,6 +870,9 @@ func Run(o Options) *Result {
 			}
 		case queued[key] || inflight[p.UID]:
 			res.Waiting++
+			if env.must[p.UID] {
+				res.Stranded = append(res.Stranded, key)
+			}
 		default:
 			res.Lost = append(res.Lost, key)
 		}
@@ -836,6 +889,7 @@ func Run(o Options) *Result {
 	}
 	if rec != nil {
 		res.ModelBadInput = modelBad.Load()
+		res.rec = rec
 		res.TraceOps, res.TraceEmptyReads = rec.Checked()
 		res.Violation = rec.Violation()
 		res.History = rec.History()

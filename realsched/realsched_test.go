@@ -44,6 +44,9 @@ func TestRealScheduler(t *testing.T) {
 				r := Run(Options{Queue: k, Workload: w, Trace: true, LiveVerdicts: *liveFlag, Timeout: 3 * time.Minute}) // generous: the machine may be loaded
 				t.Log(summary(r))
 				t.Log(r.Verdicts)
+				for _, k := range head(r.Stranded, 3) {
+					t.Logf("waiting at the end: %s", r.Describe(k, 12))
+				}
 				problems := r.Problems()
 				if v := r.Violation; v != nil {
 					t.Log(v.Report())

@@ -939,3 +939,45 @@ func (r *Recorder) PodsInBackoffQ() []*v1.Pod        { return r.inner.PodsInBack
 func (r *Recorder) UnschedulablePods() []*v1.Pod     { return r.inner.UnschedulablePods() }
 
 var _ upstreamQueue = (*Recorder)(nil)
+
+// Describe says where the model holds pod key (its place and the fields
+// that decide when it moves) and lists the last calls that named it,
+// with every move in between: why a pod still waits at the end of a run.
+func (r *Recorder) Describe(key string, last int) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var b strings.Builder
+	s := r.m.Snapshot()
+	for _, pl := range s.Places() {
+		for _, p := range pl.Pods {
+			if string(p.Pod.Key()) == key {
+				fmt.Fprintf(&b, "%s in %s: attempts %d, unschedulable plugins %v, pending %v, gating plugin %q, timestamp %v (model clock %v)\n",
+					key, pl.Loc, p.Attempts, p.UnschedulablePlugins, p.PendingPlugins, p.GatingPlugin, p.Timestamp.Format("15:04:05.000"), s.Now.Format("15:04:05.000"))
+			}
+		}
+	}
+	var first int
+	n := 0
+	for i := len(r.ops) - 1; i >= 0; i-- {
+		for _, k := range opKeys(r.ops[i].Op) {
+			if string(k) == key {
+				n++
+				first = i
+			}
+		}
+		if n >= last {
+			break
+		}
+	}
+	for _, o := range r.ops[first:] {
+		ks := opKeys(o.Op)
+		keep := o.Op.Kind == schedqtest.KindMove
+		for _, k := range ks {
+			keep = keep || string(k) == key
+		}
+		if keep {
+			fmt.Fprintf(&b, "  %s\n", o)
+		}
+	}
+	return b.String()
+}
