@@ -306,9 +306,13 @@ func TestUpdateInFlight(t *testing.T) {
 	}
 }
 
-var porcTimeout = flag.Duration("realsched.porcupine.timeout", time.Minute, "TestPorcupine: porcupine's bound per history (Unknown after it)")
+var (
+	porcTimeout = flag.Duration("realsched.porcupine.timeout", time.Minute, "TestPorcupine: porcupine's bound per history (Unknown after it)")
+	porcAll     = flag.Bool("realsched.porcupine.all", false, "TestPorcupine: every workload (default: Unschedulable and Preemption, unless -realsched.workload names one)")
+)
 
-// TestPorcupine runs every workload on both queues with the recorder not
+// TestPorcupine runs the workloads (two by default, every one with
+// -realsched.porcupine.all) on both queues with the recorder not
 // serialising the calls, and checks each history with porcupine against
 // the model (the run's config). schedq's histories must be
 // linearizable; upstream's are reported (a declared difference of the
@@ -316,6 +320,9 @@ var porcTimeout = flag.Duration("realsched.porcupine.timeout", time.Minute, "Tes
 // undecided check (the bound ran out) is reported, never a pass.
 func TestPorcupine(t *testing.T) {
 	for _, w := range workloads() {
+		if !*porcAll && *onlyFlag == "" && w.Name != "Unschedulable" && w.Name != "Preemption" {
+			continue // make test's budget: the moves and the nominator
+		}
 		for _, k := range []QueueKind{Upstream, Schedq} {
 			t.Run(w.Name+"/"+string(k), func(t *testing.T) {
 				r := Run(Options{Queue: k, Workload: w, Trace: true, Porcupine: true, PorcupineTimeout: *porcTimeout, Timeout: 3 * time.Minute})
