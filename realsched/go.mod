@@ -6,6 +6,7 @@ module github.com/schedq/schedq/realsched
 go 1.26.8
 
 require (
+	github.com/anishathalye/porcupine v1.3.1
 	github.com/google/pprof v0.0.0-20241029153458-d1b30febd7db
 	github.com/schedq/schedq v0.0.0
 	k8s.io/api v0.33.13

@@ -8,6 +8,7 @@ module github.com/schedq/schedq/realsched
 go 1.26.8
 
 require (
+	github.com/anishathalye/porcupine v1.3.1
 	github.com/google/pprof v0.0.0-20260402051712-545e8a4df936
 	github.com/schedq/schedq v0.0.0
 	k8s.io/api v0.37.2

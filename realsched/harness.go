@@ -63,6 +63,15 @@ type Options struct {
 	// R7h; the hints profile only, the classic contract has no such
 	// setting).
 	NoBackoff bool
+	// Porcupine records the queue calls without serialising them (with
+	// Trace) and checks the history with porcupine after the run
+	// (Result.Conc), bounded by PorcupineTimeout (default 1 minute).
+	Porcupine        bool
+	PorcupineTimeout time.Duration
+	// LiveVerdicts: the model asks the PreEnqueue plugins itself at its
+	// step instead of taking the queue's verdicts of the call (Verdicts);
+	// the flips are still counted. For the experiment only.
+	LiveVerdicts bool
 	// Settle bounds the wait for the bindable pods (default: until the
 	// timeout): a run that may lose pods ends sooner.
 	Settle time.Duration
@@ -85,6 +94,10 @@ type Result struct {
 	// Waiting are unbound pods the queue still holds (the unbindable
 	// ones of the workload).
 	Waiting int
+	// Stranded are the waiting pods that must be bound (the run ended
+	// before they were); Describe says where each waits and why.
+	Stranded []string
+	rec      *Recorder
 	// GatedBound counts pods with scheduling gates that were bound (must
 	// be 0: the SchedulingWhileGated-style check).
 	GatedBound, Gated int
@@ -102,9 +115,23 @@ type Result struct {
 	ModelBadInput int64
 	// Trace results.
 	TraceOps, TraceEmptyReads int
-	Violation                 *Violation
-	History                   []TraceOp // the calls recorded, under Trace
-	Err                       error
+	// Verdicts are the PreEnqueue verdicts the model took from the queue
+	// (under Trace), with the flips that made it necessary.
+	Verdicts *Verdicts
+	// Conc is porcupine's verdict on the unserialised history (Porcupine).
+	Conc      *ConcResult
+	Violation *Violation
+	History   []TraceOp // the calls recorded, under Trace
+	Err       error
+}
+
+// Describe is the recorder's account of pod key (Recorder.Describe), or
+// nothing without the trace.
+func (r *Result) Describe(key string, last int) string {
+	if r.rec == nil {
+		return key + " (no trace)"
+	}
+	return r.rec.Describe(key, last)
 }
 
 // OK reports whether every check held.
@@ -167,6 +194,7 @@ type cluster struct {
 	cs      *fake.Clientset
 	tracker clienttesting.ObjectTracker
 	rv      atomic.Int64
+	updates sync.Mutex // one Update's check and write at a time
 	written atomic.Int64
 	seen    atomic.Int64
 
@@ -200,7 +228,22 @@ func (t rvTracker) Create(gvr schema.GroupVersionResource, obj runtime.Object, n
 	return t.ObjectTracker.Create(gvr, obj, ns, opts...)
 }
 
+// Update refuses a write whose resource version is not the stored one,
+// as the API server does (a Conflict): the workload and the bind reactor
+// both read a pod and write it back, and without the check the later
+// write silently undid the earlier (a relabel written over a bind took
+// the pod off its node, and the scheduler's cache, which cannot see a
+// pod change nodes, exits the process).
 func (t rvTracker) Update(gvr schema.GroupVersionResource, obj runtime.Object, ns string, opts ...metav1.UpdateOptions) error {
+	t.c.updates.Lock()
+	defer t.c.updates.Unlock()
+	if m, err := meta.Accessor(obj); err == nil && m.GetResourceVersion() != "" {
+		if cur, err := t.ObjectTracker.Get(gvr, ns, m.GetName()); err == nil {
+			if cm, err := meta.Accessor(cur); err == nil && cm.GetResourceVersion() != m.GetResourceVersion() {
+				return apierrors.NewConflict(gvr.GroupResource(), m.GetName(), fmt.Errorf("resource version %s, stored %s", m.GetResourceVersion(), cm.GetResourceVersion()))
+			}
+		}
+	}
 	t.stamp(obj)
 	return t.ObjectTracker.Update(gvr, obj, ns, opts...)
 }
@@ -234,6 +277,17 @@ func (c *cluster) bind(action clienttesting.Action) (bool, runtime.Object, error
 		return false, nil, nil
 	}
 	b := action.(clienttesting.CreateAction).GetObject().(*v1.Binding)
+	for {
+		handled, out, err := c.bindOnce(b)
+		if !apierrors.IsConflict(err) || !strings.Contains(err.Error(), "resource version") {
+			return handled, out, err
+		}
+		// The workload wrote the pod between the read and the write:
+		// read it again.
+	}
+}
+
+func (c *cluster) bindOnce(b *v1.Binding) (bool, runtime.Object, error) {
 	obj, err := c.tracker.Get(podsGVR, b.Namespace, b.Name)
 	if err != nil {
 		return true, nil, err
@@ -260,6 +314,13 @@ func (c *cluster) bind(action clienttesting.Action) (bool, runtime.Object, error
 	c.mu.Unlock()
 	pod.Spec.NodeName = b.Target.Name
 	if err := c.tracker.Update(podsGVR, pod, pod.Namespace); err != nil {
+		if apierrors.IsConflict(err) {
+			c.mu.Lock()
+			c.attempts[pod.UID]--
+			c.binds[pod.UID]--
+			delete(c.bound, pod.UID)
+			c.mu.Unlock()
+		}
 		return true, nil, err
 	}
 	if onBind != nil {
@@ -489,6 +550,9 @@ func (e *Env) UpdatePod(name string, change func(*v1.Pod)) error {
 	}
 	change(p)
 	_, err = e.c.cs.CoreV1().Pods(Namespace).Update(e.ctx, p, metav1.UpdateOptions{})
+	if apierrors.IsConflict(err) {
+		return e.UpdatePod(name, change) // bound or written meanwhile: read it again
+	}
 	return err
 }
 
@@ -601,9 +665,20 @@ func Run(o Options) *Result {
 	var adapter *Adapter
 	var places func() (a, b, u, f []string)
 	var flush func(bool)
+	// Under the trace check, both queues' PreEnqueue plugins keep their
+	// verdicts for the model's step (Verdicts).
+	var verdicts *Verdicts
+	if o.Trace {
+		verdicts = NewVerdicts()
+		verdicts.live = o.LiveVerdicts
+	}
 	if o.Queue == Schedq {
 		var qclk = clockOrNil(clk)
-		adapter, err = NewAdapter(ctx, sched.Profiles, qclk, time.Second, maxBackoff, o.Breakage)
+		profiles := sched.Profiles
+		if verdicts != nil {
+			profiles = verdicts.profiles(profiles)
+		}
+		adapter, err = NewAdapter(ctx, profiles, qclk, time.Second, maxBackoff, o.Breakage)
 		if err != nil {
 			res.Err = err
 			return res
@@ -626,6 +701,12 @@ func Run(o Options) *Result {
 			res.Err = fmt.Errorf("scheduler.New built a %T", q)
 			return res
 		}
+		if verdicts != nil {
+			if err := verdicts.wrapUpstream(pq); err != nil {
+				res.Err = err
+				return res
+			}
+		}
 		places = func() (a, b, u, f []string) {
 			return podKeys(pq.PodsInActiveQ()), podKeys(pq.PodsInBackoffQ()), podKeys(pq.UnschedulablePods()), upstreamInFlight(pq)
 		}
@@ -646,11 +727,17 @@ func Run(o Options) *Result {
 			return res
 		}
 		cfg.PodInitialBackoffDuration, cfg.PodMaxBackoffDuration = time.Second, maxBackoff
+		cfg.PreEnqueuePlugins = verdicts.replay(cfg.PreEnqueuePlugins)
 		rec, err = NewRecorder(q, cfg, clk, flush, places)
 		if err != nil {
 			res.Err = err
 			return res
 		}
+		rec.verdicts = verdicts
+		if o.Porcupine {
+			rec.conc = &conc{}
+		}
+		res.Verdicts = verdicts
 		q = rec
 	}
 	if rec != nil && o.StopOnViolation {
@@ -739,6 +826,9 @@ func Run(o Options) *Result {
 			last, lastN = time.Now(), n
 		}
 	}
+	if rec != nil {
+		rec.snapshot()
+	}
 	res.CPUSeconds = cpuTime() - cpu0
 	if o.Profile {
 		pprof.StopCPUProfile()
@@ -780,6 +870,9 @@ func Run(o Options) *Result {
 			}
 		case queued[key] || inflight[p.UID]:
 			res.Waiting++
+			if env.must[p.UID] {
+				res.Stranded = append(res.Stranded, key)
+			}
 		default:
 			res.Lost = append(res.Lost, key)
 		}
@@ -796,11 +889,21 @@ func Run(o Options) *Result {
 	}
 	if rec != nil {
 		res.ModelBadInput = modelBad.Load()
+		res.rec = rec
 		res.TraceOps, res.TraceEmptyReads = rec.Checked()
 		res.Violation = rec.Violation()
 		res.History = rec.History()
 	}
 	stopSched()
+	if rec != nil && rec.conc != nil {
+		rec.waitIdle(10 * time.Second)
+		timeout := o.PorcupineTimeout
+		if timeout == 0 {
+			timeout = time.Minute
+		}
+		c := rec.checkConcurrent(o.Workload.Name+"-"+string(o.Queue), timeout)
+		res.Conc = &c
+	}
 	return res
 }
 

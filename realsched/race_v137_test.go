@@ -38,6 +38,7 @@ import (
 
 var (
 	raceRuns  = flag.Int("realsched.race.runs", 1, "TestRequeueRace: runs per path and queue")
+	racePorc  = flag.Bool("realsched.race.porcupine", false, "TestRequeueRace: record each run unserialised and check it with porcupine")
 	racePods  = flag.Int("realsched.race.pods", 400, "TestRequeueRace: pods per run")
 	raceNodes = flag.Int("realsched.race.nodes", 20, "TestRequeueRace: nodes per run")
 )
@@ -240,6 +241,7 @@ func TestRequeueRace(t *testing.T) {
 						t.Fatal(err)
 					}
 					o.Queue, o.Timeout, o.Settle = k, 3*time.Minute, 30*time.Second
+					o.Trace, o.Porcupine, o.PorcupineTimeout = *racePorc, *racePorc, *porcTimeout
 					n0 := d.Load()
 					r := Run(o)
 					runs++
@@ -262,6 +264,9 @@ func TestRequeueRace(t *testing.T) {
 						t.Logf("run %d: %d pods lost: %v", i, len(r.Lost), head(r.Lost, 10))
 					}
 					t.Log(summary(r))
+					if r.Conc != nil {
+						t.Logf("run %d: %s", i, r.Conc)
+					}
 				}
 				t.Logf("RACE path=%q queue=%s runs=%d binding-cycle-failures=%d lost=%d upstream-discards=%d",
 					p.name, k, runs, max(attempts, failures), lost, d.Load()-before)

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/anishathalye/porcupine"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/klog/v2"
 
@@ -17,6 +18,7 @@ var (
 	nodesFlag = flag.Int("realsched.nodes", 20, "nodes per workload")
 	podsFlag  = flag.Int("realsched.pods", 200, "pods per workload")
 	onlyFlag  = flag.String("realsched.workload", "", "run only this workload")
+	liveFlag  = flag.Bool("realsched.liveverdicts", false, "the trace check's model asks PreEnqueue plugins at its own step, not the queue's verdicts of the call (the experiment that shows why it must not)")
 	traceFlag = flag.Bool("realsched.trace", false, "benchmarks: record and check every queue call (slows the run)")
 )
 
@@ -39,8 +41,12 @@ func TestRealScheduler(t *testing.T) {
 	for _, w := range workloads() {
 		for _, k := range []QueueKind{Upstream, Schedq} {
 			t.Run(w.Name+"/"+string(k), func(t *testing.T) {
-				r := Run(Options{Queue: k, Workload: w, Trace: true, Timeout: 3 * time.Minute}) // generous: the machine may be loaded
+				r := Run(Options{Queue: k, Workload: w, Trace: true, LiveVerdicts: *liveFlag, Timeout: 3 * time.Minute}) // generous: the machine may be loaded
 				t.Log(summary(r))
+				t.Log(r.Verdicts)
+				for _, k := range head(r.Stranded, 3) {
+					t.Logf("waiting at the end: %s", r.Describe(k, 12))
+				}
 				problems := r.Problems()
 				if v := r.Violation; v != nil {
 					t.Log(v.Report())
@@ -297,5 +303,76 @@ func TestUpdateInFlight(t *testing.T) {
 			t.Errorf("%s: %d adapter errors", c.name, a.Errors())
 		}
 		a.Close()
+	}
+}
+
+var (
+	porcTimeout = flag.Duration("realsched.porcupine.timeout", time.Minute, "TestPorcupine: porcupine's bound per history (Unknown after it)")
+	porcAll     = flag.Bool("realsched.porcupine.all", false, "TestPorcupine: every workload (default: Unschedulable and Preemption, unless -realsched.workload names one)")
+)
+
+// TestPorcupine runs the workloads (two by default, every one with
+// -realsched.porcupine.all) on both queues with the recorder not
+// serialising the calls, and checks each history with porcupine against
+// the model (the run's config). schedq's histories must be
+// linearizable; upstream's are reported (a declared difference of the
+// classic profile, R9, shows as a history porcupine rejects), and an
+// undecided check (the bound ran out) is reported, never a pass.
+func TestPorcupine(t *testing.T) {
+	for _, w := range workloads() {
+		if !*porcAll && *onlyFlag == "" && w.Name != "Unschedulable" && w.Name != "Preemption" {
+			continue // make test's budget: the moves and the nominator
+		}
+		for _, k := range []QueueKind{Upstream, Schedq} {
+			t.Run(w.Name+"/"+string(k), func(t *testing.T) {
+				r := Run(Options{Queue: k, Workload: w, Trace: true, Porcupine: true, PorcupineTimeout: *porcTimeout, Timeout: 3 * time.Minute})
+				t.Log(summary(r))
+				for _, p := range r.Problems() {
+					t.Error(p)
+				}
+				if r.Conc == nil {
+					t.Fatal("no porcupine result")
+				}
+				t.Log(r.Conc)
+				switch r.Conc.Outcome {
+				case porcupine.Illegal:
+					if k == Schedq {
+						t.Errorf("schedq's history is not linearizable: %s", r.Conc)
+					} else {
+						t.Logf("upstream's history is not linearizable: %s", r.Conc)
+					}
+				case porcupine.Unknown:
+					t.Logf("undecided within %v", *porcTimeout)
+				}
+			})
+		}
+	}
+}
+
+// TestPorcupineRejectsBrokenAdapter: porcupine must reject the history
+// of a deliberately broken adapter in the real scheduler.
+func TestPorcupineRejectsBrokenAdapter(t *testing.T) {
+	for _, c := range []struct {
+		b Breakage
+		w Workload
+	}{
+		// Small: a history porcupine rejects is one whose every
+		// linearization it has tried, and the broken adapters strand pods
+		// that only the final snapshot shows.
+		{DropUnschedulable, Unschedulable(10, 40)},
+		{SkipMoves, Unschedulable(10, 40)},
+	} {
+		t.Run(c.b.String(), func(t *testing.T) {
+			r := Run(Options{Queue: Schedq, Workload: c.w, Breakage: c.b, Trace: true, Porcupine: true, PorcupineTimeout: *porcTimeout,
+				Timeout: 2 * time.Minute, Settle: 5 * time.Second})
+			t.Log(summary(r))
+			if r.Conc == nil {
+				t.Fatal("no porcupine result")
+			}
+			t.Log(r.Conc)
+			if r.Conc.Outcome != porcupine.Illegal {
+				t.Errorf("the history of the %s adapter was not rejected: %s", c.b, r.Conc.Outcome)
+			}
+		})
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -51,6 +52,12 @@ type Recorder struct {
 	// places returns the pods of each place by key; inFlight nil when the
 	// queue does not show its pods in flight (upstream's classic mode).
 	places func() (active, backoff, unsched, inFlight []string)
+	// verdicts, when set, scopes the queue's PreEnqueue verdicts to the
+	// call that got them (Verdicts).
+	verdicts *Verdicts
+	// conc, when set, records without serialising, for porcupine
+	// (conc.go); the online check is then off.
+	conc *conc
 
 	mu      sync.RWMutex
 	m       *model.Model
@@ -207,16 +214,22 @@ func goid() int64 {
 // and returns the result text, step steps the model and returns how the
 // two differ, if they do; then the places are compared. After a violation
 // only inner runs.
-func (r *Recorder) call(op *schedqtest.Op, text string, inner func() string, step func() string) {
+func (r *Recorder) call(op *schedqtest.Op, text string, inner func() string, step stepFn) {
 	start := time.Now()
+	if r.conc != nil {
+		r.conc.call(text, inner, step)
+		return
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.bad != nil {
 		inner()
 		return
 	}
+	r.verdicts.begin()
 	res := inner()
-	diff := step()
+	r.verdicts.end()
+	diff := step(r.m)
 	r.record(*op, text, res, start)
 	if diff == "" {
 		diff = r.compare()
@@ -382,7 +395,7 @@ func errText(err error) string {
 }
 
 func (r *Recorder) remember(p *v1.Pod) {
-	if p != nil {
+	if p != nil && r.conc == nil {
 		r.objs[p.UID] = p
 	}
 }
@@ -396,9 +409,9 @@ func (r *Recorder) add(pod *v1.Pod, inner func()) {
 	r.call(&schedqtest.Op{Kind: schedqtest.KindAdd, Pod: ref(pod)}, "Add "+pod.Name, func() string {
 		inner()
 		return ""
-	}, func() string {
+	}, func(m *model.Model) string {
 		r.remember(pod)
-		_ = r.m.Add(specPod(pod)) // the model's error is the contract's answer; upstream has none to compare
+		_ = m.Add(specPod(pod)) // the model's error is the contract's answer; upstream has none to compare
 		return ""
 	})
 }
@@ -421,9 +434,9 @@ func (r *Recorder) Activate(logger klog.Logger, pods map[string]*v1.Pod) {
 	r.call(&schedqtest.Op{Kind: schedqtest.KindActivate, Pods: refs}, fmt.Sprintf("Activate %v", keys), func() string {
 		r.inner.Activate(logger, pods)
 		return ""
-	}, func() string {
+	}, func(m *model.Model) string {
 		if len(list) > 0 {
-			_ = r.m.Activate(list)
+			_ = m.Activate(list)
 		}
 		return ""
 	})
@@ -449,9 +462,9 @@ func (r *Recorder) addUnschedulable(p *queuedPodInfo, cycle int64, inner func() 
 	r.call(&op, fmt.Sprintf("AddUnschedulableIfNotPresent %s plugins=%v cycle=%d attempts=%d", p.Pod.Name, plugins, cycle, p.Attempts), func() string {
 		err = inner()
 		return errText(err)
-	}, func() string {
+	}, func(m *model.Model) string {
 		r.remember(p.Pod)
-		merr := r.m.AddUnschedulableIfNotPresent(info, cycle)
+		merr := m.AddUnschedulableIfNotPresent(info, cycle)
 		if (err == nil) != (merr == nil) {
 			return fmt.Sprintf("AddUnschedulableIfNotPresent %s: queue %s, model %s", p.Pod.Namespace+"/"+p.Pod.Name, errText(err), errText(merr))
 		}
@@ -462,6 +475,19 @@ func (r *Recorder) addUnschedulable(p *queuedPodInfo, cycle int64, inner func() 
 
 // SchedulingCycle is recorded and checked.
 func (r *Recorder) SchedulingCycle() int64 {
+	if r.conc != nil {
+		var got int64
+		r.conc.run("SchedulingCycle", true, func() string {
+			got = r.inner.SchedulingCycle()
+			return strconv.FormatInt(got, 10)
+		}, func(m *model.Model) string {
+			if want := m.SchedulingCycle(); got != want {
+				return fmt.Sprintf("SchedulingCycle: queue %d, model %d", got, want)
+			}
+			return ""
+		}, r.verdicts)
+		return got
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	got := r.inner.SchedulingCycle()
@@ -478,6 +504,42 @@ func (r *Recorder) SchedulingCycle() int64 {
 // queue is closed), then pops under the lock: a Pop that blocked with the
 // lock held would stop every other call.
 func (r *Recorder) pop(logger klog.Logger) (*queuedPodInfo, error) {
+	if r.conc != nil {
+		var p *queuedPodInfo
+		var err error
+		var key spec.PodKey
+		var attempts int
+		r.conc.runMay("Pop", false, func() string {
+			p, err = popUpstream(r.inner, logger)
+			if err != nil || p == nil || p.PodInfo == nil || p.Pod == nil {
+				return errText(err)
+			}
+			key, attempts = spec.PodKey(p.Pod.Namespace+"/"+p.Pod.Name), p.Attempts
+			return fmt.Sprintf("popped %s attempts=%d", p.Pod.Name, attempts)
+		}, func(m *model.Model) string {
+			if key == "" {
+				// Pop fails only on a closed queue (R13).
+				if !m.Closed() {
+					return "Pop failed on an open queue"
+				}
+				return ""
+			}
+			mi, _, merr := m.PopPod(key)
+			switch {
+			case merr != nil:
+				return fmt.Sprintf("Pop returned %s; the model's candidates are %v (I5)", key, m.PopCandidates())
+			case mi.Attempts != attempts:
+				return fmt.Sprintf("Pop %s: attempts queue %d, model %d", key, attempts, mi.Attempts)
+			}
+			return ""
+		}, func(m *model.Model) bool {
+			if key == "" {
+				return m.Closed()
+			}
+			return slices.Contains(m.PopCandidates(), key)
+		}, r.verdicts)
+		return p, err
+	}
 	for {
 		start := time.Now()
 		r.mu.Lock()
@@ -539,8 +601,8 @@ func (r *Recorder) Done(uid types.UID) {
 	r.call(&schedqtest.Op{Kind: schedqtest.KindDone, UID: string(uid)}, "Done "+string(uid), func() string {
 		r.inner.Done(uid)
 		return ""
-	}, func() string {
-		_ = r.m.Done(spec.UID(uid)) // upstream ignores Done of a pod not in flight; so does the check
+	}, func(m *model.Model) string {
+		_ = m.Done(spec.UID(uid)) // upstream ignores Done of a pod not in flight; so does the check
 		return ""
 	})
 }
@@ -562,14 +624,14 @@ func (r *Recorder) update(oldPod, newPod *v1.Pod, inner func()) {
 	r.call(&op, "Update "+newPod.Name+" rv="+newPod.ResourceVersion, func() string {
 		inner()
 		return ""
-	}, func() string {
+	}, func(m *model.Model) string {
 		r.remember(newPod)
-		s := r.m.Snapshot()
-		_ = r.m.UpdateWithChange(specPod(oldPod), specPod(newPod), change)
-		if !hintsProfile && change.Relevant && has(keysOf(s.InFlight), string(op.Pod.Key())) && has(keysOf(r.m.Snapshot().InFlight), string(op.Pod.Key())) {
+		s := m.Snapshot()
+		_ = m.UpdateWithChange(specPod(oldPod), specPod(newPod), change)
+		if !hintsProfile && change.Relevant && has(keysOf(s.InFlight), string(op.Pod.Key())) && has(keysOf(m.Snapshot().InFlight), string(op.Pod.Key())) {
 			// The adapter's step for a relevant update of a pod in
 			// flight (Adapter.Update): an Activate of it (R8).
-			_ = r.m.Activate([]*spec.Pod{specPod(newPod)})
+			_ = m.Activate([]*spec.Pod{specPod(newPod)})
 		}
 		return ""
 	})
@@ -584,8 +646,8 @@ func (r *Recorder) delete(pod *v1.Pod, inner func()) {
 	r.call(&schedqtest.Op{Kind: schedqtest.KindDelete, Pod: schedqtest.PodRef{Name: pod.Name}}, "Delete "+pod.Name, func() string {
 		inner()
 		return ""
-	}, func() string {
-		_ = r.m.Delete(specPod(pod))
+	}, func(m *model.Model) string {
+		_ = m.Delete(specPod(pod))
 		return ""
 	})
 }
@@ -599,13 +661,13 @@ func (r *Recorder) MoveAllToActiveOrBackoffQueue(logger klog.Logger, event clust
 	r.call(&op, "MoveAllToActiveOrBackoffQueue "+labelOf(event), func() string {
 		r.inner.MoveAllToActiveOrBackoffQueue(logger, event, oldObj, newObj, pc)
 		return ""
-	}, func() string {
+	}, func(m *model.Model) string {
 		var mpc spec.PreEnqueueCheck
 		if pc != nil {
 			// The precheck's verdicts go into the scenario op.
 			passed := []string{}
 			mpc = func(p *spec.Pod) bool {
-				o := r.objs[types.UID(p.UID)]
+				o := r.objOf(p)
 				ok := o == nil || pc(o)
 				if ok {
 					passed = append(passed, p.Name)
@@ -617,7 +679,7 @@ func (r *Recorder) MoveAllToActiveOrBackoffQueue(logger klog.Logger, event clust
 				op.PreCheck = passed
 			}()
 		}
-		if err := r.m.MoveAllToActiveOrBackoffQueueWithObjects(specOccurrence(event, oldObj, newObj), mpc); err != nil {
+		if err := m.MoveAllToActiveOrBackoffQueueWithObjects(specOccurrence(event, oldObj, newObj), mpc); err != nil {
 			return "model: " + err.Error()
 		}
 		return ""
@@ -633,8 +695,8 @@ func (r *Recorder) assignedPodAdded(pod *v1.Pod, inner func()) {
 	r.call(&schedqtest.Op{Kind: schedqtest.KindAssignedAdd, Pod: ref(pod)}, "AssignedPodAdded "+pod.Name, func() string {
 		inner()
 		return ""
-	}, func() string {
-		_ = r.m.AssignedPodAdded(specPod(pod))
+	}, func(m *model.Model) string {
+		_ = m.AssignedPodAdded(specPod(pod))
 		return ""
 	})
 }
@@ -650,8 +712,8 @@ func (r *Recorder) assignedPodUpdated(oldPod, newPod *v1.Pod, event clusterEvent
 	r.call(&op, "AssignedPodUpdated "+newPod.Name+" "+labelOf(event), func() string {
 		inner()
 		return ""
-	}, func() string {
-		_ = r.m.AssignedPodUpdated(specPod(oldPod), specPod(newPod), se)
+	}, func(m *model.Model) string {
+		_ = m.AssignedPodUpdated(specPod(oldPod), specPod(newPod), se)
 		return ""
 	})
 }
@@ -659,6 +721,19 @@ func (r *Recorder) assignedPodUpdated(oldPod, newPod *v1.Pod, event clusterEvent
 // Close is recorded; it also stops the recorder's clock and flushes.
 func (r *Recorder) Close() {
 	r.once.Do(func() { close(r.stop) })
+	if r.conc != nil {
+		r.conc.call("Close", func() string {
+			r.inner.Close()
+			return ""
+		}, func(m *model.Model) string {
+			m.Close()
+			return ""
+		})
+		r.mu.Lock()
+		r.closed = true
+		r.mu.Unlock()
+		return
+	}
 	r.mu.Lock()
 	r.closed = true
 	r.inner.Close()
@@ -687,25 +762,42 @@ func (r *Recorder) Run(logger klog.Logger) {
 			n++
 			r.tick(step)
 			if n%100 == 0 {
-				r.call(&schedqtest.Op{Kind: schedqtest.KindFlushBackoff}, "flushBackoffQCompleted", func() string {
-					r.flush(true)
-					return ""
-				}, func() string {
-					r.m.FlushBackoffQCompleted()
-					return ""
+				r.own(func() {
+					r.call(&schedqtest.Op{Kind: schedqtest.KindFlushBackoff}, "flushBackoffQCompleted", func() string {
+						r.flush(true)
+						return ""
+					}, func(m *model.Model) string {
+						m.FlushBackoffQCompleted()
+						return ""
+					})
 				})
 			}
 			if n%3000 == 0 {
-				r.call(&schedqtest.Op{Kind: schedqtest.KindFlushLeftover}, "flushUnschedulablePodsLeftover", func() string {
-					r.flush(false)
-					return ""
-				}, func() string {
-					r.m.FlushUnschedulablePodsLeftover()
-					return ""
+				r.own(func() {
+					r.call(&schedqtest.Op{Kind: schedqtest.KindFlushLeftover}, "flushUnschedulablePodsLeftover", func() string {
+						r.flush(false)
+						return ""
+					}, func(m *model.Model) string {
+						m.FlushUnschedulablePodsLeftover()
+						return ""
+					})
 				})
 			}
 		}
 	}()
+}
+
+// own runs f, a call of the recorder's own (a flush), under the
+// recorder's lock when the calls are not serialised: the quiescent
+// snapshot then sees no pod move while it reads the places.
+func (r *Recorder) own(f func()) {
+	if r.conc == nil {
+		f()
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	f()
 }
 
 // tick steps both clocks; consecutive ticks are one call of the history.
@@ -713,6 +805,19 @@ func (r *Recorder) tick(d time.Duration) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
+		return
+	}
+	if r.conc != nil {
+		// The fake clock steps atomically: the step is one call.
+		r.conc.call("tick", func() string {
+			r.clk.Step(d)
+			return ""
+		}, func(m *model.Model) string {
+			if err := m.Step(d); err != nil {
+				return err.Error()
+			}
+			return ""
+		})
 		return
 	}
 	r.clk.Step(d)
@@ -751,9 +856,9 @@ func (r *Recorder) AddNominatedPod(logger klog.Logger, pi nominatedInfo, ni *nom
 	r.call(&op, fmt.Sprintf("AddNominatedPod %s mode=%d node=%q", pod.Name, mode, node), func() string {
 		r.inner.AddNominatedPod(logger, pi, ni)
 		return ""
-	}, func() string {
+	}, func(m *model.Model) string {
 		r.remember(pod)
-		_ = r.m.AddNominatedPod(specPod(pod), mode, node)
+		_ = m.AddNominatedPod(specPod(pod), mode, node)
 		return ""
 	})
 }
@@ -769,8 +874,8 @@ func (r *Recorder) DeleteNominatedPodIfExists(pod *v1.Pod) {
 	r.call(&op, "DeleteNominatedPodIfExists "+pod.Name, func() string {
 		r.inner.DeleteNominatedPodIfExists(pod)
 		return ""
-	}, func() string {
-		_ = r.m.AddNominatedPod(specPod(pod), spec.NominateOverride, "")
+	}, func(m *model.Model) string {
+		_ = m.AddNominatedPod(specPod(pod), spec.NominateOverride, "")
 		return ""
 	})
 }
@@ -785,6 +890,9 @@ func (r *Recorder) UpdateNominatedPod(logger klog.Logger, oldPod *v1.Pod, newPod
 // parallel Filter calls stay parallel); calls where both sides list
 // nothing are counted, not kept.
 func (r *Recorder) NominatedPodsForNode(node string) []nominatedInfo {
+	if r.conc != nil {
+		return r.inner.NominatedPodsForNode(node)
+	}
 	start := time.Now()
 	r.mu.RLock()
 	got := r.inner.NominatedPodsForNode(node)
@@ -831,3 +939,45 @@ func (r *Recorder) PodsInBackoffQ() []*v1.Pod        { return r.inner.PodsInBack
 func (r *Recorder) UnschedulablePods() []*v1.Pod     { return r.inner.UnschedulablePods() }
 
 var _ upstreamQueue = (*Recorder)(nil)
+
+// Describe says where the model holds pod key (its place and the fields
+// that decide when it moves) and lists the last calls that named it,
+// with every move in between: why a pod still waits at the end of a run.
+func (r *Recorder) Describe(key string, last int) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var b strings.Builder
+	s := r.m.Snapshot()
+	for _, pl := range s.Places() {
+		for _, p := range pl.Pods {
+			if string(p.Pod.Key()) == key {
+				fmt.Fprintf(&b, "%s in %s: attempts %d, unschedulable plugins %v, pending %v, gating plugin %q, timestamp %v (model clock %v)\n",
+					key, pl.Loc, p.Attempts, p.UnschedulablePlugins, p.PendingPlugins, p.GatingPlugin, p.Timestamp.Format("15:04:05.000"), s.Now.Format("15:04:05.000"))
+			}
+		}
+	}
+	var first int
+	n := 0
+	for i := len(r.ops) - 1; i >= 0; i-- {
+		for _, k := range opKeys(r.ops[i].Op) {
+			if string(k) == key {
+				n++
+				first = i
+			}
+		}
+		if n >= last {
+			break
+		}
+	}
+	for _, o := range r.ops[first:] {
+		ks := opKeys(o.Op)
+		keep := o.Op.Kind == schedqtest.KindMove
+		for _, k := range ks {
+			keep = keep || string(k) == key
+		}
+		if keep {
+			fmt.Fprintf(&b, "  %s\n", o)
+		}
+	}
+	return b.String()
+}
