@@ -35,7 +35,10 @@ import (
 // `go test -run 'TestStateMachine|TestMutantsAreCaught' ./properties/`
 // (no -race) took 242 s on 2026-11-25, load average about 6 to 10; the
 // table has 51 rows since (the twelve pod-group rows and a classic gating
-// row). So `make test` skips it (a cold make test was over its 10 minutes with it); `go test -short` skips it for
+// row), and 59 since issue 24 gave every rule of both profiles a row
+// (`go test -run '^TestMutantsAreCaught$' ./properties/`: 3m10s on
+// 2026-11-25, load average about 10). Which other layers catch each
+// rule's rows is TestMutantLayers (layers_test.go, docs/mutants.md). So `make test` skips it (a cold make test was over its 10 minutes with it); `go test -short` skips it for
 // quick local iterations, and scripts/verify runs it as a suite of its
 // own.
 //
