@@ -94,6 +94,9 @@ type drawing struct {
 	// hints profile NodeResourcesFit's NodeAdd hint then reads the node
 	// (zone-hint=on, schedqtest.NodeZoneHint) and pods may want a zone.
 	objects bool
+	// more adds a profile's own actions to the generator's, or replaces
+	// some (differential_podgroups.go).
+	more func(g *generator, dr drawing, actions map[string]func(*rapid.T))
 }
 
 // callerVerdicts are the verdicts an update may carry (spec.PodChange,
@@ -237,7 +240,7 @@ func differentialResult(t *testing.T, newTarget NewTarget, opts Options, p spec.
 		res.Outcome, res.Detail = NotApplicable, why
 		return res
 	}
-	if metrics && !slices.Contains(opts.Ignore, IgnoreMetrics) {
+	if metrics && dr.metrics != "" && !slices.Contains(opts.Ignore, IgnoreMetrics) {
 		res.Rules = append(res.Rules, dr.metrics)
 	}
 	ro := randomOptions(opts)
@@ -343,6 +346,12 @@ func (dr drawing) forTarget(tb testing.TB, newTarget NewTarget, p spec.Profile) 
 	// declared, the random nominations run on queues that take objects.
 	dr.nominate = dr.nominate && nominator && objects
 	dr.objects = dr.objects && objects
+	if p == spec.ProfilePodGroups {
+		// The podgroups drawing starts from the hints one
+		// (differential_podgroups.go); its runs keep to the group
+		// actions and the hints ones they had.
+		dr.nominate, dr.objects = false, false
+	}
 	if dr.objects && p == spec.ProfileHints {
 		dr.shapes = append(slices.Clone(dr.shapes), schedqtest.PodRef{Labels: map[string]string{"zone": "a"}})
 	}
@@ -553,6 +562,9 @@ func (g *generator) actions(dr drawing) map[string]func(*rapid.T) {
 				g.do(rt, schedqtest.Op{Kind: schedqtest.KindFlushBackoff})
 			}
 		}
+	}
+	if dr.more != nil {
+		dr.more(g, dr, actions)
 	}
 	return actions
 }

@@ -162,8 +162,19 @@ func RunGenerated(t *testing.T, newTarget NewTarget, dir string, opts GeneratedO
 		})
 		out = append(out, res)
 	}
+	if dir := os.Getenv("SCHEDQ_CONFORMANCE_RESULTS"); dir != "" && target != "" {
+		if err := WriteResult(filepath.Join(dir, GeneratedReportDir), target, out); err != nil {
+			t.Errorf("writing results: %v", err)
+		}
+	}
 	return out
 }
+
+// GeneratedReportDir is the subdirectory of the results directory that
+// RunGenerated writes its results to when $SCHEDQ_CONFORMANCE_RESULTS is
+// set (make generated sets it): generated/<target name>.json, the target's
+// GeneratedResults, for RESULTS.md.
+const GeneratedReportDir = "generated"
 
 // knownDifference is a declared difference's signature.
 type knownDifference struct{ scenario, reason string }

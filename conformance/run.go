@@ -281,7 +281,7 @@ func Run(t *testing.T, newTarget NewTarget, opts Options) {
 		summary += fmt.Sprintf(" (%d filtered by -run)", selected-ran)
 	}
 	summary += fmt.Sprintf(": %d pass, %d fail, %d known differences, %d stale, %d n/a", counts[0], counts[1], counts[2], counts[3], counts[4])
-	for _, p := range []spec.Profile{spec.ProfileClassic, spec.ProfileHints} {
+	for _, p := range []spec.Profile{spec.ProfileClassic, spec.ProfileHints, spec.ProfilePodGroups} {
 		ran := false
 		var res Result
 		t.Run(drawings[p].test, func(t *testing.T) {
@@ -467,12 +467,19 @@ func (f *fileTB) Fatal(args ...any) { f.TB.Error(args...); runtime.Goexit() }
 func (f *fileTB) Fatalf(format string, args ...any) { f.TB.Errorf(format, args...); runtime.Goexit() }
 
 func writeReport(dir string, r Report) error {
+	return WriteResult(dir, r.Target.Name, r)
+}
+
+// WriteResult writes v, indented JSON, to dir/name.json, making dir: one
+// report of a results directory (conformance-report reads them all into
+// RESULTS.md). Run, RunGenerated and package concurrent write theirs so.
+func WriteResult(dir, name string, v any) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	b, err := json.MarshalIndent(r, "", "  ")
+	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(dir, r.Target.Name+".json"), b, 0o644)
+	return os.WriteFile(filepath.Join(dir, name+".json"), b, 0o644)
 }

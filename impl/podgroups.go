@@ -52,14 +52,16 @@ func (p *podgroupsProfile) check(keyed map[*entry]bool, bad func(string, ...any)
 	p.hints.check(keyed, bad)
 	g := p.layer
 	held := map[*entry]bool{}
-	for k, ent := range g.active {
-		if g.entities[k] != ent || ent.place != inActiveQ {
-			bad("entity %s is among the active ones but not in activeQ", k)
+	for pl, ents := range g.at {
+		for k, ent := range ents {
+			if g.entities[k] != ent || ent.place != pl {
+				bad("entity %s is indexed in %d but is in %d", k, pl, ent.place)
+			}
 		}
 	}
 	for k, ent := range g.entities {
-		if (ent.place == inActiveQ) != (g.active[k] == ent) {
-			bad("entity %s in %d: the active index disagrees", k, ent.place)
+		if g.at[ent.place][k] != ent {
+			bad("entity %s in %d: the index by place disagrees", k, ent.place)
 		}
 		if ent.key != k || len(ent.members) == 0 || g.objects[k] == nil {
 			bad("IG1: entity %s: key %s, %d members, object known %v", k, ent.key, len(ent.members), g.objects[k] != nil)
@@ -126,16 +128,18 @@ type groupLayer struct {
 	// waiting are the members in pendingPodGroupPods and
 	// incompletePodGroupPods, by group; each entry's loc says which.
 	waiting map[spec.PodGroupKey]map[spec.PodKey]*entry
-	// active are the entities of entities in activeQ, so that Pop's
-	// choice does not scan the parked ones.
-	active map[spec.PodGroupKey]*gentity
-	seq    uint64
+	// at indexes entities by their place (inActiveQ, inBackoffQ,
+	// inUnschedulablePods), so that Pop's choice, the backoff flush and a
+	// move each read only the entities of their own place, not every
+	// group of the queue.
+	at  map[place]map[spec.PodGroupKey]*gentity
+	seq uint64
 }
 
 // drop takes ent out of the queue's entities.
 func (g *groupLayer) drop(ent *gentity) {
 	delete(g.entities, ent.key)
-	delete(g.active, ent.key)
+	delete(g.at[ent.place], ent.key)
 }
 
 // newGroupLayer returns the layer of q's profile: nil unless podgroups.
@@ -146,7 +150,10 @@ func newGroupLayer(q *PriorityQueue) *groupLayer {
 	}
 	p.layer = &groupLayer{q: q, h: p.hints, objects: map[spec.PodGroupKey]*spec.PodGroup{},
 		entities: map[spec.PodGroupKey]*gentity{}, inCycle: map[spec.PodGroupKey]bool{},
-		waiting: map[spec.PodGroupKey]map[spec.PodKey]*entry{}, active: map[spec.PodGroupKey]*gentity{}}
+		waiting: map[spec.PodGroupKey]map[spec.PodKey]*entry{}, at: map[place]map[spec.PodGroupKey]*gentity{}}
+	for _, pl := range []place{inActiveQ, inBackoffQ, inUnschedulablePods} {
+		p.layer.at[pl] = map[spec.PodGroupKey]*gentity{}
+	}
 	return p.layer
 }
 
@@ -175,7 +182,7 @@ func (g *groupLayer) best() *gentity {
 	}
 	var b *gentity
 	var bo spec.QueuedPodInfo
-	for _, e := range g.active {
+	for _, e := range g.at[inActiveQ] {
 		o := spec.GroupOrderInfo(g.objects[e.key], &e.params)
 		if b == nil || spec.Less(&o, &bo) || !spec.Less(&bo, &o) && e.seq < b.seq {
 			b, bo = e, o
@@ -226,13 +233,12 @@ func (g *groupLayer) admitWith(ent *gentity, to place, now time.Time, refused []
 
 // put places ent at to without PreEnqueue; entering activeQ readies a Pop.
 func (g *groupLayer) put(ent *gentity, to place, now time.Time) {
+	if g.entities[ent.key] == ent {
+		delete(g.at[ent.place], ent.key)
+	}
 	ent.place = to
 	g.entities[ent.key] = ent
-	if to == inActiveQ {
-		g.active[ent.key] = ent
-	} else {
-		delete(g.active, ent.key)
-	}
+	g.at[to][ent.key] = ent
 	for _, m := range ent.members {
 		m.loc = inEntity
 	}
@@ -342,9 +348,8 @@ func (g *groupLayer) add(pod *spec.Pod, h hashes, e *entry) error {
 		return err
 	}
 	now := q.clock.Now()
-	e = q.newEntry()
+	e = q.entryFor(nil, pod, h)
 	e.info = podInfo{Pod: pod, Timestamp: now}
-	q.track(e, h)
 	q.nom.add(pod, spec.NominateNoop, "") // R18
 	g.place(e, now)
 	return nil
@@ -386,18 +391,23 @@ func (g *groupLayer) decide(occ spec.Occurrence, now time.Time, keep func(*entry
 		return nil
 	}
 	var out []decision
-	for _, ent := range g.entities {
-		if ent.place != inUnschedulablePods {
-			continue
+	verdicts := make(map[string]bool, 1) // the gate's answer to occ, by plugin
+	for _, ent := range g.at[inUnschedulablePods] {
+		if gp := ent.params.GatingPlugin; gp != "" {
+			v, ok := verdicts[gp]
+			if !ok {
+				v = g.h.cfg.GatingEventMatches(gp, occ.Event)
+				verdicts[gp] = v
+			}
+			if !v {
+				continue
+			}
 		}
 		if stamp {
 			if !g.old(ent, now) {
 				continue
 			}
 		} else if !slices.ContainsFunc(ent.members, keep) {
-			continue
-		}
-		if gp := ent.params.GatingPlugin; gp != "" && !g.h.cfg.GatingEventMatches(gp, occ.Event) {
 			continue
 		}
 		if to := g.strategyPlace(ent, occ, now); to != nowhere {
@@ -450,8 +460,8 @@ func (g *groupLayer) anyOld(now time.Time) bool {
 	if g == nil {
 		return false
 	}
-	for _, ent := range g.entities {
-		if ent.place == inUnschedulablePods && g.old(ent, now) {
+	for _, ent := range g.at[inUnschedulablePods] {
+		if g.old(ent, now) {
 			return true
 		}
 	}
@@ -463,8 +473,8 @@ func (g *groupLayer) flushBackoff(now time.Time) {
 	if g == nil {
 		return
 	}
-	for _, k := range slices.Sorted(maps.Keys(g.entities)) {
-		if ent := g.entities[k]; ent.place == inBackoffQ && !spec.GroupIsBackingOff(ent.params.BackoffExpiry, now) {
+	for _, k := range slices.Sorted(maps.Keys(g.at[inBackoffQ])) {
+		if ent := g.entities[k]; !spec.GroupIsBackingOff(ent.params.BackoffExpiry, now) {
 			g.put(ent, inActiveQ, now)
 		}
 	}

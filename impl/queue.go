@@ -337,13 +337,8 @@ func (q *PriorityQueue) addLocked(pod *spec.Pod, h hashes, update bool) error {
 	from := nowhere
 	if e != nil {
 		from = e.loc
-		q.detach(e)
-		q.setPod(e, pod, h)
-	} else {
-		e = q.newEntry()
-		e.info.Pod = pod
-		q.track(e, h)
 	}
+	e = q.entryFor(e, pod, h)
 	now := q.clock.Now()
 	e.info = podInfo{Pod: pod, Timestamp: now}
 	q.nom.add(pod, spec.NominateNoop, "") // R18
@@ -351,23 +346,26 @@ func (q *PriorityQueue) addLocked(pod *spec.Pod, h hashes, update bool) error {
 	return nil
 }
 
+// entryFor returns the entry that is to hold pod (h its hashes): e, the
+// entry held under its key, taken from its place and given pod, or, if e
+// is nil, a new entry, tracked.
+func (q *PriorityQueue) entryFor(e *entry, pod *spec.Pod, h hashes) *entry {
+	if e != nil {
+		q.detach(e)
+		q.setPod(e, pod, h)
+		return e
+	}
+	e = q.newEntry()
+	e.info.Pod = pod
+	q.track(e, h)
+	return e
+}
+
 // Pop is R2 of spec.Queue. Among the maximal pods of activeQ it returns
 // the one that entered activeQ first. The copy it returns is its one
 // allocation.
 func (q *PriorityQueue) Pop() (*spec.QueuedPodInfo, int64, error) {
-	q.mu.Lock()
-	defer q.unlock()
-	for {
-		if q.closed {
-			return nil, 0, spec.ErrClosed
-		}
-		if from := q.p.popFrom(view{q: q}); from != nowhere {
-			return q.popLocked(from)
-		}
-		q.waiting++
-		q.cond.Wait()
-		q.waiting--
-	}
+	return q.popWait(nil)
 }
 
 // PopContext is Pop that gives up when ctx is done first: a Pop blocked on
@@ -376,7 +374,7 @@ func (q *PriorityQueue) Pop() (*spec.QueuedPodInfo, int64, error) {
 // returned even if ctx is done.
 func (q *PriorityQueue) PopContext(ctx context.Context) (*spec.QueuedPodInfo, int64, error) {
 	if ctx.Done() == nil {
-		return q.Pop()
+		return q.popWait(nil)
 	}
 	// Wake the waiters under mu when ctx ends: a Pop checks ctx and then
 	// waits without letting go of mu in between, so it cannot miss this.
@@ -386,6 +384,12 @@ func (q *PriorityQueue) PopContext(ctx context.Context) (*spec.QueuedPodInfo, in
 		q.mu.Unlock()
 	})
 	defer stop()
+	return q.popWait(ctx)
+}
+
+// popWait is Pop and PopContext: it waits while there is nothing to pop,
+// until the queue is closed or ctx, unless nil, is done.
+func (q *PriorityQueue) popWait(ctx context.Context) (*spec.QueuedPodInfo, int64, error) {
 	q.mu.Lock()
 	defer q.unlock()
 	for {
@@ -395,8 +399,10 @@ func (q *PriorityQueue) PopContext(ctx context.Context) (*spec.QueuedPodInfo, in
 		if from := q.p.popFrom(view{q: q}); from != nowhere {
 			return q.popLocked(from)
 		}
-		if err := ctx.Err(); err != nil {
-			return nil, 0, err
+		if ctx != nil {
+			if err := ctx.Err(); err != nil {
+				return nil, 0, err
+			}
 		}
 		q.waiting++
 		q.cond.Wait()
@@ -459,13 +465,8 @@ func (q *PriorityQueue) AddUnschedulableIfNotPresent(pInfo *spec.QueuedPodInfo, 
 	var flightUID spec.UID
 	if e != nil {
 		flightUID = e.info.Pod.UID
-		q.detach(e)
-		q.setPod(e, pod, h)
-	} else {
-		e = q.newEntry()
-		e.info.Pod = pod
-		q.track(e, h)
 	}
+	e = q.entryFor(e, pod, h)
 	e.info.set(pInfo)
 	e.info.UnschedulablePlugins = plugins
 	if e.info.hints != nil {

@@ -29,6 +29,9 @@ func apply(m *model.Model, q spec.Queue, in Input, out Output, opts ModelOptions
 			// saw Close linearizes at a point where the model is closed.
 			return errors.Is(out.Err, spec.ErrClosed) && m.Closed()
 		}
+		if m.Config().Profile == spec.ProfilePodGroups {
+			return popEntity(m, out)
+		}
 		if out.Info == nil || out.Info.Pod == nil {
 			return false
 		}
@@ -45,11 +48,11 @@ func apply(m *model.Model, q spec.Queue, in Input, out Output, opts ModelOptions
 		// Where the model errs it changes nothing; a target that is
 		// silent there must have changed nothing either, which the rest
 		// of the history checks.
-		if o, err := in.exec(m.Clone(), nil); err == nil && o.Err() != nil {
+		if o, err := in.exec(m.Clone(), nil, m.Config().Profile); err == nil && o.Err() != nil {
 			return true
 		}
 	}
-	o, err := in.exec(q, m.Step)
+	o, err := in.exec(q, m.Step, m.Config().Profile)
 	return err == nil && schedqtest.SameError(o.Err(), out.Err)
 }
 
@@ -69,6 +72,8 @@ func Explain(m *model.Model, in Input, out Output) string {
 			return fmt.Sprintf("Pop returned %v", out.Err)
 		case before.Closed():
 			return "the queue is closed: Pop must return ErrClosed"
+		case before.Config().Profile == spec.ProfilePodGroups:
+			return explainPopEntity(before, out)
 		case len(before.PopCandidates()) == 0:
 			return "activeQ is empty"
 		}
@@ -87,9 +92,71 @@ func Explain(m *model.Model, in Input, out Output) string {
 		}
 		return "the snapshot differs from the model's (model vs queue):\n        " + strings.ReplaceAll(strings.TrimSpace(s.Diff(out.Snapshot)), "\n", "\n        ")
 	}
-	o, err := in.exec(before, before.Step)
+	o, err := in.exec(before, before.Step, before.Config().Profile)
 	if err != nil {
 		return fmt.Sprintf("the model cannot run it: %v", err)
 	}
 	return fmt.Sprintf("the model returns %s, the queue returned %s", errName(o.Err()), errName(out.Err))
+}
+
+// entityKey is the entity a PopEntity returned: a pod alone (Info) or a
+// group (Group); false if it returned neither or both.
+func entityKey(out Output) (spec.EntityKey, bool) {
+	switch {
+	case out.Group != nil && out.Group.PodGroup != nil && out.Info == nil:
+		return spec.GroupEntityKey(out.Group.Key()), true
+	case out.Info != nil && out.Info.Pod != nil && out.Group == nil:
+		return spec.PodEntityKey(out.Info.Key()), true
+	}
+	return "", false
+}
+
+// popEntity is apply's PopEntity (G3): the entity returned must be one of
+// EntityCandidates, and equal the model's in every field, each member's
+// included.
+func popEntity(m *model.Model, out Output) bool {
+	k, ok := entityKey(out)
+	if !ok {
+		return false
+	}
+	got, cycle, err := m.PopEntityKey(k)
+	return err == nil && cycle == out.Cycle && schedqtest.EntityEqual(&got, &spec.QueuedEntity{Pod: out.Info, Group: out.Group})
+}
+
+// explainPopEntity is Explain's PopEntity.
+func explainPopEntity(before *model.Model, out Output) string {
+	c := before.EntityCandidates()
+	k, ok := entityKey(out)
+	switch {
+	case !ok:
+		return "PopEntity returned neither a pod nor a group"
+	case len(c) == 0:
+		return "no entity may be popped (activeQ is empty, no pod's backoff is over)"
+	case !slices.Contains(c, k):
+		return fmt.Sprintf("PopEntity may return only %v", c)
+	}
+	want, cycle, _ := before.PopEntityKey(k)
+	got := spec.QueuedEntity{Pod: out.Info, Group: out.Group}
+	return fmt.Sprintf("the model pops %s at cycle %d, the queue said %s at cycle %d",
+		describeEntity(&want), cycle, describeEntity(&got), out.Cycle)
+}
+
+// describeEntity is a popped entity with the fields that order it and
+// its members'.
+func describeEntity(e *spec.QueuedEntity) string {
+	d := describer{start: Start}
+	if e.Group == nil {
+		if e.Pod == nil {
+			return "<nil>"
+		}
+		return d.info(e.Pod, spec.InFlight, nil)
+	}
+	g := e.Group
+	var b strings.Builder
+	fmt.Fprintf(&b, "group %s(prio %d, attempts %d, ts %s, counts %d/%d) members", g.PodGroup.Name, g.PodGroup.Priority,
+		g.Attempts, d.at(g.Timestamp), g.UnschedulableCount, g.ConsecutiveErrorsCount)
+	for i := range g.Members {
+		b.WriteString(" " + d.info(&g.Members[i], spec.InFlight, nil))
+	}
+	return b.String()
 }

@@ -150,6 +150,33 @@ func (q podObjectDroppingImpl) Pop() (*spec.QueuedPodInfo, int64, error) {
 	return info, cycle, err
 }
 
+// memberDroppingImpl wraps the real implementation with a PopEntity that
+// hands a group of two or more members out without its last one (G3,
+// IG2): the queue puts the member in flight, but the scheduler never
+// learns of it, so it is never attempted nor handed back. Its state stays
+// right; the comparison of the popped group with the model's catches it.
+type memberDroppingImpl struct {
+	*impl.PriorityQueue
+}
+
+func newMemberDroppingImpl(cfg spec.Config, clk *testingclock.FakeClock) (spec.Queue, error) {
+	q, err := impl.New(cfg, impl.WithClock(clk))
+	if err != nil {
+		return nil, err
+	}
+	return memberDroppingImpl{q}, nil
+}
+
+func (q memberDroppingImpl) PopEntity() (spec.QueuedEntity, int64, error) {
+	e, cycle, err := q.PriorityQueue.PopEntity()
+	if err == nil && e.Group != nil && len(e.Group.Members) > 1 {
+		g := *e.Group
+		g.Members = g.Members[:len(g.Members)-1]
+		e.Group = &g
+	}
+	return e, cycle, err
+}
+
 // TestReferenceQueueIsLinearizable checks the harness on the queue that is
 // linearizable by construction, with the same workloads the broken queues
 // get. If this fails, the harness or the porcupine model is wrong, not the
@@ -203,6 +230,7 @@ var brokenQueues = []brokenQueue{
 	{"impl whose Pop reports UnschedulableCount one too high (hints)", newMiscountingImpl, 0, spec.ProfileHints},
 	{"impl whose moves drop the event's caller objects (hints, R19)", newObjectDroppingImpl, 0, spec.ProfileHints},
 	{"impl whose Pop drops the pod's caller object (R19)", newPodObjectDroppingImpl, 0, spec.ProfileClassic},
+	{"impl whose PopEntity hands a group out without its last member (podgroups, G3)", newMemberDroppingImpl, 0, spec.ProfilePodGroups},
 }
 
 // catch records and checks histories of newQueue until one is not

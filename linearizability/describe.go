@@ -51,6 +51,12 @@ func (d describer) operation(in Input, out Output) string {
 		return fmt.Sprintf("snapshot → a%d b%d u%d f%d #%d", len(s.ActiveQ), len(s.BackoffQ), len(s.UnschedulablePods), len(s.InFlight), s.SchedulingCycle)
 	case in.Op.Kind == schedqtest.KindPop && out.Err == nil && out.Info != nil:
 		return fmt.Sprintf("pop → %s #%d", podName(out.Info.Pod), out.Cycle)
+	case in.Op.Kind == schedqtest.KindPop && out.Err == nil && out.Group != nil:
+		names := make([]string, len(out.Group.Members))
+		for i := range out.Group.Members {
+			names[i] = podName(out.Group.Members[i].Pod)
+		}
+		return fmt.Sprintf("pop → group %s [%s] #%d", out.Group.PodGroup.Name, strings.Join(names, ","), out.Cycle)
 	}
 	return in.Op.String() + " → " + errName(out.Err)
 }
@@ -62,8 +68,12 @@ func (d describer) long(in Input, out Output) string {
 	switch {
 	case out.Info != nil:
 		s += fmt.Sprintf("  [attempts %d, ts %s, first %s]", out.Info.Attempts, d.at(out.Info.Timestamp), d.at(out.Info.InitialAttemptTimestamp))
+	case out.Group != nil:
+		s += "  [" + describeEntity(&spec.QueuedEntity{Group: out.Group}) + "]"
 	case in.Popped != nil:
 		s += fmt.Sprintf("  [attempts %d]", in.Popped.Info.Attempts)
+	case in.PoppedGroup != nil:
+		s += fmt.Sprintf("  [cycle %d, attempts %d]", in.PoppedGroup.Cycle, in.PoppedGroup.Info.Attempts)
 	case out.Snapshot != nil:
 		s += "\n              " + strings.ReplaceAll(html.UnescapeString(d.snapshot(out.Snapshot, nil)), "<br>", "\n              ")
 	}
@@ -129,8 +139,14 @@ func (d describer) metadata(md Metadata) string {
 	if p := md.In.Popped; p != nil {
 		lines = append(lines, "handed back: "+d.info(&p.Info, spec.Nowhere, nil)+fmt.Sprintf(" from cycle %d", p.Cycle))
 	}
+	if p := md.In.PoppedGroup; p != nil {
+		lines = append(lines, "handed back: "+describeEntity(&spec.QueuedEntity{Group: &p.Info})+fmt.Sprintf(" from cycle %d", p.Cycle))
+	}
 	if md.Out.Info != nil {
 		lines = append(lines, "returned: "+d.info(md.Out.Info, spec.InFlight, nil))
+	}
+	if md.Out.Group != nil {
+		lines = append(lines, "returned: "+describeEntity(&spec.QueuedEntity{Group: md.Out.Group}))
 	}
 	if md.Out.Err != nil {
 		lines = append(lines, "error: "+md.Out.Err.Error())

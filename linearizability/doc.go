@@ -52,6 +52,15 @@
 //     and a failure's replay of an event recorded in flight must see it.
 //     The model gets the same objects, compares them by identity, and
 //     the state key numbers them (objects.go).
+//   - Pod groups (spec.ProfilePodGroups, podgroups.go). Against a queue
+//     that implements spec.PodGroupQueue, about half of the clients' pods
+//     are members of one of two pod groups, clients add, update and
+//     delete the PodGroup objects, Pop is PopEntity, and a client holding
+//     a popped group fails or finishes its members and ends the group's
+//     cycle (AddAttemptedPodGroupIfNeeded), sometimes before every member
+//     is finished. The model's PopEntityKey checks the popped entity
+//     (one of EntityCandidates, equal in every field, members included)
+//     and the state key holds the groups' state.
 //   - Plugin sets. A failed attempt hands AddUnschedulableIfNotPresent
 //     the rejecting plugins in random order, sometimes with one twice: the
 //     contract makes every queue normalise the set (sort, deduplicate, R3)
@@ -86,7 +95,8 @@
 // objects of the workload and of saved histories), apply.go (replaying one on
 // the model, and why the model rejects it), porcupine.go (the porcupine
 // model and its state), describe.go (rendering in queue terms), harness.go
-// (recording), check.go (checking, evidence), json.go (saved histories,
-// each operation as its line of the language), scenario.go (a failing
-// history's sequential witness as a scenario file).
+// (recording), podgroups.go (the pod-group workload), check.go (checking,
+// evidence), json.go (saved histories, each operation as its line of the
+// language), scenario.go (a failing history's sequential witness as a
+// scenario file).
 package linearizability

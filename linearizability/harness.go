@@ -5,6 +5,7 @@ import (
 	"html"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -99,12 +100,13 @@ func Config() spec.Config { return ConfigFor(spec.ProfileClassic) }
 // for a pod of another zone, an error (Queue) for an event without a node.
 // Every other registered event has no hint (Queue), and there is no
 // PreEnqueue plugin. A history saved as JSON keeps the config without its
-// hints, which are a function of the profile (ReadHistory).
+// hints, which are a function of the profile (ReadHistory). The podgroups
+// profile is the hints profile with pod groups: the same hint.
 func ConfigFor(p spec.Profile) spec.Config {
 	cfg := schedqtest.Config()
 	cfg.PodMaxInUnschedulablePodsDuration = 15 * time.Second
 	cfg.Profile = p
-	if p == spec.ProfileHints {
+	if p != spec.ProfileClassic {
 		cfg.QueueingHints = spec.QueueingHints{{Plugin: pluginFit, Event: schedqtest.NodeAdd}: schedqtest.NodeZoneHint}
 	}
 	return cfg
@@ -279,10 +281,16 @@ type universe struct {
 	all     []*spec.Pod
 	appVals []string
 	objects bool
+	// groups are the pod groups of the podgroups profile (podGroups):
+	// about half of the clients' pods are members of one of them.
+	groups []string
 }
 
 func newUniverse(w Workload, rng *rand.Rand, objects bool) *universe {
 	u := &universe{owned: make([][]*spec.Pod, w.Clients), appVals: []string{"web", "db"}, objects: objects}
+	if w.Profile == spec.ProfilePodGroups {
+		u.groups = podGroups
+	}
 	n := w.Clients * w.PodsPerClient
 	prios := rng.Perm(n)
 	for c := range w.Clients {
@@ -299,6 +307,9 @@ func newUniverse(w Workload, rng *rand.Rand, objects bool) *universe {
 			}
 			if objects {
 				p.Object = PodObject{Pod: name}
+			}
+			if len(u.groups) > 0 && rng.IntN(2) == 0 {
+				p.Group = u.groups[rng.IntN(len(u.groups))]
 			}
 			if rng.IntN(4) == 0 {
 				p.RequiredAffinityTerms = []spec.AffinityTerm{{MatchLabels: map[string]string{"app": u.appVals[rng.IntN(2)]}}}
@@ -465,6 +476,9 @@ func Record(w Workload, newQueue NewQueue) (*History, error) {
 		q, err := newQueue(cfg, clk)
 		if err != nil {
 			return nil, err
+		}
+		if pq, ok := q.(spec.PodGroupQueue); ok {
+			return groupClocked{objectClocked{fakeClocked{q, clk}, pq}, pq}, nil
 		}
 		if oq, ok := q.(spec.ObjectQueue); ok {
 			return objectClocked{fakeClocked{q, clk}, oq}, nil
@@ -635,7 +649,7 @@ func allParked(clients []*client) bool {
 	}
 	all := parked.All()
 	for _, id := range ids {
-		if s, ok := all[id]; !ok || !s.Parked() || !s.In(").Pop(") {
+		if s, ok := all[id]; !ok || !s.Parked() || !s.In(").Pop(") && !s.In(").PopEntity(") {
 			return false
 		}
 	}
@@ -691,6 +705,9 @@ type client struct {
 	rng  *rand.Rand
 	pods []*spec.Pod         // the current version of each pod the client owns
 	held []schedqtest.Popped // popped and not finished with
+	// groups are the pod groups PopEntity returned that the client has
+	// not yet ended the cycle of (podgroups profile, podgroups.go).
+	groups []heldGroup
 	// gid is the client's goroutine; inPopNow and finished tell the
 	// coordinator where it is.
 	gid      parked.ID
@@ -700,30 +717,38 @@ type client struct {
 	atPoint atomic.Bool
 }
 
-// weights of the operations a client picks when it is not finishing a
-// popped pod.
-var weights = []struct {
+type weight struct {
 	kind schedqtest.Kind
 	w    int
-}{
+}
+
+// weights of the operations a client picks when it is not finishing a
+// popped pod.
+var weights = []weight{
 	{schedqtest.KindAdd, 22}, {schedqtest.KindPop, 20}, {schedqtest.KindFlushBackoff, 8}, {schedqtest.KindTick, 8},
 	{schedqtest.KindMove, 6}, {schedqtest.KindActivate, 5}, {schedqtest.KindDelete, 5}, {schedqtest.KindUpdate, 5},
 	{KindSnapshot, 7}, {schedqtest.KindFlushLeftover, 3}, {schedqtest.KindAssignedAdd, 2},
 	{schedqtest.KindAssignedUpdate, 1}, {schedqtest.KindDone, 2},
 }
 
-var totalWeight = func() int {
+var totalWeight = sumWeights(weights)
+
+func sumWeights(ws []weight) int {
 	t := 0
-	for _, w := range weights {
+	for _, w := range ws {
 		t += w.w
 	}
 	return t
-}()
+}
 
 func (c *client) pick() schedqtest.Kind {
+	ws, total := weights, totalWeight
+	if c.w.Profile == spec.ProfilePodGroups {
+		ws, total = podGroupWeights, totalPodGroupWeight
+	}
 	for {
-		n := c.rng.IntN(totalWeight)
-		for _, w := range weights {
+		n := c.rng.IntN(total)
+		for _, w := range ws {
 			if n < w.w {
 				if w.kind == KindSnapshot && c.w.NoSnapshots {
 					break
@@ -744,7 +769,9 @@ func (c *client) loop() {
 			c.burst.arrive()
 		}
 		c.yield()
-		if len(c.held) > 0 && c.rng.IntN(2) == 0 {
+		if len(c.groups) > 0 && c.rng.IntN(2) == 0 {
+			c.finishGroup()
+		} else if len(c.held) > 0 && c.rng.IntN(2) == 0 {
 			c.finish()
 		} else {
 			c.issue(c.pick())
@@ -854,7 +881,7 @@ func (r *run) call(l *log, in Input) Output {
 // exec performs in on the queue; Info is a copy of what Pop returned,
 // taken at once.
 func (r *run) exec(in Input) Output {
-	o, err := in.exec(r.q, func(d time.Duration) error { r.q.Advance(d); return nil })
+	o, err := in.exec(r.q, func(d time.Duration) error { r.q.Advance(d); return nil }, r.w.Profile)
 	if err != nil {
 		panic(fmt.Sprintf("linearizability: the workload made an operation the executor cannot run: %s: %v", in.Op, err))
 	}
@@ -862,6 +889,11 @@ func (r *run) exec(in Input) Output {
 	if o.Popped != nil {
 		cp := *o.Popped
 		out.Info = &cp
+	}
+	if o.Entity != nil && o.Entity.Group != nil {
+		cp := *o.Entity.Group
+		cp.Members = slices.Clone(cp.Members)
+		out.Group = &cp
 	}
 	return out
 }
@@ -890,6 +922,10 @@ func (c *client) issue(k schedqtest.Kind) {
 			c.inPopNow.Store(false)
 			if out.Err == nil && out.Info != nil {
 				c.held = append(c.held, schedqtest.Popped{Info: *out.Info, Cycle: out.Cycle})
+			}
+			if out.Err == nil && out.Group != nil {
+				c.groups = append(c.groups, heldGroup{popped: schedqtest.PoppedGroup{Info: *out.Group, Cycle: out.Cycle},
+					members: slices.Clone(out.Group.Members)})
 			}
 			return out
 		}
@@ -967,6 +1003,8 @@ func (c *client) issue(k schedqtest.Kind) {
 		op.UID = string(p.UID)
 	case KindSnapshot:
 		f = func() Output { s := c.q.Snapshot(); return Output{Snapshot: &s} }
+	case schedqtest.KindPodGroupAdd, schedqtest.KindPodGroupUpdate, schedqtest.KindPodGroupDelete:
+		c.podGroupOp(op)
 	}
 	c.rec.doGated(c.log, in, k == schedqtest.KindTick && c.rng.Float64() < c.w.ConcurrentSteps, f)
 }
@@ -979,7 +1017,7 @@ func (c *client) issue(k schedqtest.Kind) {
 // clients' pods in flight record for their replay. Measured with the
 // mutant that drops the objects of the in-flight list (README.md): 29 of
 // 30 histories caught with this, 22 of 30 without.
-func (c *client) nodesDecide() bool { return c.u.objects && c.w.Profile == spec.ProfileHints }
+func (c *client) nodesDecide() bool { return c.u.objects && c.w.Profile != spec.ProfileClassic }
 
 // drawObjects gives a move's event caller objects (R19), against a queue
 // that takes them: most NodeAdds a new node (which NodeZoneHint reads in

@@ -32,12 +32,14 @@ type jsonOp struct {
 	Client       int
 	Call, Return int64
 	Op           string
-	Pods         []*spec.Pod         `json:",omitempty"`
-	Popped       *schedqtest.Popped  `json:",omitempty"`
-	Err          string              `json:",omitempty"`
-	Info         *spec.QueuedPodInfo `json:",omitempty"`
-	Cycle        int64               `json:",omitempty"`
-	Snapshot     *spec.Snapshot      `json:",omitempty"`
+	Pods         []*spec.Pod              `json:",omitempty"`
+	Popped       *schedqtest.Popped       `json:",omitempty"`
+	PoppedGroup  *schedqtest.PoppedGroup  `json:",omitempty"`
+	Err          string                   `json:",omitempty"`
+	Info         *spec.QueuedPodInfo      `json:",omitempty"`
+	Group        *spec.QueuedPodGroupInfo `json:",omitempty"`
+	Cycle        int64                    `json:",omitempty"`
+	Snapshot     *spec.Snapshot           `json:",omitempty"`
 }
 
 // WriteJSON saves the history to path.
@@ -51,7 +53,7 @@ func (h *History) WriteJSON(path string) error {
 	for _, op := range h.Operations {
 		in, out := op.Input.(Input), op.Output.(Output)
 		jo := jsonOp{Client: op.ClientId, Call: op.Call, Return: op.Return, Op: in.Op.String(), Pods: in.Pods,
-			Popped: in.Popped, Info: out.Info, Cycle: out.Cycle, Snapshot: out.Snapshot}
+			Popped: in.Popped, PoppedGroup: in.PoppedGroup, Info: out.Info, Group: out.Group, Cycle: out.Cycle, Snapshot: out.Snapshot}
 		if out.Err != nil {
 			jo.Err = errName(out.Err)
 		}
@@ -99,11 +101,15 @@ func ReadHistory(path string) (*History, error) {
 		if jo.Popped != nil {
 			bad = append(bad, canonInfo(&jo.Popped.Info))
 		}
+		bad = append(bad, canonGroup(jo.Group))
+		if jo.PoppedGroup != nil {
+			bad = append(bad, canonGroup(&jo.PoppedGroup.Info))
+		}
 		if err := errors.Join(bad...); err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
-		in := Input{Op: op, Pods: jo.Pods, Popped: jo.Popped}
-		out := Output{Info: jo.Info, Cycle: jo.Cycle, Snapshot: jo.Snapshot}
+		in := Input{Op: op, Pods: jo.Pods, Popped: jo.Popped, PoppedGroup: jo.PoppedGroup}
+		out := Output{Info: jo.Info, Group: jo.Group, Cycle: jo.Cycle, Snapshot: jo.Snapshot}
 		if jo.Err != "" {
 			s, ok := errs[jo.Err]
 			if !ok {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/schedq/schedq/impl"
 	lin "github.com/schedq/schedq/linearizability"
+	"github.com/schedq/schedq/schedqtest"
 	"github.com/schedq/schedq/spec"
 )
 
@@ -85,6 +86,34 @@ type stats struct {
 	ops, blocked, rescues, overlapping []int
 	check                              []time.Duration
 	steps                              []int64
+	// groups counts, in the podgroups profile, what the histories did
+	// with pod groups: the proof that the workload reaches them.
+	groups groupCounts
+}
+
+// groupCounts are the pod-group operations of histories that succeeded.
+type groupCounts struct {
+	pops, members, attempted, memberFails, objects int
+}
+
+func (g *groupCounts) add(h *lin.History) {
+	for _, op := range h.Operations {
+		in, out := op.Input.(lin.Input), op.Output.(lin.Output)
+		if out.Err != nil {
+			continue
+		}
+		switch {
+		case out.Group != nil:
+			g.pops++
+			g.members += len(out.Group.Members)
+		case in.Op.Kind == schedqtest.KindAttempted:
+			g.attempted++
+		case in.Op.Kind == schedqtest.KindFail && in.Popped != nil && in.Popped.Info.Pod.Group != "":
+			g.memberFails++
+		case in.Op.Kind.PodGroupsOnly():
+			g.objects++
+		}
+	}
 }
 
 // slowest is the slowest check of the package's run, which TestMain
@@ -113,6 +142,9 @@ func (s *stats) add(h *lin.History, r lin.Result) {
 	s.overlapping = append(s.overlapping, h.Overlapping)
 	s.check = append(s.check, r.Elapsed)
 	s.steps = append(s.steps, r.Steps)
+	if h.Workload.Profile == spec.ProfilePodGroups {
+		s.groups.add(h)
+	}
 }
 
 func (s *stats) String() string {
@@ -129,9 +161,14 @@ func (s *stats) String() string {
 		}
 		return t
 	}
-	return fmt.Sprintf("%d histories, ops/history %d..%d (median %d), %d%% of ops overlap another client's, %d blocked Pops, %d rescue Adds; check time median %v, max %v; model steps max %d",
+	out := fmt.Sprintf("%d histories, ops/history %d..%d (median %d), %d%% of ops overlap another client's, %d blocked Pops, %d rescue Adds; check time median %v, max %v; model steps max %d",
 		len(c), o[0], o[len(o)-1], o[len(o)/2], 100*sum(s.overlapping)/sum(s.ops), sum(s.blocked), sum(s.rescues),
 		c[len(c)/2].Round(time.Microsecond), c[len(c)-1].Round(time.Microsecond), slices.Max(s.steps))
+	if g := s.groups; g != (groupCounts{}) {
+		out += fmt.Sprintf("; pod groups: %d group Pops (%d members), %d ends of a cycle, %d member failures, %d object adds/updates/deletes (those that succeeded)",
+			g.pops, g.members, g.attempted, g.memberFails, g.objects)
+	}
+	return out
 }
 
 // checkHistories records and checks n histories of queues made by newQueue
@@ -203,6 +240,20 @@ func TestImplIsLinearizableHints(t *testing.T) {
 	}
 }
 
+// TestImplIsLinearizablePodGroups is TestImplIsLinearizable in the
+// podgroups profile (spec.ProfilePodGroups, G1-G11): clients add members
+// of two pod groups and the groups' objects, Pop is PopEntity, a popped
+// group's members fail or finish one by one while the group's cycle ends
+// (AddAttemptedPodGroupIfNeeded) and other clients activate, delete and
+// move; the model checks every history with the groups' state in it.
+func TestImplIsLinearizablePodGroups(t *testing.T) {
+	for _, n := range clientCounts(t) {
+		t.Run(fmt.Sprintf("clients=%d", n), func(t *testing.T) {
+			checkHistoriesIn(t, "impl-podgroups", spec.ProfilePodGroups, newImpl, n, *runs)
+		})
+	}
+}
+
 // TestReplay checks a saved history again (-lin.replay=path.json), with
 // -lin.timeout, and writes fresh evidence: to confirm a report, to let a
 // history the checker could not decide run longer, or to re-judge it after
@@ -232,7 +283,7 @@ func TestReplay(t *testing.T) {
 // compares by identity.
 func TestHistoryRoundTripsThroughJSON(t *testing.T) {
 	base := baseSeed(t)
-	for _, p := range []spec.Profile{spec.ProfileClassic, spec.ProfileHints} {
+	for _, p := range []spec.Profile{spec.ProfileClassic, spec.ProfileHints, spec.ProfilePodGroups} {
 		t.Run(p.String(), func(t *testing.T) { roundTrip(t, p, base) })
 	}
 }

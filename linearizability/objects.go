@@ -101,6 +101,19 @@ func canonInfo(info *spec.QueuedPodInfo) error {
 	return canonPod(info.Pod)
 }
 
+// canonGroup canonicalises the members of a popped group.
+func canonGroup(g *spec.QueuedPodGroupInfo) error {
+	if g == nil {
+		return nil
+	}
+	for i := range g.Members {
+		if err := canonInfo(&g.Members[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func canonSnapshot(s *spec.Snapshot) error {
 	if s == nil {
 		return nil
@@ -109,6 +122,15 @@ func canonSnapshot(s *spec.Snapshot) error {
 		for i := range pl.Pods {
 			if err := canonPod(pl.Pods[i].Pod); err != nil {
 				return err
+			}
+		}
+	}
+	if g := s.PodGroups; g != nil {
+		for _, ps := range [][]spec.QueuedPodInfo{g.PendingPodGroupPods, g.IncompletePodGroupPods} {
+			for i := range ps {
+				if err := canonPod(ps[i].Pod); err != nil {
+					return err
+				}
 			}
 		}
 	}

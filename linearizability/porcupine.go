@@ -104,10 +104,10 @@ func (k *podKeys) stateKey(m *model.Model) string {
 	if s.Closed {
 		b.WriteString("closed,")
 	}
-	for _, pl := range s.Places() {
-		b.WriteString("|" + pl.Loc.String() + ":")
-		for i := range pl.Pods {
-			p := &pl.Pods[i]
+	pods := func(place string, ps []spec.QueuedPodInfo) {
+		b.WriteString("|" + place + ":")
+		for i := range ps {
+			p := &ps[i]
 			b.WriteString(k.of(p.Pod) + ",")
 			num(p.Timestamp.UnixNano())
 			num(p.InitialAttemptTimestamp.UnixNano())
@@ -119,6 +119,42 @@ func (k *podKeys) stateKey(m *model.Model) string {
 			num(p.FlushTimestamp.UnixNano())
 			b.WriteByte(';')
 		}
+	}
+	for _, pl := range s.Places() {
+		pods(pl.Loc.String(), pl.Pods)
+	}
+	if g := s.PodGroups; g != nil {
+		// The podgroups profile: the objects, the entities with their
+		// fields, the open cycles and the members waiting outside any
+		// entity (spec.PodGroupsState).
+		b.WriteString("|groups:")
+		for i := range g.PodGroups {
+			pg := &g.PodGroups[i]
+			b.WriteString(string(pg.Key()) + " " + k.object(pg.Object) + ",")
+			num(int64(pg.Priority))
+		}
+		b.WriteString("|entities:")
+		for _, e := range g.Entities {
+			b.WriteString(string(e.Group) + " " + e.Place.String() + ",")
+			for _, m := range e.Members {
+				b.WriteString(string(m) + ",")
+			}
+			num(e.Timestamp.UnixNano())
+			num(int64(e.Attempts))
+			num(e.InitialAttemptTimestamp.UnixNano())
+			num(e.BackoffExpiry.UnixNano())
+			num(int64(e.UnschedulableCount))
+			num(int64(e.ConsecutiveErrorsCount))
+			b.WriteString(strings.Join(e.PendingPlugins, "+") + "," + e.GatingPlugin + ",")
+			num(e.FlushTimestamp.UnixNano())
+			b.WriteByte(';')
+		}
+		b.WriteString("|inCycle:")
+		for _, c := range g.InCycle {
+			b.WriteString(string(c) + ",")
+		}
+		pods("pending", g.PendingPodGroupPods)
+		pods("incomplete", g.IncompletePodGroupPods)
 	}
 	b.WriteString("|inflight:")
 	for _, e := range s.InFlightEvents {

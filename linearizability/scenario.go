@@ -100,6 +100,9 @@ func (w Witness) ScenarioOps(name string, cfg spec.Config) schedqtest.Scenario {
 		fmt.Sprintf("The last operation (client %d) returned %s in the queue; the model rejects that: %s",
 			w.Next.ClientId, outcome(w.Next.Output.(Output)), strings.ReplaceAll(w.Why, "\n", " ")),
 	}}
+	// The profile decides what "pop" is (PopEntity in the podgroups
+	// profile) and what the state prints.
+	sc.Config.Profile = cfg.Profile
 	if cfg.PodInitialBackoffDuration != def.PodInitialBackoffDuration {
 		sc.Config.InitialBackoff = cfg.PodInitialBackoffDuration
 	}
@@ -125,8 +128,8 @@ func outcome(out Output) string {
 	switch {
 	case out.Err != nil:
 		return "error: " + errName(out.Err)
-	case out.Info != nil:
-		return schedqtest.PopText(out.Info, out.Cycle)
+	case out.Info != nil || out.Group != nil:
+		return schedqtest.EntityText(&spec.QueuedEntity{Pod: out.Info, Group: out.Group}, out.Cycle)
 	case out.Snapshot != nil:
 		return "snapshot " + describeSnapshot(*out.Snapshot)
 	}
@@ -153,6 +156,10 @@ func podRef(p *spec.Pod) schedqtest.PodRef {
 	if len(p.RequiredAffinityTerms) > 0 {
 		r.Affinity = maps.Clone(p.RequiredAffinityTerms[0].MatchLabels)
 	}
+	if p.Group != "" {
+		g := p.Group
+		r.Group = &g
+	}
 	return r
 }
 
@@ -167,7 +174,11 @@ func scenarioOp(in Input, out Output, pin bool) (schedqtest.Op, bool) {
 	case KindSnapshot:
 		return o, false
 	case schedqtest.KindPop:
-		if pin && out.Err == nil && out.Info != nil {
+		switch {
+		case !pin || out.Err != nil:
+		case out.Group != nil:
+			o.Choose = "group:" + out.Group.PodGroup.Name
+		case out.Info != nil:
 			o.Choose = out.Info.Pod.Name
 		}
 	case schedqtest.KindUpdate:

@@ -352,8 +352,8 @@ var mutants = []mutant{
 		name: "add-leaves-unschedulable-pod",
 		rule: "R1",
 		file: "impl/queue.go",
-		old:  "\tif e != nil {\n\t\tfrom = e.loc\n\t\tq.detach(e)\n",
-		new:  "\tif e != nil {\n\t\tif e.loc == inUnschedulablePods {\n\t\t\treturn nil\n\t\t}\n\t\tfrom = e.loc\n\t\tq.detach(e)\n",
+		old:  "\tif e != nil {\n\t\tfrom = e.loc\n\t}\n",
+		new:  "\tif e != nil {\n\t\tif e.loc == inUnschedulablePods {\n\t\t\treturn nil\n\t\t}\n\t\tfrom = e.loc\n\t}\n",
 		desc: "R1: Add of a pod parked in unschedulablePods leaves it there",
 	},
 	{

@@ -40,7 +40,7 @@ func CheckHintsState(s *Snapshot) error {
 func CheckHintsStep(cfg Config, before, after *Snapshot, step StepRecord) error {
 	return errors.Join(
 		CheckHintsState(after),
-		I2hBackoffMonotonicity(cfg, before, after, step),
+		I2BackoffMonotonicity(cfg, before, after, step), // I2h in this profile
 		I3hNoLostEvent(cfg, before, after, step),
 		I4hConservation(cfg, before, after, step),
 		I5hOrder(cfg, before, step),
@@ -100,50 +100,6 @@ func CheckHintsBackoffMonotonic(cfg Config, maxCount int) error {
 			return broken("I2h", "backoff(%d)=%v after backoff(%d)=%v with max %v", n, d, n-1, prev, maxB)
 		}
 		prev = d
-	}
-	return nil
-}
-
-// I2hBackoffMonotonicity is the step half of I2h.
-func I2hBackoffMonotonicity(cfg Config, before, after *Snapshot, step StepRecord) error {
-	if step.Err != nil {
-		return nil
-	}
-	for i := range after.BackoffQ {
-		p := &after.BackoffQ[i]
-		if loc, old := before.Find(p.Key()); loc == InBackoffQ {
-			if cfg.BackoffExpiry(p).Before(cfg.BackoffExpiry(&old)) {
-				return broken("I2h", "pod %s: backoff expiry moved earlier, %v -> %v", p.Key(), cfg.BackoffExpiry(&old), cfg.BackoffExpiry(p))
-			}
-		}
-		if step.Rule == R5FlushBackoffQ && !cfg.IsBackingOff(p, after.Now) {
-			return broken("I2h", "pod %s: backoff completed (expiry %v, now %v) but the flush kept it in backoffQ", p.Key(), cfg.BackoffExpiry(p), after.Now)
-		}
-	}
-	if step.Rule == R5FlushBackoffQ {
-		for i := range before.BackoffQ {
-			p := &before.BackoffQ[i]
-			loc, _ := after.Find(p.Key())
-			if loc == InBackoffQ {
-				continue
-			}
-			if loc != InActiveQ {
-				return broken("I2h", "pod %s: the backoffQ flush moved it to %s", p.Key(), loc)
-			}
-			if cfg.IsBackingOff(p, after.Now) {
-				return broken("I2h", "pod %s: left backoffQ at %v, still backing off (expiry %v)", p.Key(), after.Now, cfg.BackoffExpiry(p))
-			}
-		}
-	}
-	if step.Rule == R4MoveAll || step.Rule == R6FlushUnschedulable || step.Rule == R9Update || step.Rule == R11AssignedPod {
-		for i := range before.UnschedulablePods {
-			p := &before.UnschedulablePods[i]
-			loc, now := after.Find(p.Key())
-			if loc == InActiveQ && cfg.IsBackingOff(&now, after.Now) && len(now.PendingPlugins) == 0 {
-				return broken("I2h", "pod %s: moved from unschedulablePods to activeQ while backing off until %v (now %v) with no pending plugin",
-					p.Key(), cfg.BackoffExpiry(&now), after.Now)
-			}
-		}
 	}
 	return nil
 }

@@ -70,26 +70,37 @@ func CheckStep(cfg Config, before, after *Snapshot, step StepRecord) error {
 // entry has a nil Pod. It also checks what Queue.Snapshot promises: every
 // list is sorted by key, without repeats.
 func I1SingleQueueMembership(s *Snapshot) error {
-	seen := make(map[PodKey]Location)
+	seen := make(map[PodKey]string)
 	uids := make(map[UID]PodKey)
 	for _, pl := range s.Places() {
-		for i := range pl.Pods {
-			p := &pl.Pods[i]
-			if p.Pod == nil {
-				return broken("I1", "nil pod in %s", pl.Loc)
-			}
-			k := p.Key()
-			if prev, dup := seen[k]; dup {
-				return broken("I1", "pod %s is in %s and in %s", k, prev, pl.Loc)
-			}
-			seen[k] = pl.Loc
-			if other, dup := uids[p.Pod.UID]; dup {
-				return broken("I1", "UID %s is held by %s and %s", p.Pod.UID, other, k)
-			}
-			uids[p.Pod.UID] = k
-			if i > 0 && pl.Pods[i-1].Key() >= k {
-				return broken("I1", "%s is not sorted by key at %s", pl.Loc, k)
-			}
+		if err := listMembership("I1", pl.Loc.String(), pl.Pods, seen, uids); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// listMembership checks inv (I1, or IG1 on the pod-group lists) on one
+// list of pods named where, given the lists checked before it (seen and
+// uids, which it extends): no nil pod, no key or UID held twice, sorted by
+// key without repeats.
+func listMembership(inv, where string, pods []QueuedPodInfo, seen map[PodKey]string, uids map[UID]PodKey) error {
+	for i := range pods {
+		p := &pods[i]
+		if p.Pod == nil {
+			return broken(inv, "nil pod in %s", where)
+		}
+		k := p.Key()
+		if prev, dup := seen[k]; dup {
+			return broken(inv, "pod %s is in %s and in %s", k, prev, where)
+		}
+		seen[k] = where
+		if other, dup := uids[p.Pod.UID]; dup {
+			return broken(inv, "UID %s is held by %s and %s", p.Pod.UID, other, k)
+		}
+		uids[p.Pod.UID] = k
+		if i > 0 && pods[i-1].Key() >= k {
+			return broken(inv, "%s is not sorted by key at %s", where, k)
 		}
 	}
 	return nil
@@ -126,39 +137,47 @@ func CheckBackoffMonotonic(cfg Config, maxAttempts int) error {
 //     unschedulablePods to activeQ while it is backing off at the new now.
 //
 // Activate (R8) may move a pod that is backing off to activeQ: that is
-// what it is for.
+// what it is for. In the hints profile it checks I2h, which differs twice:
+// the flush moves pods to activeQ only, and an event may move a pod that is
+// backing off if a pending plugin of the pod may have said Queue.
 func I2BackoffMonotonicity(cfg Config, before, after *Snapshot, step StepRecord) error {
 	if step.Err != nil {
 		return nil
+	}
+	hints := cfg.Profile == ProfileHints
+	inv := "I2"
+	if hints {
+		inv = "I2h"
 	}
 	for i := range after.BackoffQ {
 		p := &after.BackoffQ[i]
 		if loc, old := before.Find(p.Key()); loc == InBackoffQ {
 			if cfg.BackoffExpiry(p).Before(cfg.BackoffExpiry(&old)) {
-				return broken("I2", "pod %s: backoff expiry moved earlier, %v -> %v", p.Key(), cfg.BackoffExpiry(&old), cfg.BackoffExpiry(p))
+				return broken(inv, "pod %s: backoff expiry moved earlier, %v -> %v", p.Key(), cfg.BackoffExpiry(&old), cfg.BackoffExpiry(p))
 			}
 		}
 		if step.Rule == R5FlushBackoffQ && !cfg.IsBackingOff(p, after.Now) {
-			return broken("I2", "pod %s: backoff completed at %v but the flush at %v kept it in backoffQ", p.Key(), cfg.BackoffExpiry(p), after.Now)
+			return broken(inv, "pod %s: backoff completed at %v but the flush at %v kept it in backoffQ", p.Key(), cfg.BackoffExpiry(p), after.Now)
 		}
 	}
 	for i := range before.BackoffQ {
 		p := &before.BackoffQ[i]
 		loc, _ := after.Find(p.Key())
 		if step.Rule == R5FlushBackoffQ && loc != InBackoffQ {
-			if _, now := after.Find(p.Key()); loc != InActiveQ && !(loc == InUnschedulablePods && now.Gated()) {
-				return broken("I2", "pod %s: the backoffQ flush moved it to %s", p.Key(), loc)
+			if _, now := after.Find(p.Key()); loc != InActiveQ && (hints || !(loc == InUnschedulablePods && now.Gated())) {
+				return broken(inv, "pod %s: the backoffQ flush moved it to %s", p.Key(), loc)
 			}
 			if cfg.IsBackingOff(p, after.Now) {
-				return broken("I2", "pod %s: left backoffQ at %v, before its backoff expiry %v", p.Key(), after.Now, cfg.BackoffExpiry(p))
+				return broken(inv, "pod %s: left backoffQ at %v, before its backoff expiry %v", p.Key(), after.Now, cfg.BackoffExpiry(p))
 			}
 		}
 	}
 	if step.Rule == R4MoveAll || step.Rule == R6FlushUnschedulable || step.Rule == R9Update || step.Rule == R11AssignedPod {
 		for i := range before.UnschedulablePods {
 			p := &before.UnschedulablePods[i]
-			if loc, now := after.Find(p.Key()); loc == InActiveQ && cfg.IsBackingOff(&now, after.Now) {
-				return broken("I2", "pod %s: moved from unschedulablePods to activeQ while backing off until %v (now %v)", p.Key(), cfg.BackoffExpiry(&now), after.Now)
+			if loc, now := after.Find(p.Key()); loc == InActiveQ && cfg.IsBackingOff(&now, after.Now) && (!hints || len(now.PendingPlugins) == 0) {
+				return broken(inv, "pod %s: moved from unschedulablePods to activeQ while backing off until %v (now %v), pending plugins %v",
+					p.Key(), cfg.BackoffExpiry(&now), after.Now, now.PendingPlugins)
 			}
 		}
 	}
@@ -204,23 +223,52 @@ func I3MoveRequestShortcut(before, after *Snapshot, step StepRecord) error {
 //   - Every other operation neither adds nor removes a pod.
 func I4Conservation(before, after *Snapshot, step StepRecord) error {
 	if step.Err != nil {
-		b := *before
-		b.Now = after.Now
-		if d := b.Diff(after); d != "" {
-			return broken("I4", "%s failed with %q yet changed the queue:\n%s", step.Rule, step.Err, d)
-		}
-		return nil
+		return unchangedByFailure(before, after, step)
 	}
 	bl, al := before.Locations(), after.Locations()
+	if err := heldChanges(step, bl, al); err != nil {
+		return err
+	}
+	switch step.Rule {
+	case R1Add, R3AddUnschedulable, R9Update:
+		if al[step.Pod] == Nowhere {
+			return broken("I4", "%s of %s: pod is not held afterwards", step.Rule, step.Pod)
+		}
+	case R2Pop:
+		if bl[step.Pod] != InActiveQ || al[step.Pod] != InFlight {
+			return broken("I4", "Pop returned %s, which moved from %s to %s, not from activeQ to inFlight", step.Pod, bl[step.Pod], al[step.Pod])
+		}
+		for k, l := range al {
+			if k != step.Pod && l != bl[k] {
+				return broken("I4", "Pop of %s also moved %s from %s to %s", step.Pod, k, bl[k], l)
+			}
+		}
+	}
+	return nil
+}
+
+// unchangedByFailure is the half of I4 about a failed operation: it
+// leaves the snapshot unchanged, Now aside.
+func unchangedByFailure(before, after *Snapshot, step StepRecord) error {
+	b := *before
+	b.Now = after.Now
+	if d := b.Diff(after); d != "" {
+		return broken("I4", "%s failed with %q yet changed the queue:\n%s", step.Rule, step.Err, d)
+	}
+	return nil
+}
+
+// heldChanges is the half of I4 about which pods a successful operation
+// adds and removes, given where the pods are held before (bl) and after
+// (al): only Add, AddUnschedulableIfNotPresent and Update add one, the one
+// they name; only Delete and Done remove one, the one they name.
+func heldChanges(step StepRecord, bl, al map[PodKey]Location) error {
 	added, removed := keysAddedRemoved(bl, al)
 	oneOf := func(ks []PodKey) bool { return len(ks) == 0 || len(ks) == 1 && ks[0] == step.Pod }
 	switch step.Rule {
 	case R1Add, R3AddUnschedulable, R9Update:
 		if !oneOf(added) || len(removed) > 0 {
 			return broken("I4", "%s of %s added %v and removed %v", step.Rule, step.Pod, added, removed)
-		}
-		if al[step.Pod] == Nowhere {
-			return broken("I4", "%s of %s: pod is not held afterwards", step.Rule, step.Pod)
 		}
 	case R10Delete, R12Done:
 		if len(added) > 0 || !oneOf(removed) {
@@ -229,16 +277,6 @@ func I4Conservation(before, after *Snapshot, step StepRecord) error {
 	default:
 		if len(added) > 0 || len(removed) > 0 {
 			return broken("I4", "%s added %v and removed %v", step.Rule, added, removed)
-		}
-	}
-	if step.Rule == R2Pop {
-		if bl[step.Pod] != InActiveQ || al[step.Pod] != InFlight {
-			return broken("I4", "Pop returned %s, which moved from %s to %s, not from activeQ to inFlight", step.Pod, bl[step.Pod], al[step.Pod])
-		}
-		for k, l := range al {
-			if k != step.Pod && l != bl[k] {
-				return broken("I4", "Pop of %s also moved %s from %s to %s", step.Pod, k, bl[k], l)
-			}
 		}
 	}
 	return nil
@@ -269,12 +307,12 @@ func I6Cycles(s *Snapshot) error {
 }
 
 // I6CyclesStep checks the half of I6 that is about one operation:
-// schedulingCycle grows by exactly one on a successful Pop and does not
-// change on any other operation, failed Pops included; moveRequestCycle
-// never decreases.
+// schedulingCycle grows by exactly one on a successful Pop (R2, or G3 of a
+// pod group) and does not change on any other operation, failed Pops
+// included; moveRequestCycle never decreases.
 func I6CyclesStep(before, after *Snapshot, step StepRecord) error {
 	want := before.SchedulingCycle
-	if step.Rule == R2Pop && step.Err == nil {
+	if (step.Rule == R2Pop || step.Rule == G3PopGroup) && step.Err == nil {
 		want++
 	}
 	if after.SchedulingCycle != want {

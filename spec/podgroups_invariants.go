@@ -36,10 +36,12 @@ func IGPodGroups(s *Snapshot) error {
 		return broken("IG1", "the snapshot has no pod-group state")
 	}
 	locs := s.Locations()
+	// The places were checked by I1: they seed the check of the two lists.
 	seen := make(map[PodKey]string)
 	uids := make(map[UID]PodKey)
 	for _, pl := range s.Places() {
 		for i := range pl.Pods {
+			seen[pl.Pods[i].Key()] = pl.Loc.String()
 			uids[pl.Pods[i].Pod.UID] = pl.Pods[i].Key()
 		}
 	}
@@ -48,25 +50,12 @@ func IGPodGroups(s *Snapshot) error {
 		pods []QueuedPodInfo
 	}{{"pendingPodGroupPods", g.PendingPodGroupPods}, {"incompletePodGroupPods", g.IncompletePodGroupPods}} {
 		for i := range l.pods {
-			p := &l.pods[i]
-			k := p.Key()
-			if p.Pod.Group == "" {
-				return broken("IG1", "pod %s names no group but waits in %s", k, l.name)
+			if p := &l.pods[i]; p.Pod != nil && p.Pod.Group == "" {
+				return broken("IG1", "pod %s names no group but waits in %s", p.Key(), l.name)
 			}
-			if loc, ok := locs[k]; ok {
-				return broken("IG1", "member %s is in %s and in %s", k, loc, l.name)
-			}
-			if prev, ok := seen[k]; ok {
-				return broken("IG1", "member %s is in %s and in %s", k, prev, l.name)
-			}
-			seen[k] = l.name
-			if other, ok := uids[p.Pod.UID]; ok {
-				return broken("IG1", "UID %s is held by %s and %s", p.Pod.UID, other, k)
-			}
-			uids[p.Pod.UID] = k
-			if i > 0 && l.pods[i-1].Key() >= k {
-				return broken("IG1", "%s is not sorted by key at %s", l.name, k)
-			}
+		}
+		if err := listMembership("IG1", l.name, l.pods, seen, uids); err != nil {
+			return err
 		}
 	}
 	for i := range g.PendingPodGroupPods {
@@ -130,39 +119,11 @@ func IGPodGroups(s *Snapshot) error {
 // G3) grows schedulingCycle by one and nothing else does; IG2: a group
 // popped has all its entity's members in flight and none left queued.
 func CheckPodGroupsStep(cfg Config, before, after *Snapshot, step StepRecord) error {
-	errs := []error{CheckPodGroupsState(after)}
 	if step.Err != nil {
-		b := *before
-		b.Now = after.Now
-		if d := b.Diff(after); d != "" {
-			errs = append(errs, broken("I4", "%s failed with %q yet changed the queue:\n%s", step.Rule, step.Err, d))
-		}
-		return errors.Join(errs...)
+		return errors.Join(CheckPodGroupsState(after), unchangedByFailure(before, after, step))
 	}
-	want := before.SchedulingCycle
-	if step.Rule == R2Pop || step.Rule == G3PopGroup {
-		want++
-	}
-	if after.SchedulingCycle != want {
-		errs = append(errs, broken("I6", "%s: schedulingCycle %d -> %d, want %d", step.Rule, before.SchedulingCycle, after.SchedulingCycle, want))
-	}
-	bl, al := heldLocations(before), heldLocations(after)
-	added, removed := keysAddedRemoved(bl, al)
-	oneOf := func(ks []PodKey) bool { return len(ks) == 0 || len(ks) == 1 && ks[0] == step.Pod }
-	switch step.Rule {
-	case R1Add, R3AddUnschedulable, R9Update:
-		if !oneOf(added) || len(removed) > 0 {
-			errs = append(errs, broken("I4", "%s of %s added %v and removed %v", step.Rule, step.Pod, added, removed))
-		}
-	case R10Delete, R12Done:
-		if len(added) > 0 || !oneOf(removed) {
-			errs = append(errs, broken("I4", "%s of %s added %v and removed %v", step.Rule, step.Pod, added, removed))
-		}
-	default:
-		if len(added) > 0 || len(removed) > 0 {
-			errs = append(errs, broken("I4", "%s added %v and removed %v", step.Rule, added, removed))
-		}
-	}
+	al := heldLocations(after)
+	errs := []error{CheckPodGroupsState(after), I6CyclesStep(before, after, step), heldChanges(step, heldLocations(before), al)}
 	if step.Rule == G3PopGroup {
 		e, ok := before.PodGroups.Entity(step.Group)
 		switch {

@@ -8,8 +8,21 @@
 (* entity: Pop puts every member in flight and starts the group's          *)
 (* scheduling cycle, which AddAttemptedPodGroupIfNeeded ends.  Names are   *)
 (* the queue's own (activeQ, backoffQ, unschedulablePods, inFlight,         *)
-(* pendingPodGroupPods, incompletePodGroupPods, lastPoppedEntity,          *)
+(* pendingPodGroupPods, incompletePodGroupPods, inCycle,                   *)
 (* AddAttemptedPodGroupIfNeeded).                                          *)
+(*                                                                         *)
+(* The open cycles.  The contract (spec.PodGroupQueue, model/) keeps each  *)
+(* group's own open cycle, from its Pop to its                             *)
+(* AddAttemptedPodGroupIfNeeded: inCycle, spec.PodGroupsState.InCycle.     *)
+(* Upstream v1.37.2 keeps one key instead, lastPoppedEntity, overwritten   *)
+(* by every Pop, cleared by AddAttemptedPodGroupIfNeeded and by the        *)
+(* failure of any pod outside groups.  Since Pop waits for a group's cycle *)
+(* to end (one scheduling goroutine), inCycle holds at most one group, and *)
+(* upstream's key is inCycle but for that clearing: Mutation               *)
+(* "ClearAnyPopped" is upstream, a configuration that must break the       *)
+(* invariants (PodGroupsUpstream*.cfg).  With Mutation = "none" the spec   *)
+(* is the contract, and GraphPodGroups.cfg's state graph is the model's    *)
+(* (agreement_podgroups_test.go).                                          *)
 (*                                                                         *)
 (* A module of its own, not an extension of SchedulingQueueHints.tla: the  *)
 (* places hold entities instead of pods, and the hints machinery (the      *)
@@ -20,9 +33,10 @@
 (* while it is in flight, also while a group's cycle runs), is woken by a  *)
 (* wildcard move, activated and deleted.                                   *)
 (*                                                                         *)
-(* Abstractions.  Pop takes any entity of activeQ (order is a free choice: *)
-(* priorities and timestamps are not modelled), or, activeQ being empty,   *)
-(* a pod of backoffQ that some plugin rejected (SchedulerPopFromBackoffQ). *)
+(* Abstractions.  Every pod and group has the same priority, so Pop takes *)
+(* an entity of activeQ with the least Timestamp (ties a free choice), or, *)
+(* activeQ being empty, a pod of backoffQ that some plugin rejected        *)
+(* (SchedulerPopFromBackoffQ).                                             *)
 (* A group in backoffQ is never popped from it: upstream files every group *)
 (* under the error backoff queue (a group entity carries no rejector       *)
 (* plugins of its own).  One tick is one backoff ordering window (one      *)
@@ -50,7 +64,8 @@ CONSTANTS
     MaxCycle,       \* Pop stops once schedulingCycle reaches this
     Mutation        \* "none" (the contract); else one deliberate change:
                     \* "ClearAnyPopped": upstream v1.37.2 -- a failure of a pod
-                    \*   outside groups clears lastPoppedEntity whatever it names;
+                    \*   outside groups clears its one lastPoppedEntity, so
+                    \*   ends the open cycle of whatever group it names;
                     \* negative configurations (each must break one invariant):
                     \* "AddIgnoresPopped" (NeverPartlyInFlight),
                     \* "KeepPending" (NoPendingAfterCycle),
@@ -59,7 +74,7 @@ CONSTANTS
                     \* "NoGroupBackoff" (NoBackoffSkip)
 
 NoGroup == ""    \* GroupOf of a pod outside every group
-NoEntity == ""   \* lastPoppedEntity and groupCycle when they name nothing
+NoEntity == ""   \* groupCycle.group when no group's cycle runs
 NoTime == -1     \* Go's zero time: no backoff
 
 ASSUME /\ GroupOf \in [Pods -> Groups \cup {NoGroup}]
@@ -81,7 +96,8 @@ EntityOf(p) == IF GroupOf[p] = NoGroup THEN p ELSE GroupOf[p]
 Statuses == {"success", "rejected", "error"}
 Outcomes == {"unschedulable", "error"}
 
-NoCycle == [group |-> NoEntity, unschedulableCount |-> 0, consecutiveErrorsCount |-> 0]
+NoCycle == [group |-> NoEntity, unschedulableCount |-> 0, consecutiveErrorsCount |-> 0,
+            timestamp |-> NoTime, popped |-> {}]
 
 VARIABLES
     activeQ,                 \* entities waiting to be popped
@@ -89,15 +105,18 @@ VARIABLES
     unschedulablePods,       \* entities waiting for an event (upstream: unschedulableEntities)
     inFlight,                \* pods popped and not yet handed back or Done
     members,                 \* [Groups -> SUBSET Pods]: the members of a queued group entity
-    pendingPodGroupPods,     \* members that arrived while their group was the last popped entity
+    pendingPodGroupPods,     \* members that arrived while their group's cycle was open
     incompletePodGroupPods,  \* members whose PodGroup object the queue has not seen
     podGroups,               \* the PodGroup objects the queue has seen (the workload forest)
-    lastPoppedEntity,        \* the entity Pop returned last, until cleared
-    groupCycle,              \* the scheduler's side: the group whose scheduling cycle runs
-                             \* and the counts it was popped with (the pgInfo it holds)
+    inCycle,                 \* the groups whose scheduling cycle the queue holds open
+    groupCycle,              \* the scheduler's side: the group whose scheduling cycle runs,
+                             \* the counts and Timestamp it was popped with and the members
+                             \* popped (the QueuedPodGroupInfo it holds)
     unschedulableCount,      \* [Entities -> Nat]: UnschedulableCount of a held entity
     consecutiveErrorsCount,  \* [Entities -> Nat]: ConsecutiveErrorsCount of a held entity
     backoffExpiry,           \* [Entities -> time \cup {NoTime}]: BackoffExpiration
+    timestamp,               \* [Entities -> time \cup {NoTime}]: Timestamp of a held entity,
+                             \* which orders activeQ
     now,                     \* the clock
     schedulingCycle,         \* number of Pops so far
     live,                    \* ghost: the pods added and neither deleted nor Done
@@ -105,8 +124,9 @@ VARIABLES
 
 queueVars == <<activeQ, backoffQ, unschedulablePods, inFlight, members,
                pendingPodGroupPods, incompletePodGroupPods>>
-entityVars == <<unschedulableCount, consecutiveErrorsCount, backoffExpiry>>
-vars == <<queueVars, entityVars, podGroups, lastPoppedEntity, groupCycle, now,
+countVars == <<unschedulableCount, consecutiveErrorsCount, backoffExpiry>>
+entityVars == <<countVars, timestamp>>
+vars == <<queueVars, entityVars, podGroups, inCycle, groupCycle, now,
           schedulingCycle, live, skippedBackoff>>
 
 Queued == activeQ \cup backoffQ \cup unschedulablePods
@@ -136,26 +156,27 @@ Forget(E) ==
     /\ unschedulableCount' = [e \in Entities |-> IF e \in E THEN 0 ELSE unschedulableCount[e]]
     /\ consecutiveErrorsCount' = [e \in Entities |-> IF e \in E THEN 0 ELSE consecutiveErrorsCount[e]]
     /\ backoffExpiry' = [e \in Entities |-> IF e \in E THEN NoTime ELSE backoffExpiry[e]]
+    /\ timestamp' = [e \in Entities |-> IF e \in E THEN NoTime ELSE timestamp[e]]
 
 (***************************************************************************)
 (* addPodGroupMember, for a set P of members of group g arriving together  *)
 (* (AddPodGroup drains several): a member of a group whose PodGroup object *)
 (* is unknown waits in incompletePodGroupPods (the caller sets that        *)
 (* variable); a queued group takes it in and is requeued where it was      *)
-(* (from backoffQ to activeQ once its backoff is over); a group that is    *)
-(* the last popped entity, its cycle running, gets it in                   *)
-(* pendingPodGroupPods; otherwise it is the first member of a new entity   *)
-(* in activeQ.                                                             *)
+(* (from backoffQ to activeQ once its backoff is over); a group whose      *)
+(* cycle is open gets it in pendingPodGroupPods; otherwise it is the first *)
+(* member of a new entity in activeQ, Timestamp now.                       *)
 (***************************************************************************)
 AddMembers(P, g, known) ==
     LET queued == g \in Queued
-        pending == known /\ ~queued /\ lastPoppedEntity = g /\ Mutation # "AddIgnoresPopped"
+        pending == known /\ ~queued /\ g \in inCycle /\ Mutation # "AddIgnoresPopped"
         fresh == known /\ ~queued /\ ~pending /\ P # {}
         release == known /\ queued /\ g \in backoffQ /\ ~BackingOff(g)
     IN  /\ pendingPodGroupPods' = IF pending THEN pendingPodGroupPods \cup P ELSE pendingPodGroupPods
         /\ members' = IF known /\ (queued \/ fresh) THEN [members EXCEPT ![g] = @ \cup P] ELSE members
         /\ activeQ' = IF fresh \/ release THEN activeQ \cup {g} ELSE activeQ
         /\ backoffQ' = IF release THEN backoffQ \ {g} ELSE backoffQ
+        /\ timestamp' = IF fresh THEN [timestamp EXCEPT ![g] = now] ELSE timestamp
 
 IncompleteIfUnknown(P, g) ==
     incompletePodGroupPods' = IF g \in podGroups THEN incompletePodGroupPods
@@ -171,19 +192,24 @@ Add(p) ==
     /\ live' = live \cup {p}
     /\ IF GroupOf[p] = NoGroup
        THEN /\ activeQ' = activeQ \cup {p}
+            /\ timestamp' = [timestamp EXCEPT ![p] = now]
             /\ UNCHANGED <<backoffQ, members, pendingPodGroupPods, incompletePodGroupPods>>
        ELSE /\ AddMembers({p}, GroupOf[p], GroupOf[p] \in podGroups)
             /\ IncompleteIfUnknown({p}, GroupOf[p])
-    /\ UNCHANGED <<unschedulablePods, inFlight, entityVars, podGroups, lastPoppedEntity,
+    /\ UNCHANGED <<unschedulablePods, inFlight, countVars, podGroups, inCycle,
                    groupCycle, now, schedulingCycle, skippedBackoff>>
 
 \* Pod outside groups that Pop may take when activeQ is empty: rejected by
 \* a plugin (not an error), so in upstream's backoffQ proper.
 BackoffPopCandidates == {e \in backoffQ \cap SinglePods : consecutiveErrorsCount[e] = 0}
-PopCandidates == IF activeQ # {} THEN activeQ ELSE BackoffPopCandidates
+\* The first entities of activeQ: the least Timestamp (every priority is
+\* the same).
+ActiveCandidates == {e \in activeQ : \A o \in activeQ : timestamp[e] <= timestamp[o]}
+PopCandidates == IF activeQ # {} THEN ActiveCandidates ELSE BackoffPopCandidates
 
 \* One scheduling goroutine: no Pop while a group's cycle runs.  A group's
-\* members all go in flight; its counts go with the scheduler (groupCycle).
+\* members all go in flight and its cycle opens; its counts and Timestamp
+\* go with the scheduler (groupCycle), with the members popped.
 Pop(e) ==
     /\ groupCycle.group = NoEntity
     /\ schedulingCycle < MaxCycle
@@ -191,32 +217,34 @@ Pop(e) ==
     /\ activeQ' = activeQ \ {e}
     /\ backoffQ' = backoffQ \ {e}
     /\ schedulingCycle' = schedulingCycle + 1
-    /\ lastPoppedEntity' = e
     /\ IF e \in Groups
        THEN /\ inFlight' = inFlight \cup members[e]
             /\ members' = [members EXCEPT ![e] = {}]
+            /\ inCycle' = inCycle \cup {e}
             /\ groupCycle' = [group |-> e, unschedulableCount |-> unschedulableCount[e],
-                              consecutiveErrorsCount |-> consecutiveErrorsCount[e]]
+                              consecutiveErrorsCount |-> consecutiveErrorsCount[e],
+                              timestamp |-> timestamp[e], popped |-> members[e]]
             /\ Forget({e})
        ELSE /\ inFlight' = inFlight \cup {e}
-            /\ UNCHANGED <<members, groupCycle, entityVars>>
+            /\ UNCHANGED <<members, inCycle, groupCycle, entityVars>>
     /\ UNCHANGED <<unschedulablePods, pendingPodGroupPods, incompletePodGroupPods, podGroups,
                    now, live, skippedBackoff>>
 
 \* A pod in flight fails (its scheduling or binding cycle).  A member is
-\* Done first and re-added as a member: while its group is the last popped
-\* entity it waits in pendingPodGroupPods (its own outcome does not matter:
-\* the group's cycle decides).  A pod outside groups counts the failure and
-\* waits in unschedulablePods ("unschedulable") or backs off ("error"); it
-\* clears lastPoppedEntity when that names the pod itself, or, upstream
-\* ("ClearAnyPopped"), whatever it names.
+\* Done first and re-added as a member: while its group's cycle is open it
+\* waits in pendingPodGroupPods (its own outcome does not matter: the
+\* group's cycle decides).  A pod outside groups counts the failure, its
+\* Timestamp becomes now, and it waits in unschedulablePods
+\* ("unschedulable") or backs off ("error"); no group's cycle ends, but
+\* upstream ("ClearAnyPopped") clears its lastPoppedEntity, whatever group
+\* it names.
 AddUnschedulablePodIfNotPresent(p, f) ==
     /\ p \in inFlight
     /\ inFlight' = inFlight \ {p}
     /\ IF GroupOf[p] # NoGroup
        THEN /\ AddMembers({p}, GroupOf[p], GroupOf[p] \in podGroups)
             /\ IncompleteIfUnknown({p}, GroupOf[p])
-            /\ UNCHANGED <<unschedulablePods, entityVars, lastPoppedEntity>>
+            /\ UNCHANGED <<unschedulablePods, countVars, inCycle>>
        ELSE LET ue == IF f = "error" THEN unschedulableCount[p] ELSE unschedulableCount[p] + 1
                 ce == IF f = "error" THEN consecutiveErrorsCount[p] + 1 ELSE 0
                 expiry == ExpiryOf(CountOf(ue, ce), 1)
@@ -224,12 +252,12 @@ AddUnschedulablePodIfNotPresent(p, f) ==
             IN  /\ unschedulableCount' = [unschedulableCount EXCEPT ![p] = ue]
                 /\ consecutiveErrorsCount' = [consecutiveErrorsCount EXCEPT ![p] = ce]
                 /\ backoffExpiry' = [backoffExpiry EXCEPT ![p] = expiry]
+                /\ timestamp' = [timestamp EXCEPT ![p] = now]
                 /\ unschedulablePods' = IF f = "unschedulable" THEN unschedulablePods \cup {p}
                                         ELSE unschedulablePods
                 /\ backoffQ' = IF toBackoff THEN backoffQ \cup {p} ELSE backoffQ
                 /\ activeQ' = IF f = "error" /\ ~toBackoff THEN activeQ \cup {p} ELSE activeQ
-                /\ lastPoppedEntity' = IF Mutation = "ClearAnyPopped" \/ lastPoppedEntity = p
-                                       THEN NoEntity ELSE lastPoppedEntity
+                /\ inCycle' = IF Mutation = "ClearAnyPopped" THEN {} ELSE inCycle
                 /\ UNCHANGED <<members, pendingPodGroupPods, incompletePodGroupPods>>
     /\ UNCHANGED <<podGroups, groupCycle, now, schedulingCycle, live, skippedBackoff>>
 
@@ -240,16 +268,18 @@ Done(p) ==
     /\ live' = live \ {p}
     /\ IF GroupOf[p] = NoGroup THEN Forget({p}) ELSE UNCHANGED entityVars
     /\ UNCHANGED <<activeQ, backoffQ, unschedulablePods, members, pendingPodGroupPods,
-                   incompletePodGroupPods, podGroups, lastPoppedEntity, groupCycle, now,
+                   incompletePodGroupPods, podGroups, inCycle, groupCycle, now,
                    schedulingCycle, skippedBackoff>>
 
 \* The end of group g's scheduling cycle.  A group queued meanwhile is an
-\* error upstream, which changes nothing.  Otherwise lastPoppedEntity is
-\* cleared and the pending members, if any, become the group's entity again
+\* error (ErrAlreadyQueued), which changes nothing.  Otherwise g's cycle
+\* closes and the pending members, if any, become the group's entity again
 \* (or wait in incompletePodGroupPods if the PodGroup object went away):
-\* after success straight to activeQ with the counts reset; after a
-\* rejection or an error counted, to backoffQ while backing off, else
-\* activeQ; never to unschedulablePods.
+\* after success straight to activeQ with the counts reset, its Timestamp
+\* the popped entity's if one of them was popped in this cycle (a member
+\* that failed is retried first), else now; after a rejection or an error
+\* counted, Timestamp now, to backoffQ while backing off, else activeQ;
+\* never to unschedulablePods.
 NewCounts(st) ==
     CASE st = "success" -> <<0, 0>>
       [] st = "rejected" -> <<groupCycle.unschedulableCount + 1, 0>>
@@ -262,6 +292,7 @@ AddAttemptedPodGroupIfNeeded(g, st) ==
            ue == NewCounts(st)[1]
            ce == NewCounts(st)[2]
            expiry == IF st = "success" THEN NoTime ELSE ExpiryOf(CountOf(ue, ce), Cardinality(P))
+           ts == IF st = "success" /\ P \cap groupCycle.popped # {} THEN groupCycle.timestamp ELSE now
            requeue == g \notin Queued /\ P # {} /\ g \in podGroups
            park == requeue /\ st # "success" /\ Mutation = "ParkAfterAttempt"
            toBackoff == requeue /\ ~park /\ expiry # NoTime /\ Mutation # "NoGroupBackoff"
@@ -269,8 +300,8 @@ AddAttemptedPodGroupIfNeeded(g, st) ==
        IN  IF g \in Queued
            THEN /\ skippedBackoff' = (skippedBackoff \/
                       (st # "success" /\ g \in activeQ /\ Duration(CountOf(ue, ce), Cardinality(members[g])) > 0))
-                /\ UNCHANGED <<queueVars, entityVars, lastPoppedEntity>>
-           ELSE /\ lastPoppedEntity' = NoEntity
+                /\ UNCHANGED <<queueVars, entityVars, inCycle>>
+           ELSE /\ inCycle' = inCycle \ {g}
                 /\ pendingPodGroupPods' = pendingPodGroupPods \ P
                 /\ incompletePodGroupPods' = IF g \notin podGroups THEN incompletePodGroupPods \cup P
                                              ELSE incompletePodGroupPods
@@ -282,6 +313,7 @@ AddAttemptedPodGroupIfNeeded(g, st) ==
                 /\ consecutiveErrorsCount' = IF requeue THEN [consecutiveErrorsCount EXCEPT ![g] = ce]
                                              ELSE consecutiveErrorsCount
                 /\ backoffExpiry' = IF requeue THEN [backoffExpiry EXCEPT ![g] = expiry] ELSE backoffExpiry
+                /\ timestamp' = IF requeue THEN [timestamp EXCEPT ![g] = ts] ELSE timestamp
                 /\ skippedBackoff' = (skippedBackoff \/ (toActive /\ st # "success" /\ expiry # NoTime))
                 /\ UNCHANGED inFlight
     /\ UNCHANGED <<podGroups, now, schedulingCycle, live>>
@@ -299,7 +331,7 @@ Activate(p) ==
         /\ backoffQ' = backoffQ \ {e}
         /\ unschedulablePods' = unschedulablePods \ {e}
         /\ UNCHANGED <<inFlight, members, pendingPodGroupPods, incompletePodGroupPods, entityVars,
-                       podGroups, lastPoppedEntity, groupCycle, now, schedulingCycle, live, skippedBackoff>>
+                       podGroups, inCycle, groupCycle, now, schedulingCycle, live, skippedBackoff>>
 
 \* Delete of a pod the queue holds and has not handed out.  A member leaves
 \* its group's entity, which is requeued where it was (from backoffQ to
@@ -331,7 +363,7 @@ Delete(p) ==
                      /\ UNCHANGED <<pendingPodGroupPods, incompletePodGroupPods>>
                 ELSE /\ pendingPodGroupPods' = pendingPodGroupPods \ {p}
                      /\ UNCHANGED <<activeQ, backoffQ, unschedulablePods, members, incompletePodGroupPods, entityVars>>
-    /\ UNCHANGED <<inFlight, podGroups, lastPoppedEntity, groupCycle, now, schedulingCycle, skippedBackoff>>
+    /\ UNCHANGED <<inFlight, podGroups, inCycle, groupCycle, now, schedulingCycle, skippedBackoff>>
 
 \* The PodGroup object g is seen: its members waiting in
 \* incompletePodGroupPods are added as members (addPodGroupMember each).
@@ -341,11 +373,12 @@ AddPodGroup(g) ==
     /\ LET P == incompletePodGroupPods \cap GroupPods(g)
        IN  /\ incompletePodGroupPods' = incompletePodGroupPods \ P
            /\ AddMembers(P, g, TRUE)
-    /\ UNCHANGED <<unschedulablePods, inFlight, entityVars, lastPoppedEntity, groupCycle, now,
+    /\ UNCHANGED <<unschedulablePods, inFlight, countVars, inCycle, groupCycle, now,
                    schedulingCycle, live, skippedBackoff>>
 
-\* The PodGroup object g is deleted: its queued entity, or, while it is the
-\* last popped entity, its pending members, wait in incompletePodGroupPods.
+\* The PodGroup object g is deleted: its queued entity, or, while its cycle
+\* is open, its pending members, wait in incompletePodGroupPods (the cycle
+\* stays open until its AddAttemptedPodGroupIfNeeded).
 DeletePodGroup(g) ==
     /\ g \in podGroups
     /\ podGroups' = podGroups \ {g}
@@ -357,11 +390,11 @@ DeletePodGroup(g) ==
             /\ unschedulablePods' = unschedulablePods \ {g}
             /\ Forget({g})
             /\ UNCHANGED pendingPodGroupPods
-       ELSE LET P == IF lastPoppedEntity = g THEN pendingPodGroupPods \cap GroupPods(g) ELSE {}
+       ELSE LET P == IF g \in inCycle THEN pendingPodGroupPods \cap GroupPods(g) ELSE {}
             IN  /\ pendingPodGroupPods' = pendingPodGroupPods \ P
                 /\ incompletePodGroupPods' = incompletePodGroupPods \cup P
                 /\ UNCHANGED <<activeQ, backoffQ, unschedulablePods, members, entityVars>>
-    /\ UNCHANGED <<inFlight, lastPoppedEntity, groupCycle, now, schedulingCycle, live, skippedBackoff>>
+    /\ UNCHANGED <<inFlight, inCycle, groupCycle, now, schedulingCycle, live, skippedBackoff>>
 
 \* A wildcard move: every entity in unschedulablePods to backoffQ while it
 \* backs off, else to activeQ.
@@ -372,7 +405,7 @@ MoveAllToActiveOrBackoffQueue ==
         /\ backoffQ' = backoffQ \cup toBackoff
         /\ activeQ' = activeQ \cup (unschedulablePods \ toBackoff)
         /\ UNCHANGED <<inFlight, members, pendingPodGroupPods, incompletePodGroupPods, entityVars,
-                       podGroups, lastPoppedEntity, groupCycle, now, schedulingCycle, live, skippedBackoff>>
+                       podGroups, inCycle, groupCycle, now, schedulingCycle, live, skippedBackoff>>
 
 FlushBackoffQCompleted ==
     LET done == {e \in backoffQ : ~BackingOff(e)}
@@ -380,13 +413,13 @@ FlushBackoffQCompleted ==
         /\ backoffQ' = backoffQ \ done
         /\ activeQ' = activeQ \cup done
         /\ UNCHANGED <<unschedulablePods, inFlight, members, pendingPodGroupPods, incompletePodGroupPods,
-                       entityVars, podGroups, lastPoppedEntity, groupCycle, now, schedulingCycle, live,
+                       entityVars, podGroups, inCycle, groupCycle, now, schedulingCycle, live,
                        skippedBackoff>>
 
 Tick ==
     /\ now < MaxTime
     /\ now' = now + 1
-    /\ UNCHANGED <<queueVars, entityVars, podGroups, lastPoppedEntity, groupCycle, schedulingCycle,
+    /\ UNCHANGED <<queueVars, entityVars, podGroups, inCycle, groupCycle, schedulingCycle,
                    live, skippedBackoff>>
 
 Init ==
@@ -394,11 +427,12 @@ Init ==
     /\ members = [g \in Groups |-> {}]
     /\ pendingPodGroupPods = {} /\ incompletePodGroupPods = {}
     /\ podGroups = {}
-    /\ lastPoppedEntity = NoEntity
+    /\ inCycle = {}
     /\ groupCycle = NoCycle
     /\ unschedulableCount = [e \in Entities |-> 0]
     /\ consecutiveErrorsCount = [e \in Entities |-> 0]
     /\ backoffExpiry = [e \in Entities |-> NoTime]
+    /\ timestamp = [e \in Entities |-> NoTime]
     /\ now = 0
     /\ schedulingCycle = 0
     /\ live = {}
@@ -441,18 +475,22 @@ TypeOK ==
     /\ \A g \in Groups : members[g] \subseteq GroupPods(g)
     /\ pendingPodGroupPods \subseteq MemberPods /\ incompletePodGroupPods \subseteq MemberPods
     /\ podGroups \subseteq Groups
-    /\ lastPoppedEntity \in Entities \cup {NoEntity}
+    /\ inCycle \subseteq Groups
     /\ groupCycle \in [group : Groups \cup {NoEntity}, unschedulableCount : Counts,
-                       consecutiveErrorsCount : Counts]
+                       consecutiveErrorsCount : Counts, timestamp : {NoTime} \cup Time,
+                       popped : SUBSET MemberPods]
     /\ unschedulableCount \in [Entities -> Counts]
     /\ consecutiveErrorsCount \in [Entities -> Counts]
     /\ backoffExpiry \in [Entities -> Expiries]
+    /\ timestamp \in [Entities -> {NoTime} \cup Time]
     /\ now \in Time /\ schedulingCycle \in 0..MaxCycle
     /\ live \subseteq Pods /\ skippedBackoff \in BOOLEAN
-    \* An entity the queue does not hold keeps no data; a group's data go
-    \* with the scheduler while its cycle runs.
+    \* An entity the queue does not hold keeps no data, one it holds has a
+    \* Timestamp; a group's data go with the scheduler while its cycle runs.
     /\ \A e \in Entities \ (Queued \cup inFlight) :
-          unschedulableCount[e] = 0 /\ consecutiveErrorsCount[e] = 0 /\ backoffExpiry[e] = NoTime
+          /\ unschedulableCount[e] = 0 /\ consecutiveErrorsCount[e] = 0
+          /\ backoffExpiry[e] = NoTime /\ timestamp[e] = NoTime
+    /\ \A e \in (Queued \cup inFlight) \cap Entities : timestamp[e] # NoTime
     /\ groupCycle.group = NoEntity => groupCycle = NoCycle
 
 \* Every entity is in one place at most, and a queued group is never empty.
@@ -497,10 +535,8 @@ Stranded(p) ==
     /\ inFlight \cap GroupPods(GroupOf[p]) = {}
 NoStrandedPending == \A p \in pendingPodGroupPods : ~Stranded(p)
 
-\* lastPoppedEntity names a group exactly while that group's cycle runs.
-PoppedIsCycle ==
-    /\ groupCycle.group # NoEntity => lastPoppedEntity = groupCycle.group
-    /\ lastPoppedEntity \in Groups => lastPoppedEntity = groupCycle.group
+\* The queue holds a group's cycle open exactly while the scheduler runs it.
+InCycleIsCycle == inCycle = IF groupCycle.group = NoEntity THEN {} ELSE {groupCycle.group}
 
 \* A member waits in incompletePodGroupPods only while its PodGroup object
 \* is unknown.
@@ -526,7 +562,7 @@ BackoffMonotone ==
 ASSUME BackoffMonotone
 
 Invariants == TypeOK /\ EntityOnce /\ PodOnce /\ NoLostPod /\ NeverPartlyInFlight /\ NoPendingAfterCycle
-              /\ NoStrandedPending /\ PoppedIsCycle /\ IncompleteOnlyUnknown /\ NoGroupParked /\ I2g /\ NoBackoffSkip
+              /\ NoStrandedPending /\ InCycleIsCycle /\ IncompleteOnlyUnknown /\ NoGroupParked /\ I2g /\ NoBackoffSkip
 
 \* Liveness: a pending member leaves pendingPodGroupPods (FairSpec).
 PendingLeadsOut == \A p \in MemberPods : p \in pendingPodGroupPods ~> p \notin pendingPodGroupPods

@@ -41,6 +41,7 @@ var graphConfigs = []struct{ cfg, module string }{
 	{"GraphHints.cfg", "MCSchedulingQueueHints"},
 	{"GraphHintsTime.cfg", "MCSchedulingQueueHints"},
 	{"GraphHintsExt.cfg", "MCSchedulingQueueHints"},
+	{"GraphPodGroups.cfg", "MCSchedulingQueuePodGroups"},
 }
 
 // One tick of the classic spec is one second of the Go model's clock, from
@@ -83,6 +84,9 @@ type bound struct {
 	failures   []failure // Failures of the spec
 	maxRecords int       // MaxRecords of the spec
 	nodes      []string  // Nodes of the spec, sorted
+
+	// The pod-groups profile (SchedulingQueuePodGroups.tla), if set.
+	podGroups *podGroupsBound
 
 	recorder *edgeRecorder // if set, explore records the operation of every step (edges_test.go)
 }
@@ -199,8 +203,11 @@ func (c cfgValues) podsOf() []*spec.Pod {
 // readHintsBound.
 func readBound(t *testing.T, path, module string) bound {
 	t.Helper()
-	if module == "MCSchedulingQueueHints" {
+	switch module {
+	case "MCSchedulingQueueHints":
 		return readHintsBound(t, path)
+	case "MCSchedulingQueuePodGroups":
+		return readPodGroupsBound(t, path)
 	}
 	c := readCfg(t, path)
 	need, num, strs := c.need, c.num, c.strs
@@ -267,14 +274,20 @@ func readBound(t *testing.T, path, module string) bound {
 
 // node is a state of the exploration: the model, and what the scheduler
 // holds besides it, the cycle Pop returned for each pod in flight (indexed
-// like bound.pods).
+// like bound.pods) and, in the pod-groups profile, the group whose cycle
+// it runs.
 type node struct {
 	m      *model.Model
 	cycles []int64
+	group  *groupSlot // nil in the initial state
 }
 
 func (n node) clone() node {
-	return node{m: n.m.Clone(), cycles: slices.Clone(n.cycles)}
+	g := new(groupSlot)
+	if n.group != nil {
+		*g = *n.group
+	}
+	return node{m: n.m.Clone(), cycles: slices.Clone(n.cycles), group: g}
 }
 
 // podIndex is the index of a pod of the bound, by key.
@@ -293,6 +306,9 @@ func (b *bound) podIndex(k spec.PodKey) int {
 func encode(buf []byte, b *bound, n node, s *spec.Snapshot) ([]byte, error) {
 	if b.hints {
 		return encodeHints(buf, b, n, s)
+	}
+	if b.podGroups != nil {
+		return encodePodGroups(buf, b, n, s)
 	}
 	var err error
 	ticks := func(what string, at time.Time) int {
@@ -349,6 +365,9 @@ type op struct {
 func ops(b *bound, n node, s *spec.Snapshot) []op {
 	if b.hints {
 		return hintsOps(b, n, s)
+	}
+	if b.podGroups != nil {
+		return podGroupOps(b, n, s)
 	}
 	var out []op
 	for _, p := range b.pods {

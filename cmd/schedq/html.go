@@ -232,7 +232,7 @@ func truncate(s string, n int) string {
 // buildPage lays out the timeline of a trace.
 func buildPage(t *trace) pageData {
 	sc := &t.File.sc
-	hints := t.Cfg.Profile == spec.ProfileHints
+	hints := t.Cfg.Profile.HasHints()
 	p := pageData{
 		Title:   "schedq scenario " + sc.Name,
 		Name:    sc.Name,
@@ -272,7 +272,7 @@ func buildPage(t *trace) pageData {
 	rule, boundary := backoffRule(t.Cfg.Profile)
 	p.BackoffRule = rule
 	completed := "now is past the expiry (" + rule + "): the next backoffQ flush (R5) releases it"
-	if t.Cfg.Profile == spec.ProfileHints {
+	if t.Cfg.Profile.HasHints() {
 		completed = "now's one-second window is past the expiry's (" + rule + "): the next backoffQ flush (R5) releases it"
 	}
 	p.Legend = []legendItem{

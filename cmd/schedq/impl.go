@@ -8,6 +8,7 @@ import (
 	testingclock "k8s.io/utils/clock/testing"
 
 	"github.com/schedq/schedq/impl"
+	"github.com/schedq/schedq/model"
 	"github.com/schedq/schedq/schedqtest"
 	"github.com/schedq/schedq/spec"
 )
@@ -48,7 +49,7 @@ func newStepper(cfg spec.Config, q implQueue) (*schedqtest.Stepper, error) {
 func replayBoth(sp *schedqtest.Stepper, s *step) (followed bool, err error) {
 	op, mr := s.Op, sp.Shadow
 	rule := string(op.Rule())
-	if op.Kind == schedqtest.KindPop && !op.Blocked && !mr.Model.Closed() && len(mr.Model.PopCandidates()) == 0 {
+	if op.Kind == schedqtest.KindPop && !op.Blocked && !mr.Model.Closed() && !mayPop(sp.Cfg, mr.Model) {
 		// The model answers ErrWouldBlock; the implementation would wait
 		// for ever, so it is not asked.
 		_, line, err := mr.ApplyOnly(op)
@@ -95,4 +96,14 @@ func names(keys []spec.PodKey) []string {
 		out[i] = schedqtest.NameOf(k)
 	}
 	return out
+}
+
+// mayPop reports whether the model has something a Pop returns at once: a
+// pod of activeQ, or in the podgroups profile an entity (a group or a pod
+// alone: PopEntity, G3).
+func mayPop(cfg spec.Config, m *model.Model) bool {
+	if cfg.Profile == spec.ProfilePodGroups {
+		return len(m.EntityCandidates()) > 0
+	}
+	return len(m.PopCandidates()) > 0
 }

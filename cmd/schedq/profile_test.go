@@ -30,6 +30,12 @@ func TestRunShowsTheProfileAndItsInvariants(t *testing.T) {
 		t.Fatalf("exit %d\n%s%s", code, out, errOut)
 	}
 	wantContains(t, out, "\nprofile: classic (kube-scheduler v1.33.13", "invariants I1-I6 held after every step\n")
+	// A podgroups replay said "profile: classic" and "I1-I6 held".
+	code, out, errOut = schedq(t, "run", "../../conformance/testdata/podgroups/G1-membership.txt")
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+	wantContains(t, out, "\nprofile: podgroups (kube-scheduler v1.37.2 with GenericWorkload", "invariants I1, I2h-I5h, I6, I7, IG1-IG4 held after every step\n")
 }
 
 // The page of a hints scenario names the profile and its invariants,

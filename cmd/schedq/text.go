@@ -11,7 +11,10 @@ import (
 
 // profileLine names a scenario's profile and the queue it stands for.
 func profileLine(p spec.Profile) string {
-	if p == spec.ProfileHints {
+	switch p {
+	case spec.ProfilePodGroups:
+		return "podgroups (kube-scheduler v1.37.2 with GenericWorkload: the hints profile, with pod groups queued, popped and backed off as one entity)"
+	case spec.ProfileHints:
 		return "hints (kube-scheduler v1.37.2 defaults: queueing hints, the in-flight list, Pop from backoffQ, PreEnqueue plugins)"
 	}
 	return "classic (kube-scheduler v1.33.13, queueing hints off)"
@@ -19,7 +22,10 @@ func profileLine(p spec.Profile) string {
 
 // invariantIDs are the invariants spec.CheckStep checks in profile p.
 func invariantIDs(p spec.Profile) string {
-	if p == spec.ProfileHints {
+	switch p {
+	case spec.ProfilePodGroups:
+		return "I1, I2h-I5h, I6, I7, IG1-IG4"
+	case spec.ProfileHints:
 		return "I1, I2h-I5h, I6, I7"
 	}
 	return "I1-I6"
@@ -27,7 +33,7 @@ func invariantIDs(p spec.Profile) string {
 
 // backoffRule is profile p's backoff rule and its boundary, in short.
 func backoffRule(p spec.Profile) (id, boundary string) {
-	if p == spec.ProfileHints {
+	if p.HasHints() {
 		return "R7h", "expiry truncated to its one-second window; backing off while that window is not before now's"
 	}
 	return "R7", "still backing off while now <= expiry"

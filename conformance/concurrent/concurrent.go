@@ -28,7 +28,6 @@
 package concurrent
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -181,13 +180,5 @@ const ReportDir = "concurrent"
 
 // WriteReport writes rep to dir/concurrent/<target name>.json.
 func WriteReport(dir string, rep Report) error {
-	d := filepath.Join(dir, ReportDir)
-	if err := os.MkdirAll(d, 0o755); err != nil {
-		return err
-	}
-	b, err := json.MarshalIndent(rep, "", "  ")
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(filepath.Join(d, rep.Target.Name+".json"), b, 0o644)
+	return conformance.WriteResult(filepath.Join(dir, ReportDir), rep.Target.Name, rep)
 }

@@ -3,6 +3,8 @@ package concurrent
 import (
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -123,6 +125,41 @@ func RunPodGroupRaces(t *testing.T, newTarget conformance.NewTarget, trials int,
 		})
 	}
 	return out
+}
+
+// GroupRaceReport is what the races found on one target, as written for
+// RESULTS.md's concurrency section.
+type GroupRaceReport struct {
+	Target conformance.TargetInfo `json:"target"`
+	Races  []GroupRaceResult      `json:"races"`
+	// Known names the races whose violations are reported findings of the
+	// target (docs/podgroups-upstream.md has each reproduction).
+	Known []string `json:"known,omitempty"`
+}
+
+// GroupRaceReportDir is the subdirectory of the results directory the
+// races' reports go to, beside ReportDir.
+const GroupRaceReportDir = "concurrent-podgroups"
+
+// ReportPodGroupRaces is RunPodGroupRaces for a target of RESULTS.md: it
+// also writes the results to $SCHEDQ_CONFORMANCE_RESULTS/
+// concurrent-podgroups/<target name>.json when that variable is set (make
+// conformance sets it). The races' own tests, on broken targets, call
+// RunPodGroupRaces and write nothing.
+func ReportPodGroupRaces(t *testing.T, newTarget conformance.NewTarget, trials int, known ...string) []GroupRaceResult {
+	t.Helper()
+	res := RunPodGroupRaces(t, newTarget, trials, known...)
+	dir := os.Getenv("SCHEDQ_CONFORMANCE_RESULTS")
+	if dir == "" {
+		return res
+	}
+	tg := newTarget(t, PodGroupsConfig(), start)
+	rep := GroupRaceReport{Target: tg.Info(), Races: res, Known: known}
+	tg.Close()
+	if err := conformance.WriteResult(filepath.Join(dir, GroupRaceReportDir), rep.Target.Name, rep); err != nil {
+		t.Errorf("writing results: %v", err)
+	}
+	return res
 }
 
 // groupRun is one trial: a fresh target and what it popped.

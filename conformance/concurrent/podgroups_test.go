@@ -1,7 +1,6 @@
 package concurrent_test
 
 import (
-	"errors"
 	"slices"
 	"sync"
 	"testing"
@@ -9,7 +8,6 @@ import (
 
 	"github.com/schedq/schedq/conformance"
 	"github.com/schedq/schedq/conformance/concurrent"
-	"github.com/schedq/schedq/impl"
 	"github.com/schedq/schedq/model"
 	"github.com/schedq/schedq/spec"
 )
@@ -143,21 +141,8 @@ func TestPodGroupRacesCatch(t *testing.T) {
 	}
 }
 
-// TestPodGroupRacesImpl runs the races on the implementation once it
-// serves the podgroups profile (takes the pod-group calls); until then it
-// is n/a.
-func TestPodGroupRacesImpl(t *testing.T) {
-	q, err := impl.New(concurrent.PodGroupsConfig())
-	if errors.Is(err, spec.ErrInvalidConfig) {
-		t.Skipf("n/a: %v", err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	q.Close()
-	var tg conformance.Target = implTarget{PriorityQueue: q}
-	if _, ok := tg.(concurrent.PodGroupTarget); !ok {
-		t.Skip("n/a: impl does not take the pod-group calls yet (PopEntity, AddAttemptedPodGroupIfNeeded, AddPodGroup)")
-	}
-	concurrent.RunPodGroupRaces(t, newImplTarget, groupTrials())
+// TestImplPodGroupRaces runs the races on the implementation (make
+// conformance runs it, by its name, and reports it in RESULTS.md).
+func TestImplPodGroupRaces(t *testing.T) {
+	concurrent.ReportPodGroupRaces(t, newImplTarget, groupTrials())
 }

@@ -1,8 +1,6 @@
 package concurrent
 
 import (
-	"fmt"
-	"strings"
 	"testing"
 	"time"
 
@@ -25,7 +23,6 @@ import (
 // until a loss shows, which is what reproducing a known finding needs.
 func RequeueRace(t *testing.T, newTarget conformance.NewTarget, cfg spec.Config, trials int, untilLost bool) (lost, ran int) {
 	t.Helper()
-	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	for i := 0; i < trials || untilLost && lost == 0 && i < 25*trials; i++ {
 		ran++
 		tg := newTarget(t, cfg, start)
@@ -37,15 +34,8 @@ func RequeueRace(t *testing.T, newTarget conformance.NewTarget, cfg spec.Config,
 		if err != nil {
 			t.Fatal(err)
 		}
-		ids := make(chan parked.ID, 1)
-		got := make(chan *spec.QueuedPodInfo, 1)
-		go func() {
-			ids <- parked.Current()
-			p, _, _ := tg.Pop()
-			got <- p
-		}()
-		g2 := <-ids
-		if _, err := parked.Await(g2, ").Pop(", 10*time.Second); err != nil {
+		g2 := startPop(tg)
+		if _, err := parked.Await(g2.id, PopFrame, 10*time.Second); err != nil {
 			t.Fatal(err)
 		}
 		// An event while a is in flight that the rejecting plugin
@@ -58,47 +48,32 @@ func RequeueRace(t *testing.T, newTarget conformance.NewTarget, cfg spec.Config,
 		}
 		// Either G2 returns a, or it sleeps again with a nowhere.
 		deadline := time.Now().Add(10 * time.Second)
-		for {
-			select {
-			case p := <-got:
-				if p == nil || p.Pod.Name != "a" {
-					t.Fatalf("trial %d: G2 popped %v", i, p)
-				}
-				got <- p // for the drain below
-			default:
-				if time.Now().After(deadline) {
-					t.Fatalf("trial %d: G2 neither returned nor lost the pod:\n%s", i, parked.Describe(g2))
-				}
-				s, _ := parked.Lookup(g2)
-				if !s.Parked() {
-					time.Sleep(10 * time.Microsecond)
-					continue
-				}
-				snap := tg.Snapshot()
-				if loc, _ := snap.Find(a.Key()); loc != spec.Nowhere {
-					continue // not yet popped
-				}
-				lost++
-				if lost == 1 {
-					t.Logf("trial %d: a lost: G2 sleeps in Pop again (%v), queue %v", i, s, placesOf(snap))
-				}
+		for !g2.poll() {
+			if time.Now().After(deadline) {
+				t.Fatalf("trial %d: G2 neither returned nor lost the pod:\n%s", i, parked.Describe(g2.id))
+			}
+			s, _ := parked.Lookup(g2.id)
+			if !s.Parked() {
+				time.Sleep(10 * time.Microsecond)
+				continue
+			}
+			snap := tg.Snapshot()
+			if loc, _ := snap.Find(a.Key()); loc != spec.Nowhere {
+				continue // not yet popped
+			}
+			lost++
+			if lost == 1 {
+				t.Logf("trial %d: a lost: G2 sleeps in Pop again (%v), queue %s", i, s, describe(snap))
 			}
 			break
 		}
+		if p := g2.out; p != nil && (p.info == nil || p.info.Pod.Name != "a") {
+			t.Fatalf("trial %d: G2 popped %v", i, p)
+		}
 		tg.Close()
-		<-got
+		if !g2.poll() {
+			<-g2.done
+		}
 	}
 	return lost, ran
-}
-
-func placesOf(s spec.Snapshot) string {
-	var out []string
-	for _, pl := range s.Places() {
-		var names []string
-		for _, p := range pl.Pods {
-			names = append(names, p.Pod.Name)
-		}
-		out = append(out, fmt.Sprintf("%v=[%s]", pl.Loc, strings.Join(names, ",")))
-	}
-	return strings.Join(out, " ")
 }

@@ -214,7 +214,7 @@ func TestConcurrentPodGroups(t *testing.T) {
 		}
 		n = v
 	}
-	concurrent.RunPodGroupRaces(t, groupSafe(QueueingHints()), n, "cleared-marker", "stranded-pending")
+	concurrent.ReportPodGroupRaces(t, groupSafe(QueueingHints()), n, "cleared-marker", "stranded-pending")
 }
 
 // groupSafe is concurrentSafe for the podgroups profile's target.

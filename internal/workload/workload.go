@@ -151,18 +151,14 @@ func AddPop(b *testing.B, subjects ...Subject) {
 // those move to activeQ. One op is one request; ns/pod is per unschedulable
 // pod examined.
 func MoveAll(b *testing.B, subjects ...Subject) {
-	for _, s := range subjects {
-		b.Run(s.Name, s.moveAll)
-	}
+	each(b, subjects, func(s Subject) func(*testing.B) { return s.moveAll })
 }
 
 // FlushBackoffQ is flushBackoffQCompleted (R5) with 10k pods in backoffQ
 // whose backoff has completed, at distinct expiries. One op is one flush;
 // ns/pod is per pod moved to activeQ.
 func FlushBackoffQ(b *testing.B, subjects ...Subject) {
-	for _, s := range subjects {
-		b.Run(s.Name, s.flushBackoffQ)
-	}
+	each(b, subjects, func(s Subject) func(*testing.B) { return s.flushBackoffQ })
 }
 
 // SchedulingLoop is the scheduler's loop under pressure over 10k pods: pop
@@ -174,9 +170,7 @@ func FlushBackoffQ(b *testing.B, subjects ...Subject) {
 // 10k pops the clock passes every backoff and one move request and one flush
 // bring every pod back to activeQ. One op is that round; ns/pod is per Pop.
 func SchedulingLoop(b *testing.B, subjects ...Subject) {
-	for _, s := range subjects {
-		b.Run(s.Name, s.schedulingLoop)
-	}
+	each(b, subjects, func(s Subject) func(*testing.B) { return s.schedulingLoop })
 }
 
 // ProducerConsumer is Pop under contention: four goroutines Add 2.5k pods
@@ -184,9 +178,7 @@ func SchedulingLoop(b *testing.B, subjects ...Subject) {
 // ns/pod is the wall time per pod through the queue, and p50-ns and p99-ns
 // are percentiles of the consumer's Pop call, waits included.
 func ProducerConsumer(b *testing.B, subjects ...Subject) {
-	for _, s := range subjects {
-		b.Run(s.Name, s.producerConsumer)
-	}
+	each(b, subjects, func(s Subject) func(*testing.B) { return s.producerConsumer })
 }
 
 // Retained measures the heap a queue retains per queued pod, the pod
@@ -216,9 +208,7 @@ const InFlight = 100
 // ns/pod is per pod popped and failed (its share of the events included).
 // A classic queue runs the same calls (the moveRequestCycle shortcut).
 func HintReplay(b *testing.B, subjects ...Subject) {
-	for _, s := range subjects {
-		b.Run(s.Name, s.hintReplay)
-	}
+	each(b, subjects, func(s Subject) func(*testing.B) { return s.hintReplay })
 }
 
 // GatedMoves is move requests over unschedulablePods when half of it is
@@ -229,9 +219,15 @@ func HintReplay(b *testing.B, subjects ...Subject) {
 // passes, which then fail again. One op is one request; ns/pod is per
 // unschedulable pod held. Only targets with GatedPod run it.
 func GatedMoves(b *testing.B, subjects ...Subject) {
+	each(b, subjects, func(s Subject) func(*testing.B) { return s.gatedMoves })
+}
+
+// each runs, for every subject that has it, the workload that run selects,
+// as the sub-benchmark named for the subject.
+func each(b *testing.B, subjects []Subject, run func(Subject) func(*testing.B)) {
 	for _, s := range subjects {
-		if s.gatedMoves != nil {
-			b.Run(s.Name, s.gatedMoves)
+		if f := run(s); f != nil {
+			b.Run(s.Name, f)
 		}
 	}
 }
@@ -347,20 +343,63 @@ func (m *meter) report(b *testing.B) {
 	b.ReportMetric(float64(m.bytes)/m.pods, "B/pod")
 }
 
+// timeRounds runs b.N rounds of op, each handling pods pods, and times op
+// alone: before and after, where not nil, run untimed around it.
+func timeRounds(b *testing.B, pods int, before, op, after func()) {
+	var m meter
+	b.ReportAllocs()
+	b.StopTimer()
+	b.ResetTimer()
+	for range b.N {
+		if before != nil {
+			before()
+		}
+		m.start(b)
+		op()
+		m.stop(b, pods)
+		if after != nil {
+			after()
+		}
+	}
+	m.report(b)
+}
+
+func addAll[P, I any](q Queue[P, I], ps []P) {
+	for _, p := range ps {
+		q.Add(p)
+	}
+}
+
+// popped is a pod in flight: the handle and the cycle its Pop returned.
+type popped[I any] struct {
+	info  I
+	cycle int64
+}
+
+// popInto pops n pods into inFlight, emptied first.
+func popInto[P, I any](q Queue[P, I], n int, inFlight []popped[I]) []popped[I] {
+	inFlight = inFlight[:0]
+	for range n {
+		info, cycle := q.Pop()
+		inFlight = append(inFlight, popped[I]{info, cycle})
+	}
+	return inFlight
+}
+
 func addPop[P, I any](b *testing.B, t Target[P, I], n int) {
 	ps := pods(t, n)
 	q := t.New(b)
 	defer q.Close()
 	round := func() {
-		for _, p := range ps {
-			q.Add(p)
-		}
+		addAll(q, ps)
 		for range ps {
 			info, _ := q.Pop()
 			q.Done(info)
 		}
 	}
 	round() // grow the queue's maps and slices once
+	// AddPop times its b.N rounds as one region, not with timeRounds, as it
+	// always has: its figures stay comparable with earlier runs.
 	var m meter
 	b.ReportAllocs()
 	b.StopTimer()
@@ -385,81 +424,56 @@ func failAll[P, I any](q Queue[P, I], n int, rejected bool, step time.Duration) 
 	}
 }
 
+// timeMoves times b.N move requests over q's unschedulablePods, with every
+// backoff completed; the passing pods they move to activeQ, alone there,
+// are sent back after each.
+func timeMoves[P, I any](b *testing.B, t Target[P, I], q Queue[P, I], passing int) {
+	check := preCheck(t)
+	timeRounds(b, Pods,
+		func() { q.Step(PastMaxBackoff) },
+		func() { q.MoveAll(check) },
+		func() { failAll(q, passing, true, 0) })
+}
+
 func moveAll[P, I any](b *testing.B, t Target[P, I]) {
 	ps := pods(t, Pods)
-	check := preCheck(t)
 	passing := 0
 	for _, p := range ps {
-		if check(p) {
+		if Selected(t.Priority(p)) {
 			passing++
 		}
 	}
 	q := t.New(b)
 	defer q.Close()
-	for _, p := range ps {
-		q.Add(p)
-	}
+	addAll(q, ps)
 	failAll(q, Pods, true, 0)
-	var m meter
-	b.ReportAllocs()
-	b.StopTimer()
-	b.ResetTimer()
-	for range b.N {
-		q.Step(PastMaxBackoff)
-		m.start(b)
-		q.MoveAll(check)
-		m.stop(b, Pods)
-		// The passing pods are now in activeQ, alone: send them back.
-		failAll(q, passing, true, 0)
-	}
-	m.report(b)
+	timeMoves(b, t, q, passing)
 }
 
 func flushBackoffQ[P, I any](b *testing.B, t Target[P, I]) {
-	ps := pods(t, Pods)
 	q := t.New(b)
 	defer q.Close()
-	for _, p := range ps {
-		q.Add(p)
-	}
-	var m meter
-	b.ReportAllocs()
-	b.StopTimer()
-	b.ResetTimer()
-	for range b.N {
+	addAll(q, pods(t, Pods))
+	timeRounds(b, Pods, func() {
 		// No rejecting plugin: every pod goes to backoffQ, and the clock
 		// moves while they fail so that their expiries differ.
 		failAll(q, Pods, false, time.Microsecond)
 		q.Step(PastMaxBackoff)
-		m.start(b)
-		q.FlushBackoffQ()
-		m.stop(b, Pods)
-	}
-	m.report(b)
+	}, q.FlushBackoffQ, nil)
 }
 
 func schedulingLoop[P, I any](b *testing.B, t Target[P, I]) {
-	ps := pods(t, Pods)
 	check := preCheck(t)
 	q := t.New(b)
 	defer q.Close()
-	for _, p := range ps {
-		q.Add(p)
-	}
-	type popped struct {
-		info  I
-		cycle int64
-	}
-	inFlight := make([]popped, 0, mixBatch)
+	addAll(q, pods(t, Pods))
+	inFlight := make([]popped[I], 0, mixBatch)
 	round := func() {
 		// activeQ starts with all Pods and every Pop takes one, so it
 		// cannot run dry before the Pods-th Pop of the round.
 		for i := 0; i < Pods; i += mixBatch {
 			batch := i / mixBatch
-			for range mixBatch {
-				info, cycle := q.Pop()
-				inFlight = append(inFlight, popped{info, cycle})
-			}
+			inFlight = popInto(q, mixBatch, inFlight)
 			if batch%10 == 0 {
 				q.MoveAll(check)
 			}
@@ -471,7 +485,6 @@ func schedulingLoop[P, I any](b *testing.B, t Target[P, I]) {
 				}
 				q.Fail(f.info, f.cycle, true)
 			}
-			inFlight = inFlight[:0]
 			if batch%10 == 5 {
 				q.Step(100 * time.Millisecond)
 				q.FlushBackoffQ()
@@ -483,16 +496,7 @@ func schedulingLoop[P, I any](b *testing.B, t Target[P, I]) {
 		q.FlushBackoffQ()
 	}
 	round() // the first round is the only one whose pods start at 0 attempts
-	var m meter
-	b.ReportAllocs()
-	b.StopTimer()
-	b.ResetTimer()
-	for range b.N {
-		m.start(b)
-		round()
-		m.stop(b, Pods)
-	}
-	m.report(b)
+	timeRounds(b, Pods, nil, round, nil)
 }
 
 func producerConsumer[P, I any](b *testing.B, t Target[P, I]) {
@@ -508,9 +512,7 @@ func producerConsumer[P, I any](b *testing.B, t Target[P, I]) {
 			wg.Add(1)
 			go func(mine []P) {
 				defer wg.Done()
-				for _, p := range mine {
-					q.Add(p)
-				}
+				addAll(q, mine)
 			}(ps[w*per : (w+1)*per])
 		}
 		lat = lat[:0]
@@ -523,17 +525,7 @@ func producerConsumer[P, I any](b *testing.B, t Target[P, I]) {
 		wg.Wait()
 	}
 	round()
-	var m meter
-	b.ReportAllocs()
-	b.StopTimer()
-	b.ResetTimer()
-	for range b.N {
-		m.start(b)
-		round()
-		m.stop(b, Pods)
-		all = append(all, lat...)
-	}
-	m.report(b)
+	timeRounds(b, Pods, nil, round, func() { all = append(all, lat...) })
 	slices.Sort(all)
 	if len(all) > 0 {
 		b.ReportMetric(float64(all[len(all)/2].Nanoseconds()), "p50-ns")
@@ -551,26 +543,29 @@ func liveHeap() uint64 {
 	return ms.HeapAlloc
 }
 
+// baseline returns a new queue that has done one of everything once with
+// pod p, so that the structures it makes lazily are in the baseline, and
+// its live heap.
+func baseline[P, I any](b *testing.B, t Target[P, I], p P) (Queue[P, I], uint64) {
+	q := t.New(b)
+	q.Add(p)
+	info, cycle := q.Pop()
+	q.Fail(info, cycle, true)
+	q.Step(PastMaxBackoff)
+	q.MoveAll(nil)
+	info, _ = q.Pop()
+	q.Done(info)
+	return q, liveHeap()
+}
+
 func retained[P, I any](b *testing.B, t Target[P, I], unschedulable bool) {
 	ps := pods(t, Pods)
 	var total float64
 	// The timer runs throughout, only so that b.N stays small.
 	b.ResetTimer()
 	for range b.N {
-		q := t.New(b)
-		// An empty queue that has done one of everything once, so that
-		// lazily made structures are in the baseline.
-		q.Add(ps[0])
-		info, cycle := q.Pop()
-		q.Fail(info, cycle, true)
-		q.Step(PastMaxBackoff)
-		q.MoveAll(nil)
-		info, _ = q.Pop()
-		q.Done(info)
-		before := liveHeap()
-		for _, p := range ps {
-			q.Add(p)
-		}
+		q, before := baseline(b, t, ps[0])
+		addAll(q, ps)
 		if unschedulable {
 			failAll(q, Pods, true, 0)
 		}
@@ -583,52 +578,30 @@ func retained[P, I any](b *testing.B, t Target[P, I], unschedulable bool) {
 }
 
 func hintReplay[P, I any](b *testing.B, t Target[P, I]) {
-	ps := pods(t, Pods)
 	q := t.New(b)
 	defer q.Close()
-	for _, p := range ps {
-		q.Add(p)
-	}
-	type popped struct {
-		info  I
-		cycle int64
-	}
-	inFlight := make([]popped, 0, InFlight)
+	addAll(q, pods(t, Pods))
+	inFlight := make([]popped[I], 0, InFlight)
 	round := func() {
 		for i := 0; i < Pods; i += InFlight {
-			for range InFlight {
-				info, cycle := q.Pop()
-				inFlight = append(inFlight, popped{info, cycle})
-			}
+			inFlight = popInto(q, InFlight, inFlight)
 			for _, f := range inFlight {
 				q.MoveAll(nil)
 				q.Fail(f.info, f.cycle, true)
 			}
-			inFlight = inFlight[:0]
 		}
 		q.Step(PastMaxBackoff)
 		q.FlushBackoffQ()
 	}
 	round()
-	var m meter
-	b.ReportAllocs()
-	b.StopTimer()
-	b.ResetTimer()
-	for range b.N {
-		m.start(b)
-		round()
-		m.stop(b, Pods)
-	}
-	m.report(b)
+	timeRounds(b, Pods, nil, round, nil)
 }
 
 func gatedMoves[P, I any](b *testing.B, t Target[P, I]) {
-	prios := Priorities(Pods)
-	check := preCheck(t)
 	q := t.New(b)
 	defer q.Close()
 	passing := 0
-	for i, pr := range prios {
+	for i, pr := range Priorities(Pods) {
 		if i%2 == 0 {
 			q.Add(t.GatedPod(i, pr))
 			continue
@@ -639,18 +612,7 @@ func gatedMoves[P, I any](b *testing.B, t Target[P, I]) {
 		}
 	}
 	failAll(q, Pods/2, true, 0)
-	var m meter
-	b.ReportAllocs()
-	b.StopTimer()
-	b.ResetTimer()
-	for range b.N {
-		q.Step(PastMaxBackoff)
-		m.start(b)
-		q.MoveAll(check)
-		m.stop(b, Pods)
-		failAll(q, passing, true, 0)
-	}
-	m.report(b)
+	timeMoves(b, t, q, passing)
 }
 
 func retainedAfterDrain[P, I any](b *testing.B, t Target[P, I], n int, unschedulable bool) {
@@ -658,19 +620,8 @@ func retainedAfterDrain[P, I any](b *testing.B, t Target[P, I], n int, unschedul
 	var drainedSum, retainedSum, peakSum float64
 	b.ResetTimer()
 	for range b.N {
-		q := t.New(b)
-		// As in retained: lazily made structures belong to the baseline.
-		q.Add(ps[0])
-		info, cycle := q.Pop()
-		q.Fail(info, cycle, true)
-		q.Step(PastMaxBackoff)
-		q.MoveAll(nil)
-		info, _ = q.Pop()
-		q.Done(info)
-		before := liveHeap()
-		for _, p := range ps {
-			q.Add(p)
-		}
+		q, before := baseline(b, t, ps[0])
+		addAll(q, ps)
 		if unschedulable {
 			failAll(q, n, true, 0)
 			q.Step(PastMaxBackoff)

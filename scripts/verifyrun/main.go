@@ -65,10 +65,11 @@ func steps(upstream []string) []*step {
 		{name: "spec: R7 backoff, invariants, bad input on model and impl (race)", cmd: "go test -json -race -count=1 ./spec/", count: countTests},
 		{name: "model (race)", cmd: "go test -json -race -count=1 ./model/", count: countTests},
 		{name: "impl (race, goleak)", cmd: "go test -json -race -count=1 ./impl/", count: countTests},
-		{name: "properties: state machine, both profiles, 20000 checks each", cmd: "go test -json -count=1 -run '^TestStateMachine(Hints)?$' ./properties/ -rapid.checks=20000", count: countStateMachine},
+		{name: "properties: state machine, three profiles, 20000 checks each", cmd: "go test -json -count=1 -run '^TestStateMachine(Hints|PodGroups)?$' ./properties/ -rapid.checks=20000", count: countStateMachine},
 		{name: "properties: mutants caught", cmd: "go test -json -count=1 -run '^TestMutantsAreCaught$' ./properties/", count: countMutants},
-		{name: "properties: focused, fuzz corpus, Run (race)", cmd: "go test -json -race -count=1 -skip '^(TestStateMachine|TestStateMachineHints|TestMutantsAreCaught)$' ./properties/", count: countTests},
-		{name: "linearizability (race)", cmd: "go test -json -race -count=1 ./linearizability/ -lin.runs=300 -lin.ops=400 -lin.timeout=1m", count: countLinearizability}, // the Makefile's LINFLAGS
+		{name: "properties: focused, fuzz corpus, Run (race)", cmd: "go test -json -race -count=1 -skip '^(TestStateMachine|TestStateMachineHints|TestStateMachinePodGroups|TestMutantsAreCaught)$' ./properties/", count: countTests},
+		{name: "linearizability (race)", cmd: "go test -json -race -count=1 -timeout 45m ./linearizability/ -lin.runs=300 -lin.ops=400 -lin.timeout=1m", count: countLinearizability}, // the Makefile's LINFLAGS
+		{name: "linearizability: pod-group mutants of impl", cmd: "go test -json -count=1 -run '^TestImplMutantsAreCaught$' ./linearizability/ -lin.mutants", count: countTests},
 		{name: "tla: agreement of model and TLC graphs", cmd: "go test -json -count=1 ./tla/...", count: countTests},
 		{
 			name: "upstream: compile Kubernetes (" + strings.Join(upstream, ", ") + ")",
@@ -93,7 +94,7 @@ func steps(upstream []string) []*step {
 			// step, on every target; the bound is GENERATED_MAX steps per
 			// graph, which the step's output states.
 			name:  "conformance: generated from the TLA+ graphs, every target",
-			cmd:   "make -s generated TESTFLAGS=-json GENERATED_DIR=${VERIFY_TMP}/generated",
+			cmd:   "make -s generated TESTFLAGS=-json GENERATED_DIR=${VERIFY_TMP}/generated RESULTS_DIR=${VERIFY_TMP}/results",
 			note:  "generates at most GENERATED_MAX (default 500) scenarios of each of the four TLA+ graphs and runs them on the model, impl and every upstream release: 1m30s measured on the 2-core machine, 12m35s when it was shared with other jobs",
 			count: countGenerated,
 		},
@@ -103,11 +104,12 @@ func steps(upstream []string) []*step {
 			count: countCoverage,
 		},
 		{
-			// The hints profile's model-differential random runs at the
-			// verify size: the model and the real v1.37.2 queue.
-			name: "conformance: hints-profile random runs, 3000 checks (model, upstream v1.37.2)",
-			cmd: "go test -json -count=1 -run 'TestModel/differential-hints' ./conformance/ -rapid.checks=3000 && " +
-				"cd conformance/upstream && go test -json -count=1 -run 'TestQueueingHints/differential-hints' . -rapid.checks=3000",
+			// The hints and podgroups profiles' model-differential random
+			// runs at the verify size: the model and the real v1.37.2
+			// queue (GenericWorkload on for the podgroups runs).
+			name: "conformance: hints and podgroups random runs, 3000 checks each (model, upstream v1.37.2)",
+			cmd: "go test -json -count=1 -run 'TestModel/differential-(hints|podgroups)$' ./conformance/ -rapid.checks=3000 && " +
+				"cd conformance/upstream && go test -json -count=1 -run 'TestQueueingHints/differential-(hints|podgroups)$' . -rapid.checks=3000",
 			env:   []string{"SCHEDQ_CONFORMANCE_RESULTS=${VERIFY_TMP}/results"},
 			count: countConformance,
 		},

@@ -88,11 +88,8 @@ func allSkipped(evs []event) string {
 		top++
 		if a == "skip" {
 			skipped++
-			for _, l := range outputOf(evs, func(o testKey) bool { return o == k }) {
-				l = strings.TrimSpace(l)
-				if l != "" && !strings.HasPrefix(l, "=== ") && !strings.HasPrefix(l, "--- SKIP") {
-					reason = l
-				}
+			if r := skipReason(evs, k); r != "" {
+				reason = r
 			}
 		}
 	}
@@ -287,9 +284,17 @@ func countLinearizability(r *run) []string {
 	}
 	if m := linSlowestRE.FindStringSubmatch(r.text); m != nil {
 		out = append(out, m[1])
+	} else {
+		out = append(out, "no slowest check printed: the run did not finish")
+	}
+	if m := timedOutRE.FindString(r.text); m != "" {
+		out = append(out, "stopped by go test's -timeout (\""+m+"\"): only the histories counted above were checked")
 	}
 	return out
 }
+
+// timedOutRE is go test's own line when a test binary outlives -timeout.
+var timedOutRE = regexp.MustCompile(`test timed out after [0-9hms.]+`)
 
 func uniq(xs []string) []string {
 	seen := map[string]bool{}
@@ -320,6 +325,7 @@ const (
 	preflightTest    = "preflight"
 	randomTest       = "differential"
 	randomHintsTest  = "differential-hints"
+	randomGroupsTest = "differential-podgroups"
 	notRunFiltered   = "did not run (filtered by -run, or the run stopped before it)"
 	outcomeKnown     = "known difference"
 	outcomeNA        = "n/a"
@@ -351,7 +357,7 @@ func countConformance(r *run) []string {
 			continue
 		}
 		switch k.test[i+1:] {
-		case preflightTest, randomTest, randomHintsTest:
+		case preflightTest, randomTest, randomHintsTest, randomGroupsTest:
 			rootSet[testKey{k.pkg, k.test[:i]}] = true
 		}
 	}
@@ -415,7 +421,7 @@ func countConformance(r *run) []string {
 			}
 			sc := strings.TrimPrefix(k.test, root.key.test+"/")
 			first, _, _ := strings.Cut(sc, "/")
-			if first == preflightTest || first == randomTest || first == randomHintsTest {
+			if first == preflightTest || first == randomTest || first == randomHintsTest || first == randomGroupsTest {
 				continue
 			}
 			n++
@@ -459,6 +465,7 @@ func countConformance(r *run) []string {
 	for _, part := range []struct{ test, label string }{
 		{randomTest, "random runs (classic)"},
 		{randomHintsTest, "random runs (hints)"},
+		{randomGroupsTest, "random runs (podgroups)"},
 	} {
 		by := map[string][]string{}
 		reasons := map[string]string{}

@@ -138,6 +138,7 @@ func TestCountConformance(t *testing.T) {
 		"preflight: ok on a, b",
 		"random runs (classic): ok on a; FAILED on b; 100 sequences compared with the model",
 		"random runs (hints): skipped on a (the target refuses the hints profile's config); " + notRunFiltered + " on b",
+		"random runs (podgroups): " + notRunFiltered + " on a, b",
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("countConformance:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
@@ -319,6 +320,23 @@ func TestCountLinearizabilitySaysWhatFailed(t *testing.T) {
 	want := []string{
 		"impl-hints: 300 histories x 401..409 ops (8 clients), 0 NOT linearizable, 1 UNDECIDED",
 		"impl: 300 histories x 401..419 ops (8 clients), each linearizable",
+		"no slowest check printed: the run did not finish",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("countLinearizability =\n%q\nwant\n%q", got, want)
+	}
+}
+
+// A run go test killed says so: the histories counted are those checked
+// before, not the run's.
+func TestCountLinearizabilitySaysTimedOut(t *testing.T) {
+	r := &run{text: "    linearizability_test.go:189: impl, 2 clients: 300 histories, ops/history 450..469 (median 458), 9% of ops overlap\n" +
+		"panic: test timed out after 10m0s\n"}
+	got := countLinearizability(r)
+	want := []string{
+		"impl: 300 histories x 450..469 ops (2 clients), each linearizable",
+		"no slowest check printed: the run did not finish",
+		"stopped by go test's -timeout (\"test timed out after 10m0s\"): only the histories counted above were checked",
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("countLinearizability =\n%q\nwant\n%q", got, want)

@@ -17,6 +17,7 @@ import (
 	"log"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -42,52 +43,27 @@ func main() {
 			log.Fatal(err)
 		}
 	}
-	files, err := filepath.Glob(filepath.Join(*in, "*.json"))
-	if err != nil || len(files) == 0 {
+	reports, err := readAll[conformance.Report](*in)
+	if err != nil || len(reports) == 0 {
 		log.Fatalf("no results in %q (%v)", *in, err)
 	}
-	var reports []conformance.Report
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			log.Fatal(err)
-		}
-		var r conformance.Report
-		if err := json.Unmarshal(b, &r); err != nil {
-			log.Fatalf("%s: %v", f, err)
-		}
-		reports = append(reports, r)
-	}
-	rank := func(name string) int {
-		for i, n := range order {
-			if n == name {
-				return i
-			}
-		}
-		if r, ok := upstreamRank(name); ok {
-			return len(order) + r
-		}
-		return 1 << 30
-	}
-	sort.Slice(reports, func(i, j int) bool {
-		ri, rj := rank(reports[i].Target.Name), rank(reports[j].Target.Name)
-		if ri != rj {
-			return ri < rj
-		}
-		return reports[i].Target.Name < reports[j].Target.Name
-	})
-	conc, err := readConcurrent(filepath.Join(*in, concurrent.ReportDir))
+	conc, err := readAll[concurrent.Report](filepath.Join(*in, concurrent.ReportDir))
 	if err != nil {
 		log.Fatal(err)
 	}
-	sort.Slice(conc, func(i, j int) bool {
-		ri, rj := rank(conc[i].Target.Name), rank(conc[j].Target.Name)
-		if ri != rj {
-			return ri < rj
-		}
-		return conc[i].Target.Name < conc[j].Target.Name
-	})
-	if err := os.WriteFile(*out, []byte(render(reports, conc, realsched)+renderConcurrent(conc)), 0o644); err != nil {
+	races, err := readAll[concurrent.GroupRaceReport](filepath.Join(*in, concurrent.GroupRaceReportDir))
+	if err != nil {
+		log.Fatal(err)
+	}
+	gen, err := readGenerated(filepath.Join(*in, conformance.GeneratedReportDir))
+	if err != nil {
+		log.Fatal(err)
+	}
+	sortByTarget(reports, func(r conformance.Report) string { return r.Target.Name })
+	sortByTarget(conc, func(r concurrent.Report) string { return r.Target.Name })
+	sortByTarget(races, func(r concurrent.GroupRaceReport) string { return r.Target.Name })
+	sortByTarget(gen, func(r generatedRun) string { return r.target })
+	if err := os.WriteFile(*out, []byte(render(reports, conc, realsched)+renderGenerated(gen)+renderConcurrent(conc)+renderGroupRaces(races)), 0o644); err != nil {
 		log.Fatal(err)
 	}
 }
@@ -171,15 +147,8 @@ func render(reports []conformance.Report, conc []concurrent.Report, realsched se
 			}
 		}
 	}
-	b.WriteString("\n## Totals: profile x target\n\n| profile |")
-	for _, r := range reports {
-		fmt.Fprintf(&b, " %s |", r.Target.Name)
-	}
-	b.WriteString("\n|---|")
-	for range reports {
-		b.WriteString("---|")
-	}
-	b.WriteString("\n")
+	b.WriteString("\n## Totals: profile x target\n\n")
+	tableHead(&b, []string{"profile"}, len(reports), func(i int) string { return reports[i].Target.Name })
 	for _, pr := range profiles {
 		fmt.Fprintf(&b, "| %s |", pr.p)
 		for i, r := range reports {
@@ -255,15 +224,8 @@ func renderProfile(b *strings.Builder, reports []conformance.Report, p spec.Prof
 			cell[[2]string{res.Scenario, r.Target.Name}] = res
 		}
 	}
-	fmt.Fprintf(b, "\n## %s: scenario x target\n\n%s\n\n| scenario | rules |", title, note)
-	for _, r := range reports {
-		fmt.Fprintf(b, " %s |", r.Target.Name)
-	}
-	b.WriteString("\n|---|---|")
-	for range reports {
-		b.WriteString("---|")
-	}
-	b.WriteString("\n")
+	fmt.Fprintf(b, "\n## %s: scenario x target\n\n%s\n\n", title, note)
+	tableHead(b, []string{"scenario", "rules"}, len(reports), func(i int) string { return reports[i].Target.Name })
 	for _, sc := range scenarios {
 		fmt.Fprintf(b, "| %s | %s |", sc, rules[sc])
 		for _, r := range reports {
@@ -283,24 +245,17 @@ func renderProfile(b *strings.Builder, reports []conformance.Report, p spec.Prof
 	b.WriteString("\n")
 }
 
-func readConcurrent(dir string) ([]concurrent.Report, error) {
-	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
-	if err != nil {
-		return nil, err
+// tableHead writes the head of a table whose columns are heads, then the
+// n targets, named by target.
+func tableHead(b *strings.Builder, heads []string, n int, target func(int) string) {
+	for _, h := range heads {
+		fmt.Fprintf(b, "| %s ", h)
 	}
-	var out []concurrent.Report
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			return nil, err
-		}
-		var r concurrent.Report
-		if err := json.Unmarshal(b, &r); err != nil {
-			return nil, fmt.Errorf("%s: %v", f, err)
-		}
-		out = append(out, r)
+	b.WriteString("|")
+	for i := range n {
+		fmt.Fprintf(b, " %s |", target(i))
 	}
-	return out, nil
+	b.WriteString("\n|" + strings.Repeat("---|", len(heads)+n) + "\n")
 }
 
 // renderConcurrent is the concurrency section: what ran against each
@@ -368,15 +323,8 @@ func renderConcurrent(reports []concurrent.Report) string {
 			cell[[2]string{w.Check, r.Target.Name}] = w
 		}
 	}
-	b.WriteString("\n### Wake-up checks\n\n| operation | rules |")
-	for _, r := range reports {
-		fmt.Fprintf(&b, " %s |", r.Target.Name)
-	}
-	b.WriteString("\n|---|---|")
-	for range reports {
-		b.WriteString("---|")
-	}
-	b.WriteString("\n")
+	b.WriteString("\n### Wake-up checks\n\n")
+	tableHead(&b, []string{"operation", "rules"}, len(reports), func(i int) string { return reports[i].Target.Name })
 	for _, ch := range checks {
 		fmt.Fprintf(&b, "| %s | %s |", ch, cell[[2]string{ch, ""}].Rules)
 		for _, r := range reports {
@@ -432,4 +380,114 @@ func firstLine(s string) string {
 		return s[:i]
 	}
 	return s
+}
+
+// renderGroupRaces is the podgroups profile's part of the concurrency
+// section: race x target, the trials that broke the contract and the
+// legal outcomes of the others.
+func renderGroupRaces(reports []concurrent.GroupRaceReport) string {
+	var b strings.Builder
+	b.WriteString("\n### Pod-group races (podgroups profile)\n\n")
+	if len(reports) == 0 {
+		b.WriteString("Not run: no target wrote concurrent-podgroups/ results (`concurrent.ReportPodGroupRaces`).\n")
+		return b.String()
+	}
+	b.WriteString("Written from conformance/concurrent (`concurrent.ReportPodGroupRaces`): two goroutines, released\n")
+	b.WriteString("together, play the scheduler's binding and scheduling goroutines around one group's cycle, on a fresh\n")
+	b.WriteString("target per trial, and the state after both is judged by the contract (G2, G4, G5, IG1-IG4). A cell is\n")
+	b.WriteString("the trials that broke the contract, of those run; *finding* marks a race the target's suite declares a\n")
+	b.WriteString("reported finding (its reproductions are in docs/podgroups-upstream.md), so it does not fail the run.\n\n")
+	tableHead(&b, []string{"race"}, len(reports), func(i int) string { return reports[i].Target.Name + " (podgroups)" })
+	var names []string
+	title := map[string]string{}
+	cell := map[[2]string]concurrent.GroupRaceResult{}
+	for _, r := range reports {
+		for _, res := range r.Races {
+			if _, ok := title[res.Name]; !ok {
+				names = append(names, res.Name)
+				title[res.Name] = res.Title
+			}
+			cell[[2]string{res.Name, r.Target.Name}] = res
+		}
+	}
+	for _, n := range names {
+		fmt.Fprintf(&b, "| `%s`: %s |", n, title[n])
+		for _, r := range reports {
+			res, ok := cell[[2]string{n, r.Target.Name}]
+			if !ok {
+				b.WriteString(" not run |")
+				continue
+			}
+			c := fmt.Sprintf("%d of %d", res.Violations, res.Ran)
+			if res.Violations > 0 {
+				c = "**" + c + "**"
+				if slices.Contains(r.Known, n) {
+					c += " (finding)"
+				}
+			}
+			fmt.Fprintf(&b, " %s |", c)
+		}
+		b.WriteString("\n")
+	}
+	var notes []string
+	for _, r := range reports {
+		for _, res := range r.Races {
+			if res.First != "" {
+				var kinds []string
+				for k, n := range res.ByKind {
+					kinds = append(kinds, fmt.Sprintf("%d %s", n, k))
+				}
+				sort.Strings(kinds)
+				notes = append(notes, fmt.Sprintf("- `%s`, %s: %s; the first: %s", r.Target.Name, res.Name, strings.Join(kinds, ", "), firstLine(res.First)))
+			}
+		}
+	}
+	if len(notes) > 0 {
+		b.WriteString("\n" + strings.Join(notes, "\n") + "\n")
+	}
+	return b.String()
+}
+
+// readAll reads every report dir/*.json as a T; a missing directory is
+// none (that part of the run was not made).
+func readAll[T any](dir string) ([]T, error) {
+	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	if err != nil {
+		return nil, err
+	}
+	var out []T
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		var r T
+		if err := json.Unmarshal(b, &r); err != nil {
+			return nil, fmt.Errorf("%s: %v", f, err)
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// sortByTarget orders reports as the tables' columns are: schedq's targets
+// first (order), then the upstream releases oldest first, then the rest by
+// name.
+func sortByTarget[T any](s []T, name func(T) string) {
+	rank := func(n string) int {
+		if i := slices.Index(order, n); i >= 0 {
+			return i
+		}
+		if r, ok := upstreamRank(n); ok {
+			return len(order) + r
+		}
+		return 1 << 30
+	}
+	sort.SliceStable(s, func(i, j int) bool {
+		a, b := name(s[i]), name(s[j])
+		if ra, rb := rank(a), rank(b); ra != rb {
+			return ra < rb
+		}
+		return a < b
+	})
 }

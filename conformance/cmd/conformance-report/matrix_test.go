@@ -48,3 +48,54 @@ func TestMatrixSpans(t *testing.T) {
 		}
 	}
 }
+
+// TestGroupRacesTable: a race a target declares a finding is marked so, a
+// race the target did not run says so, and no races at all says "Not run"
+// rather than an empty table.
+func TestGroupRacesTable(t *testing.T) {
+	if got := renderGroupRaces(nil); !strings.Contains(got, "Not run") {
+		t.Errorf("no reports: %q, want a Not run line", got)
+	}
+	got := renderGroupRaces([]concurrent.GroupRaceReport{
+		{Target: conformance.TargetInfo{Name: "a"}, Races: []concurrent.GroupRaceResult{
+			{Name: "r1", Title: "one", Ran: 10, Violations: 3, ByKind: map[string]int{"IG3": 3}, First: "IG3: stuck\nmore"},
+			{Name: "r2", Title: "two", Ran: 10},
+		}, Known: []string{"r1"}},
+		{Target: conformance.TargetInfo{Name: "b"}, Races: []concurrent.GroupRaceResult{{Name: "r1", Title: "one", Ran: 5}}},
+	})
+	for _, want := range []string{
+		"| `r1`: one | **3 of 10** (finding) | 0 of 5 |",
+		"| `r2`: two | 0 of 10 | not run |",
+		"- `a`, r1: 3 IG3; the first: IG3: stuck\n",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("missing %q in\n%s", want, got)
+		}
+	}
+}
+
+// TestGeneratedTable: failures under a declared difference are counted as
+// known and listed by it; one no declaration explains is bold in the table
+// and printed with its scenario; no results say the run was not made.
+func TestGeneratedTable(t *testing.T) {
+	if got := renderGenerated(nil); !strings.Contains(got, "Not run") {
+		t.Errorf("no results: %q, want a Not run line", got)
+	}
+	got := renderGenerated([]generatedRun{{target: "up", results: []conformance.GeneratedResult{{
+		Target: "up", Graph: "GraphExt", Index: "GraphExt: 3 scenarios", Ran: 3, Pass: 0, NA: 0,
+		Groups: []conformance.GeneratedGroup{
+			{Signature: "s1", Count: 2, Known: "update/x", Reason: "r"},
+			{Signature: "s2", Count: 1, Scenario: "add a\n", Detail: "pop: differs\nmore"},
+		},
+	}}}})
+	for _, want := range []string{
+		"| `up` | GraphExt | 3 | 0 | 2 | **1** | 0 |",
+		"- `up`: 2 under `update/x`",
+		"- `up`, GraphExt, 1 scenarios: pop: differs\n\n```\nadd a\n```",
+		"- GraphExt: 3 scenarios",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("missing %q in\n%s", want, got)
+		}
+	}
+}

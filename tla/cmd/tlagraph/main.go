@@ -1,7 +1,8 @@
 // Command tlagraph converts the state graph TLC dumps for one of the
 // agreement configurations (`tlc2.TLC -dump dot,actionlabels FILE -config
-// Graph.cfg MCSchedulingQueue.tla`, or GraphHints.cfg with
-// MCSchedulingQueueHints.tla) into the canonical graph that
+// Graph.cfg MCSchedulingQueue.tla`, GraphHints.cfg with
+// MCSchedulingQueueHints.tla, or GraphPodGroups.cfg with
+// MCSchedulingQueuePodGroups.tla) into the canonical graph that
 // agreement_test.go compares with the Go model, stamped with the hash of the
 // TLA+ sources it came from. `make tla-graph` runs TLC and then this.
 //
@@ -23,7 +24,7 @@ import (
 
 func main() {
 	dot := flag.String("dot", "", "the dot file TLC wrote with -dump dot,actionlabels")
-	module := flag.String("module", "MCSchedulingQueue", "the model-checking module TLC ran (MCSchedulingQueue, MCSchedulingQueueHints)")
+	module := flag.String("module", "MCSchedulingQueue", "the model-checking module TLC ran (MCSchedulingQueue, MCSchedulingQueueHints, MCSchedulingQueuePodGroups)")
 	cfg := flag.String("cfg", "Graph.cfg", "the configuration TLC ran, relative to -dir")
 	dir := flag.String("dir", "tla", "the directory of the TLA+ sources the dump came from")
 	out := flag.String("out", "", "the canonical graph to write (default DIR/testdata/CFG-without-.cfg.txt.gz)")

@@ -2,7 +2,8 @@
 // graph shared by TLC and the Go model: the state of SchedulingQueue.tla
 // (and of a model.Model plus the cycles the scheduler holds for its pods in
 // flight), or of SchedulingQueueHints.tla (and of a model.Model in the hints
-// profile), as one line of text, and a graph of such states as a sorted,
+// profile), or of SchedulingQueuePodGroups.tla (GroupsState: a projection
+// of a model.Model in the podgroups profile), as one line of text, and a graph of such states as a sorted,
 // gzipped text file. tlagraph writes TLC's graph in this form;
 // agreement_test.go writes the Go model's and compares the two.
 package stategraph
@@ -72,6 +73,9 @@ type State struct {
 	// Nominated (hints) lists the nominated pods of each node in
 	// nomination order; nodes with none are left out.
 	Nominated []NodePods
+	// Groups is set for a state of SchedulingQueuePodGroups.tla, which is
+	// all of it (the other fields are unset).
+	Groups *GroupsState
 }
 
 // NodePods is a node and the pods nominated to it, in nomination order.
@@ -82,6 +86,9 @@ type NodePods struct {
 
 // String is the canonical encoding: one line, pods in key order.
 func (s State) String() string {
+	if s.Groups != nil {
+		return s.Groups.String()
+	}
 	keys := make([]string, 0, len(s.Pods))
 	for k := range s.Pods {
 		keys = append(keys, k)

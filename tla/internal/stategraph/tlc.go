@@ -10,7 +10,8 @@ import (
 )
 
 // FromDot reads the state graph TLC writes with `-dump dot,actionlabels`
-// for SchedulingQueue.tla and returns it in canonical form. Edges are
+// for SchedulingQueue.tla (or its hints and pod-groups siblings) and
+// returns it in canonical form. Edges are
 // labelled with the action's name only: some TLC versions append the
 // arguments, e.g. Pop("a"), others do not, and the states an edge joins
 // already tell most arguments apart. Every state must satisfy the ghost of
@@ -133,11 +134,16 @@ func parseTLCState(text string) (State, error) {
 	return stateFromVars(vars)
 }
 
-// stateFromVars maps the variables of SchedulingQueue.tla, or of
-// SchedulingQueueHints.tla (recognised by its in-flight list), to a State.
+// stateFromVars maps the variables of SchedulingQueue.tla, of
+// SchedulingQueueHints.tla (recognised by its in-flight list) or of
+// SchedulingQueuePodGroups.tla (by pendingPodGroupPods) to a State.
 func stateFromVars(vars map[string]Value) (State, error) {
 	if _, ok := vars["inFlightEvents"]; ok {
 		return hintsStateFromVars(vars)
+	}
+	if _, ok := vars["pendingPodGroupPods"]; ok {
+		g, err := groupsStateFromVars(vars)
+		return State{Groups: &g}, err
 	}
 	var err error
 	get := getter(vars, &err)

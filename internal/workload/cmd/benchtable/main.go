@@ -244,16 +244,7 @@ func main() {
 			}
 			line = append(line, cell(uv, um, uok), s)
 		}
-		t := target(rw)
-		switch {
-		case t == 0:
-			line = append(line, "")
-		case firstRatio >= t:
-			line = append(line, fmt.Sprintf("≥%g× met", t))
-		default:
-			line = append(line, fmt.Sprintf("≥%g× **missed**", t))
-			missed++
-		}
+		line = append(line, verdict(target(rw), firstRatio, &missed))
 		fmt.Println("| " + strings.Join(line, " | ") + " |")
 	}
 	fmt.Println()
@@ -268,6 +259,19 @@ func main() {
 	for _, r := range runs {
 		hintsTable(r)
 	}
+}
+
+// verdict is the target column of a row whose ratio is x against target t
+// (0: the row has none); a missed target is counted in missed.
+func verdict(t, x float64, missed *int) string {
+	switch {
+	case t == 0:
+		return ""
+	case x >= t:
+		return fmt.Sprintf("≥%g× met", t)
+	}
+	*missed++
+	return fmt.Sprintf("≥%g× **missed**", t)
 }
 
 // hintsTable prints the queueing-hints profile of schedq (subject
@@ -290,15 +294,7 @@ func hintsTable(r *run) {
 		uv, um, uok := r.get(rw.workload, "upstream", rw.unit)
 		s, x := ratio(hm, um, hok && uok)
 		line := []string{rw.workload, rw.unit, cell(cv, cm, cok), cell(hv, hm, hok), cell(uv, um, uok), s}
-		switch t := target(rw); {
-		case t == 0:
-			line = append(line, "")
-		case x >= t:
-			line = append(line, fmt.Sprintf("≥%g× met", t))
-		default:
-			line = append(line, fmt.Sprintf("≥%g× **missed**", t))
-			missed++
-		}
+		line = append(line, verdict(target(rw), x, &missed))
 		fmt.Println("| " + strings.Join(line, " | ") + " |")
 	}
 	if missed > 0 {
