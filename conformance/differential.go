@@ -80,10 +80,49 @@ type drawing struct {
 	// toExpiry: ticks that land on a backoffQ pod's expiry, or one
 	// nanosecond past it, where R5 and R7 decide (the classic off-by-one).
 	toExpiry bool
+	// toLeftover: ticks that land on the instant an unschedulablePods
+	// pod reaches the leftover limit, or one nanosecond past it, where R6
+	// decides: at the 5-minute default a plain step rarely outlasts a
+	// parked pod with nothing moving it first (issue 24: the classic runs
+	// never flushed a leftover pod at CI size).
+	toLeftover bool
+	// nominate: the runs nominate held pods to nodes and ask for the
+	// nominations (R18), on a target with a nominator (spec.Nominator).
+	nominate bool
+	// objects: on a target that takes them (spec.ObjectQueue), moves
+	// carry node objects and updates the caller's verdict (R19); in the
+	// hints profile NodeResourcesFit's NodeAdd hint then reads the node
+	// (zone-hint=on, schedqtest.NodeZoneHint) and pods may want a zone.
+	objects bool
 	// more adds a profile's own actions to the generator's, or replaces
 	// some (differential_podgroups.go).
 	more func(g *generator, dr drawing, actions map[string]func(*rapid.T))
 }
+
+// callerVerdicts are the verdicts an update may carry (spec.PodChange,
+// R19) in each profile: the classic profile reads Relevant, the hints
+// profile Events (a label event Gate's hint reads, raised here whatever
+// the labels do).
+var callerVerdicts = map[spec.Profile][]spec.PodChange{
+	spec.ProfileClassic: {{Relevant: true}, {Relevant: false}},
+	spec.ProfileHints: {
+		{Relevant: true},
+		{Events: []spec.ClusterEvent{{Resource: spec.ResourceTargetPod, ActionType: spec.UpdatePodLabel}}},
+		{Relevant: true, Events: []spec.ClusterEvent{{Resource: spec.ResourceTargetPod, ActionType: spec.Update}}},
+	},
+}
+
+// callerNodes are the node objects a move carries (R19): in the hints
+// runs with zone-hint=on, a node in zone a helps a pod that wants zone a
+// and one in zone b does not.
+var callerNodes = []*schedqtest.Node{
+	{Name: "n1", Labels: map[string]string{"zone": "a"}},
+	{Name: "n2", Labels: map[string]string{"zone": "b"}},
+}
+
+// nominationNodes are the nodes the runs nominate to; an Override to no
+// node is left to the scenarios (v1.33.13 keeps it under the node "").
+var nominationNodes = []string{"n1", "n2"}
 
 var drawings = map[spec.Profile]drawing{
 	spec.ProfileClassic: {
@@ -96,7 +135,7 @@ var drawings = map[spec.Profile]drawing{
 		apps: []string{"web", "db"},
 		steps: []time.Duration{0, time.Millisecond, 500 * time.Millisecond, time.Second, time.Second + 1,
 			10 * time.Second, 5 * time.Minute, 5*time.Minute + 1},
-		toExpiry: true,
+		toExpiry: true, toLeftover: true, nominate: true, objects: true,
 	},
 	spec.ProfileHints: {
 		test: "differential-hints", scenario: "model-differential random runs (hints)", rules: []spec.Rule{"R1h-R17"}, metrics: spec.R14hMetrics,
@@ -113,6 +152,7 @@ var drawings = map[spec.Profile]drawing{
 		apps: []string{"web"},
 		steps: []time.Duration{0, time.Millisecond, 300 * time.Millisecond, 700 * time.Millisecond, time.Second,
 			2 * time.Second, 10 * time.Second, 5 * time.Minute, 5*time.Minute + 1},
+		nominate: true, objects: true,
 	},
 }
 
@@ -268,11 +308,12 @@ func failFileDir(t testing.TB, dir string) (abs string, err error) {
 // checkDifferential is the random runs of profile p reporting to rt;
 // targets are made with tb.
 func checkDifferential(rt rapid.TB, tb testing.TB, newTarget NewTarget, ignore map[Observation]bool, p spec.Profile) {
-	dr := drawings[p]
+	dr := drawings[p].forTarget(tb, newTarget, p)
 	rapid.Check(rt, func(r *rapid.T) {
 		g := newGenerator(tb, newTarget)
 		g.d.ignore = ignore
-		g.d.sc.Config = schedqtest.ConfigChange{Profile: p, NoBackoff: dr.noBackoff && rapid.IntRange(0, 4).Draw(r, "noBackoff") == 0}
+		g.d.sc.Config = schedqtest.ConfigChange{Profile: p, NoBackoff: dr.noBackoff && rapid.IntRange(0, 4).Draw(r, "noBackoff") == 0,
+			ZoneHint: dr.objects && p == spec.ProfileHints}
 		if err := g.d.begin(); err != nil {
 			r.Fatal(err)
 		}
@@ -282,6 +323,39 @@ func checkDifferential(rt rapid.TB, tb testing.TB, newTarget NewTarget, ignore m
 		defer g.d.target.Close()
 		r.Repeat(g.actions(dr))
 	})
+}
+
+// forTarget is the drawing for a target made by newTarget: without the
+// nominations if it has no nominator, without caller objects if it takes
+// none (those operations would make a run not applicable). It builds one
+// target of profile p to ask; a target that refuses p keeps the drawing,
+// and the run then says why it does not apply.
+func (dr drawing) forTarget(tb testing.TB, newTarget NewTarget, p spec.Profile) drawing {
+	tg, _ := constructTarget(tb, newTarget, schedqtest.ConfigChange{Profile: p}.Build(), schedqtest.Start)
+	if tg == nil {
+		return dr
+	}
+	defer tg.Close()
+	_, nominator := tg.(spec.Nominator)
+	_, objects := tg.(spec.ObjectQueue)
+	// The upstream adapters have a nominator but take no objects. Their
+	// nominator lists pods otherwise than R18 in cases no declaration
+	// covers yet (these runs found them on v1.33.13 and v1.37.2: a
+	// nominated pod popped, or added again, is listed by the reference
+	// the nominator kept, without the queue's fields); until those are
+	// declared, the random nominations run on queues that take objects.
+	dr.nominate = dr.nominate && nominator && objects
+	dr.objects = dr.objects && objects
+	if p == spec.ProfilePodGroups {
+		// The podgroups drawing starts from the hints one
+		// (differential_podgroups.go); its runs keep to the group
+		// actions and the hints ones they had.
+		dr.nominate, dr.objects = false, false
+	}
+	if dr.objects && p == spec.ProfileHints {
+		dr.shapes = append(slices.Clone(dr.shapes), schedqtest.PodRef{Labels: map[string]string{"zone": "a"}})
+	}
+	return dr
 }
 
 // generator draws valid operations from the shadow model's state and
@@ -371,6 +445,9 @@ func (g *generator) actions(dr drawing) map[string]func(*rapid.T) {
 				op.Pending = plugins(rt, "pending", 1)
 			}
 			g.do(rt, op)
+			if dr.toLeftover && g.where(n) == spec.InUnschedulablePods && rapid.Bool().Draw(rt, "toLeftover?") {
+				g.tickToLeftover(rt)
+			}
 		},
 		"move": func(rt *rapid.T) {
 			e, _ := schedqtest.ParseEvent(rapid.SampledFrom(dr.events).Draw(rt, "event"))
@@ -378,6 +455,14 @@ func (g *generator) actions(dr drawing) map[string]func(*rapid.T) {
 			if rapid.Bool().Draw(rt, "preCheck") {
 				skip := name.Draw(rt, "preCheckSkips")
 				op.PreCheck = slices.DeleteFunc(slices.Clone(diffNames), func(n string) bool { return n == skip })
+			}
+			if dr.objects && rapid.IntRange(0, 2).Draw(rt, "objects?") > 0 {
+				// The hints runs' NodeAdd hint reads the new node; the
+				// classic profile must not read either (R19).
+				op.NewObject = rapid.SampledFrom(callerNodes).Draw(rt, "newObject")
+				if rapid.Bool().Draw(rt, "oldObject?") {
+					op.OldObject = rapid.SampledFrom(callerNodes).Draw(rt, "oldObject")
+				}
 			}
 			g.do(rt, op)
 		},
@@ -394,6 +479,10 @@ func (g *generator) actions(dr drawing) map[string]func(*rapid.T) {
 			op := schedqtest.Op{Kind: schedqtest.KindUpdate, Pod: schedqtest.PodRef{Name: n}}
 			if op.Pod.Labels = rapid.SampledFrom(dr.updates).Draw(rt, "labels"); op.Pod.Labels == nil {
 				op.Touch = true
+			}
+			if dr.objects && rapid.IntRange(0, 2).Draw(rt, "verdict?") == 0 {
+				c := rapid.SampledFrom(callerVerdicts[g.d.cfg.Profile]).Draw(rt, "verdict")
+				op.Change = &c
 			}
 			g.do(rt, op)
 		},
@@ -415,6 +504,44 @@ func (g *generator) actions(dr drawing) map[string]func(*rapid.T) {
 		"tick": func(rt *rapid.T) {
 			g.do(rt, schedqtest.Op{Kind: schedqtest.KindTick, Duration: rapid.SampledFrom(dr.steps).Draw(rt, "step")})
 		},
+	}
+	if dr.nominate {
+		// Only pods the queue holds: upstream's nominator refuses a pod
+		// its informer no longer lists (a deleted one), which schedq,
+		// without an informer, leaves out of its contract (R18).
+		actions["nominate"] = func(rt *rapid.T) {
+			n := name.Draw(rt, "pod")
+			if g.where(n) == spec.Nowhere {
+				rt.Skip("a nomination of a pod the queue does not hold")
+			}
+			op := schedqtest.Op{Kind: schedqtest.KindNominate, Pod: schedqtest.PodRef{Name: n}}
+			if rapid.IntRange(0, 3).Draw(rt, "noop?") == 0 {
+				op.Noop = true
+			} else {
+				op.Node = rapid.SampledFrom(nominationNodes).Draw(rt, "node")
+			}
+			g.do(rt, op)
+		}
+		actions["nominated"] = func(rt *rapid.T) {
+			node := rapid.SampledFrom(nominationNodes).Draw(rt, "node")
+			// Upstream (v1.33.13, v1.37.2) lists a nominated pod that is
+			// in flight by the reference its nominator keeps, without the
+			// fields of the pod popped (priority, labels); schedq lists
+			// it as the queue holds it (R18). No declaration covers that
+			// yet, so the random runs do not ask then.
+			for _, p := range g.d.shadow.Model.NominatedPodsForNode(node) {
+				if g.where(schedqtest.NameOf(p.Key())) == spec.InFlight {
+					rt.Skip("a nominated pod is in flight")
+				}
+			}
+			g.do(rt, schedqtest.Op{Kind: schedqtest.KindNominated, Node: node})
+		}
+	}
+	if dr.toLeftover {
+		// Also drawn right after a failure that parks a pod: parked
+		// pods are few and soon moved, so a separate draw rarely finds
+		// one.
+		actions["tick-to-leftover"] = g.tickToLeftover
 	}
 	if dr.toExpiry {
 		// Plain steps reach the instants where R5 and R7 decide rarely, and
@@ -440,4 +567,30 @@ func (g *generator) actions(dr drawing) map[string]func(*rapid.T) {
 		dr.more(g, dr, actions)
 	}
 	return actions
+}
+
+// tickToLeftover is as tick-to-expiry, for R6: a tick to the instant an
+// unschedulablePods pod reaches the leftover limit, where it is not yet a
+// leftover (it must be strictly older), most of the time the leftover
+// flush, then most of the time one nanosecond more and the flush again,
+// which takes it.
+func (g *generator) tickToLeftover(rt *rapid.T) {
+	m := g.d.shadow.Model
+	var steps []time.Duration
+	for _, p := range m.Snapshot().UnschedulablePods {
+		if d := p.Timestamp.Add(g.d.cfg.PodMaxInUnschedulablePodsDuration).Sub(m.Now()); d >= 0 {
+			steps = append(steps, d)
+		}
+	}
+	if len(steps) == 0 {
+		rt.Skip("no unschedulablePods pod short of the leftover limit")
+	}
+	g.do(rt, schedqtest.Op{Kind: schedqtest.KindTick, Duration: rapid.SampledFrom(steps).Draw(rt, "toLeftover")})
+	if rapid.IntRange(0, 3).Draw(rt, "flushAtLimit") > 0 {
+		g.do(rt, schedqtest.Op{Kind: schedqtest.KindFlushLeftover})
+	}
+	if rapid.IntRange(0, 3).Draw(rt, "pastLimit") > 0 {
+		g.do(rt, schedqtest.Op{Kind: schedqtest.KindTick, Duration: 1})
+		g.do(rt, schedqtest.Op{Kind: schedqtest.KindFlushLeftover})
+	}
 }

@@ -487,7 +487,8 @@ func (p *pair) genMove(c chooser) bool {
 		evs = hintsEvents
 	}
 	op := schedqtest.Op{Kind: schedqtest.KindMove, Event: pick(c, "event", evs), PreCheck: drawPreCheck(c)}
-	if p.hints() && op.Event == schedqtest.NodeAdd && c.choose(3, "node object") > 0 {
+	// The classic profile too: objects change no classic answer (R19).
+	if op.Event == schedqtest.NodeAdd && c.choose(3, "node object") > 0 {
 		op.NewObject = pick(c, "node", nodeObjects)
 	}
 	p.do(op)

@@ -35,7 +35,10 @@ import (
 // `go test -run 'TestStateMachine|TestMutantsAreCaught' ./properties/`
 // (no -race) took 242 s on 2026-11-25, load average about 6 to 10; the
 // table has 51 rows since (the twelve pod-group rows and a classic gating
-// row). So `make test` skips it (a cold make test was over its 10 minutes with it); `go test -short` skips it for
+// row), and 59 since issue 24 gave every rule of both profiles a row
+// (`go test -run '^TestMutantsAreCaught$' ./properties/`: 3m10s on
+// 2026-11-25, load average about 10). Which other layers catch each
+// rule's rows is TestMutantLayers (layers_test.go, docs/mutants.md). So `make test` skips it (a cold make test was over its 10 minutes with it); `go test -short` skips it for
 // quick local iterations, and scripts/verify runs it as a suite of its
 // own.
 //
@@ -53,6 +56,11 @@ type mutant struct {
 	// TestStateMachine (classic profile), hintsMachine for the hints
 	// profile's rows.
 	test string
+	// rule is the id of the one rule of the classic or hints profile the
+	// mutant breaks (spec's ids, as the coverage tables cite them): the
+	// layer table (layers_test.go) runs every row that names one. The
+	// pod-group rows name none; their table is the podgroups machine's.
+	rule string
 	file string // relative to the module root
 	old  string
 	new  string
@@ -168,6 +176,7 @@ var mutants = []mutant{
 	},
 	{
 		name: "hints-event-not-recorded-in-flight",
+		rule: "R15",
 		test: hintsMachine,
 		file: "impl/hints.go",
 		old:  "func (h *hints) record(occ spec.Occurrence) {\n\tif h.head < len(h.list) {",
@@ -176,6 +185,7 @@ var mutants = []mutant{
 	},
 	{
 		name: "hints-done-trims-events-others-need",
+		rule: "R12h",
 		test: hintsMachine,
 		file: "impl/hints.go",
 		old:  "\t\th.list[i].dead = true\n\t}\n\tfor h.head < len(h.list)",
@@ -184,6 +194,7 @@ var mutants = []mutant{
 	},
 	{
 		name: "hints-replay-from-list-front",
+		rule: "R15",
 		test: hintsMachine,
 		file: "impl/hints.go",
 		old:  "for j := i + 1; j < len(h.list); j++ {",
@@ -192,6 +203,7 @@ var mutants = []mutant{
 	},
 	{
 		name: "hints-pop-from-backoffQ-takes-error-pods",
+		rule: "R2h",
 		test: hintsMachine,
 		file: "impl/window.go",
 		old:  "\tif e.info.rejected() {\n\t\tq.popQ.push(q.windowSlot(e))",
@@ -200,6 +212,7 @@ var mutants = []mutant{
 	},
 	{
 		name: "hints-activate-in-flight-not-recorded",
+		rule: "R8h",
 		test: hintsMachine,
 		file: "impl/hints.go",
 		old:  "if e != nil && e.loc == inFlight && e.info.Pod.UID == pod.UID && h.markerOf(e, pod.UID) >= 0 {",
@@ -208,6 +221,7 @@ var mutants = []mutant{
 	},
 	{
 		name: "hints-pop-clears-rejectors",
+		rule: "R2h",
 		test: hintsMachine,
 		file: "impl/hints.go",
 		old:  "\treturn token, false\n",
@@ -216,6 +230,7 @@ var mutants = []mutant{
 	},
 	{
 		name: "hints-in-flight-update-queues-a-copy",
+		rule: "R9h",
 		test: hintsMachine,
 		file: "impl/queue.go",
 		old:  "\t\tq.p.updatedInFlight(e, oldPod, newPod, change)\n",
@@ -224,6 +239,7 @@ var mutants = []mutant{
 	},
 	{
 		name: "hints-wrong-count-drives-backoff",
+		rule: "R3h",
 		test: hintsMachine,
 		file: "impl/hints.go",
 		old:  "\t\thf.UnschedulableCount++\n\t\thf.ConsecutiveErrorsCount = 0\n",
@@ -232,6 +248,7 @@ var mutants = []mutant{
 	},
 	{
 		name: "hints-expiry-not-aligned",
+		rule: "R7h",
 		test: hintsMachine,
 		file: "impl/podinfo.go",
 		old:  "\tf := e.info.full()\n\treturn q.cfg.IsBackingOff(&f, now)",
@@ -240,6 +257,7 @@ var mutants = []mutant{
 	},
 	{
 		name: "hints-hint-error-is-skip",
+		rule: "R16",
 		test: hintsMachine,
 		file: "impl/hints.go",
 		old:  "return err != nil || hint == spec.HintQueue",
@@ -248,6 +266,7 @@ var mutants = []mutant{
 	},
 	{
 		name: "hints-pending-queue-not-immediate",
+		rule: "R16",
 		test: hintsMachine,
 		file: "impl/hints.go",
 		old:  "\t\t\t\tif pending.Has(plugin) {\n",
@@ -256,6 +275,7 @@ var mutants = []mutant{
 	},
 	{
 		name: "hints-gated-pod-moved-by-unrelated-event",
+		rule: "R4h",
 		test: hintsMachine,
 		file: "impl/hints.go",
 		old:  "if g := e.info.gating(); g != \"\" && !h.cfg.GatingEventMatches(g, occ.Event) {",
@@ -264,6 +284,7 @@ var mutants = []mutant{
 	},
 	{
 		name: "hints-leftover-ignores-flushTimestamp",
+		rule: "R6h",
 		test: hintsMachine,
 		file: "impl/hints.go",
 		old:  "if e.info.hints != nil && e.info.hints.FlushTimestamp.After(last) {",
@@ -272,6 +293,7 @@ var mutants = []mutant{
 	},
 	{
 		name: "hints-backoffQ-priority-update-not-resorted",
+		rule: "R9h",
 		test: hintsMachine,
 		file: "impl/entry.go",
 		old:  "\tif q.windowed {\n\t\tq.backoffQ.drop(e)\n\t\tq.pushBackoffQ(e)\n\t}\n}",
@@ -280,6 +302,7 @@ var mutants = []mutant{
 	},
 	{
 		name: "nominator-delete-keeps-nomination",
+		rule: "R18",
 		file: "impl/queue.go",
 		old:  "nominated := q.nom.remove(pod.UID) // R18",
 		new:  "nominated := false // R18",
@@ -287,6 +310,7 @@ var mutants = []mutant{
 	},
 	{
 		name: "nominator-lists-stale-version",
+		rule: "R18",
 		file: "impl/nominator.go",
 		old:  "\t\t\tp = e.info.Pod\n",
 		new:  "",
@@ -294,6 +318,7 @@ var mutants = []mutant{
 	},
 	{
 		name: "nominator-update-drops-nomination",
+		rule: "R18",
 		file: "impl/nominator.go",
 		old:  "\tif oldPod.NominatedNodeName == \"\" && newPod.NominatedNodeName == \"\" {\n",
 		new:  "\tif false {\n",
@@ -301,6 +326,7 @@ var mutants = []mutant{
 	},
 	{
 		name: "shortcut-compares-with->",
+		rule: "R3",
 		file: "impl/classic.go",
 		old:  "if v.moveRequestCycle() >= podSchedulingCycle || len(e.info.UnschedulablePlugins) == 0 {",
 		new:  "if v.moveRequestCycle() > podSchedulingCycle || len(e.info.UnschedulablePlugins) == 0 {",
@@ -308,6 +334,7 @@ var mutants = []mutant{
 	},
 	{
 		name: "leftover-flush-keeps-moveRequestCycle",
+		rule: "R6",
 		file: "impl/classic.go",
 		old:  "func (*classic) requested(spec.Occurrence) bool { return true }",
 		new:  "func (*classic) requested(occ spec.Occurrence) bool { return occ.Event != spec.EventUnschedulableTimeout }",
@@ -315,6 +342,7 @@ var mutants = []mutant{
 	},
 	{
 		name: "backoff-expiry-by-plain-shift",
+		rule: "R7",
 		file: "impl/entry.go",
 		old:  "if expiry := q.expiry(e); expiry.IsZero() {",
 		new:  "if expiry := e.info.Timestamp.Add(min(q.cfg.PodInitialBackoffDuration<<uint(max(e.info.Attempts-1, 0)), q.cfg.PodMaxBackoffDuration)); expiry.IsZero() {",
@@ -322,6 +350,7 @@ var mutants = []mutant{
 	},
 	{
 		name: "add-leaves-unschedulable-pod",
+		rule: "R1",
 		file: "impl/queue.go",
 		old:  "\tif e != nil {\n\t\tfrom = e.loc\n\t}\n",
 		new:  "\tif e != nil {\n\t\tif e.loc == inUnschedulablePods {\n\t\t\treturn nil\n\t\t}\n\t\tfrom = e.loc\n\t}\n",
@@ -329,6 +358,7 @@ var mutants = []mutant{
 	},
 	{
 		name: "backoff-flush-releases-at-expiry",
+		rule: "R5",
 		file: "impl/queue.go",
 		old:  "for q.backoffQ.len() > 0 && !q.backingOff(q.backoffQ.min(), now) {",
 		new:  "for q.backoffQ.len() > 0 && !q.expiry(q.backoffQ.min()).After(now) {",
@@ -336,6 +366,7 @@ var mutants = []mutant{
 	},
 	{
 		name: "requeue-at-expiry-skips-backoffQ",
+		rule: "R7",
 		file: "impl/classic.go",
 		old:  "if v.backingOff(e) {\n\t\treturn move{to: inBackoffQ",
 		new:  "if v.q.expiry(e).After(v.now) {\n\t\treturn move{to: inBackoffQ",
@@ -343,6 +374,7 @@ var mutants = []mutant{
 	},
 	{
 		name: "pop-does-not-advance-schedulingCycle",
+		rule: "R2",
 		file: "impl/queue.go",
 		old:  "\te.info.Attempts++\n\tq.schedulingCycle++\n",
 		new:  "\te.info.Attempts++\n",
@@ -350,6 +382,7 @@ var mutants = []mutant{
 	},
 	{
 		name: "moveall-ignores-preCheck",
+		rule: "R4",
 		file: "impl/queue.go",
 		old:  "return preCheck == nil || preCheck(e.info.Pod)",
 		new:  "return true",
@@ -357,6 +390,7 @@ var mutants = []mutant{
 	},
 	{
 		name: "delete-ignores-backoffQ-pod",
+		rule: "R10",
 		file: "impl/queue.go",
 		old:  "\t\treturn fmt.Errorf(\"%w: Delete of %s\", spec.ErrPodNotFound, pod.Key())\n\t}\n",
 		new:  "\t\treturn fmt.Errorf(\"%w: Delete of %s\", spec.ErrPodNotFound, pod.Key())\n\t}\n\tif e.loc == inBackoffQ {\n\t\treturn nil\n\t}\n",
@@ -364,6 +398,7 @@ var mutants = []mutant{
 	},
 	{
 		name: "delete-leaves-ghost-in-backoffQ-heap",
+		rule: "R10",
 		file: "impl/queue.go",
 		old:  "\tq.detach(e)\n\tq.untrack(e)\n\tq.freeEntry(e)\n}\n\n// AssignedPodAdded",
 		new:  "\tif e.loc != inBackoffQ {\n\t\tq.detach(e)\n\t}\n\tq.untrack(e)\n}\n\n// AssignedPodAdded",
@@ -371,6 +406,7 @@ var mutants = []mutant{
 	},
 	{
 		name: "event-of-no-interest-sets-moveRequestCycle",
+		rule: "R4",
 		file: "impl/queue.go",
 		old:  "if !q.p.ofInterest(occ.Event) {\n\t\treturn\n\t}",
 		new:  "if !q.p.ofInterest(occ.Event) {\n\t\tq.moveRequestCycle = q.schedulingCycle\n\t\treturn\n\t}",
@@ -378,6 +414,7 @@ var mutants = []mutant{
 	},
 	{
 		name: "activate-ignores-in-flight-pod",
+		rule: "R8",
 		file: "impl/classic.go",
 		old:  "func (*classic) activatedOther(*entry, *spec.Pod) bool { return true }",
 		new:  "func (*classic) activatedOther(e *entry, _ *spec.Pod) bool { return e == nil || e.loc != inFlight }",
@@ -385,6 +422,7 @@ var mutants = []mutant{
 	},
 	{
 		name: "leftover-age-inclusive",
+		rule: "R6",
 		file: "impl/classic.go",
 		old:  "return v.now.Sub(e.info.Timestamp) > c.cfg.PodMaxInUnschedulablePodsDuration",
 		new:  "return v.now.Sub(e.info.Timestamp) >= c.cfg.PodMaxInUnschedulablePodsDuration",
@@ -392,6 +430,7 @@ var mutants = []mutant{
 	},
 	{
 		name: "update-requeues-on-irrelevant-change",
+		rule: "R9",
 		file: "impl/classic.go",
 		old:  "if change != nil && !change.Relevant || change == nil && !spec.IsPodUpdated(oldPod, newPod) {",
 		new:  "if change != nil && !change.Relevant || change == nil && oldPod == newPod {",
@@ -399,6 +438,7 @@ var mutants = []mutant{
 	},
 	{
 		name: "update-does-not-resort-activeQ",
+		rule: "R9",
 		file: "impl/queue.go",
 		old:  "\t\t\tq.resortActiveQ(e)\n",
 		new:  "",
@@ -406,6 +446,7 @@ var mutants = []mutant{
 	},
 	{
 		name: "requeue-ignores-backoff",
+		rule: "R4",
 		file: "impl/classic.go",
 		old:  "if v.backingOff(e) {\n\t\treturn move{to: inBackoffQ",
 		new:  "if e.info.Attempts < 0 {\n\t\treturn move{to: inBackoffQ",
@@ -413,6 +454,7 @@ var mutants = []mutant{
 	},
 	{
 		name: "topology-spread-ignores-namespace",
+		rule: "R11",
 		file: "impl/classic.go",
 		old:  "e.info.UnschedulablePlugins.Has(spec.PluginPodTopologySpread) && p.Namespace == assigned.Namespace",
 		new:  "e.info.UnschedulablePlugins.Has(spec.PluginPodTopologySpread)",
@@ -420,6 +462,7 @@ var mutants = []mutant{
 	},
 	{
 		name: "classic-add-skips-PreEnqueue",
+		rule: "R17",
 		file: "impl/classic.go",
 		old:  "func (c *classic) added(e *entry, from place, update bool) move {\n\tm := c.admit(&e.info, inActiveQ)",
 		new:  "func (c *classic) added(e *entry, from place, update bool) move {\n\tm := move{to: inActiveQ}",
@@ -427,6 +470,7 @@ var mutants = []mutant{
 	},
 	{
 		name: "classic-backoffQ-exit-skips-PreEnqueue",
+		rule: "R17",
 		file: "impl/classic.go",
 		old:  "func (c *classic) fromBackoffQ(e *entry, why reason) move {\n\tm := c.admit(&e.info, inActiveQ)",
 		new:  "func (c *classic) fromBackoffQ(e *entry, why reason) move {\n\tm := move{to: inActiveQ}",
@@ -438,6 +482,7 @@ var mutants = []mutant{
 	// checks, the others were caught after 2484, 2721 and 9735.
 	{
 		name: "classic-moves-examine-SchedulingGates-pods",
+		rule: "R17",
 		file: "impl/classic.go",
 		old:  "\tif skippedWhileGated(&e.info) {\n\t\treturn move{}\n\t}\n",
 		new:  "\tif false {\n\t\treturn move{}\n\t}\n",
@@ -445,6 +490,7 @@ var mutants = []mutant{
 	},
 	{
 		name: "object-dropped-on-replay",
+		rule: "R19",
 		test: hintsMachine,
 		file: "impl/hints.go",
 		old:  "\t\th.list = append(h.list, flightEntry{occ: occ})\n",
@@ -453,11 +499,85 @@ var mutants = []mutant{
 	},
 	{
 		name: "caller-event-ignored",
+		rule: "R19",
 		test: hintsMachine,
 		file: "impl/queue.go",
 		old:  "\tif err := change.Validate(); err != nil {\n\t\treturn err\n\t}\n",
 		new:  "\tif err := change.Validate(); err != nil {\n\t\treturn err\n\t}\n\tchange = nil\n",
 		desc: "R9h/R19: UpdateWithChange ignores the caller's verdict and derives the update's events from the fields Pod models",
+	},
+	// The rows below break the rules no other row broke alone (issue 24:
+	// a mutant for each rule of both profiles). Where the code is shared
+	// by the profiles, the row keeps to one of them by the queue's own
+	// field windowed (set in the hints profile only).
+	{
+		name: "done-keeps-the-pod-in-flight",
+		rule: "R12",
+		file: "impl/queue.go",
+		old:  "\t\treturn fmt.Errorf(\"%w: Done of UID %q\", spec.ErrNotInFlight, uid)\n\t}\n\tq.drop(e)\n",
+		new:  "\t\treturn fmt.Errorf(\"%w: Done of UID %q\", spec.ErrNotInFlight, uid)\n\t}\n\tif q.windowed {\n\t\tq.drop(e)\n\t}\n",
+		desc: "R12 (classic): Done returns nil but leaves the pod in flight",
+	},
+	{
+		name: "classic-pop-after-close-hands-out-pods",
+		rule: "R13",
+		file: "impl/queue.go",
+		old:  "\t\tif q.closed {\n\t\t\treturn nil, 0, spec.ErrClosed\n\t\t}\n\t\tif from := q.p.popFrom(view{q: q}); from != nowhere {\n\t\t\treturn q.popLocked(from)\n\t\t}\n\t\tif ctx != nil {",
+		new:  "\t\tif q.closed && (q.windowed || q.activeQ.len() == 0) {\n\t\t\treturn nil, 0, spec.ErrClosed\n\t\t}\n\t\tif from := q.p.popFrom(view{q: q}); from != nowhere {\n\t\t\treturn q.popLocked(from)\n\t\t}\n\t\tif ctx != nil {",
+		desc: "R13 (classic): Pop after Close still hands out the pods of activeQ (only an empty queue returns ErrClosed)",
+	},
+	{
+		name: "hints-pop-after-close-hands-out-pods",
+		rule: "R13h",
+		test: hintsMachine,
+		file: "impl/queue.go",
+		old:  "\t\tif q.closed {\n\t\t\treturn nil, 0, spec.ErrClosed\n\t\t}\n\t\tif from := q.p.popFrom(view{q: q}); from != nowhere {\n\t\t\treturn q.popLocked(from)\n\t\t}\n\t\tif ctx != nil {",
+		new:  "\t\tif q.closed && !(q.windowed && q.p.popFrom(view{q: q}) != nowhere) {\n\t\t\treturn nil, 0, spec.ErrClosed\n\t\t}\n\t\tif from := q.p.popFrom(view{q: q}); from != nowhere {\n\t\t\treturn q.popLocked(from)\n\t\t}\n\t\tif ctx != nil {",
+		desc: "R13h: in the hints profile Pop after Close still hands out a pod of activeQ or backoffQ",
+	},
+	{
+		name: "hints-add-skips-PreEnqueue",
+		rule: "R1h",
+		test: hintsMachine,
+		file: "impl/hints.go",
+		old:  "func (h *hints) added(e *entry, from place, _ bool) move {\n\tm := h.admit(&e.info, inActiveQ)",
+		new:  "func (h *hints) added(e *entry, from place, _ bool) move {\n\tm := move{to: inActiveQ}",
+		desc: "R1h: Add puts a pod a PreEnqueue plugin refuses in activeQ",
+	},
+	{
+		name: "hints-backoffQ-exit-runs-PreEnqueue",
+		rule: "R5h",
+		test: hintsMachine,
+		file: "impl/hints.go",
+		old:  "func (h *hints) fromBackoffQ(_ *entry, why reason) move { return move{to: inActiveQ, why: why} }",
+		new:  "func (h *hints) fromBackoffQ(e *entry, why reason) move {\n\tm := h.admit(&e.info, inActiveQ)\n\tif m.gate == \"\" {\n\t\tm.why = why\n\t}\n\treturn m\n}",
+		desc: "R5h: a pod leaving backoffQ runs PreEnqueue again (v1.33-v1.34), so a pod gated by an update while it backed off is parked instead of entering activeQ",
+	},
+	{
+		name: "hints-delete-in-flight-keeps-marker",
+		rule: "R10h",
+		test: hintsMachine,
+		file: "impl/queue.go",
+		old:  "\tq.drop(e)\n\treturn nil\n}\n\n// drop takes",
+		new:  "\tif e.loc == inFlight {\n\t\tq.detach(e)\n\t\tq.untrack(e)\n\t\treturn nil\n\t}\n\tq.drop(e)\n\treturn nil\n}\n\n// drop takes",
+		desc: "R10h: Delete of an in-flight pod leaves its marker in the in-flight list, which then keeps recording events (I7)",
+	},
+	{
+		name: "hints-assigned-pod-prefiltered",
+		rule: "R11h",
+		test: hintsMachine,
+		file: "impl/hints.go",
+		old:  "func (h *hints) assigned(*spec.Pod, spec.ClusterEvent) func(*entry) bool { return everyPod }",
+		new:  "func (h *hints) assigned(*spec.Pod, spec.ClusterEvent) func(*entry) bool {\n\treturn func(e *entry) bool { return len(e.info.Pod.RequiredAffinityTerms) > 0 }\n}",
+		desc: "R11h: an assigned-pod event reaches only the pods with a required affinity term (the classic pre-filter), not every unschedulable pod for the hints to decide",
+	},
+	{
+		name: "classic-move-with-objects-dropped",
+		rule: "R19",
+		file: "impl/queue.go",
+		old:  "\tq.mu.Lock()\n\tdefer q.unlock()\n\tq.moveAll(occ, preCheck)\n\treturn nil\n",
+		new:  "\tq.mu.Lock()\n\tdefer q.unlock()\n\tif !q.windowed && occ.NewObject != nil {\n\t\treturn nil\n\t}\n\tq.moveAll(occ, preCheck)\n\treturn nil\n",
+		desc: "R19 (classic): a move request whose event carries a caller object is dropped (the queue reads the caller's objects, which change no classic answer)",
 	},
 }
 
