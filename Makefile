@@ -159,6 +159,15 @@ generated:
 	  else echo "generated: no conformance results in $(RESULTS_DIR) (make conformance writes them): RESULTS.md not rewritten" >&2; fi; \
 	  exit $$status
 
+# Which layer catches each rule's mutants (docs/mutants.md): every row of
+# the mutant table (properties/mutants_test.go) against the state machine,
+# the model comparison, linearizability, the named scenarios and the
+# generated set, at make test's sizes. 6-16 minutes on the 2-core machine;
+# make verify runs it.
+.PHONY: mutant-layers
+mutant-layers:
+	$(GO) test -count=1 -timeout 80m -run '^TestMutantLayers$$' -v ./properties/ -layers
+
 # What a cold build of the upstream releases costs, said before the first
 # Kubernetes compile; `go list` tells which releases Go's build cache lacks.
 .PHONY: upstream-cost upstream-build

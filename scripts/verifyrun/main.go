@@ -67,6 +67,7 @@ func steps(upstream []string) []*step {
 		{name: "impl (race, goleak)", cmd: "go test -json -race -count=1 ./impl/", count: countTests},
 		{name: "properties: state machine, three profiles, 20000 checks each", cmd: "go test -json -count=1 -run '^TestStateMachine(Hints|PodGroups)?$' ./properties/ -rapid.checks=20000", count: countStateMachine},
 		{name: "properties: mutants caught", cmd: "go test -json -count=1 -run '^TestMutantsAreCaught$' ./properties/", count: countMutants},
+		{name: "properties: mutants by layer (docs/mutants.md)", cmd: "go test -json -count=1 -timeout 80m -run '^TestMutantLayers$' ./properties/ -layers -v", count: countTests},
 		{name: "properties: focused, fuzz corpus, Run (race)", cmd: "go test -json -race -count=1 -skip '^(TestStateMachine|TestStateMachineHints|TestStateMachinePodGroups|TestMutantsAreCaught)$' ./properties/", count: countTests},
 		{name: "linearizability (race)", cmd: "go test -json -race -count=1 -timeout 45m ./linearizability/ -lin.runs=300 -lin.ops=400 -lin.timeout=1m", count: countLinearizability}, // the Makefile's LINFLAGS
 		{name: "linearizability: pod-group mutants of impl", cmd: "go test -json -count=1 -run '^TestImplMutantsAreCaught$' ./linearizability/ -lin.mutants", count: countTests},
