@@ -127,18 +127,7 @@ func (r *Recorder) snapshot() {
 		return fmt.Sprintf("activeQ %v backoffQ %v unschedulablePods %v inFlight %v", sorted(a), sorted(b), sorted(u), sorted(f))
 	}, func(m *model.Model) string {
 		s := m.Snapshot()
-		var d []string
-		for _, c := range []struct {
-			name      string
-			got, want []string
-		}{{"activeQ", a, keysOf(s.ActiveQ)}, {"backoffQ", b, keysOf(s.BackoffQ)}, {"unschedulablePods", u, keysOf(s.UnschedulablePods)}, {"inFlight", f, keysOf(s.InFlight)}} {
-			if c.got == nil && c.name == "inFlight" {
-				continue
-			}
-			if !sameSet(c.got, c.want) {
-				d = append(d, fmt.Sprintf("%s: queue %v, model %v", c.name, sorted(c.got), sorted(c.want)))
-			}
-		}
+		d, _ := placesDiff(&s, a, b, u, f)
 		return strings.Join(d, "; ")
 	}, r.verdicts)
 }

@@ -296,8 +296,16 @@ func sameSet(a, b []string) bool {
 func (r *Recorder) compare() string {
 	s := r.m.Snapshot()
 	a, b, u, f := r.places()
-	r.diffKeys = nil
-	var d []string
+	d, keys := placesDiff(&s, a, b, u, f)
+	r.diffKeys = keys
+	return strings.Join(d, "; ")
+}
+
+// placesDiff compares the queue's places (a, b, u, f: the keys in activeQ,
+// backoffQ, unschedulablePods and in flight; f nil when the queue cannot
+// list its pods in flight) with the model's snapshot s: a line per place
+// that differs, and the keys in one and not the other.
+func placesDiff(s *spec.Snapshot, a, b, u, f []string) (lines, keys []string) {
 	for _, c := range []struct {
 		name      string
 		got, want []string
@@ -306,13 +314,12 @@ func (r *Recorder) compare() string {
 			continue
 		}
 		if !sameSet(c.got, c.want) {
-			sort.Strings(c.got)
-			sort.Strings(c.want)
-			r.diffKeys = append(r.diffKeys, symDiff(c.got, c.want)...)
-			d = append(d, fmt.Sprintf("%s: queue %v, model %v", c.name, c.got, c.want))
+			got, want := sorted(c.got), sorted(c.want)
+			keys = append(keys, symDiff(got, want)...)
+			lines = append(lines, fmt.Sprintf("%s: queue %v, model %v", c.name, got, want))
 		}
 	}
-	return strings.Join(d, "; ")
+	return lines, keys
 }
 
 // violate records the first violation with its minimal history: the
