@@ -59,6 +59,13 @@ func (p *podgroupsProfile) check(keyed map[*entry]bool, bad func(string, ...any)
 			}
 		}
 	}
+	for gate, ents := range g.parked {
+		for k, ent := range ents {
+			if g.at[inUnschedulablePods][k] != ent || ent.params.GatingPlugin != gate {
+				bad("entity %s is indexed as parked by %q but is in %d, gated by %q", k, gate, ent.place, ent.params.GatingPlugin)
+			}
+		}
+	}
 	for k, ent := range g.entities {
 		if g.at[ent.place][k] != ent {
 			bad("entity %s in %d: the index by place disagrees", k, ent.place)
@@ -116,6 +123,9 @@ type gentity struct {
 	params  spec.EntityParams
 	members []*entry // sorted by key
 	seq     uint64   // when it entered activeQ: ties go to the earlier
+	// parkedAs is the gate it is indexed under in parked while in
+	// unschedulablePods.
+	parkedAs string
 }
 
 // groupLayer holds the pod groups of a queue in the podgroups profile.
@@ -132,14 +142,40 @@ type groupLayer struct {
 	// inUnschedulablePods), so that Pop's choice, the backoff flush and a
 	// move each read only the entities of their own place, not every
 	// group of the queue.
-	at  map[place]map[spec.PodGroupKey]*gentity
-	seq uint64
+	at map[place]map[spec.PodGroupKey]*gentity
+	// parked indexes the entities of unschedulablePods by the plugin that
+	// gates them (only PreEnqueue parks a group, G2), so that a move
+	// request reads only the groups whose gate the event may concern.
+	parked map[string]map[spec.PodGroupKey]*gentity
+	seq    uint64
 }
 
 // drop takes ent out of the queue's entities.
 func (g *groupLayer) drop(ent *gentity) {
 	delete(g.entities, ent.key)
+	g.unindex(ent)
+}
+
+// index and unindex keep at and parked in step with ent's place.
+func (g *groupLayer) index(ent *gentity) {
+	g.at[ent.place][ent.key] = ent
+	if ent.place == inUnschedulablePods {
+		ent.parkedAs = ent.params.GatingPlugin
+		if g.parked[ent.parkedAs] == nil {
+			g.parked[ent.parkedAs] = map[spec.PodGroupKey]*gentity{}
+		}
+		g.parked[ent.parkedAs][ent.key] = ent
+	}
+}
+
+func (g *groupLayer) unindex(ent *gentity) {
 	delete(g.at[ent.place], ent.key)
+	if ent.place == inUnschedulablePods {
+		delete(g.parked[ent.parkedAs], ent.key)
+		if len(g.parked[ent.parkedAs]) == 0 {
+			delete(g.parked, ent.parkedAs)
+		}
+	}
 }
 
 // newGroupLayer returns the layer of q's profile: nil unless podgroups.
@@ -150,7 +186,8 @@ func newGroupLayer(q *PriorityQueue) *groupLayer {
 	}
 	p.layer = &groupLayer{q: q, h: p.hints, objects: map[spec.PodGroupKey]*spec.PodGroup{},
 		entities: map[spec.PodGroupKey]*gentity{}, inCycle: map[spec.PodGroupKey]bool{},
-		waiting: map[spec.PodGroupKey]map[spec.PodKey]*entry{}, at: map[place]map[spec.PodGroupKey]*gentity{}}
+		waiting: map[spec.PodGroupKey]map[spec.PodKey]*entry{}, at: map[place]map[spec.PodGroupKey]*gentity{},
+		parked: map[string]map[spec.PodGroupKey]*gentity{}}
 	for _, pl := range []place{inActiveQ, inBackoffQ, inUnschedulablePods} {
 		p.layer.at[pl] = map[spec.PodGroupKey]*gentity{}
 	}
@@ -234,11 +271,11 @@ func (g *groupLayer) admitWith(ent *gentity, to place, now time.Time, refused []
 // put places ent at to without PreEnqueue; entering activeQ readies a Pop.
 func (g *groupLayer) put(ent *gentity, to place, now time.Time) {
 	if g.entities[ent.key] == ent {
-		delete(g.at[ent.place], ent.key)
+		g.unindex(ent)
 	}
 	ent.place = to
 	g.entities[ent.key] = ent
-	g.at[to][ent.key] = ent
+	g.index(ent)
 	for _, m := range ent.members {
 		m.loc = inEntity
 	}
@@ -391,27 +428,21 @@ func (g *groupLayer) decide(occ spec.Occurrence, now time.Time, keep func(*entry
 		return nil
 	}
 	var out []decision
-	verdicts := make(map[string]bool, 1) // the gate's answer to occ, by plugin
-	for _, ent := range g.at[inUnschedulablePods] {
-		if gp := ent.params.GatingPlugin; gp != "" {
-			v, ok := verdicts[gp]
-			if !ok {
-				v = g.h.cfg.GatingEventMatches(gp, occ.Event)
-				verdicts[gp] = v
-			}
-			if !v {
+	for gp, ents := range g.parked {
+		if gp != "" && !g.h.cfg.GatingEventMatches(gp, occ.Event) {
+			continue // no group its gate parks is examined
+		}
+		for _, ent := range ents {
+			if stamp {
+				if !g.old(ent, now) {
+					continue
+				}
+			} else if !slices.ContainsFunc(ent.members, keep) {
 				continue
 			}
-		}
-		if stamp {
-			if !g.old(ent, now) {
-				continue
+			if to := g.strategyPlace(ent, occ, now); to != nowhere {
+				out = append(out, decision{ent, to, g.refusals(ent)})
 			}
-		} else if !slices.ContainsFunc(ent.members, keep) {
-			continue
-		}
-		if to := g.strategyPlace(ent, occ, now); to != nowhere {
-			out = append(out, decision{ent, to, g.refusals(ent)})
 		}
 	}
 	// In key order, so that the groups entering activeQ together tie
