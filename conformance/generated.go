@@ -216,26 +216,30 @@ func knownSignatures(t *testing.T, newTarget NewTarget, own map[string]KnownDiff
 	return out
 }
 
-// targetName is the name of the targets newTarget makes, from one built
-// with the classic config, or else the hints one.
-func targetName(t testing.TB, newTarget NewTarget) string {
+// targetName is the name of the targets newTarget makes (targetInfo).
+func targetName(t testing.TB, newTarget NewTarget) string { return targetInfo(t, newTarget).Name }
+
+// targetInfo is what the targets newTarget makes say of themselves, from
+// one built with the classic config, or else the hints one; zero if it
+// refuses both.
+func targetInfo(t testing.TB, newTarget NewTarget) TargetInfo {
 	for _, p := range []spec.Profile{spec.ProfileClassic, spec.ProfileHints} {
 		q := &quietTB{TB: t}
-		name := ""
+		var info TargetInfo
 		done := make(chan struct{})
 		go func() { // a constructor's failure ends this goroutine, not the test's
 			defer close(done)
 			if tg, _ := constructTarget(q, newTarget, schedqtest.ConfigFor(p), schedqtest.Start); tg != nil {
-				name = tg.Info().Name
+				info = tg.Info()
 			}
 		}()
 		<-done
 		q.cleanup()
-		if name != "" {
-			return name
+		if info.Name != "" {
+			return info
 		}
 	}
-	return ""
+	return TargetInfo{}
 }
 
 // quietRun is one scenario played without reporting to the test.

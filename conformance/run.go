@@ -269,6 +269,12 @@ func Run(t *testing.T, newTarget NewTarget, opts Options) {
 			}
 		})
 	}
+	if report.Target.Name == "" {
+		// Neither the preflight nor a scenario ran (go test -run kept only
+		// the random runs): the summary and the results file still name
+		// the target.
+		report.Target = targetInfo(t, newTarget)
+	}
 	preflight := "preflight ok"
 	if !preflightRan {
 		preflight = "preflight not run (filtered by -run)"
