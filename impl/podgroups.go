@@ -270,8 +270,8 @@ func (g *groupLayer) admitWith(ent *gentity, to place, now time.Time, refused []
 
 // put places ent at to without PreEnqueue; entering activeQ readies a Pop.
 func (g *groupLayer) put(ent *gentity, to place, now time.Time) {
-	if g.entities[ent.key] == ent {
-		g.unindex(ent)
+	if old := g.entities[ent.key]; old != nil {
+		g.unindex(old) // ent itself, or an entity of the key ent replaces
 	}
 	ent.place = to
 	g.entities[ent.key] = ent
