@@ -3,8 +3,11 @@ package main
 import (
 	"bytes"
 	_ "embed"
+	"errors"
 	"fmt"
 	"html/template"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -620,4 +623,43 @@ func paragraphs(lines []string) []string {
 		cur = append(cur, l)
 	}
 	return out
+}
+
+// checkHTMLOut refuses an --html output that could destroy an input: the
+// flag takes the next argument as its value, so "--html a.txt b.txt" once
+// replaced the scenario a.txt with a page. An output must be named as a
+// page (.html, .htm), must not be one of the inputs, and may replace only a
+// page this command wrote earlier.
+func checkHTMLOut(out string, inputs []string) error {
+	switch strings.ToLower(filepath.Ext(out)) {
+	case ".html", ".htm":
+	default:
+		return fmt.Errorf("--html %s: the page's name must end in .html or .htm (a scenario file after --html is taken as the output; write --html OUT.html FILE)", out)
+	}
+	st, err := os.Stat(out)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("--html %s: %w", out, err)
+	}
+	for _, in := range inputs {
+		if ist, err := os.Stat(in); err == nil && os.SameFile(st, ist) {
+			return fmt.Errorf("--html %s: that is an input scenario; give the page a name of its own", out)
+		}
+	}
+	if !st.Mode().IsRegular() {
+		return fmt.Errorf("--html %s: not a regular file", out)
+	}
+	head := make([]byte, 512)
+	fh, err := os.Open(out)
+	if err != nil {
+		return fmt.Errorf("--html %s: %w", out, err)
+	}
+	n, _ := io.ReadFull(fh, head)
+	fh.Close()
+	if !bytes.Contains(head[:n], []byte(`content="schedq run --html"`)) {
+		return fmt.Errorf("--html %s: the file exists and is not a page schedq wrote; remove it or choose another name", out)
+	}
+	return nil
 }

@@ -69,11 +69,14 @@ Flags:
 	             implementation's own invariants are compared, each
 	             difference shown as "model: X / impl: Y". Among equal
 	             pods (I5) the model follows the implementation's choice.
-	--html OUT   also write OUT, one self-contained HTML page: a timeline
+	--html OUT   also write OUT (its name ends in .html or .htm), one
+	             self-contained HTML page: a timeline
 	             with one row per pod coloured by place (activeQ, backoffQ,
 	             unschedulablePods, in flight, gone), backoff expiries and
 	             move requests marked, and the operation list with the
-	             state after each step. Only with one FILE.
+	             state after each step. Only with one FILE. OUT is never
+	             an input: a path that is one of the FILEs, or an existing
+	             file this command did not write, is refused.
 	--quiet, -q  print only problems and the summary line of each file.
 	--rewrite    write what the model prints after each operation into the
 	             FILE as its expected output (the lines after each ----),
@@ -164,6 +167,9 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	files, err := expandDirs(f.files)
 	if err == nil && f.html != "" && len(files) > 1 {
 		err = fmt.Errorf("--html draws one scenario; %s holds %d", strings.Join(f.files, " "), len(files))
+	}
+	if err == nil && f.html != "" {
+		err = checkHTMLOut(f.html, files)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "schedq run: %v\n", err)

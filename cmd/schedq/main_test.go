@@ -344,3 +344,53 @@ func TestRunEscapesControlCharacters(t *testing.T) {
 	}
 	wantContains(t, out, `activeQ: a\x1b[2Jb(ts=+0s`)
 }
+
+// TestHTMLNeverOverwritesAnInput: "--html a.txt b.txt" takes a.txt as the
+// page; it used to replace that scenario with HTML and exit 0.
+func TestHTMLNeverOverwritesAnInput(t *testing.T) {
+	dir := t.TempDir()
+	src, err := os.ReadFile(tour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := filepath.Join(dir, "a.txt"), filepath.Join(dir, "b.txt")
+	notes, page := filepath.Join(dir, "notes.html"), filepath.Join(dir, "page.html")
+	for _, f := range []string{a, b} {
+		if err := os.WriteFile(f, src, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(notes, []byte("<p>my own notes</p>\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "-q", "--html", a, b}, "must end in .html"},
+		{[]string{"run", "-q", "--html", notes, b}, "not a page schedq wrote"},
+	} {
+		code, _, errOut := schedq(t, tc.args...)
+		if code != exitUsage || !strings.Contains(errOut, tc.want) {
+			t.Errorf("schedq %q: exit %d, %q; want exit %d with %q", tc.args, code, errOut, exitUsage, tc.want)
+		}
+	}
+	// The same file under another name is refused too (an input named .html).
+	if err := os.Rename(b, filepath.Join(dir, "b.html")); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errOut := schedq(t, "run", "-q", "--html", filepath.Join(dir, "b.html"), filepath.Join(dir, ".", "b.html")); code != exitUsage || !strings.Contains(errOut, "is an input scenario") {
+		t.Errorf("--html naming its own input: exit %d, %q", code, errOut)
+	}
+	for f, want := range map[string][]byte{a: src, filepath.Join(dir, "b.html"): src, notes: []byte("<p>my own notes</p>\n")} {
+		if got, _ := os.ReadFile(f); !bytes.Equal(got, want) {
+			t.Errorf("%s changed: an input or a file schedq did not write was overwritten", f)
+		}
+	}
+	// A page it wrote may be written again.
+	for range 2 {
+		if code, _, errOut := schedq(t, "run", "-q", "--html", page, a); code != exitOK {
+			t.Fatalf("--html %s: exit %d, %s", page, code, errOut)
+		}
+	}
+}
