@@ -10,7 +10,7 @@
 //
 // replays each file against the model, the executable specification, in
 // the profile the file's config directive names (classic unless "config
-// profile=hints"; the output names it), and prints after every step the
+// profile=hints" or "config profile=podgroups"; the output names it), and prints after every step the
 // step number, the file line, the operation, its result and the queues
 // (activeQ, backoffQ, unschedulablePods, in flight, with nanosecond times
 // and each backoffQ pod's expiry; in the hints profile the in-flight list

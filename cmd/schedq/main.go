@@ -52,11 +52,13 @@ const runUsage = `Usage: schedq run [--impl] [--html OUT] [--quiet] FILE...
 
 run replays each scenario FILE (a directory: every *.txt below it) against
 the model (package model, the executable specification), in the profile
-the file's config directive names (classic unless "config profile=hints").
+the file's config directive names: "config profile=classic" (the
+default), "config profile=hints" or "config profile=podgroups".
 After every step it prints the step number, the file line, the operation,
 its result and the queues as the model renders them, and it checks the
 profile's invariants (spec.CheckStep: I1-I6 in the classic profile; I1,
-I2h-I5h, I6 and I7 in the hints profile), naming any that broke. If the
+I2h-I5h, I6 and I7 in the hints profile; those and IG1-IG4 in the
+podgroups profile), naming any that broke. If the
 file states expected outputs, they must be what the model prints. With --impl, a known difference the file declares for profile
 schedq-impl turns the implementation's problems into a report (exit 0), and
 fails as stale if the implementation behaves as the model.
