@@ -174,18 +174,31 @@ func (h *hints) popped(e *entry) (uint32, bool) {
 	return token, false
 }
 
-// failed (D1) is R3h: count, replay the records after the pod's marker,
-// end its flight, place it.
+// failed (D1) is R3h: count, then requeue.
 func (h *hints) failed(v view, e *entry, flightUID spec.UID, _ int64) move {
-	info := &e.info
-	hf := info.hf()
-	if len(info.UnschedulablePlugins) == 0 && len(hf.PendingPlugins) == 0 {
-		hf.ConsecutiveErrorsCount++
+	countFailure(e.info.hf(), e.info.rejected())
+	return h.requeue(v, e, flightUID)
+}
+
+// countFailure is the one count of a failed attempt, R3h for a pod and G4
+// and G5 for a member and a group alike: with a rejector (rejected),
+// UnschedulableCount grows and ConsecutiveErrorsCount starts over;
+// without, ConsecutiveErrorsCount grows. FlushTimestamp is cleared: the
+// leftover clock starts again from the failure.
+func countFailure(h *spec.HintFields, rejected bool) {
+	if rejected {
+		h.UnschedulableCount++
+		h.ConsecutiveErrorsCount = 0
 	} else {
-		hf.UnschedulableCount++
-		hf.ConsecutiveErrorsCount = 0
+		h.ConsecutiveErrorsCount++
 	}
-	hf.FlushTimestamp = time.Time{}
+	h.FlushTimestamp = time.Time{}
+}
+
+// requeue is R3h after the count: replay the records after the pod's
+// marker, end its flight, place it.
+func (h *hints) requeue(v view, e *entry, flightUID spec.UID) move {
+	info := &e.info
 	s := spec.StrategyAfterBackoff
 	if flightUID != "" {
 		if i := h.markerOf(e, info.Pod.UID); i >= 0 {

@@ -392,21 +392,19 @@ func (g *groupLayer) add(pod *spec.Pod, h hashes, e *entry) error {
 	return nil
 }
 
-// failed is G4: e, detached, holds what the scheduler handed back with
-// Timestamp now; flightUID is the UID that was in flight ("" if none).
-func (g *groupLayer) failed(e *entry, flightUID spec.UID, now time.Time) {
-	hf := e.info.hf()
-	if len(e.info.UnschedulablePlugins) == 0 && len(hf.PendingPlugins) == 0 {
-		hf.ConsecutiveErrorsCount++
-	} else {
-		hf.UnschedulableCount++
-		hf.ConsecutiveErrorsCount = 0
+// failed (D1) is R3h for a pod alone and G4 for a member: one count, as
+// R3h and before the branch on membership (as upstream); then a pod alone
+// is requeued as in the hints profile, and a member, its flight ended
+// with no replay, joins its group as by G2 (put applies inEntity).
+func (p *podgroupsProfile) failed(v view, e *entry, flightUID spec.UID, _ int64) move {
+	countFailure(e.info.hf(), e.info.rejected())
+	if e.info.Pod.Group == "" {
+		return p.requeue(v, e, flightUID)
 	}
-	hf.FlushTimestamp = time.Time{}
 	if flightUID != "" {
-		g.h.leave(e, flightUID)
+		p.leave(e, flightUID)
 	}
-	g.place(e, now)
+	return move{to: inEntity}
 }
 
 // decision is a move request's verdict for one parked entity, with its
@@ -712,12 +710,7 @@ func (q *PriorityQueue) AddAttemptedPodGroupIfNeeded(gInfo *spec.QueuedPodGroupI
 			ent.params.Timestamp = now
 		}
 	} else {
-		if status == spec.AttemptRejected {
-			ent.params.UnschedulableCount++
-			ent.params.ConsecutiveErrorsCount = 0
-		} else {
-			ent.params.ConsecutiveErrorsCount++
-		}
+		countFailure(&ent.params.HintFields, status == spec.AttemptRejected)
 		ent.params.Timestamp = now
 		ent.params.BackoffExpiry = q.cfg.GroupBackoffExpiry(&ent.params.HintFields, len(pending), now)
 		if spec.GroupIsBackingOff(ent.params.BackoffExpiry, now) {

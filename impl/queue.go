@@ -1,7 +1,8 @@
 // Package impl is the production scheduling queue: a queue that satisfies
-// the contract of spec.Queue in both of its profiles (spec.Profile: the
-// classic kube-scheduler v1.33 queue, and v1.37.2's queueing hints), built
-// for speed and safe for concurrent use. It behaves exactly like package
+// the contract of spec.Queue in each of its three profiles (spec.Profile:
+// the classic kube-scheduler v1.33 queue, v1.37.2's queueing hints, and
+// v1.37.2 with pod groups, which adds spec.PodGroupQueue), built for speed
+// and safe for concurrent use. It behaves exactly like package
 // model, the contract's executable form, for every operation; the
 // differences are the ones a real queue needs: Pop blocks instead of
 // returning spec.ErrWouldBlock, time comes from an injected clock, the two
@@ -11,13 +12,15 @@
 //
 // The profiles share this machine; where they differ (the decisions D1-D7
 // of spec.Profile) it asks its profile (profile.go), answered once in
-// classic.go and once in hints.go (the in-flight list, hint replay);
-// both gate with PreEnqueue (R17, gates in profile.go), each at its own
-// points. A profile returns decisions and this file applies them:
-// put is the one function that moves a pod between places, counts its
-// arrival and readies a wake-up, and unlock, the end of every operation,
-// wakes the blocked Pops. entry.go holds the entry and the places' helpers,
-// window.go backoffQ's second order for Pop in the hints profile.
+// classic.go, once in hints.go (the in-flight list, hint replay) and once
+// in podgroups.go (the hints profile plus the members of pod groups, which
+// move as one entity per group); all gate with PreEnqueue (R17, gates in
+// profile.go), each at its own points. A profile returns decisions and
+// this file applies them: put is the one function that moves a pod between
+// places, counts its arrival and readies a wake-up, and unlock, the end of
+// every operation, wakes the blocked Pops. entry.go holds the entry and
+// the places' helpers, window.go backoffQ's second order for Pop in the
+// hints profile.
 //
 // Layout: every pod the queue holds has one entry of 112 bytes (the
 // hints profile's per-pod fields, spec.HintFields, behind a pointer that
@@ -474,10 +477,6 @@ func (q *PriorityQueue) AddUnschedulableIfNotPresent(pInfo *spec.QueuedPodInfo, 
 	}
 	now := q.clock.Now()
 	e.info.Timestamp = now
-	if q.groups.owns(pod) {
-		q.groups.failed(e, flightUID, now) // G4
-		return nil
-	}
 	q.put(e, q.p.failed(view{q, now}, e, flightUID, podSchedulingCycle), now)
 	return nil
 }
@@ -989,6 +988,8 @@ func (q *PriorityQueue) put(e *entry, m move, now time.Time) {
 		q.unschedulablePods.add(e)
 	case inFlight:
 		e.loc = inFlight
+	case inEntity:
+		q.groups.place(e, now) // G2: a member joins its group
 	}
 	q.metrics.count(m.why, m.to)
 	if q.poppable(e, m.to) {

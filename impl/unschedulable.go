@@ -134,12 +134,6 @@ func (u *unschedulablePods) add(e *entry) {
 	u.n++
 }
 
-// swap exchanges the pods at i and j of the group.
-func (g *podGroup) swap(i, j int) {
-	g.pods[i], g.pods[j] = g.pods[j], g.pods[i]
-	g.pods[i].pos, g.pods[j].pos = uint32(i), uint32(j)
-}
-
 // remove takes e out of g, its group, swapping the group's last pod into
 // its place.
 func (u *unschedulablePods) remove(g *podGroup, e *entry) {

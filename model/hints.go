@@ -71,19 +71,40 @@ func (h *hints) popped(_ *Model, info *spec.QueuedPodInfo) {
 	h.inFlight = append(h.inFlight, spec.InFlightEntry{UID: info.Pod.UID, Key: info.Key()})
 }
 
-// failed (D1) is R3h: count, then replay the events recorded since the
+// failed (D1) is R3h: count, then requeue.
+func (h *hints) failed(m *Model, info spec.QueuedPodInfo, _ int64) {
+	h.requeue(m, counted(info))
+}
+
+// counted is info with its failure counted (R3h, G4): the one count of
+// both hints profiles, which the podgroups profile takes before it asks
+// whether the pod is a member, as upstream does.
+func counted(info spec.QueuedPodInfo) spec.QueuedPodInfo {
+	info.PendingPlugins = spec.NewPluginSet(info.PendingPlugins...)
+	countFailure(&info.HintFields, len(info.Rejectors()) > 0)
+	return info
+}
+
+// countFailure is the one count of a failed attempt, R3h for a pod and G4
+// and G5 for a member and a group alike: with a rejector (rejected),
+// UnschedulableCount grows and ConsecutiveErrorsCount starts over;
+// without, ConsecutiveErrorsCount grows. FlushTimestamp is cleared: the
+// leftover clock starts again from the failure.
+func countFailure(h *spec.HintFields, rejected bool) {
+	if rejected {
+		h.UnschedulableCount++
+		h.ConsecutiveErrorsCount = 0
+	} else {
+		h.ConsecutiveErrorsCount++
+	}
+	h.FlushTimestamp = time.Time{}
+}
+
+// requeue is R3h after the count: replay the events recorded since the
 // pod's Pop through its rejectors' hints and place it accordingly. A pod
 // with no marker (never popped) has nothing to replay and is retried after
 // backoff, as upstream.
-func (h *hints) failed(m *Model, info spec.QueuedPodInfo, _ int64) {
-	info.PendingPlugins = spec.NewPluginSet(info.PendingPlugins...)
-	if len(info.Rejectors()) == 0 {
-		info.ConsecutiveErrorsCount++
-	} else {
-		info.UnschedulableCount++
-		info.ConsecutiveErrorsCount = 0
-	}
-	info.FlushTimestamp = time.Time{}
+func (h *hints) requeue(m *Model, info spec.QueuedPodInfo) {
 	s := spec.StrategyAfterBackoff
 	if h.hasMarker(info.Pod.UID) {
 		s = m.cfg.ReplayStrategy(&info, spec.EventsAfter(h.inFlight, info.Pod.UID))

@@ -322,22 +322,16 @@ func (m *Model) PopEntityKey(key spec.EntityKey) (spec.QueuedEntity, int64, erro
 	return spec.QueuedEntity{Group: out}, m.schedulingCycle, nil
 }
 
-// failed (D1) is R3h for a pod alone and G4 for a member: its counts as
-// R3h, no replay, then placed as by G2. Model.AddUnschedulableIfNotPresent
-// takes its marker away after.
-func (g *podgroups) failed(m *Model, info spec.QueuedPodInfo, cycle int64) {
+// failed (D1) is R3h for a pod alone and G4 for a member: one count, as
+// R3h and before the branch on membership (as upstream); then a pod alone
+// is requeued as in the hints profile and a member, with no replay, placed
+// as by G2. Model.AddUnschedulableIfNotPresent takes its marker away after.
+func (g *podgroups) failed(m *Model, info spec.QueuedPodInfo, _ int64) {
+	info = counted(info)
 	if info.Pod.Group == "" {
-		g.hints.failed(m, info, cycle)
+		g.hints.requeue(m, info)
 		return
 	}
-	info.PendingPlugins = spec.NewPluginSet(info.PendingPlugins...)
-	if len(info.Rejectors()) == 0 {
-		info.ConsecutiveErrorsCount++
-	} else {
-		info.UnschedulableCount++
-		info.ConsecutiveErrorsCount = 0
-	}
-	info.FlushTimestamp = time.Time{}
 	m.placeMember(info)
 }
 
@@ -382,12 +376,7 @@ func (m *Model) AddAttemptedPodGroupIfNeeded(gInfo *spec.QueuedPodGroupInfo, _ i
 			e.params.Timestamp = m.now
 		}
 	default:
-		if status == spec.AttemptRejected {
-			e.params.UnschedulableCount++
-			e.params.ConsecutiveErrorsCount = 0
-		} else {
-			e.params.ConsecutiveErrorsCount++
-		}
+		countFailure(&e.params.HintFields, status == spec.AttemptRejected)
 		e.params.Timestamp = m.now
 		e.params.BackoffExpiry = m.cfg.GroupBackoffExpiry(&e.params.HintFields, len(pending), m.now)
 		if spec.GroupIsBackingOff(e.params.BackoffExpiry, m.now) {

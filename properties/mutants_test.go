@@ -242,8 +242,8 @@ var mutants = []mutant{
 		rule: "R3h",
 		test: hintsMachine,
 		file: "impl/hints.go",
-		old:  "\t\thf.UnschedulableCount++\n\t\thf.ConsecutiveErrorsCount = 0\n",
-		new:  "\t\thf.UnschedulableCount++\n",
+		old:  "\t\th.UnschedulableCount++\n\t\th.ConsecutiveErrorsCount = 0\n",
+		new:  "\t\th.UnschedulableCount++\n",
 		desc: "R3h/R7h: a verdict does not reset ConsecutiveErrorsCount, so the error count keeps driving the backoff",
 	},
 	{

@@ -500,24 +500,6 @@ type PodGroupEntity struct {
 	EntityParams
 }
 
-// clone returns a deep enough copy: the slices are the copy's own.
-func (p *PodGroupsState) clone() *PodGroupsState {
-	if p == nil {
-		return nil
-	}
-	c := &PodGroupsState{
-		PodGroups:              slices.Clone(p.PodGroups),
-		InCycle:                slices.Clone(p.InCycle),
-		PendingPodGroupPods:    slices.Clone(p.PendingPodGroupPods),
-		IncompletePodGroupPods: slices.Clone(p.IncompletePodGroupPods),
-	}
-	for _, e := range p.Entities {
-		e.Members = slices.Clone(e.Members)
-		c.Entities = append(c.Entities, e)
-	}
-	return c
-}
-
 // Entity returns the queued entity of group k, if any.
 func (p *PodGroupsState) Entity(k PodGroupKey) (PodGroupEntity, bool) {
 	if p != nil {

@@ -14,13 +14,17 @@ import "fmt"
 // backoffQ, unschedulablePods, in flight), the key and UID rules of Add,
 // Delete and Done, the two flush loops, Close, and Snapshot. They differ in a
 // handful of decisions, named here once; each profile answers all of them,
-// in one file of the model (model/classic.go, model/hints.go), and nowhere
-// else does code ask which profile it runs:
+// in one file of the model (model/classic.go, model/hints.go,
+// model/podgroups.go) and one of package impl, and nowhere else does code
+// ask which profile it runs. Three profiles answer them: classic, hints,
+// and podgroups, whose decisions for a member move its group's entity.
 //
 //   - D1 failure: where a pod handed back by AddUnschedulableIfNotPresent
 //     goes, and what it counts. Classic: the moveRequestCycle shortcut (R3).
 //     Hints: the events recorded while it was in flight are replayed through
-//     its rejectors' queueing hints (R3h).
+//     its rejectors' queueing hints (R3h). Podgroups: counted as R3h, before
+//     asking whether the pod is a member (as upstream); a member then joins
+//     its group without replay (G4).
 //   - D2 move decision: for one unschedulable pod and one event (with the
 //     objects it carries), skip it, requeue it after its backoff, or send it
 //     to activeQ at once; and how a move request is remembered. Classic: a
@@ -35,7 +39,8 @@ import "fmt"
 //     and is answered here in spec (Config.BackoffExpiry, Config.IsBackingOff).
 //   - D4 Pop: where Pop takes from and what it clears. Classic: activeQ only;
 //     the rejecting plugins are cleared (R2). Hints: activeQ, else backoffQ
-//     by ordering window; nothing is cleared (R2h).
+//     by ordering window; nothing is cleared (R2h). Podgroups: over entities,
+//     a group popped whole by PopEntity (G3).
 //   - D5 in-flight bookkeeping: what the queue records while pods are in
 //     flight, and what Done, Delete, Update and Activate of an in-flight pod
 //     do to it. Classic: nothing is recorded (Activate sets

@@ -266,19 +266,6 @@ func RetainedAfterDrain(b *testing.B, subjects ...Subject) {
 	}
 }
 
-// All runs every workload; a module's bench test can be one line per
-// workload or this.
-func All(b *testing.B, subjects ...Subject) {
-	b.Run("AddPop", func(b *testing.B) { AddPop(b, subjects...) })
-	b.Run("MoveAll", func(b *testing.B) { MoveAll(b, subjects...) })
-	b.Run("FlushBackoffQ", func(b *testing.B) { FlushBackoffQ(b, subjects...) })
-	b.Run("SchedulingLoop", func(b *testing.B) { SchedulingLoop(b, subjects...) })
-	b.Run("ProducerConsumer", func(b *testing.B) { ProducerConsumer(b, subjects...) })
-	b.Run("Retained", func(b *testing.B) { Retained(b, subjects...) })
-	b.Run("HintReplay", func(b *testing.B) { HintReplay(b, subjects...) })
-	b.Run("GatedMoves", func(b *testing.B) { GatedMoves(b, subjects...) })
-}
-
 // Priorities returns n random priorities in [0, 1000) (a fixed seed, so
 // every run and both queues see the same ones) of which exactly every tenth
 // (i%10 == 0) is a multiple of ten: Selected passes exactly those.
