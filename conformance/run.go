@@ -48,6 +48,10 @@ type Result struct {
 	// Observed is, for a known difference, how it showed: the step, its
 	// operation and each differing field (model / target).
 	Observed string `json:"observed,omitempty"`
+	// Kind and Finding are the declaration's triage, for a known or stale
+	// difference (KnownDifference.Kind, .Finding).
+	Kind    DifferenceKind `json:"kind,omitempty"`
+	Finding string         `json:"finding,omitempty"`
 }
 
 // Report is every result for one target, as written for RESULTS.md.
@@ -413,7 +417,7 @@ func runFile(t testing.TB, newTarget NewTarget, f ScenarioFile, own KnownDiffere
 		case d.na != "":
 			res.Outcome, res.Detail = NotApplicable, d.na
 		case d.failed && known != nil:
-			res.Outcome, res.Detail = Known, known.Reason
+			res.Outcome, res.Detail, res.Kind, res.Finding = Known, known.Reason, known.Kind, known.Finding
 			if known.Source != "" {
 				res.Detail += " (" + known.Source + ")"
 			}
@@ -427,7 +431,7 @@ func runFile(t testing.TB, newTarget NewTarget, f ScenarioFile, own KnownDiffere
 			res.Outcome = Pass
 			t.Logf("the intermittent difference declared for %s did not show in this run: %s", info.Name, known.Reason)
 		case known != nil:
-			res.Outcome, res.Detail = Stale, known.Reason
+			res.Outcome, res.Detail, res.Kind, res.Finding = Stale, known.Reason, known.Kind, known.Finding
 			t.Errorf("%s declares a known difference for %s (%s) but the target behaved as the reference: remove the declaration or check the target", f.Name, info.Name, known.Reason)
 		default:
 			res.Outcome = Pass

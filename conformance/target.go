@@ -140,6 +140,17 @@ type Observes struct {
 // directive of a scenario file).
 type KnownDifference = schedqtest.KnownDifference
 
+// DifferenceKind is a known difference's triage: KindBug, KindDeparture or
+// KindChange (schedqtest.DifferenceKind says what each means).
+type DifferenceKind = schedqtest.DifferenceKind
+
+// The kinds of a known difference.
+const (
+	KindBug       = schedqtest.KindBug
+	KindDeparture = schedqtest.KindDeparture
+	KindChange    = schedqtest.KindChange
+)
+
 // The names (TargetInfo.Name) of the targets this repository runs.
 const (
 	TargetModel              = "schedq-model"

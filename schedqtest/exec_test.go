@@ -190,12 +190,12 @@ func TestFormatScenarioRoundTrip(t *testing.T) {
 		Comment: []string{"A pod fails and comes back after its backoff."},
 		Rules:   []string{"R3", "R5"},
 		KnownDifferences: []schedqtest.KnownDifference{{Profiles: []string{"p1", "p2"}, Reason: "it differs",
-			Source: "file.go:1 (f)"}},
+			Source: "file.go:1 (f)", Kind: schedqtest.KindBug, Finding: "F01"}},
 		Config:   schedqtest.ConfigChange{InitialBackoff: 2 * time.Second},
 		Requires: []string{schedqtest.RequirePodInfo},
 		Ops:      schedqtest.MustParseOps(t, "add a", "pop", "fail a plugins=(NodeResourcesFit)", "move NodeAdd", "tick 2.000000001s", "flush-backoff"),
 	}
-	roundTrip(t, sc, "rules R3 R5\n----\n", "known-difference profiles=(p1,p2)\nit differs\nsource: file.go:1 (f)\n----\n",
+	roundTrip(t, sc, "rules R3 R5\n----\n", "known-difference profiles=(p1,p2) kind=bug finding=F01\nit differs\nsource: file.go:1 (f)\n----\n",
 		"config initial-backoff=2s\n----\n", "fail a plugins=(NodeResourcesFit)\n----\nok\nnow=+0s\n",
 		"backoffQ: a(ts=+0s first=+0s attempts=1 expiry=+2s plugins=NodeResourcesFit)")
 	if _, err := schedqtest.FormatScenario(schedqtest.Scenario{Ops: schedqtest.MustParseOps(t, "fail a")}); err == nil {
@@ -203,6 +203,11 @@ func TestFormatScenarioRoundTrip(t *testing.T) {
 	}
 	if _, err := schedqtest.ParseScenario("x", "add a\n----\nok\n\nrules R1\n----\n"); err == nil {
 		t.Error("ParseScenario accepted a header directive after an operation")
+	}
+	for _, bad := range []string{"kind=feature", "kind=change finding=F01"} {
+		if _, err := schedqtest.ParseScenario("x", "known-difference profiles=(p) "+bad+"\nwhy\nsource: f.go:1\n----\n"); err == nil {
+			t.Errorf("ParseScenario accepted a known difference with %s", bad)
+		}
 	}
 }
 

@@ -20,7 +20,7 @@ import (
 //	rules R1 I4
 //	----
 //
-//	known-difference profiles=(upstream-v1.33.13-classic,upstream-v1.37.2)
+//	known-difference profiles=(upstream-v1.33.13-classic,upstream-v1.37.2) kind=bug finding=F02
 //	what differs and why, one line
 //	source: v1.33.13 pkg/scheduler/backend/queue/scheduling_queue.go:594 (moveToActiveQ)
 //	----
@@ -80,6 +80,47 @@ type KnownDifference struct {
 	// not show passes, where any other declaration that does not show is
 	// stale.
 	Intermittent bool
+	// Kind ("kind=bug") is the triage of the difference: whose intent it
+	// breaks. Every declaration must have one (CheckKind).
+	Kind DifferenceKind
+	// Finding ("finding=F01") names the entry of the findings catalogue
+	// (findings/) that describes a difference of kind bug.
+	Finding string
+}
+
+// DifferenceKind is the triage of a known difference.
+type DifferenceKind string
+
+const (
+	// KindBug: the target breaks its own intent (a pod lost, held in two
+	// places, stuck, a panic, a heap out of order, a metric that drifts).
+	// Upstream's are catalogued under findings/.
+	KindBug DifferenceKind = "bug"
+	// KindDeparture: the contract chose otherwise on purpose; the reason
+	// says why the contract's choice is the better one.
+	KindDeparture DifferenceKind = "departure"
+	// KindChange: a release changed the behaviour on purpose (the reason
+	// names the KEP or pull request where known); the contract follows one
+	// side of the change.
+	KindChange DifferenceKind = "change"
+)
+
+// DifferenceKinds are the valid kinds, in the order reports list them.
+var DifferenceKinds = []DifferenceKind{KindBug, KindDeparture, KindChange}
+
+// CheckKind reports a declaration without a valid kind: a difference that
+// nobody has triaged is not yet known, only observed.
+func (k KnownDifference) CheckKind() error {
+	if !slices.Contains(DifferenceKinds, k.Kind) {
+		if k.Kind == "" {
+			return fmt.Errorf("known difference %q has no kind: say kind=bug (the target breaks its own intent), kind=departure (the contract chose otherwise on purpose) or kind=change (a release changed it on purpose)", k.Reason)
+		}
+		return fmt.Errorf("known difference %q: unknown kind %q (want bug, departure or change)", k.Reason, k.Kind)
+	}
+	if k.Finding != "" && k.Kind != KindBug {
+		return fmt.Errorf("known difference %q names finding %s but is of kind %s: only a bug is a finding", k.Reason, k.Finding, k.Kind)
+	}
+	return nil
 }
 
 // AppliesTo reports whether the difference is declared for profile.
@@ -272,8 +313,16 @@ func ParseKnownDifference(args []datadriven.CmdArg, input string) (KnownDifferen
 			k.Intermittent = true
 			continue
 		}
+		if (a.Key == "kind" || a.Key == "finding") && len(a.Vals) == 1 {
+			if a.Key == "kind" {
+				k.Kind = DifferenceKind(a.Vals[0])
+			} else {
+				k.Finding = a.Vals[0]
+			}
+			continue
+		}
 		if a.Key != "profiles" {
-			return k, fmt.Errorf("known-difference: unknown argument %q (want profiles=(...) and, for a race, intermittent)", a.Key)
+			return k, fmt.Errorf("known-difference: unknown argument %q (want profiles=(...), kind=bug|departure|change, finding=ID for a catalogued bug and, for a race, intermittent)", a.Key)
 		}
 		for _, v := range a.Vals {
 			if v = strings.TrimSpace(v); v != "" {
@@ -292,6 +341,11 @@ func ParseKnownDifference(args []datadriven.CmdArg, input string) (KnownDifferen
 	k.Reason = strings.Join(reason, " ")
 	if len(k.Profiles) == 0 || k.Reason == "" || k.Source == "" {
 		return k, fmt.Errorf("known-difference needs profiles=(...), a reason and a \"source: \" line")
+	}
+	if k.Kind != "" {
+		if err := k.CheckKind(); err != nil {
+			return k, err
+		}
 	}
 	return k, nil
 }
@@ -438,8 +492,14 @@ func FormatScenario(sc Scenario) (string, error) {
 	}
 	for _, k := range sc.KnownDifferences {
 		flag := ""
+		if k.Kind != "" {
+			flag += " kind=" + string(k.Kind)
+		}
+		if k.Finding != "" {
+			flag += " finding=" + k.Finding
+		}
 		if k.Intermittent {
-			flag = " intermittent"
+			flag += " intermittent"
 		}
 		fmt.Fprintf(&b, "known-difference profiles=(%s)%s\n%s\nsource: %s\n----\n\n", strings.Join(k.Profiles, ","), flag, k.Reason, k.Source)
 	}

@@ -76,6 +76,10 @@ type Options struct {
 // upstream source lines, and how often the reproduction shows it.
 type Finding struct {
 	Title string `json:"title"`
+	// Kind is the finding's triage (conformance.KindBug for a defect of
+	// the target; ID names its entry in the findings catalogue, findings/).
+	Kind conformance.DifferenceKind `json:"kind,omitempty"`
+	ID   string                     `json:"id,omitempty"`
 	// Match is a substring of the violations it explains.
 	Match        string `json:"match"`
 	Reproduction string `json:"reproduction"`

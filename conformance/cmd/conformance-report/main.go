@@ -187,7 +187,7 @@ func render(reports []conformance.Report, conc []concurrent.Report, realsched se
 			if res.Outcome == conformance.Pass || res.Detail == "" {
 				continue
 			}
-			l := fmt.Sprintf("- `%s` [%s] (%s): %s", res.Scenario, conformance.ProfileOf(res), res.Outcome, res.Detail)
+			l := fmt.Sprintf("- `%s` [%s] (%s%s): %s", res.Scenario, conformance.ProfileOf(res), res.Outcome, kindText(res.Kind, res.Finding), res.Detail)
 			if res.Observed != "" {
 				l += "\n\n  ```\n  " + strings.ReplaceAll(res.Observed, "\n", "\n  ") + "\n  ```\n"
 			}
@@ -490,4 +490,16 @@ func sortByTarget[T any](s []T, name func(T) string) {
 		}
 		return a < b
 	})
+}
+
+// kindText is ", kind" or ", bug F01" for a triaged difference, "" for
+// a result without a declaration.
+func kindText(k conformance.DifferenceKind, finding string) string {
+	if k == "" {
+		return ""
+	}
+	if finding != "" {
+		return ", " + string(k) + " " + finding
+	}
+	return ", " + string(k)
 }

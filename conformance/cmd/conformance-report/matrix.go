@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -84,6 +85,20 @@ type seen struct {
 	releases []string
 	minors   []int
 	detail   string // the first release's reason or rate
+	// kind is the declarations' triage ("bug F01", "change"); where
+	// releases declare the same scenario differently, each kind once.
+	kind string
+}
+
+// addKind adds a release's triage of the difference to s.kind.
+func (s *seen) addKind(k string) {
+	if k == "" || slices.Contains(strings.Split(s.kind, " / "), k) {
+		return
+	}
+	if s.kind != "" {
+		s.kind += " / "
+	}
+	s.kind += k
 }
 
 func (s *seen) add(u upstreamTarget, detail string) {
@@ -227,6 +242,7 @@ func renderMatrix(reports []conformance.Report, conc []concurrent.Report) string
 			if res.Outcome != conformance.Known {
 				d = strings.ToUpper(string(res.Outcome)) + ": " + d
 			}
+			s.addKind(strings.TrimPrefix(kindText(res.Kind, res.Finding), ", "))
 			s.add(u, d)
 		}
 	}
@@ -244,14 +260,20 @@ func renderMatrix(reports []conformance.Report, conc []concurrent.Report) string
 	b.WriteString("Each scenario where an upstream release differs from the contract (a declared known difference, or a\n")
 	b.WriteString("failure, in capitals), the first and last release where it shows, any release between where it does not,\n")
 	b.WriteString("and the reason given for the first (the full reasons are under *Known differences* above).\n\n")
-	b.WriteString("| scenario | mode | first | last | not in | reason (first release) |\n|---|---|---|---|---|---|\n")
+	b.WriteString("The kind is the declaration's triage: bug (upstream breaks its own intent; the id names its entry in\n")
+	b.WriteString("findings/), departure (the contract chose otherwise on purpose) or change (a release changed it on purpose).\n\n")
+	b.WriteString("| scenario | mode | kind | first | last | not in | reason (first release) |\n|---|---|---|---|---|---|---|\n")
 	for _, k := range keys {
 		s := diffs[k]
 		first, last, gaps := s.span(order)
 		if gaps == "" {
 			gaps = "-"
 		}
-		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s | %s |\n", s.what, s.mode, first, last, gaps, cellText(s.detail))
+		kind := s.kind
+		if kind == "" {
+			kind = "-"
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s | %s | %s |\n", s.what, s.mode, kind, first, last, gaps, cellText(s.detail))
 	}
 
 	// Concurrency findings, by title.
@@ -268,7 +290,7 @@ func renderMatrix(reports []conformance.Report, conc []concurrent.Report) string
 			}
 			s, ok := finds[f.Title]
 			if !ok {
-				s = &seen{what: f.Title, mode: u.mode()}
+				s = &seen{what: f.Title, mode: u.mode(), kind: strings.TrimPrefix(kindText(f.Kind, f.ID), ", ")}
 				finds[f.Title] = s
 				titles = append(titles, f.Title)
 			}
@@ -280,7 +302,7 @@ func renderMatrix(reports []conformance.Report, conc []concurrent.Report) string
 		b.WriteString("None.\n")
 		return b.String()
 	}
-	b.WriteString("| finding | mode | first | last | not in | measured |\n|---|---|---|---|---|---|\n")
+	b.WriteString("| finding | mode | kind | first | last | not in | measured |\n|---|---|---|---|---|---|---|\n")
 	for _, t := range titles {
 		s := finds[t]
 		sort.Sort(byMinor{s})
@@ -297,7 +319,11 @@ func renderMatrix(reports []conformance.Report, conc []concurrent.Report) string
 			}
 		}
 		sort.Strings(rates)
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", cellText(t), s.mode, first, last, gaps, cellText(strings.Join(rates, "; ")))
+		kind := s.kind
+		if kind == "" {
+			kind = "-"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", cellText(t), s.mode, kind, first, last, gaps, cellText(strings.Join(rates, "; ")))
 	}
 	return b.String()
 }

@@ -15,21 +15,30 @@ func report(name string, res ...conformance.Result) conformance.Report {
 // TestMatrixSpans: a difference seen on v1.34 and v1.36 but not v1.35 is
 // reported first v1.34, last v1.36, not in v1.35; one seen only on v1.37
 // starts and ends there; a finding measured at 0 trials on a release does
-// not count as shown there.
+// not count as shown there. The kind column lists each release's triage
+// once: "bug F01 / change" where two releases declare the same scenario
+// differently.
 func TestMatrixSpans(t *testing.T) {
-	known := func(sc string) conformance.Result {
-		return conformance.Result{Scenario: sc, Outcome: conformance.Known, Detail: "why " + sc}
+	known := func(sc string, kind ...string) conformance.Result {
+		r := conformance.Result{Scenario: sc, Outcome: conformance.Known, Detail: "why " + sc}
+		if len(kind) > 0 {
+			r.Kind = conformance.DifferenceKind(kind[0])
+		}
+		if len(kind) > 1 {
+			r.Finding = kind[1]
+		}
+		return r
 	}
 	pass := func(sc string) conformance.Result { return conformance.Result{Scenario: sc, Outcome: conformance.Pass} }
 	reports := []conformance.Report{
 		report("schedq-impl", pass("a"), pass("b")),
-		report("upstream-v1.34.7", known("a"), pass("b")),
+		report("upstream-v1.34.7", known("a", "bug", "F01"), pass("b")),
 		report("upstream-v1.35.6", pass("a"), pass("b")),
-		report("upstream-v1.36.5", known("a"), pass("b")),
-		report("upstream-v1.37.2", pass("a"), known("b")),
+		report("upstream-v1.36.5", known("a", "change"), pass("b")),
+		report("upstream-v1.37.2", pass("a"), known("b", "departure")),
 		report("upstream-v1.33.13-classic", pass("a"), pass("b")),
 	}
-	f := concurrent.Finding{Title: "lost pod"}
+	f := concurrent.Finding{Title: "lost pod", Kind: conformance.KindBug, ID: "F02"}
 	conc := []concurrent.Report{}
 	for name, rate := range map[string]string{"upstream-v1.34.7": "3 of 400 trials", "upstream-v1.35.6": "0 of 400 trials", "upstream-v1.37.2": "5 of 400 trials"} {
 		g := f
@@ -38,9 +47,9 @@ func TestMatrixSpans(t *testing.T) {
 	}
 	out := renderMatrix(reports, conc)
 	for _, want := range []string{
-		"| `a` | default gates | v1.34.7 | v1.36.5 | v1.35.6 | why a |",
-		"| `b` | default gates | v1.37.2 | v1.37.2 | - | why b |",
-		"| lost pod | default gates | v1.34.7 | v1.37.2 | v1.35.6, v1.36.5 |",
+		"| `a` | default gates | bug F01 / change | v1.34.7 | v1.36.5 | v1.35.6 | why a |",
+		"| `b` | default gates | departure | v1.37.2 | v1.37.2 | - | why b |",
+		"| lost pod | default gates | bug F02 | v1.34.7 | v1.37.2 | v1.35.6, v1.36.5 |",
 		"| v1.33.13 | 2 pass |",
 	} {
 		if !strings.Contains(out, want) {

@@ -349,7 +349,13 @@ func Compare(baseDir, branchDir, base, k8s string) (report string, differs bool,
 			if ok {
 				prev = string(w.Outcome)
 			}
+			if ok && w.Kind != "" {
+				prev += " (" + string(w.Kind) + idText(w.Finding) + ")"
+			}
 			l := fmt.Sprintf("- `%s`: %s on %s, **%s** on the branch", r.Scenario, prev, base, r.Outcome)
+			if ok && w.Kind == conformance.KindBug && w.Outcome == conformance.Known && r.Outcome == conformance.Stale {
+				l += ": the branch fixes this bug"
+			}
 			if r.Detail != "" {
 				l += "\n\n  ```\n  " + strings.ReplaceAll(strings.TrimSpace(r.Detail), "\n", "\n  ") + "\n  ```\n"
 			}
@@ -392,4 +398,12 @@ func Compare(baseDir, branchDir, base, k8s string) (report string, differs bool,
 		b.WriteString("No difference from the base release.\n")
 	}
 	return b.String(), differs, nil
+}
+
+// idText is " F01" for a difference the findings catalogue names.
+func idText(id string) string {
+	if id == "" {
+		return ""
+	}
+	return " " + id
 }

@@ -57,6 +57,7 @@ func TestBranchRun(t *testing.T) {
 	writeReport(t, results, conformance.Report{Target: conformance.TargetInfo{Name: name}, Results: []conformance.Result{
 		{Scenario: "backoff/expires-at-its-boundary", Outcome: conformance.Pass},
 		{Scenario: "pop/unchanged", Outcome: conformance.Pass},
+		{Scenario: "add/held-twice", Outcome: conformance.Known, Kind: conformance.KindBug, Finding: "F02"},
 	}})
 	statusBefore := gitStatus()
 	var modCopy, env string
@@ -95,6 +96,7 @@ func TestBranchRun(t *testing.T) {
 				writeReport(t, d, conformance.Report{Target: conformance.TargetInfo{Name: name}, Results: []conformance.Result{
 					{Scenario: "backoff/expires-at-its-boundary", Outcome: conformance.Fail, Detail: "step 4: the pod is in backoffQ, want activeQ"},
 					{Scenario: "pop/unchanged", Outcome: conformance.Pass},
+					{Scenario: "add/held-twice", Outcome: conformance.Stale, Kind: conformance.KindBug, Finding: "F02"},
 				}})
 			}
 		}
@@ -111,7 +113,8 @@ func TestBranchRun(t *testing.T) {
 	if rerr != nil {
 		t.Fatal(rerr)
 	}
-	for _, want := range []string{"`backoff/expires-at-its-boundary`: pass on v1.35.6, **fail** on the branch", "want activeQ"} {
+	for _, want := range []string{"`backoff/expires-at-its-boundary`: pass on v1.35.6, **fail** on the branch", "want activeQ",
+		"`add/held-twice`: known difference (bug F02) on v1.35.6, **stale known difference** on the branch: the branch fixes this bug"} {
 		if !strings.Contains(string(written), want) || !strings.Contains(report, want) {
 			t.Errorf("the report lacks %q:\n%s", want, written)
 		}
