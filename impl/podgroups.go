@@ -13,19 +13,25 @@ import (
 // This file is the podgroups profile (spec.ProfilePodGroups, rules G1-G11
 // on spec.PodGroupQueue): the hints profile plus pod groups. A pod that
 // names no group goes through the hints profile and the queue's own
-// places untouched. The members of groups live in a layer of their own,
-// groupLayer, under the queue's one mutex: the queue's heaps and
-// unschedulablePods never hold a member. A member has an entry like any
-// pod, indexed by key and UID (so I1's key and UID checks, Done and the
-// nominator need nothing new), and its entry's loc says which of the
-// layer's places holds it; in flight it is an ordinary in-flight entry
+// places untouched. The members of groups never enter the queue's heaps
+// or unschedulablePods: a queued group is one entity, at one of the
+// queue's places, and the members of a group that is not queued wait in
+// pendingPodGroupPods or incompletePodGroupPods. A member has an entry
+// like any pod, indexed by key and UID (so I1's key and UID checks, Done
+// and the nominator need nothing new), and its entry's loc says which of
+// the group places holds it; in flight it is an ordinary in-flight entry
 // with its marker (R15), and Done ends it as any pod.
 //
-// queue.go calls the layer at a few hooks (Add, Pop's choice, the failure
-// of a member, a move request's two phases, the backoffQ and leftover
-// flushes, Activate, Update, Delete, Snapshot), each a call guarded by
-// groupLayer.owns or by the member's place; outside this profile the
-// layer is nil and every hook is a nil check.
+// The profile decides and queue.go applies, as for the other profiles:
+// podgroupsProfile answers D1-D7 (a failed or added member goes to
+// inEntity, its group) and, for the group operations, returns a decision
+// (an entity and where it goes, with its members' PreEnqueue verdicts);
+// put moves a member and putGroup an entity, and they alone ready a Pop.
+// The profile keeps the groups' state (objects, entities and their
+// members, open cycles, waiting members) and the entities' places, which
+// join, settle and wait below keep for put and putGroup as heap.go keeps
+// activeQ's. queue.go reaches the groups only where q.groups, nil outside
+// this profile, says so.
 
 // The places of members, beyond spec's four: in a queued entity (the
 // entity's place says which queue), in pendingPodGroupPods, in
@@ -38,19 +44,180 @@ const (
 	groupNext
 )
 
-// podgroupsProfile is the hints profile with Pop's choice over entities;
-// layer is the queue's groupLayer, for the consistency check.
+// podgroupsProfile is the hints profile (its rules for a pod alone, and
+// for the members' hints and PreEnqueue) plus the state of the pod groups.
 type podgroupsProfile struct {
 	*hints
-	layer *groupLayer
+	objects  map[spec.PodGroupKey]*spec.PodGroup
+	entities map[spec.PodGroupKey]*gentity
+	inCycle  map[spec.PodGroupKey]bool
+	// waiting are the members in pendingPodGroupPods and
+	// incompletePodGroupPods, by group; each entry's loc says which.
+	waiting map[spec.PodGroupKey]map[spec.PodKey]*entry
+	// at indexes entities by their place (inActiveQ, inBackoffQ,
+	// inUnschedulablePods), so that Pop's choice, the backoff flush and a
+	// move each read only the entities of their own place, not every
+	// group of the queue.
+	at map[place]map[spec.PodGroupKey]*gentity
+	// parked indexes the entities of unschedulablePods by the plugin that
+	// gates them (only PreEnqueue parks a group, G2), so that a move
+	// request reads only the groups whose gate the event may concern.
+	parked map[string]map[spec.PodGroupKey]*gentity
+	seq    uint64
 }
 
-// check verifies the hints profile's in-flight list and the layer: every
-// indexed member at one of the layer's places is where the layer keeps
-// it, and every member the layer keeps is indexed there (IG1).
-func (p *podgroupsProfile) check(keyed map[*entry]bool, bad func(string, ...any)) {
-	p.hints.check(keyed, bad)
-	g := p.layer
+// gentity is a queued group entity.
+type gentity struct {
+	key     spec.PodGroupKey
+	place   place // inActiveQ, inBackoffQ or inUnschedulablePods
+	params  spec.EntityParams
+	members []*entry // sorted by key
+	seq     uint64   // when it entered activeQ: ties go to the earlier
+	// parkedAs is the gate it is indexed under in parked while in
+	// unschedulablePods.
+	parkedAs string
+}
+
+// decision is the profile's verdict for one entity: where it goes, and
+// its members' PreEnqueue verdicts (refused[i] for members[i], "":
+// admitted; nil: not examined, its gate as it was). The zero decision
+// moves nothing.
+type decision struct {
+	ent     *gentity
+	to      place
+	refused []string
+}
+
+func newPodGroups(cfg *spec.Config) *podgroupsProfile {
+	g := &podgroupsProfile{hints: newHints(cfg), objects: map[spec.PodGroupKey]*spec.PodGroup{},
+		entities: map[spec.PodGroupKey]*gentity{}, inCycle: map[spec.PodGroupKey]bool{},
+		waiting: map[spec.PodGroupKey]map[spec.PodKey]*entry{}, at: map[place]map[spec.PodGroupKey]*gentity{},
+		parked: map[string]map[spec.PodGroupKey]*gentity{}}
+	for _, pl := range []place{inActiveQ, inBackoffQ, inUnschedulablePods} {
+		g.at[pl] = map[spec.PodGroupKey]*gentity{}
+	}
+	return g
+}
+
+var _ spec.PodGroupQueue = (*PriorityQueue)(nil)
+
+// member is G1 for pod, e being the entry held under its key (nil if
+// none): pod names a group, or e holds a member. The queue keeps its own
+// object (R8), so a caller's stale object without the group does not make
+// a member a pod alone.
+func (g *podgroupsProfile) member(pod *spec.Pod, e *entry) bool {
+	return pod.Group != "" || e != nil && e.info.Pod.Group != ""
+}
+
+// holds reports whether e is at one of the group places.
+func (g *podgroupsProfile) holds(e *entry) bool {
+	return e.loc == inEntity || e.loc == inPending || e.loc == inIncomplete
+}
+
+// --- D1-D7 where a member differs ---
+
+// added (D6) is R1h for a pod alone; a member joins its group (G2).
+func (g *podgroupsProfile) added(e *entry, from place, update bool) move {
+	if e.info.Pod.Group != "" {
+		return move{to: inEntity}
+	}
+	return g.hints.added(e, from, update)
+}
+
+// failed (D1) is R3h for a pod alone and G4 for a member: one count, as
+// R3h and before the branch on membership (as upstream); then a pod alone
+// is requeued as in the hints profile, and a member, its flight ended
+// with no replay, joins its group as by G2.
+func (g *podgroupsProfile) failed(v view, e *entry, flightUID spec.UID, _ int64) move {
+	countFailure(e.info.hf(), e.info.rejected())
+	if e.info.Pod.Group == "" {
+		return g.requeue(v, e, flightUID)
+	}
+	if flightUID != "" {
+		g.leave(e, flightUID)
+	}
+	return move{to: inEntity}
+}
+
+// popFrom (D4) is R2h over entities (G3): the next entity is a group when
+// a group's entity in activeQ precedes the first pod of activeQ (ties go
+// to the pod: any maximal entity is allowed).
+func (g *podgroupsProfile) popFrom(v view) place {
+	b := g.best()
+	if b == nil {
+		return g.hints.popFrom(v)
+	}
+	if v.activeQHasPods() {
+		first := v.q.activeQ.min().info.full()
+		order := spec.GroupOrderInfo(g.objects[b.key], &b.params)
+		if !spec.Less(&order, &first) {
+			return inActiveQ
+		}
+	}
+	return groupNext
+}
+
+// best is the entity of activeQ Pop would take: a maximal one, the
+// earliest to enter activeQ among ties.
+func (g *podgroupsProfile) best() *gentity {
+	var b *gentity
+	var bo spec.QueuedPodInfo
+	for _, e := range g.at[inActiveQ] {
+		o := spec.GroupOrderInfo(g.objects[e.key], &e.params)
+		if b == nil || spec.Less(&o, &bo) || !spec.Less(&bo, &o) && e.seq < b.seq {
+			b, bo = e, o
+		}
+	}
+	return b
+}
+
+// snapshot adds the in-flight list, the members to their places and the
+// pod-group state to s.
+func (g *podgroupsProfile) snapshot(s *spec.Snapshot) {
+	g.hints.snapshot(s)
+	st := &spec.PodGroupsState{}
+	for _, k := range slices.Sorted(maps.Keys(g.objects)) {
+		st.PodGroups = append(st.PodGroups, *g.objects[k])
+	}
+	for _, k := range slices.Sorted(maps.Keys(g.entities)) {
+		ent := g.entities[k]
+		pe := spec.PodGroupEntity{Group: k, Place: spec.Location(ent.place), EntityParams: ent.params}
+		for _, m := range ent.members {
+			pe.Members = append(pe.Members, m.info.Key())
+			switch ent.place {
+			case inActiveQ:
+				s.ActiveQ = append(s.ActiveQ, m.info.full())
+			case inBackoffQ:
+				s.BackoffQ = append(s.BackoffQ, m.info.full())
+			case inUnschedulablePods:
+				s.UnschedulablePods = append(s.UnschedulablePods, m.info.full())
+			}
+		}
+		st.Entities = append(st.Entities, pe)
+	}
+	st.InCycle = slices.Sorted(maps.Keys(g.inCycle))
+	for _, ws := range g.waiting {
+		for _, e := range ws {
+			info := e.info.full()
+			info.UnschedulablePlugins = slices.Clone(info.UnschedulablePlugins)
+			info.PendingPlugins = slices.Clone(info.PendingPlugins)
+			if e.loc == inPending {
+				st.PendingPodGroupPods = append(st.PendingPodGroupPods, info)
+			} else {
+				st.IncompletePodGroupPods = append(st.IncompletePodGroupPods, info)
+			}
+		}
+	}
+	sortByKey(st.PendingPodGroupPods)
+	sortByKey(st.IncompletePodGroupPods)
+	s.PodGroups = st
+}
+
+// check verifies the hints profile's in-flight list and the groups: every
+// indexed member at one of the group places is where the profile keeps
+// it, and every member the profile keeps is indexed there (IG1).
+func (g *podgroupsProfile) check(keyed map[*entry]bool, bad func(string, ...any)) {
+	g.hints.check(keyed, bad)
 	held := map[*entry]bool{}
 	for pl, ents := range g.at {
 		for k, ent := range ents {
@@ -93,224 +260,229 @@ func (p *podgroupsProfile) check(keyed map[*entry]bool, bad func(string, ...any)
 	}
 	for e := range keyed {
 		if g.holds(e) != held[e] {
-			bad("IG1: %s at %d: indexed and held by the layer disagree", describe(e), e.loc)
+			bad("IG1: %s at %d: indexed and held by the profile disagree", describe(e), e.loc)
 		}
 	}
 }
 
-// popFrom (D4) is R2h over entities (G3): the next entity is a group when
-// a group's entity in activeQ precedes the first pod of activeQ (ties go
-// to the pod: any maximal entity is allowed).
-func (p *podgroupsProfile) popFrom(v view) place {
-	g := v.q.groups.best()
-	if g == nil {
-		return p.hints.popFrom(v)
-	}
-	if v.activeQHasPods() {
-		first := v.q.activeQ.min().info.full()
-		order := spec.GroupOrderInfo(v.q.groups.objects[g.key], &g.params)
-		if !spec.Less(&order, &first) {
-			return inActiveQ
-		}
-	}
-	return groupNext
-}
+// --- the group decisions; they read, and change only the groups' own
+// state (members joining and leaving, cycles), never a place ---
 
-// gentity is a queued group entity.
-type gentity struct {
-	key     spec.PodGroupKey
-	place   place // inActiveQ, inBackoffQ or inUnschedulablePods
-	params  spec.EntityParams
-	members []*entry // sorted by key
-	seq     uint64   // when it entered activeQ: ties go to the earlier
-	// parkedAs is the gate it is indexed under in parked while in
-	// unschedulablePods.
-	parkedAs string
-}
-
-// groupLayer holds the pod groups of a queue in the podgroups profile.
-type groupLayer struct {
-	q        *PriorityQueue
-	h        *hints
-	objects  map[spec.PodGroupKey]*spec.PodGroup
-	entities map[spec.PodGroupKey]*gentity
-	inCycle  map[spec.PodGroupKey]bool
-	// waiting are the members in pendingPodGroupPods and
-	// incompletePodGroupPods, by group; each entry's loc says which.
-	waiting map[spec.PodGroupKey]map[spec.PodKey]*entry
-	// at indexes entities by their place (inActiveQ, inBackoffQ,
-	// inUnschedulablePods), so that Pop's choice, the backoff flush and a
-	// move each read only the entities of their own place, not every
-	// group of the queue.
-	at map[place]map[spec.PodGroupKey]*gentity
-	// parked indexes the entities of unschedulablePods by the plugin that
-	// gates them (only PreEnqueue parks a group, G2), so that a move
-	// request reads only the groups whose gate the event may concern.
-	parked map[string]map[spec.PodGroupKey]*gentity
-	seq    uint64
-}
-
-// drop takes ent out of the queue's entities.
-func (g *groupLayer) drop(ent *gentity) {
-	delete(g.entities, ent.key)
-	g.unindex(ent)
-}
-
-// index and unindex keep at and parked in step with ent's place.
-func (g *groupLayer) index(ent *gentity) {
-	g.at[ent.place][ent.key] = ent
-	if ent.place == inUnschedulablePods {
-		ent.parkedAs = ent.params.GatingPlugin
-		if g.parked[ent.parkedAs] == nil {
-			g.parked[ent.parkedAs] = map[spec.PodGroupKey]*gentity{}
-		}
-		g.parked[ent.parkedAs][ent.key] = ent
-	}
-}
-
-func (g *groupLayer) unindex(ent *gentity) {
-	delete(g.at[ent.place], ent.key)
-	if ent.place == inUnschedulablePods {
-		delete(g.parked[ent.parkedAs], ent.key)
-		if len(g.parked[ent.parkedAs]) == 0 {
-			delete(g.parked, ent.parkedAs)
-		}
-	}
-}
-
-// newGroupLayer returns the layer of q's profile: nil unless podgroups.
-func newGroupLayer(q *PriorityQueue) *groupLayer {
-	p, ok := q.p.(*podgroupsProfile)
-	if !ok {
-		return nil
-	}
-	p.layer = &groupLayer{q: q, h: p.hints, objects: map[spec.PodGroupKey]*spec.PodGroup{},
-		entities: map[spec.PodGroupKey]*gentity{}, inCycle: map[spec.PodGroupKey]bool{},
-		waiting: map[spec.PodGroupKey]map[spec.PodKey]*entry{}, at: map[place]map[spec.PodGroupKey]*gentity{},
-		parked: map[string]map[spec.PodGroupKey]*gentity{}}
-	for _, pl := range []place{inActiveQ, inBackoffQ, inUnschedulablePods} {
-		p.layer.at[pl] = map[spec.PodGroupKey]*gentity{}
-	}
-	return p.layer
-}
-
-var _ spec.PodGroupQueue = (*PriorityQueue)(nil)
-
-// owns is G1: pod is a member of a group and the queue runs this profile.
-func (g *groupLayer) owns(pod *spec.Pod) bool { return g != nil && pod.Group != "" }
-
-// ownsKey is owns, or the pod held under pod's key (e, nil if none) is a
-// member: the queue keeps its own object (R8), so a caller's stale object
-// without the group does not make a member a pod alone.
-func (g *groupLayer) ownsKey(pod *spec.Pod, e *entry) bool {
-	return g.owns(pod) || g != nil && e != nil && e.info.Pod.Group != ""
-}
-
-// holds reports whether e is in one of the layer's places.
-func (g *groupLayer) holds(e *entry) bool {
-	return g != nil && (e.loc == inEntity || e.loc == inPending || e.loc == inIncomplete)
-}
-
-// best is the entity of activeQ Pop would take: a maximal one, the
-// earliest to enter activeQ among ties.
-func (g *groupLayer) best() *gentity {
-	if g == nil {
-		return nil
-	}
-	var b *gentity
-	var bo spec.QueuedPodInfo
-	for _, e := range g.at[inActiveQ] {
-		o := spec.GroupOrderInfo(g.objects[e.key], &e.params)
-		if b == nil || spec.Less(&o, &bo) || !spec.Less(&bo, &o) && e.seq < b.seq {
-			b, bo = e, o
-		}
-	}
-	return b
-}
-
-// --- placing members and entities ---
-
-// admit runs PreEnqueue (R17) for each member of ent, in key order, and
-// puts ent towards to, or gated in unschedulablePods by the first member
-// refused (G2).
-func (g *groupLayer) admit(ent *gentity, to place, now time.Time) {
-	g.admitWith(ent, to, now, g.refusals(ent))
+// admitEntity is G2's way towards to: PreEnqueue (R17) runs for each
+// member of ent, in key order; putGroup gates the entity by the first
+// member refused.
+func (g *podgroupsProfile) admitEntity(ent *gentity, to place) decision {
+	return decision{ent, to, g.refusals(ent)}
 }
 
 // refusals runs the PreEnqueue plugins (caller code) for each member of
 // ent and returns, member by member, the plugin that refuses it ("":
 // admitted). It changes nothing.
-func (g *groupLayer) refusals(ent *gentity) []string {
+func (g *podgroupsProfile) refusals(ent *gentity) []string {
 	out := make([]string, len(ent.members))
 	for i, m := range ent.members {
-		out[i] = g.h.preEnqueue(m.info.Pod, m.info.gating())
+		out[i] = g.preEnqueue(m.info.Pod, m.info.gating())
 	}
 	return out
 }
 
-// admitWith is admit with the refusals already known.
-func (g *groupLayer) admitWith(ent *gentity, to place, now time.Time, refused []string) {
-	gate := ""
-	for i, m := range ent.members {
-		if name := refused[i]; name != "" {
-			g.q.gate(m, name)
-			if gate == "" {
-				gate = name
-			}
-		} else if m.info.hints != nil {
-			m.info.hints.GatingPlugin = ""
-		}
-	}
-	ent.params.GatingPlugin = gate
-	if gate != "" {
-		to = inUnschedulablePods
-	}
-	g.put(ent, to, now)
-}
-
-// put places ent at to without PreEnqueue; entering activeQ readies a Pop.
-func (g *groupLayer) put(ent *gentity, to place, now time.Time) {
-	if old := g.entities[ent.key]; old != nil {
-		g.unindex(old) // ent itself, or an entity of the key ent replaces
-	}
-	ent.place = to
-	g.entities[ent.key] = ent
-	g.index(ent)
-	for _, m := range ent.members {
-		m.loc = inEntity
-	}
-	if to != inActiveQ {
-		return
-	}
-	g.seq++
-	ent.seq = g.seq
-	if ent.params.InitialAttemptTimestamp.IsZero() {
-		ent.params.InitialAttemptTimestamp = now
-	}
-	for _, m := range ent.members {
-		if m.info.InitialAttemptTimestamp.IsZero() {
-			m.info.InitialAttemptTimestamp = now
-		}
-	}
-	g.q.ready++
-}
-
-// replace places ent again after a member joined or left, by the place it
-// was in (G2, G8); with no member left it leaves the queue.
-func (g *groupLayer) replace(ent *gentity, now time.Time) {
+// replace decides ent's place again after a member joined or left, by
+// the place it was in (G2, G8); with no member left it leaves the queue.
+func (g *podgroupsProfile) replace(ent *gentity, now time.Time) decision {
 	switch {
 	case len(ent.members) == 0:
 		g.drop(ent)
+		return decision{}
 	case ent.place == inUnschedulablePods:
-		g.put(ent, inUnschedulablePods, now)
+		return decision{ent: ent, to: inUnschedulablePods}
 	case ent.place == inBackoffQ && spec.GroupIsBackingOff(ent.params.BackoffExpiry, now):
-		g.admit(ent, inBackoffQ, now)
-	default:
-		g.admit(ent, inActiveQ, now)
+		return g.admitEntity(ent, inBackoffQ)
 	}
+	return g.admitEntity(ent, inActiveQ)
 }
 
-func (g *groupLayer) wait(e *entry, loc place) {
+// leaveGroup takes e, a member at one of the group places, out of its
+// group (G8); its entity's place is decided again.
+func (g *podgroupsProfile) leaveGroup(e *entry, now time.Time) decision {
+	k := e.info.Pod.GroupKey()
+	switch e.loc {
+	case inPending, inIncomplete:
+		delete(g.waiting[k], e.info.Key())
+		if len(g.waiting[k]) == 0 {
+			delete(g.waiting, k)
+		}
+	case inEntity:
+		ent := g.entities[k]
+		ent.members = slices.DeleteFunc(ent.members, func(m *entry) bool { return m == e })
+		e.loc = nowhere
+		return g.replace(ent, now)
+	}
+	return decision{}
+}
+
+// decide is G10's first phase: which parked entities occ moves, where,
+// and what PreEnqueue says of their members. It only reads: the hints,
+// the caller's keep and the PreEnqueue plugins may panic, and the move
+// request is all or nothing (moveRequest). keep selects by members; for
+// the leftover flush (stamp) entities are taken by their own age instead.
+func (g *podgroupsProfile) decide(occ spec.Occurrence, now time.Time, keep func(*entry) bool, stamp bool) []decision {
+	var out []decision
+	for gp, ents := range g.parked {
+		if gp != "" && !g.cfg.GatingEventMatches(gp, occ.Event) {
+			continue // no group its gate parks is examined
+		}
+		for _, ent := range ents {
+			if stamp {
+				if !g.old(ent, now) {
+					continue
+				}
+			} else if !slices.ContainsFunc(ent.members, keep) {
+				continue
+			}
+			if to := g.strategyPlace(ent, occ, now); to != nowhere {
+				out = append(out, g.admitEntity(ent, to))
+			}
+		}
+	}
+	// In key order, so that the groups entering activeQ together tie
+	// there in the same order on every run.
+	slices.SortFunc(out, func(a, b decision) int { return strings.Compare(string(a.ent.key), string(b.ent.key)) })
+	return out
+}
+
+// strategyPlace is where G10's strategy for occ sends ent (nowhere: it
+// stays).
+func (g *podgroupsProfile) strategyPlace(ent *gentity, occ spec.Occurrence, now time.Time) place {
+	best := spec.StrategySkip
+	for _, m := range ent.members {
+		best = max(best, g.podStrategy(&m.info, occ))
+	}
+	switch {
+	case best == spec.StrategySkip:
+		return nowhere
+	case best == spec.StrategyAfterBackoff && spec.GroupIsBackingOff(ent.params.BackoffExpiry, now):
+		return inBackoffQ
+	}
+	return inActiveQ
+}
+
+// old is R6h's age test for an entity.
+func (g *podgroupsProfile) old(ent *gentity, now time.Time) bool {
+	last := ent.params.Timestamp
+	if ent.params.FlushTimestamp.After(last) {
+		last = ent.params.FlushTimestamp
+	}
+	return now.Sub(last) > g.cfg.PodMaxInUnschedulablePodsDuration
+}
+
+// anyOld reports whether the leftover flush takes some entity.
+func (g *podgroupsProfile) anyOld(now time.Time) bool {
+	for _, ent := range g.at[inUnschedulablePods] {
+		if g.old(ent, now) {
+			return true
+		}
+	}
+	return false
+}
+
+// backedOff is R5h for entities: those of backoffQ done backing off, in
+// key order, for activeQ without PreEnqueue.
+func (g *podgroupsProfile) backedOff(now time.Time) []decision {
+	var out []decision
+	for _, k := range slices.Sorted(maps.Keys(g.at[inBackoffQ])) {
+		if ent := g.entities[k]; !spec.GroupIsBackingOff(ent.params.BackoffExpiry, now) {
+			out = append(out, decision{ent: ent, to: inActiveQ})
+		}
+	}
+	return out
+}
+
+// activate is G7 for an Activate of member p (e the entry of its key,
+// nil if none): its group's entity leaves unschedulablePods (through
+// PreEnqueue) or backoffQ for activeQ; a member in flight gets the hints
+// profile's ForceActivate record.
+func (g *podgroupsProfile) activate(p *spec.Pod, e *entry) decision {
+	k := p.GroupKey()
+	if e != nil && e.info.Pod.Group != "" {
+		k = e.info.Pod.GroupKey()
+	}
+	if g.objects[k] == nil {
+		return decision{}
+	}
+	ent, ok := g.entities[k]
+	switch {
+	case !ok:
+		g.activatedOther(e, p)
+	case ent.place == inUnschedulablePods:
+		return g.admitEntity(ent, inActiveQ)
+	case ent.place == inBackoffQ:
+		return decision{ent: ent, to: inActiveQ}
+	}
+	return decision{}
+}
+
+// checkUpdate is G9's precondition: a member's group never changes. e is
+// the entry of the key, nil if none.
+func (g *podgroupsProfile) checkUpdate(e *entry, oldPod, newPod *spec.Pod) error {
+	held := oldPod.Group
+	if e != nil {
+		held = e.info.Pod.Group
+	}
+	if oldPod.Group != newPod.Group || held != newPod.Group {
+		return fmt.Errorf("%w: Update of %s changes its pod group from %q to %q", spec.ErrInvalidPod, newPod.Key(), held, newPod.Group)
+	}
+	return nil
+}
+
+// updated is G9 for a member at one of the group places (its entry
+// already holds newPod): the first event of the update whose strategy
+// moves a parked entity sends it on, through PreEnqueue. (PreEnqueue is
+// a function of the members, so an entity it keeps parked stays parked
+// whatever the later events say.)
+func (g *podgroupsProfile) updated(e *entry, oldPod, newPod *spec.Pod, change *spec.PodChange, now time.Time) decision {
+	if e.loc != inEntity {
+		return decision{}
+	}
+	ent := g.entities[newPod.GroupKey()]
+	if ent.place != inUnschedulablePods {
+		return decision{}
+	}
+	for _, ev := range updateEvents(oldPod, newPod, change) {
+		if to := g.strategyPlace(ent, spec.Occurrence{Event: ev, Old: oldPod, New: newPod}, now); to != nowhere {
+			return g.admitEntity(ent, to)
+		}
+	}
+	return decision{}
+}
+
+// --- the group places, kept for put and putGroup (queue.go) ---
+
+// join is put's part for e, a detached member bound for its group (G2):
+// it waits in incompletePodGroupPods while its group is unknown, in
+// pendingPodGroupPods while its group's cycle is open, else it joins its
+// group's entity, or a new one, whose place the decision says.
+func (g *podgroupsProfile) join(e *entry, now time.Time) decision {
+	k := e.info.Pod.GroupKey()
+	ent, queued := g.entities[k]
+	switch {
+	case g.objects[k] == nil:
+		g.wait(e, inIncomplete)
+	case queued:
+		i, _ := slices.BinarySearchFunc(ent.members, e, func(a, b *entry) int { return compareKeys(a.info.Pod, b.info.Pod) })
+		ent.members = slices.Insert(ent.members, i, e)
+		return g.replace(ent, now)
+	case g.inCycle[k]:
+		g.wait(e, inPending)
+	default:
+		ent := &gentity{key: k, members: []*entry{e}, params: spec.EntityParams{Timestamp: now}}
+		return g.admitEntity(ent, inActiveQ)
+	}
+	return decision{}
+}
+
+// wait puts e, detached, in pendingPodGroupPods or
+// incompletePodGroupPods (loc).
+func (g *podgroupsProfile) wait(e *entry, loc place) {
 	k := e.info.Pod.GroupKey()
 	if g.waiting[k] == nil {
 		g.waiting[k] = map[spec.PodKey]*entry{}
@@ -320,7 +492,7 @@ func (g *groupLayer) wait(e *entry, loc place) {
 }
 
 // waiters removes and returns, sorted by key, group k's members at loc.
-func (g *groupLayer) waiters(k spec.PodGroupKey, loc place) []*entry {
+func (g *podgroupsProfile) waiters(k spec.PodGroupKey, loc place) []*entry {
 	var out []*entry
 	for pk, e := range g.waiting[k] {
 		if e.loc == loc {
@@ -335,280 +507,51 @@ func (g *groupLayer) waiters(k spec.PodGroupKey, loc place) []*entry {
 	return out
 }
 
-// place is G2's placement of a member's entry, detached and indexed.
-func (g *groupLayer) place(e *entry, now time.Time) {
-	k := e.info.Pod.GroupKey()
-	ent, queued := g.entities[k]
-	switch {
-	case g.objects[k] == nil:
-		g.wait(e, inIncomplete)
-	case queued:
-		i, _ := slices.BinarySearchFunc(ent.members, e, func(a, b *entry) int { return compareKeys(a.info.Pod, b.info.Pod) })
-		ent.members = slices.Insert(ent.members, i, e)
-		g.replace(ent, now)
-	case g.inCycle[k]:
-		g.wait(e, inPending)
-	default:
-		ent := &gentity{key: k, members: []*entry{e}, params: spec.EntityParams{Timestamp: now}}
-		g.admit(ent, inActiveQ, now)
+// settle is putGroup's part: ent is at to, indexed there (in place of
+// any entity of its key), its members with it; entering activeQ it takes
+// the next seq.
+func (g *podgroupsProfile) settle(ent *gentity, to place) {
+	if old := g.entities[ent.key]; old != nil {
+		g.unindex(old) // ent itself, or an entity of the key ent replaces
 	}
-}
-
-// remove takes e out of the layer's places; its entity is placed again.
-func (g *groupLayer) remove(e *entry, now time.Time) {
-	k := e.info.Pod.GroupKey()
-	switch e.loc {
-	case inPending, inIncomplete:
-		delete(g.waiting[k], e.info.Key())
-		if len(g.waiting[k]) == 0 {
-			delete(g.waiting, k)
-		}
-	case inEntity:
-		ent := g.entities[k]
-		ent.members = slices.DeleteFunc(ent.members, func(m *entry) bool { return m == e })
-		e.loc = nowhere
-		g.replace(ent, now)
-	}
-	e.loc = nowhere
-}
-
-// --- the hooks of queue.go ---
-
-// add is G2 for Add (and Update of an unknown member): e is the entry of
-// the key, nil if none.
-func (g *groupLayer) add(pod *spec.Pod, h hashes, e *entry) error {
-	q := g.q
-	if e != nil {
-		return fmt.Errorf("%w: Add of member %s, which is held", spec.ErrAlreadyQueued, pod.Key())
-	}
-	if err := q.uidHeldElsewhere(pod, h, nil); err != nil {
-		return err
-	}
-	now := q.clock.Now()
-	e = q.entryFor(nil, pod, h)
-	e.info = podInfo{Pod: pod, Timestamp: now}
-	q.nom.add(pod, spec.NominateNoop, "") // R18
-	g.place(e, now)
-	return nil
-}
-
-// failed (D1) is R3h for a pod alone and G4 for a member: one count, as
-// R3h and before the branch on membership (as upstream); then a pod alone
-// is requeued as in the hints profile, and a member, its flight ended
-// with no replay, joins its group as by G2 (put applies inEntity).
-func (p *podgroupsProfile) failed(v view, e *entry, flightUID spec.UID, _ int64) move {
-	countFailure(e.info.hf(), e.info.rejected())
-	if e.info.Pod.Group == "" {
-		return p.requeue(v, e, flightUID)
-	}
-	if flightUID != "" {
-		p.leave(e, flightUID)
-	}
-	return move{to: inEntity}
-}
-
-// decision is a move request's verdict for one parked entity, with its
-// members' PreEnqueue verdicts.
-type decision struct {
-	ent     *gentity
-	to      place
-	refused []string
-}
-
-// decide is G10's first phase: which parked entities occ moves, where,
-// and what PreEnqueue says of their members. It only reads: the hints,
-// the caller's keep and the PreEnqueue plugins may panic, and the move
-// request is all or nothing (moveRequest). keep
-// selects by members; for the leftover flush (stamp) entities are taken
-// by their own age instead.
-func (g *groupLayer) decide(occ spec.Occurrence, now time.Time, keep func(*entry) bool, stamp bool) []decision {
-	if g == nil {
-		return nil
-	}
-	var out []decision
-	for gp, ents := range g.parked {
-		if gp != "" && !g.h.cfg.GatingEventMatches(gp, occ.Event) {
-			continue // no group its gate parks is examined
-		}
-		for _, ent := range ents {
-			if stamp {
-				if !g.old(ent, now) {
-					continue
-				}
-			} else if !slices.ContainsFunc(ent.members, keep) {
-				continue
-			}
-			if to := g.strategyPlace(ent, occ, now); to != nowhere {
-				out = append(out, decision{ent, to, g.refusals(ent)})
-			}
-		}
-	}
-	// In key order, so that the groups entering activeQ together tie
-	// there in the same order on every run.
-	slices.SortFunc(out, func(a, b decision) int { return strings.Compare(string(a.ent.key), string(b.ent.key)) })
-	return out
-}
-
-// strategyPlace is where G10's strategy for occ sends ent (nowhere: it
-// stays).
-func (g *groupLayer) strategyPlace(ent *gentity, occ spec.Occurrence, now time.Time) place {
-	best := spec.StrategySkip
+	ent.place = to
+	g.entities[ent.key] = ent
+	g.index(ent)
 	for _, m := range ent.members {
-		best = max(best, g.h.podStrategy(&m.info, occ))
+		m.loc = inEntity
 	}
-	switch {
-	case best == spec.StrategySkip:
-		return nowhere
-	case best == spec.StrategyAfterBackoff && spec.GroupIsBackingOff(ent.params.BackoffExpiry, now):
-		return inBackoffQ
-	}
-	return inActiveQ
-}
-
-// apply is G10's second phase.
-func (g *groupLayer) apply(ds []decision, now time.Time, stamp bool) {
-	for _, d := range ds {
-		if stamp {
-			d.ent.params.FlushTimestamp = now
-		}
-		g.admitWith(d.ent, d.to, now, d.refused)
+	if to == inActiveQ {
+		g.seq++
+		ent.seq = g.seq
 	}
 }
 
-// old is R6h's age test for an entity.
-func (g *groupLayer) old(ent *gentity, now time.Time) bool {
-	last := ent.params.Timestamp
-	if ent.params.FlushTimestamp.After(last) {
-		last = ent.params.FlushTimestamp
-	}
-	return now.Sub(last) > g.h.cfg.PodMaxInUnschedulablePodsDuration
+// drop takes ent out of the queue's entities.
+func (g *podgroupsProfile) drop(ent *gentity) {
+	delete(g.entities, ent.key)
+	g.unindex(ent)
 }
 
-// anyOld reports whether the leftover flush takes some entity.
-func (g *groupLayer) anyOld(now time.Time) bool {
-	if g == nil {
-		return false
-	}
-	for _, ent := range g.at[inUnschedulablePods] {
-		if g.old(ent, now) {
-			return true
+// index and unindex keep at and parked in step with ent's place.
+func (g *podgroupsProfile) index(ent *gentity) {
+	g.at[ent.place][ent.key] = ent
+	if ent.place == inUnschedulablePods {
+		ent.parkedAs = ent.params.GatingPlugin
+		if g.parked[ent.parkedAs] == nil {
+			g.parked[ent.parkedAs] = map[spec.PodGroupKey]*gentity{}
 		}
-	}
-	return false
-}
-
-// flushBackoff is R5h for entities.
-func (g *groupLayer) flushBackoff(now time.Time) {
-	if g == nil {
-		return
-	}
-	for _, k := range slices.Sorted(maps.Keys(g.at[inBackoffQ])) {
-		if ent := g.entities[k]; !spec.GroupIsBackingOff(ent.params.BackoffExpiry, now) {
-			g.put(ent, inActiveQ, now)
-		}
+		g.parked[ent.parkedAs][ent.key] = ent
 	}
 }
 
-// activate is G7.
-func (g *groupLayer) activate(p *spec.Pod, now time.Time) {
-	e := g.q.pods.findKey(keyHash(p.Namespace, p.Name), p.Namespace, p.Name)
-	k := p.GroupKey()
-	if e != nil && e.info.Pod.Group != "" {
-		k = e.info.Pod.GroupKey()
-	}
-	if g.objects[k] == nil {
-		return
-	}
-	if ent, ok := g.entities[k]; ok {
-		switch ent.place {
-		case inUnschedulablePods:
-			g.admit(ent, inActiveQ, now)
-		case inBackoffQ:
-			g.put(ent, inActiveQ, now)
-		}
-		return
-	}
-	g.h.activatedOther(e, p)
-}
-
-// checkUpdate is G9's precondition: a member's group never changes. e is
-// the entry of the key, nil if none.
-func (g *groupLayer) checkUpdate(e *entry, oldPod, newPod *spec.Pod) error {
-	if g == nil {
-		return nil
-	}
-	held := oldPod.Group
-	if e != nil {
-		held = e.info.Pod.Group
-	}
-	if oldPod.Group != newPod.Group || held != newPod.Group {
-		return fmt.Errorf("%w: Update of %s changes its pod group from %q to %q", spec.ErrInvalidPod, newPod.Key(), held, newPod.Group)
-	}
-	return nil
-}
-
-// updated is G9 for a member in one of the layer's places (its entry
-// already holds newPod).
-func (g *groupLayer) updated(e *entry, oldPod, newPod *spec.Pod, change *spec.PodChange, now time.Time) {
-	if e.loc != inEntity {
-		return
-	}
-	ent := g.entities[newPod.GroupKey()]
-	if ent.place != inUnschedulablePods {
-		return
-	}
-	for _, ev := range updateEvents(oldPod, newPod, change) {
-		if to := g.strategyPlace(ent, spec.Occurrence{Event: ev, Old: oldPod, New: newPod}, now); to != nowhere {
-			g.admit(ent, to, now)
-		}
-		if ent.place != inUnschedulablePods {
-			return
+func (g *podgroupsProfile) unindex(ent *gentity) {
+	delete(g.at[ent.place], ent.key)
+	if ent.place == inUnschedulablePods {
+		delete(g.parked[ent.parkedAs], ent.key)
+		if len(g.parked[ent.parkedAs]) == 0 {
+			delete(g.parked, ent.parkedAs)
 		}
 	}
-}
-
-// snapshot adds the members the layer holds to their places and the
-// pod-group state to s.
-func (g *groupLayer) snapshot(s *spec.Snapshot) {
-	if g == nil {
-		return
-	}
-	st := &spec.PodGroupsState{}
-	for _, k := range slices.Sorted(maps.Keys(g.objects)) {
-		st.PodGroups = append(st.PodGroups, *g.objects[k])
-	}
-	for _, k := range slices.Sorted(maps.Keys(g.entities)) {
-		ent := g.entities[k]
-		pe := spec.PodGroupEntity{Group: k, Place: spec.Location(ent.place), EntityParams: ent.params}
-		for _, m := range ent.members {
-			pe.Members = append(pe.Members, m.info.Key())
-			switch ent.place {
-			case inActiveQ:
-				s.ActiveQ = append(s.ActiveQ, m.info.full())
-			case inBackoffQ:
-				s.BackoffQ = append(s.BackoffQ, m.info.full())
-			case inUnschedulablePods:
-				s.UnschedulablePods = append(s.UnschedulablePods, m.info.full())
-			}
-		}
-		st.Entities = append(st.Entities, pe)
-	}
-	st.InCycle = slices.Sorted(maps.Keys(g.inCycle))
-	for _, ws := range g.waiting {
-		for _, e := range ws {
-			info := e.info.full()
-			info.UnschedulablePlugins = slices.Clone(info.UnschedulablePlugins)
-			info.PendingPlugins = slices.Clone(info.PendingPlugins)
-			if e.loc == inPending {
-				st.PendingPodGroupPods = append(st.PendingPodGroupPods, info)
-			} else {
-				st.IncompletePodGroupPods = append(st.IncompletePodGroupPods, info)
-			}
-		}
-	}
-	sortByKey(st.PendingPodGroupPods)
-	sortByKey(st.IncompletePodGroupPods)
-	s.PodGroups = st
 }
 
 // --- spec.PodGroupQueue ---
@@ -632,7 +575,7 @@ func (q *PriorityQueue) PopEntity() (spec.QueuedEntity, int64, error) {
 		switch from := q.p.popFrom(view{q: q}); from {
 		case nowhere:
 		case groupNext:
-			return q.groups.pop()
+			return q.popGroup()
 		default:
 			info, cycle, err := q.popLocked(from)
 			return spec.QueuedEntity{Pod: info}, cycle, err
@@ -643,9 +586,10 @@ func (q *PriorityQueue) PopEntity() (spec.QueuedEntity, int64, error) {
 	}
 }
 
-// pop is G3 for the best group entity of activeQ.
-func (g *groupLayer) pop() (spec.QueuedEntity, int64, error) {
-	q := g.q
+// popGroup is G3 for the best group entity of activeQ: its members go
+// in flight together.
+func (q *PriorityQueue) popGroup() (spec.QueuedEntity, int64, error) {
+	g := q.groups
 	ent := g.best()
 	g.drop(ent)
 	ent.params.Attempts++
@@ -653,7 +597,7 @@ func (g *groupLayer) pop() (spec.QueuedEntity, int64, error) {
 	for _, m := range ent.members {
 		m.info.Attempts++
 		token, _ := q.p.popped(m)
-		m.loc = inFlight
+		q.put(m, move{to: inFlight}, time.Time{})
 		m.pos = token
 		info := m.info.full()
 		info.UnschedulablePlugins = slices.Clone(info.UnschedulablePlugins)
@@ -695,7 +639,7 @@ func (q *PriorityQueue) AddAttemptedPodGroupIfNeeded(gInfo *spec.QueuedPodGroupI
 	now := q.clock.Now()
 	if g.objects[k] == nil {
 		for _, e := range pending {
-			g.wait(e, inIncomplete)
+			q.put(e, move{to: inIncomplete}, now)
 		}
 		return nil
 	}
@@ -717,7 +661,7 @@ func (q *PriorityQueue) AddAttemptedPodGroupIfNeeded(gInfo *spec.QueuedPodGroupI
 			to = inBackoffQ
 		}
 	}
-	g.admit(ent, to, now)
+	q.putGroup(g.admitEntity(ent, to), now)
 	return nil
 }
 
@@ -739,7 +683,7 @@ func (q *PriorityQueue) AddPodGroup(pg *spec.PodGroup) error {
 	g.objects[k] = pg
 	now := q.clock.Now()
 	for _, e := range g.waiters(k, inIncomplete) {
-		g.place(e, now)
+		q.put(e, move{to: inEntity}, now)
 	}
 	return nil
 }
@@ -783,13 +727,14 @@ func (q *PriorityQueue) DeletePodGroup(pg *spec.PodGroup) error {
 		return fmt.Errorf("%w: DeletePodGroup of %s", spec.ErrPodGroupNotFound, k)
 	}
 	delete(g.objects, k)
+	now := q.clock.Now()
 	for _, e := range g.waiters(k, inPending) {
-		g.wait(e, inIncomplete)
+		q.put(e, move{to: inIncomplete}, now)
 	}
 	if ent, ok := g.entities[k]; ok {
 		g.drop(ent)
 		for _, e := range ent.members {
-			g.wait(e, inIncomplete)
+			q.put(e, move{to: inIncomplete}, now)
 		}
 	}
 	return nil

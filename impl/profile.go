@@ -11,16 +11,19 @@ import (
 // profile answers, for the concurrent queue, the decisions that
 // spec.Profile names (D1-D7), as package model's profiles do for the
 // model: classic.go answers for spec.ProfileClassic, hints.go for
-// spec.ProfileHints, and queue.go asks at exactly those points without
-// asking which profile it runs. D3 (backoff) is a pure function answered in
+// spec.ProfileHints, podgroups.go for spec.ProfilePodGroups (the hints
+// profile's answers for a pod alone, its own for a member), and queue.go
+// asks at exactly those points without asking which profile it runs. D3 (backoff) is a pure function answered in
 // spec (Config.BackoffExpiry, IsBackingOff).
 //
 // A profile decides; the queue applies. Its answers are values (a move, a
 // place, a selection of pods) and queue.go carries out every move, counts
 // every metric and wakes every Pop (put, moveRequest, unlock). A profile
 // reads the queue through a view, reads entries, and keeps state of its
-// own (the hints profile's in-flight list); it never moves a pod, counts a
-// metric or wakes a Pop. The one entry it writes is a failed pod handed
+// own (the hints profile's in-flight list, the podgroups profile's groups
+// and their members); it never moves a pod or a group, counts a metric or
+// wakes a Pop. The podgroups profile's group decisions (decision, in
+// podgroups.go) are applied by putGroup as moves are by put. The one entry it writes is a failed pod handed
 // back (D1: "what it counts"), before deciding where it goes. All methods
 // run under the queue's mutex.
 type profile interface {
@@ -171,7 +174,7 @@ func newProfile(cfg *spec.Config) profile {
 	case spec.ProfileHints:
 		return newHints(cfg)
 	case spec.ProfilePodGroups:
-		return &podgroupsProfile{hints: newHints(cfg)}
+		return newPodGroups(cfg)
 	}
 	return &classic{cfg: cfg, gates: newGates(cfg)}
 }

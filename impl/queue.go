@@ -2,25 +2,28 @@
 // the contract of spec.Queue in each of its three profiles (spec.Profile:
 // the classic kube-scheduler v1.33 queue, v1.37.2's queueing hints, and
 // v1.37.2 with pod groups, which adds spec.PodGroupQueue), built for speed
-// and safe for concurrent use. It behaves exactly like package
-// model, the contract's executable form, for every operation; the
-// differences are the ones a real queue needs: Pop blocks instead of
-// returning spec.ErrWouldBlock, time comes from an injected clock, the two
-// flushes run periodically after Run (in the hints profile the backoffQ
-// flush at the start of every one-second window), and pods that spec.Less
-// leaves tied are popped in the order they entered activeQ.
+// and safe for concurrent use. It behaves exactly like package model, the
+// contract's executable form, for every operation; the differences are the
+// ones a real queue needs: Pop blocks instead of returning
+// spec.ErrWouldBlock, time comes from an injected clock, the two flushes
+// run periodically after Run (in the hints and podgroups profiles the
+// backoffQ flush at the start of every one-second window), and pods that
+// spec.Less leaves tied are popped in the order they entered activeQ.
 //
 // The profiles share this machine; where they differ (the decisions D1-D7
 // of spec.Profile) it asks its profile (profile.go), answered once in
 // classic.go, once in hints.go (the in-flight list, hint replay) and once
-// in podgroups.go (the hints profile plus the members of pod groups, which
-// move as one entity per group); all gate with PreEnqueue (R17, gates in
-// profile.go), each at its own points. A profile returns decisions and
-// this file applies them: put is the one function that moves a pod between
-// places, counts its arrival and readies a wake-up, and unlock, the end of
-// every operation, wakes the blocked Pops. entry.go holds the entry and
-// the places' helpers, window.go backoffQ's second order for Pop in the
-// hints profile.
+// in podgroups.go (the hints profile plus pod groups: a group's members
+// move as one entity, and the group operations of spec.PodGroupQueue);
+// all gate with PreEnqueue (R17, gates in profile.go), each at its own
+// points. A profile returns decisions and this file applies them: put is
+// the one function that moves a pod between places (a member's included),
+// counts its arrival and readies a wake-up; putGroup is its twin for a
+// group's entity; and unlock, the end of every operation, wakes the
+// blocked Pops. The classic and hints profiles never reach podgroups.go:
+// queue.go enters it only behind a check that the queue has groups (the
+// field is nil outside the podgroups profile). entry.go holds the entry and the places' helpers,
+// window.go backoffQ's second order for Pop in the hints profiles.
 //
 // Layout: every pod the queue holds has one entry of 112 bytes (the
 // hints profile's per-pod fields, spec.HintFields, behind a pointer that
@@ -117,9 +120,9 @@ type PriorityQueue struct {
 	// nominator (R18, both profiles).
 	p   profile
 	nom *nominator
-	// groups holds the members of pod groups in the podgroups profile
-	// (podgroups.go); nil in the others.
-	groups *groupLayer
+	// groups is p in the podgroups profile (podgroups.go), nil in the
+	// others: the pod groups' decisions and places.
+	groups *podgroupsProfile
 }
 
 var _ spec.ObjectQueue = (*PriorityQueue)(nil)
@@ -164,7 +167,7 @@ func New(cfg spec.Config, opts ...Option) (*PriorityQueue, error) {
 		nom:              newNominator(),
 	}
 	q.p = newProfile(&q.cfg)
-	q.groups = newGroupLayer(q)
+	q.groups, _ = q.p.(*podgroupsProfile)
 	q.windowed = q.p.windowed()
 	q.activeQ = podHeap{where: inActiveQ, timeOf: func(e *entry) time.Time { return e.info.Timestamp }}
 	q.backoffQ = podHeap{where: inBackoffQ, timeOf: q.expiry}
@@ -328,11 +331,11 @@ func (q *PriorityQueue) Add(pod *spec.Pod) error {
 // Update of an unknown pod.
 func (q *PriorityQueue) addLocked(pod *spec.Pod, h hashes, update bool) error {
 	e := q.pods.findKey(h.key, pod.Namespace, pod.Name)
-	if q.groups.ownsKey(pod, e) {
-		return q.groups.add(pod, h, e) // G2
-	}
 	if e != nil && (e.loc == inActiveQ || e.loc == inFlight) {
 		return fmt.Errorf("%w: Add of %s, which is in %s", spec.ErrAlreadyQueued, pod.Key(), e.loc)
+	}
+	if e != nil && q.groups != nil && q.groups.member(pod, e) {
+		return fmt.Errorf("%w: Add of member %s, which is held", spec.ErrAlreadyQueued, pod.Key()) // G2
 	}
 	if err := q.uidHeldElsewhere(pod, h, e); err != nil {
 		return err
@@ -566,7 +569,10 @@ func (q *PriorityQueue) moveRequest(occ spec.Occurrence, now time.Time, keep fun
 		}
 	})
 	q.scratch = choices
-	groups := q.groups.decide(occ, now, keep, stamp) // G10, reading only
+	var groups []decision
+	if q.groups != nil {
+		groups = q.groups.decide(occ, now, keep, stamp) // G10, reading only
+	}
 	q.metrics.event = occ.Event
 	for i := range choices {
 		c := &choices[i]
@@ -577,7 +583,12 @@ func (q *PriorityQueue) moveRequest(occ spec.Occurrence, now time.Time, keep fun
 		q.put(c.e, c.m, now)
 		c.e, c.g = nil, nil
 	}
-	q.groups.apply(groups, now, stamp)
+	for _, d := range groups {
+		if stamp {
+			d.ent.params.FlushTimestamp = now
+		}
+		q.putGroup(d, now)
+	}
 	q.scratchPeak = max(q.scratchPeak, len(choices))
 	if cap(choices) > maxKeptChoices {
 		q.scratch = nil // a burst's room goes back at once; smaller room, by shrink
@@ -600,7 +611,11 @@ func (q *PriorityQueue) FlushBackoffQCompleted() {
 		e := q.backoffQ.popMin()
 		q.put(e, q.p.fromBackoffQ(e, backoffComplete), now)
 	}
-	q.groups.flushBackoff(now)
+	if q.groups != nil {
+		for _, d := range q.groups.backedOff(now) { // R5h for groups
+			q.putGroup(d, now)
+		}
+	}
 	q.shrink(now)
 }
 
@@ -643,7 +658,7 @@ func (q *PriorityQueue) FlushUnschedulablePodsLeftover() {
 	old, stamp := q.p.leftover(view{q, now})
 	// Only if some pod is a leftover: the request is then a move request
 	// in full (moveRequestCycle, the in-flight list).
-	if q.unschedulablePods.any(old) || q.groups.anyOld(now) {
+	if q.unschedulablePods.any(old) || q.groups != nil && q.groups.anyOld(now) {
 		q.moveRequest(spec.Occurrence{Event: spec.EventUnschedulableTimeout}, now, old, stamp)
 	}
 }
@@ -660,8 +675,8 @@ func (q *PriorityQueue) Activate(pods []*spec.Pod) error {
 	now := q.clock.Now()
 	for _, p := range pods {
 		e := q.pods.findKey(keyHash(p.Namespace, p.Name), p.Namespace, p.Name)
-		if q.groups.ownsKey(p, e) {
-			q.groups.activate(p, now) // G7
+		if q.groups != nil && q.groups.member(p, e) {
+			q.putGroup(q.groups.activate(p, e), now) // G7
 			continue
 		}
 		parked := e != nil && (e.loc == inUnschedulablePods || e.loc == inBackoffQ)
@@ -711,8 +726,10 @@ func (q *PriorityQueue) UpdateWithChange(oldPod, newPod *spec.Pod, change *spec.
 	q.mu.Lock()
 	defer q.unlock()
 	e := q.pods.findKey(h.key, newPod.Namespace, newPod.Name)
-	if err := q.groups.checkUpdate(e, oldPod, newPod); err != nil { // G9
-		return err
+	if q.groups != nil {
+		if err := q.groups.checkUpdate(e, oldPod, newPod); err != nil { // G9
+			return err
+		}
 	}
 	if err := q.uidHeldElsewhere(newPod, h, e); err != nil {
 		return err
@@ -751,8 +768,9 @@ func (q *PriorityQueue) UpdateWithChange(oldPod, newPod *spec.Pod, change *spec.
 		}
 	case inFlight:
 		q.p.updatedInFlight(e, oldPod, newPod, change)
-	default:
-		q.groups.updated(e, oldPod, newPod, change, q.clock.Now()) // G9
+	default: // a member at one of the group places (podgroups.go)
+		now := q.clock.Now()
+		q.putGroup(q.groups.updated(e, oldPod, newPod, change, now), now) // G9
 	}
 	return nil
 }
@@ -772,8 +790,9 @@ func (q *PriorityQueue) Delete(pod *spec.Pod) error {
 		}
 		return fmt.Errorf("%w: Delete of %s", spec.ErrPodNotFound, pod.Key())
 	}
-	if q.groups.holds(e) {
-		q.groups.remove(e, q.clock.Now()) // G8
+	if q.groups != nil && q.groups.holds(e) {
+		now := q.clock.Now()
+		q.putGroup(q.groups.leaveGroup(e, now), now) // G8
 	}
 	q.drop(e)
 	return nil
@@ -887,7 +906,6 @@ func (q *PriorityQueue) Snapshot() spec.Snapshot {
 		}
 	})
 	q.p.snapshot(&s)
-	q.groups.snapshot(&s)
 	q.mu.Unlock()
 	for _, pl := range []*[]spec.QueuedPodInfo{&s.ActiveQ, &s.BackoffQ, &s.UnschedulablePods, &s.InFlight} {
 		if len(*pl) == 0 {
@@ -958,7 +976,9 @@ func (q *PriorityQueue) eventLabel(event spec.ClusterEvent) string {
 // --- applying the profile's decisions; all under mu ---
 
 // put is the one place a pod moves: e goes from wherever it is to m.to
-// (activeQ, backoffQ, unschedulablePods, or in flight from Pop), gated by
+// (activeQ, backoffQ, unschedulablePods, or in flight from Pop; a member
+// of a pod group to its group, inEntity, or to pendingPodGroupPods or
+// incompletePodGroupPods), gated by
 // m.gate if a PreEnqueue plugin refused it; its arrival is counted under
 // m.why (a cluster event's under q.metrics.event); and if Pop may now take
 // it, unlock will wake one blocked Pop for it.
@@ -989,12 +1009,55 @@ func (q *PriorityQueue) put(e *entry, m move, now time.Time) {
 	case inFlight:
 		e.loc = inFlight
 	case inEntity:
-		q.groups.place(e, now) // G2: a member joins its group
+		q.putGroup(q.groups.join(e, now), now) // G2: a member joins its group
+	case inPending, inIncomplete:
+		q.groups.wait(e, m.to)
 	}
 	q.metrics.count(m.why, m.to)
 	if q.poppable(e, m.to) {
 		q.ready++
 	}
+}
+
+// putGroup is put for a pod group's entity (podgroups profile): d.ent
+// goes to d.to with its members. The members PreEnqueue refused (if it
+// ran: d.refused) are gated, and then the entity waits in
+// unschedulablePods gated by the first of them (G2). Entering activeQ
+// stamps the first attempt of the entity and its members, and readies a
+// Pop as put does for a pod. The zero decision moves nothing.
+func (q *PriorityQueue) putGroup(d decision, now time.Time) {
+	ent, to := d.ent, d.to
+	if ent == nil {
+		return
+	}
+	if d.refused != nil {
+		gate := ""
+		for i, m := range ent.members {
+			if name := d.refused[i]; name != "" {
+				q.gate(m, name)
+				gate = cmp.Or(gate, name)
+			} else if m.info.hints != nil {
+				m.info.hints.GatingPlugin = ""
+			}
+		}
+		ent.params.GatingPlugin = gate
+		if gate != "" {
+			to = inUnschedulablePods
+		}
+	}
+	q.groups.settle(ent, to)
+	if to != inActiveQ {
+		return
+	}
+	if ent.params.InitialAttemptTimestamp.IsZero() {
+		ent.params.InitialAttemptTimestamp = now
+	}
+	for _, m := range ent.members {
+		if m.info.InitialAttemptTimestamp.IsZero() {
+			m.info.InitialAttemptTimestamp = now
+		}
+	}
+	q.ready++
 }
 
 // unlock ends an operation: it commits the counts of a cluster event's
