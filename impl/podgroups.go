@@ -12,26 +12,20 @@ import (
 
 // This file is the podgroups profile (spec.ProfilePodGroups, rules G1-G11
 // on spec.PodGroupQueue): the hints profile plus pod groups. A pod that
-// names no group goes through the hints profile and the queue's own
-// places untouched. The members of groups never enter the queue's heaps
-// or unschedulablePods: a queued group is one entity, at one of the
-// queue's places, and the members of a group that is not queued wait in
-// pendingPodGroupPods or incompletePodGroupPods. A member has an entry
-// like any pod, indexed by key and UID (so I1's key and UID checks, Done
-// and the nominator need nothing new), and its entry's loc says which of
-// the group places holds it; in flight it is an ordinary in-flight entry
-// with its marker (R15), and Done ends it as any pod.
+// names no group goes through the hints profile untouched. A queued group
+// is one entity at one of the queue's places, kept here, never in the
+// queue's heaps or unschedulablePods; the members of a group not queued
+// wait in pendingPodGroupPods or incompletePodGroupPods. A member has an
+// entry like any pod, indexed by key and UID (so I1, Done and the
+// nominator need nothing new), whose loc names the group place holding
+// it; in flight it is an ordinary in-flight entry with its marker (R15).
 //
-// The profile decides and queue.go applies, as for the other profiles:
-// podgroupsProfile answers D1-D7 (a failed or added member goes to
-// inEntity, its group) and, for the group operations, returns a decision
-// (an entity and where it goes, with its members' PreEnqueue verdicts);
-// put moves a member and putGroup an entity, and they alone ready a Pop.
-// The profile keeps the groups' state (objects, entities and their
-// members, open cycles, waiting members) and the entities' places, which
-// join, settle and wait below keep for put and putGroup as heap.go keeps
-// activeQ's. queue.go reaches the groups only where q.groups, nil outside
-// this profile, says so.
+// The profile decides and queue.go applies, as for the other profiles: a
+// failed or added member goes to inEntity, and a group operation returns
+// a decision (an entity, where it goes, its members' PreEnqueue verdicts);
+// put moves a member, putGroup an entity. The profile keeps the groups'
+// state and the entities' places (join, settle and wait, which put and
+// putGroup call as they call heap.go for activeQ).
 
 // The places of members, beyond spec's four: in a queued entity (the
 // entity's place says which queue), in pendingPodGroupPods, in
@@ -184,14 +178,7 @@ func (g *podgroupsProfile) snapshot(s *spec.Snapshot) {
 		pe := spec.PodGroupEntity{Group: k, Place: spec.Location(ent.place), EntityParams: ent.params}
 		for _, m := range ent.members {
 			pe.Members = append(pe.Members, m.info.Key())
-			switch ent.place {
-			case inActiveQ:
-				s.ActiveQ = append(s.ActiveQ, m.info.full())
-			case inBackoffQ:
-				s.BackoffQ = append(s.BackoffQ, m.info.full())
-			case inUnschedulablePods:
-				s.UnschedulablePods = append(s.UnschedulablePods, m.info.full())
-			}
+			snapshotAt(s, ent.place, m)
 		}
 		st.Entities = append(st.Entities, pe)
 	}

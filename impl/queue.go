@@ -893,18 +893,7 @@ func (q *PriorityQueue) Snapshot() spec.Snapshot {
 	q.mu.Lock()
 	s.Now = q.clock.Now()
 	s.SchedulingCycle, s.MoveRequestCycle, s.Closed = q.schedulingCycle, q.moveRequestCycle, q.closed
-	q.pods.all(func(e *entry) {
-		switch e.loc {
-		case inActiveQ:
-			s.ActiveQ = append(s.ActiveQ, e.info.full())
-		case inBackoffQ:
-			s.BackoffQ = append(s.BackoffQ, e.info.full())
-		case inUnschedulablePods:
-			s.UnschedulablePods = append(s.UnschedulablePods, e.info.full())
-		case inFlight:
-			s.InFlight = append(s.InFlight, e.info.full())
-		}
-	})
+	q.pods.all(func(e *entry) { snapshotAt(&s, e.loc, e) })
 	q.p.snapshot(&s)
 	q.mu.Unlock()
 	for _, pl := range []*[]spec.QueuedPodInfo{&s.ActiveQ, &s.BackoffQ, &s.UnschedulablePods, &s.InFlight} {
@@ -919,6 +908,21 @@ func (q *PriorityQueue) Snapshot() spec.Snapshot {
 		sortByKey(*pl)
 	}
 	return s
+}
+
+// snapshotAt adds e's pod to s's list of place p (none for a group
+// place: the podgroups profile adds its members by their entity's place).
+func snapshotAt(s *spec.Snapshot, p place, e *entry) {
+	switch p {
+	case inActiveQ:
+		s.ActiveQ = append(s.ActiveQ, e.info.full())
+	case inBackoffQ:
+		s.BackoffQ = append(s.BackoffQ, e.info.full())
+	case inUnschedulablePods:
+		s.UnschedulablePods = append(s.UnschedulablePods, e.info.full())
+	case inFlight:
+		s.InFlight = append(s.InFlight, e.info.full())
+	}
 }
 
 // makeInfos returns room for about n pods, nil for none (as the model's
