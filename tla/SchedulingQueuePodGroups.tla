@@ -71,7 +71,11 @@ CONSTANTS
                     \* "KeepPending" (NoPendingAfterCycle),
                     \* "ParkAfterAttempt" (NoGroupParked),
                     \* "DeleteDropsGroup" (NoLostPod),
-                    \* "NoGroupBackoff" (NoBackoffSkip)
+                    \* "NoGroupBackoff" (NoBackoffSkip),
+                    \* "RequeueOnePending" (NoPendingAfterCycle),
+                    \* "NoGroupExpiry" (ExpiryOfCount),
+                    \* "NoGroupCount" (StepProperties: CountStep),
+                    \* "ClearOtherGroup" (InCycleIsCycle)
 
 NoGroup == ""    \* GroupOf of a pod outside every group
 NoEntity == ""   \* groupCycle.group when no group's cycle runs
@@ -83,7 +87,8 @@ ASSUME /\ GroupOf \in [Pods -> Groups \cup {NoGroup}]
        /\ MaxBackoff = 0 \/ MaxBackoff >= InitialBackoff
        /\ MaxTime \in Nat /\ MaxCycle \in Nat
        /\ Mutation \in {"none", "ClearAnyPopped", "AddIgnoresPopped", "KeepPending",
-                        "ParkAfterAttempt", "DeleteDropsGroup", "NoGroupBackoff"}
+                        "ParkAfterAttempt", "DeleteDropsGroup", "NoGroupBackoff",
+                        "RequeueOnePending", "NoGroupExpiry", "NoGroupCount", "ClearOtherGroup"}
 
 SinglePods == {p \in Pods : GroupOf[p] = NoGroup}
 MemberPods == Pods \ SinglePods
@@ -237,14 +242,17 @@ Pop(e) ==
 \* Timestamp becomes now, and it waits in unschedulablePods
 \* ("unschedulable") or backs off ("error"); no group's cycle ends, but
 \* upstream ("ClearAnyPopped") clears its lastPoppedEntity, whatever group
-\* it names.
+\* it names.  "ClearOtherGroup": a member's failure ends the open cycle of
+\* every other group (a member of one group may still be in flight, in its
+\* binding cycle, while another group's cycle runs).
 AddUnschedulablePodIfNotPresent(p, f) ==
     /\ p \in inFlight
     /\ inFlight' = inFlight \ {p}
     /\ IF GroupOf[p] # NoGroup
        THEN /\ AddMembers({p}, GroupOf[p], GroupOf[p] \in podGroups)
             /\ IncompleteIfUnknown({p}, GroupOf[p])
-            /\ UNCHANGED <<unschedulablePods, countVars, inCycle>>
+            /\ inCycle' = IF Mutation = "ClearOtherGroup" THEN inCycle \cap {GroupOf[p]} ELSE inCycle
+            /\ UNCHANGED <<unschedulablePods, countVars>>
        ELSE LET ue == IF f = "error" THEN unschedulableCount[p] ELSE unschedulableCount[p] + 1
                 ce == IF f = "error" THEN consecutiveErrorsCount[p] + 1 ELSE 0
                 expiry == ExpiryOf(CountOf(ue, ce), 1)
@@ -272,7 +280,11 @@ Done(p) ==
                    schedulingCycle, skippedBackoff>>
 
 \* The end of group g's scheduling cycle.  A group queued meanwhile is an
-\* error (ErrAlreadyQueued), which changes nothing.  Otherwise g's cycle
+\* error (ErrAlreadyQueued), which changes nothing.  Mutations: the pending
+\* members stay ("KeepPending") or but one do ("RequeueOnePending"); a
+\* failed cycle is not counted ("NoGroupCount") or gets no backoff expiry
+\* ("NoGroupExpiry"); it parks the group ("ParkAfterAttempt") or sends it
+\* to activeQ backing off ("NoGroupBackoff").  Otherwise g's cycle
 \* closes and the pending members, if any, become the group's entity again
 \* (or wait in incompletePodGroupPods if the PodGroup object went away):
 \* after success straight to activeQ with the counts reset, its Timestamp
@@ -282,16 +294,21 @@ Done(p) ==
 \* never to unschedulablePods.
 NewCounts(st) ==
     CASE st = "success" -> <<0, 0>>
+      [] Mutation = "NoGroupCount" -> <<groupCycle.unschedulableCount, groupCycle.consecutiveErrorsCount>>
       [] st = "rejected" -> <<groupCycle.unschedulableCount + 1, 0>>
       [] st = "error" -> <<groupCycle.unschedulableCount, groupCycle.consecutiveErrorsCount + 1>>
 
 AddAttemptedPodGroupIfNeeded(g, st) ==
     /\ groupCycle.group = g
     /\ groupCycle' = NoCycle
-    /\ LET P == IF Mutation = "KeepPending" THEN {} ELSE pendingPodGroupPods \cap GroupPods(g)
+    /\ LET pending == pendingPodGroupPods \cap GroupPods(g)
+           P == CASE Mutation = "KeepPending" -> {}
+                  [] Mutation = "RequeueOnePending" /\ pending # {} -> {CHOOSE p \in pending : TRUE}
+                  [] OTHER -> pending
            ue == NewCounts(st)[1]
            ce == NewCounts(st)[2]
-           expiry == IF st = "success" THEN NoTime ELSE ExpiryOf(CountOf(ue, ce), Cardinality(P))
+           expiry == IF st = "success" \/ Mutation = "NoGroupExpiry" THEN NoTime
+                     ELSE ExpiryOf(CountOf(ue, ce), Cardinality(P))
            ts == IF st = "success" /\ P \cap groupCycle.popped # {} THEN groupCycle.timestamp ELSE now
            requeue == g \notin Queued /\ P # {} /\ g \in podGroups
            park == requeue /\ st # "success" /\ Mutation = "ParkAfterAttempt"
@@ -553,6 +570,55 @@ NoGroupParked == unschedulablePods \cap Groups = {}
 I2g == \A e \in backoffQ : CountOf(unschedulableCount[e], consecutiveErrorsCount[e]) >= 1 /\ backoffExpiry[e] # NoTime
 NoBackoffSkip == ~skippedBackoff
 
+\* The failure bookkeeping on its own (R7h), from the counts, not from the
+\* actions' own expiry: an entity the queue holds that has failed since it
+\* last succeeded (a count above zero) has the expiry R7h gives its count
+\* from its Timestamp, which is the time of that failure, for some size up
+\* to its group's (the size is taken when the group fails; members may
+\* join or leave since), and never beyond its group's scaled maximum; one
+\* that has not failed has none.  A group's counts and Timestamp go with
+\* the scheduler while its cycle runs; its entity then holds none.
+Size(e) == IF e \in Groups THEN Cardinality(GroupPods(e)) ELSE 1
+ExpiryAfter(e, c, size) == IF Duration(c, size) = 0 THEN NoTime ELSE timestamp[e] + Duration(c, size)
+ExpiryOfCount ==
+    \A e \in Queued \cup (inFlight \cap SinglePods) :
+        LET c == CountOf(unschedulableCount[e], consecutiveErrorsCount[e])
+        IN  /\ c = 0 => backoffExpiry[e] = NoTime
+            /\ c > 0 => \E size \in 1..Size(e) : backoffExpiry[e] = ExpiryAfter(e, c, size)
+            /\ backoffExpiry[e] # NoTime => backoffExpiry[e] <= timestamp[e] + MaxBackoffFor(Size(e))
+
+\* A group's counts as the queue or, while its cycle runs, the scheduler
+\* holds them; HeldGroup: the queue holds the group's entity or runs its
+\* cycle.
+UC(g) == IF groupCycle.group = g THEN groupCycle.unschedulableCount ELSE unschedulableCount[g]
+CE(g) == IF groupCycle.group = g THEN groupCycle.consecutiveErrorsCount ELSE consecutiveErrorsCount[g]
+HeldGroup(g) == g \in Queued \/ groupCycle.group = g
+
+\* A step (StepProperties): a group's counts change only where the contract
+\* changes them.  While the queue holds the group and its cycle does not
+\* end, they stay as they are (Pop hands them to the scheduler, and
+\* nothing else touches them; an entity that leaves the queue forgets
+\* them).  The end of its cycle that requeues it sets them from those it
+\* was popped with: success resets both, a rejection adds one to
+\* UnschedulableCount and resets ConsecutiveErrorsCount, an error adds one
+\* to ConsecutiveErrorsCount -- so a failed cycle is always counted, and a
+\* count never decreases but where it is reset.  The end is named by its
+\* action and status, as the scheduler hands them back: a failed cycle
+\* not counted leaves a state that a success could also leave.
+Counted(g, st) ==
+    <<unschedulableCount'[g], consecutiveErrorsCount'[g]>> =
+        CASE st = "success" -> <<0, 0>>
+          [] st = "rejected" -> <<UC(g) + 1, 0>>
+          [] st = "error" -> <<UC(g), CE(g) + 1>>
+CountStep ==
+    \A g \in Groups :
+        /\ (HeldGroup(g) /\ HeldGroup(g)' /\ ~(groupCycle.group = g /\ groupCycle'.group # g)) =>
+              <<UC(g), CE(g)>> = <<UC(g)', CE(g)'>>
+        /\ \A st \in Statuses :
+              (AddAttemptedPodGroupIfNeeded(g, st) /\ g \in Queued') => Counted(g, st)
+
+StepProperties == [][CountStep]_vars
+
 BackoffMonotone ==
     \A c \in 1..MaxCycle, s \in 1..Cardinality(Pods) :
         /\ Duration(c, s) <= Duration(c + 1, s)
@@ -563,6 +629,7 @@ ASSUME BackoffMonotone
 
 Invariants == TypeOK /\ EntityOnce /\ PodOnce /\ NoLostPod /\ NeverPartlyInFlight /\ NoPendingAfterCycle
               /\ NoStrandedPending /\ InCycleIsCycle /\ IncompleteOnlyUnknown /\ NoGroupParked /\ I2g /\ NoBackoffSkip
+              /\ ExpiryOfCount
 
 \* Liveness: a pending member leaves pendingPodGroupPods (FairSpec).
 PendingLeadsOut == \A p \in MemberPods : p \in pendingPodGroupPods ~> p \notin pendingPodGroupPods

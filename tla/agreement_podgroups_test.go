@@ -77,15 +77,17 @@ const rejectedBy = "P1"
 
 // readPodGroupsBound reads the constants of GraphPodGroups.cfg: Members
 // (of the one group "g") and Singles substituted into Pods and GroupOf by
-// MCSchedulingQueuePodGroups.tla's MCPods and OneGroup, mirrored here.
+// MCSchedulingQueuePodGroups.tla's MCPods and OneGroup, mirrored here
+// (MembersH, a second group's, is empty: the agreement bound has one group).
 func readPodGroupsBound(t *testing.T, path string) bound {
 	t.Helper()
 	c := readCfg(t, path)
 	if m := c.need("Mutation"); m != `"none"` {
 		t.Fatalf("%s: the agreement bound needs Mutation = \"none\", not %s", path, m)
 	}
-	if c.need("Pods") != "MCPods" || c.need("GroupOf") != "OneGroup" || !slices.Equal(c.strs("Groups"), []string{"g"}) {
-		t.Fatalf("%s: Pods <- MCPods, GroupOf <- OneGroup and Groups = {\"g\"} are what the Go side knows", path)
+	if c.need("Pods") != "MCPods" || c.need("GroupOf") != "OneGroup" || !slices.Equal(c.strs("Groups"), []string{"g"}) ||
+		len(c.strs("MembersH")) > 0 {
+		t.Fatalf("%s: Pods <- MCPods, GroupOf <- OneGroup, Groups = {\"g\"} and MembersH = {} are what the Go side knows", path)
 	}
 	b := bound{maxTime: c.num("MaxTime"), maxCycle: int64(c.num("MaxCycle")), unit: unit,
 		podGroups: &podGroupsBound{group: &spec.PodGroup{Namespace: "ns", Name: "g"}}}
