@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -17,11 +18,12 @@ import (
 	"time"
 )
 
-// The layer table (issue 24): for every rule of the classic and hints
-// profiles, a mutant of impl that breaks that rule alone (a row of the
-// mutant table with its rule set), and which layer of tests catches it.
-// Each layer is one test binary of its package, built once per mutant with
-// the mutant's file in its overlay, and run at the size make test runs it:
+// The layer table (issue 24, issue 32's catch rates): for every rule of
+// the classic and hints profiles, a mutant of impl that breaks that rule
+// alone (a row of the mutant table with its rule set), and how often each
+// layer of tests catches it. Each layer is one test binary of its package,
+// built once per mutant with the mutant's file in its overlay, and run at
+// the size make test runs it:
 //
 //   - state machine: TestStateMachine and TestStateMachineHints (rapid's
 //     default 100 checks each);
@@ -31,26 +33,41 @@ import (
 //   - linearizability: TestImplIsLinearizable and its hints twin (the
 //     package's default runs);
 //   - named scenario: TestImpl's scenarios (the catalogue and the
-//     pod-group files);
+//     pod-group files), every random run of TestImpl skipped;
 //   - generated set: TestGenerated's impl half on the scenarios the TLA+
 //     graphs give (tla's TestEdgeScenarios, written once per run).
 //
-// A rule that only the named scenarios catch is a gap in the generators
-// and fails the run. The control runs every layer on the unpatched
-// implementation first: a layer that fails there is n/a for every row.
-// It is CPU-heavy (three builds and five runs per row, two rows at a time:
-// see docs/mutants.md for the figures), so it runs only when asked, in
-// make verify:
+// The first three are random (rapid's seeds, the clients' choices and the
+// interleavings): each runs -layers.runs times per row, and its cell is a
+// catch rate, k of N. The last two are the same on every run, and run
+// once. The control runs every layer on the unpatched implementation
+// first: a layer that fails there is n/a for every row. The control also
+// lists the subtests each layer ran (subtests.txt), and the run fails if
+// a layer ran a check its name does not cover (a random run in the named
+// scenarios).
 //
-//	go test -run '^TestMutantLayers$' -layers -v ./properties/
+// Every layer run's output is kept, one file per row, in -layers.dir
+// (named in the log). The run fails on a real regression only:
+// checkAgainstPublished compares the rates with the table published in
+// docs/mutants.md by a one-sided Fisher exact test whose false-alarm rate
+// its doc comment states, and a fixed layer that no longer catches a row
+// it caught. The goal rates are reported, not enforced. It is CPU-heavy
+// (three builds per row and 3N+2 layer runs, two rows at a time: see
+// docs/mutants.md for the figures), so it runs only when asked, in make
+// mutant-layers (N=20) and make verify (N=5):
+//
+//	go test -run '^TestMutantLayers$' -layers -layers.runs=5 -v ./properties/
 var (
-	layersRun      = flag.Bool("layers", false, "TestMutantLayers: run every mutant with a rule against each layer (minutes of CPU)")
-	layersOnly     = flag.String("layers.only", "", "TestMutantLayers: only the rows whose name or rule matches this regexp")
-	layersOut      = flag.String("layers.out", "", "TestMutantLayers: also write the tables (Markdown) to this file")
-	layersParallel = flag.Int("layers.parallel", 2, "TestMutantLayers: rows built and run at a time")
-	layersLimit    = flag.Duration("layers.limit", 4*time.Minute, "TestMutantLayers: time limit of one layer's run (a run killed at it counts as caught, marked timeout)")
-	layersGenMax   = flag.Int("layers.generated.max", 500, "TestMutantLayers: generated scenarios per graph (make generated's GENERATED_MAX)")
-	layersGenSmall = flag.Bool("layers.generated.small", false, "TestMutantLayers: the generated set of make test (GraphExt and GraphHints cut to one Pop and one tick)")
+	layersRun       = flag.Bool("layers", false, "TestMutantLayers: run every mutant with a rule against each layer (minutes of CPU)")
+	layersOnly      = flag.String("layers.only", "", "TestMutantLayers: only the rows whose name or rule matches this regexp")
+	layersOut       = flag.String("layers.out", "", "TestMutantLayers: also write the tables (Markdown) to this file")
+	layersDir       = flag.String("layers.dir", "", "TestMutantLayers: keep every row's output in this directory (default: a new one under the temp dir, named in the log)")
+	layersRuns      = flag.Int("layers.runs", 5, "TestMutantLayers: runs of each random layer per row (the N of its catch rates)")
+	layersPublished = flag.String("layers.published", "../docs/mutants.md", "TestMutantLayers: the published table the rates are compared with (empty: none)")
+	layersParallel  = flag.Int("layers.parallel", 2, "TestMutantLayers: rows built and run at a time")
+	layersLimit     = flag.Duration("layers.limit", 4*time.Minute, "TestMutantLayers: time limit of one layer's run (a run killed at it counts as caught, marked timeout)")
+	layersGenMax    = flag.Int("layers.generated.max", 500, "TestMutantLayers: generated scenarios per graph (make generated's GENERATED_MAX)")
+	layersGenSmall  = flag.Bool("layers.generated.small", false, "TestMutantLayers: the generated set of make test (GraphExt and GraphHints cut to one Pop and one tick)")
 )
 
 // classicRules and hintsRules are the rules of each profile the table
@@ -87,38 +104,114 @@ func TestEveryRuleHasAMutant(t *testing.T) {
 type layer struct {
 	name, pkg string
 	args      []string
+	// random: the layer's verdict depends on the run's seed, so it runs
+	// -layers.runs times and its cell is a rate.
+	random bool
+	// owns says whether a test or subtest the layer ran is one its name
+	// covers; scopeViolations lists the others.
+	owns func(test string) bool
+}
+
+// isRandomRun reports whether a subtest of conformance.Run is one of its
+// random runs ("differential", "differential-hints",
+// "differential-podgroups" and their children).
+func isRandomRun(test string) bool {
+	_, rest, ok := strings.Cut(test, "/")
+	return ok && strings.HasPrefix(rest, "differential")
 }
 
 func layers(generated string) []layer {
+	under := func(tests ...string) func(string) bool {
+		return func(test string) bool {
+			for _, p := range tests {
+				if test == p || strings.HasPrefix(test, p+"/") {
+					return true
+				}
+			}
+			return false
+		}
+	}
 	return []layer{
 		{"state machine", "./properties/", []string{"-test.run", "^(TestStateMachine|TestStateMachineHints)$",
-			"-rapid.checks=100", "-rapid.nofailfile", "-rapid.shrinktime=1s"}},
-		{"model comparison", "./conformance/", []string{"-test.run", "^TestImpl$/^(differential|differential-hints)$", "-rapid.nofailfile"}},
-		{"linearizability", "./linearizability/", []string{"-test.run", "^(TestImplIsLinearizable|TestImplIsLinearizableHints)$"}},
-		{"named scenario", "./conformance/", []string{"-test.run", "^TestImpl$", "-test.skip", "^TestImpl$/^(differential|differential-hints)$"}},
-		{"generated set", "./conformance/", []string{"-test.run", "^TestGenerated$/^impl$", "-generated=" + generated}},
+			"-rapid.checks=100", "-rapid.nofailfile", "-rapid.shrinktime=1s"}, true,
+			under("TestStateMachine", "TestStateMachineHints")},
+		{"model comparison", "./conformance/", []string{"-test.run", "^TestImpl$/^(differential|differential-hints)$", "-rapid.nofailfile"}, true,
+			func(test string) bool {
+				return test == "TestImpl" || under("TestImpl/differential", "TestImpl/differential-hints")(test)
+			}},
+		{"linearizability", "./linearizability/", []string{"-test.run", "^(TestImplIsLinearizable|TestImplIsLinearizableHints)$"}, true,
+			under("TestImplIsLinearizable", "TestImplIsLinearizableHints")},
+		// Every random run of TestImpl skipped, whatever its profile: a
+		// pattern that named the profiles' runs one by one left the
+		// podgroups runs in this layer when they were added.
+		{"named scenario", "./conformance/", []string{"-test.run", "^TestImpl$", "-test.skip", "^TestImpl$/^differential"}, false,
+			func(test string) bool { return under("TestImpl")(test) && !isRandomRun(test) }},
+		{"generated set", "./conformance/", []string{"-test.run", "^TestGenerated$/^impl$", "-generated=" + generated}, false,
+			func(test string) bool { return test == "TestGenerated" || under("TestGenerated/impl")(test) }},
 	}
 }
 
-// cell is one layer's verdict on one row.
+// ranRE is a test or subtest go test -v starts.
+var ranRE = regexp.MustCompile(`(?m)^=== RUN\s+(\S+)\s*$`)
+
+// subtestsRan lists the tests and subtests a -test.v output started.
+func subtestsRan(out string) []string {
+	var ran []string
+	for _, m := range ranRE.FindAllStringSubmatch(out, -1) {
+		ran = append(ran, m[1])
+	}
+	return ran
+}
+
+// scopeViolations lists the tests a layer ran that its name does not
+// cover, and says so if it ran none (a pattern that matches nothing
+// would make every cell "not caught").
+func scopeViolations(l layer, ran []string) []string {
+	if len(ran) == 0 {
+		return []string{fmt.Sprintf("layer %q ran no test: its pattern %q matches nothing", l.name, strings.Join(l.args, " "))}
+	}
+	var out []string
+	for _, test := range ran {
+		if !l.owns(test) {
+			out = append(out, fmt.Sprintf("layer %q ran %s, which is not a check its name covers", l.name, test))
+		}
+	}
+	return out
+}
+
+// cell is one layer's verdict on one row: caught in k of n runs.
 type cell struct {
-	caught, timeout, na bool
-	detail              string // which test failed (the state machines)
-	dur                 time.Duration
+	k, n     int
+	timeouts int  // runs killed at -layers.limit (counted as caught)
+	na       bool // the layer fails on the unpatched implementation
+	random   bool
+	detail   map[string]int // which state machine failed, by profile
 }
 
 func (c cell) String() string {
 	switch {
 	case c.na:
 		return "n/a"
-	case c.timeout:
+	case c.random:
+		s := fmt.Sprintf("%d/%d", c.k, c.n)
+		if c.timeouts > 0 {
+			s += fmt.Sprintf(" (%d timeout)", c.timeouts)
+		}
+		return s
+	case c.timeouts > 0:
 		return "caught (timeout)"
-	case c.caught && c.detail != "":
-		return "caught (" + c.detail + ")"
-	case c.caught:
+	case c.k > 0:
 		return "caught"
 	}
 	return "not caught"
+}
+
+// rowResult is one row's cells and, per run, whether any random layer
+// caught it in that run (the random layers' runs are independent, so the
+// i-th runs of the layers make one draw of "the generators").
+type rowResult struct {
+	cells     []cell
+	anyRandom cell
 }
 
 func TestMutantLayers(t *testing.T) {
@@ -137,6 +230,17 @@ func TestMutantLayers(t *testing.T) {
 	if len(rows) == 0 {
 		t.Fatalf("no row of the mutant table matches -layers.only=%q", *layersOnly)
 	}
+	runs := max(*layersRuns, 1)
+	dir := *layersDir
+	if dir == "" {
+		var err error
+		if dir, err = os.MkdirTemp("", "schedq-layers."); err != nil {
+			t.Fatal(err)
+		}
+	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("layers: every row's output is kept in %s (one file per row, control.txt and subtests.txt)", dir)
 
 	gen := t.TempDir()
 	genArgs := []string{"test", "-count=1", "-timeout=20m", "-run", "^TestEdgeScenarios$", "./tla/", "-edges.out=" + gen,
@@ -151,16 +255,32 @@ func TestMutantLayers(t *testing.T) {
 	t.Logf("generated set: go %s (%.0fs)", strings.Join(genArgs, " "), time.Since(genStart).Seconds())
 	ls := layers(gen)
 
-	// The control: every layer on the implementation as it is.
-	control := make([]cell, len(ls))
-	runRow(t, root, "", "", ls, control)
-	for i, c := range control {
-		if c.caught {
-			t.Errorf("layer %q fails on the unpatched implementation: it is n/a for every row", ls[i].name)
+	// The control: every layer on the implementation as it is, once, with
+	// the subtests each ran listed and checked against its name.
+	control := runRow(t, root, dir, "control", "", "", ls, 1)
+	var listing strings.Builder
+	for i, l := range ls {
+		c := control.cells[i]
+		if c.k > 0 {
+			t.Errorf("layer %q fails on the unpatched implementation: it is n/a for every row (output: %s)", l.name, filepath.Join(dir, "control.txt"))
+		}
+		ran := control.ran[i]
+		fmt.Fprintf(&listing, "%s: %d tests and subtests (%s)\n", l.name, len(ran), strings.Join(l.args, " "))
+		for _, r := range ran {
+			fmt.Fprintf(&listing, "  %s\n", r)
+		}
+		for _, v := range scopeViolations(l, ran) {
+			t.Error(v)
 		}
 	}
+	if err := os.WriteFile(filepath.Join(dir, "subtests.txt"), []byte(listing.String()), 0o644); err != nil {
+		t.Error(err)
+	}
+	if t.Failed() {
+		return
+	}
 
-	results := make([][]cell, len(rows))
+	results := make([]rowResult, len(rows))
 	sem := make(chan struct{}, max(*layersParallel, 1))
 	var wg sync.WaitGroup
 	for i, m := range rows {
@@ -169,14 +289,13 @@ func TestMutantLayers(t *testing.T) {
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			cells := make([]cell, len(ls))
-			runRow(t, root, m.file, patched[m.name], ls, cells)
-			for j := range cells {
-				if control[j].caught {
-					cells[j] = cell{na: true}
+			r := runRow(t, root, dir, m.name, m.file, patched[m.name], ls, runs)
+			for j := range r.cells {
+				if control.cells[j].k > 0 {
+					r.cells[j] = cell{na: true}
 				}
 			}
-			results[i] = cells
+			results[i] = r.rowResult
 		}()
 	}
 	wg.Wait()
@@ -184,83 +303,168 @@ func TestMutantLayers(t *testing.T) {
 		return
 	}
 	table := layerTables(rows, ls, results)
-	table += fmt.Sprintf("\n%d rows, %d layers, %s in all (go test -run '^TestMutantLayers$' -layers -layers.parallel=%d, generated set -edges.max=%d%s).\n",
-		len(rows), len(ls), time.Since(start).Round(time.Second), *layersParallel, *layersGenMax, map[bool]string{true: " -edges.small", false: ""}[*layersGenSmall])
+	table += fmt.Sprintf("\n%d rows, %d layers (random ones %d runs each), %s in all (go test -run '^TestMutantLayers$' -layers -layers.runs=%d -layers.parallel=%d, generated set -edges.max=%d%s).\n",
+		len(rows), len(ls), runs, time.Since(start).Round(time.Second), runs, *layersParallel, *layersGenMax, map[bool]string{true: " -edges.small", false: ""}[*layersGenSmall])
 	t.Log("\n" + table)
 	if *layersOut != "" {
 		if err := os.WriteFile(*layersOut, []byte(table), 0o644); err != nil {
 			t.Error(err)
 		}
 	}
-	for _, r := range scenarioOnly(rows, ls, results) {
-		t.Errorf("%s is caught only by named scenarios: a gap in the generators", r)
+	for _, l := range goalReport(rows, ls, results) {
+		t.Log(l)
+	}
+	if *layersPublished == "" {
+		t.Log("guard: no published table given (-layers.published): rates not compared")
+		return
+	}
+	pub, err := os.ReadFile(*layersPublished)
+	if err != nil {
+		t.Errorf("guard: reading the published table: %v", err)
+		return
+	}
+	published, err := parseLayerTable(string(pub))
+	if errors.Is(err, errNoRates) {
+		t.Logf("guard: %s: %v", *layersPublished, err)
+		return
+	}
+	if err != nil {
+		t.Errorf("guard: %s: %v", *layersPublished, err)
+		return
+	}
+	verdict := checkAgainstPublished(published, currentTable(rows, ls, results))
+	t.Log("guard: " + verdict.summary)
+	for _, d := range verdict.drops {
+		t.Errorf("guard: %s", d)
 	}
 }
 
+// rowRun is what runRow hands back: the cells, and the tests each layer
+// ran in its first run (the control's listing).
+type rowRun struct {
+	rowResult
+	ran [][]string
+}
+
 // runRow builds each package's test binary with file replaced by content
-// (none: the control) and runs every layer, filling cells.
-func runRow(t *testing.T, root, file, content string, ls []layer, cells []cell) {
-	dir := t.TempDir()
+// (none: the control), runs every layer (the random ones runs times), and
+// writes every run's output to dir/<name>.txt: a failing run in full
+// (the check, the scenario to paste), a passing one by its last lines.
+func runRow(t *testing.T, root, dir, name, file, content string, ls []layer, runs int) rowRun {
+	work := t.TempDir()
 	var overlay []string
 	if file != "" {
-		p := filepath.Join(dir, filepath.Base(file))
+		p := filepath.Join(work, filepath.Base(file))
 		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		js, _ := json.Marshal(map[string]any{"Replace": map[string]string{filepath.Join(root, file): p}})
-		ov := filepath.Join(dir, "overlay.json")
+		ov := filepath.Join(work, "overlay.json")
 		if err := os.WriteFile(ov, js, 0o644); err != nil {
 			t.Fatal(err)
 		}
 		overlay = []string{"-overlay=" + ov}
 	}
+	var log bytes.Buffer
+	defer func() {
+		if err := os.WriteFile(filepath.Join(dir, name+".txt"), log.Bytes(), 0o644); err != nil {
+			t.Error(err)
+		}
+	}()
+	fmt.Fprintf(&log, "row %s (%s patched; %d runs of each random layer)\n", name, map[bool]string{true: file, false: "nothing"}[file != ""], runs)
+	out := rowRun{rowResult: rowResult{cells: make([]cell, len(ls)), anyRandom: cell{random: true}}, ran: make([][]string, len(ls))}
 	bins := map[string]string{}
 	for _, l := range ls {
 		if bins[l.pkg] != "" {
 			continue
 		}
-		bin := filepath.Join(dir, strings.Trim(filepath.Base(l.pkg), "./")+".test")
+		bin := filepath.Join(work, strings.Trim(filepath.Base(l.pkg), "./")+".test")
 		args := append([]string{"test", "-c", "-vet=off", "-o", bin}, overlay...)
-		if out, err := goCmd(root, append(args, l.pkg)...); err != nil {
-			t.Errorf("building %s with %s patched: %v\n%s", l.pkg, file, err, out)
-			return
+		if o, err := goCmd(root, append(args, l.pkg)...); err != nil {
+			t.Errorf("building %s with %s patched: %v\n%s", l.pkg, file, err, o)
+			return out
 		}
 		bins[l.pkg] = bin
 	}
+	anyCaught := make([]bool, runs)
 	for i, l := range ls {
-		begin := time.Now()
-		ctx, cancel := context.WithTimeout(context.Background(), *layersLimit)
-		cmd := exec.CommandContext(ctx, bins[l.pkg], append([]string{"-test.count=1", "-test.v", "-test.timeout=" + (*layersLimit + time.Minute).String()}, l.args...)...)
-		cmd.Dir = filepath.Join(root, l.pkg)
-		// The subject of the state machines is impl; failing runs write
-		// rapid's fail files and porcupine's evidence under dir, never
-		// into the checkout.
-		cmd.Env = append(os.Environ(), subjectEnv+"=", "SCHEDQ_RAPID_FAILFILE_DIR="+dir, "SCHEDQ_VIS_DIR="+dir)
-		var buf bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &buf, &buf
-		err := cmd.Run()
-		c := cell{caught: err != nil, timeout: ctx.Err() != nil, dur: time.Since(begin)}
-		cancel()
-		if err != nil {
-			if _, ok := err.(*exec.ExitError); !ok {
-				t.Errorf("running %s: %v", l.pkg, err)
+		n := 1
+		if l.random {
+			n = runs
+		}
+		c := cell{n: n, random: l.random, detail: map[string]int{}}
+		for run := range n {
+			begin := time.Now()
+			ctx, cancel := context.WithTimeout(context.Background(), *layersLimit)
+			cmd := exec.CommandContext(ctx, bins[l.pkg], append([]string{"-test.count=1", "-test.v", "-test.timeout=" + (*layersLimit + time.Minute).String()}, l.args...)...)
+			cmd.Dir = filepath.Join(root, l.pkg)
+			// The subject of the state machines is impl; failing runs write
+			// rapid's fail files and porcupine's evidence under work, never
+			// into the checkout.
+			cmd.Env = append(os.Environ(), subjectEnv+"=", "SCHEDQ_RAPID_FAILFILE_DIR="+work, "SCHEDQ_VIS_DIR="+work)
+			var buf bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &buf, &buf
+			err := cmd.Run()
+			timeout := ctx.Err() != nil
+			cancel()
+			if err != nil {
+				if _, ok := err.(*exec.ExitError); !ok {
+					t.Errorf("running %s: %v", l.pkg, err)
+				}
 			}
-		}
-		if c.caught && l.name == "state machine" && !c.timeout {
-			var which []string
-			for _, m := range failedMachine.FindAllStringSubmatch(buf.String(), -1) {
-				which = append(which, map[string]string{"": "classic", "Hints": "hints"}[m[1]])
+			caught := err != nil
+			verdict := "not caught"
+			if caught {
+				c.k++
+				verdict = "caught"
+				if l.random {
+					anyCaught[run] = true
+				}
 			}
-			c.detail = strings.Join(which, ", ")
+			if timeout {
+				c.timeouts++
+				verdict = "caught (killed at -layers.limit)"
+			}
+			if caught && l.name == "state machine" && !timeout {
+				for _, m := range failedMachine.FindAllStringSubmatch(buf.String(), -1) {
+					c.detail[map[string]string{"": "classic", "Hints": "hints"}[m[1]]]++
+				}
+			}
+			if run == 0 {
+				out.ran[i] = subtestsRan(buf.String())
+			}
+			fmt.Fprintf(&log, "\n===== %s, run %d of %d: %s (%s)\n", l.name, run+1, n, verdict, time.Since(begin).Round(time.Millisecond))
+			text := buf.String()
+			if !caught && file != "" {
+				text = lastLines(text, 3)
+			}
+			log.WriteString(capText(text, 1<<20))
 		}
-		if file == "" && c.caught {
-			t.Logf("control, layer %s:\n%s", l.name, buf.String())
-		}
-		cells[i] = c
+		out.cells[i] = c
 	}
+	for _, a := range anyCaught {
+		out.anyRandom.n++
+		if a {
+			out.anyRandom.k++
+		}
+	}
+	return out
 }
 
 var failedMachine = regexp.MustCompile(`(?m)^--- FAIL: TestStateMachine(Hints)? `)
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "\n") + "\n"
+}
+
+// capText keeps the head and tail of an output longer than limit.
+func capText(s string, limit int) string {
+	if len(s) <= limit {
+		return s
+	}
+	return s[:limit/2] + fmt.Sprintf("\n[... %d bytes left out ...]\n", len(s)-limit) + s[len(s)-limit/2:]
+}
 
 // goCmd runs the go command in root and returns its combined output.
 func goCmd(root string, args ...string) (string, error) {
@@ -270,18 +474,29 @@ func goCmd(root string, args ...string) (string, error) {
 	return string(out), err
 }
 
-// layerTables renders the row table and the rule table.
-func layerTables(rows []mutant, ls []layer, results [][]cell) string {
+// anyRandomColumn is the column of the rate at which at least one random
+// layer caught the row: the goal's measure.
+const anyRandomColumn = "any random layer"
+
+// layerTables renders the row table (the one checkAgainstPublished reads)
+// and the rule table.
+func layerTables(rows []mutant, ls []layer, results []rowResult) string {
 	var b strings.Builder
 	b.WriteString("| rule | mutant |")
 	for _, l := range ls {
 		b.WriteString(" " + l.name + " |")
+		if l.name == "linearizability" {
+			b.WriteString(" " + anyRandomColumn + " |")
+		}
 	}
-	b.WriteString("\n|---|---|" + strings.Repeat("---|", len(ls)) + "\n")
+	b.WriteString("\n|---|---|" + strings.Repeat("---|", len(ls)+1) + "\n")
 	for i, m := range rows {
 		fmt.Fprintf(&b, "| %s | %s |", m.rule, m.name)
-		for _, c := range results[i] {
+		for j, c := range results[i].cells {
 			b.WriteString(" " + c.String() + " |")
+			if ls[j].name == "linearizability" {
+				b.WriteString(" " + results[i].anyRandom.String() + " |")
+			}
 		}
 		b.WriteString("\n")
 	}
@@ -298,16 +513,15 @@ func layerTables(rows []mutant, ls []layer, results [][]cell) string {
 			if slices.Contains(hintsRules, r) && slices.Contains(classicRules, r) {
 				prof = "both"
 			}
-			n, caught := 0, make([]int, len(ls))
+			n, k, runs := 0, make([]int, len(ls)), make([]int, len(ls))
 			for i, m := range rows {
 				if m.rule != r {
 					continue
 				}
 				n++
-				for j, c := range results[i] {
-					if c.caught {
-						caught[j]++
-					}
+				for j, c := range results[i].cells {
+					k[j] += c.k
+					runs[j] += c.n
 				}
 			}
 			if n == 0 {
@@ -315,7 +529,7 @@ func layerTables(rows []mutant, ls []layer, results [][]cell) string {
 			}
 			fmt.Fprintf(&b, "| %s | %s | %d |", prof, r, n)
 			for j := range ls {
-				fmt.Fprintf(&b, " %d of %d |", caught[j], n)
+				fmt.Fprintf(&b, " %d of %d |", k[j], runs[j])
 			}
 			b.WriteString("\n")
 		}
@@ -327,39 +541,6 @@ func layerNames(ls []layer) []string {
 	var out []string
 	for _, l := range ls {
 		out = append(out, l.name)
-	}
-	return out
-}
-
-// scenarioOnly lists the rules whose mutants no layer but the named
-// scenarios catches (a rule with one such row among others the
-// generators catch is not a gap: the rule is reached).
-func scenarioOnly(rows []mutant, ls []layer, results [][]cell) []string {
-	named := slices.IndexFunc(ls, func(l layer) bool { return l.name == "named scenario" })
-	byRule := map[string]bool{} // rule -> some generator caught a row
-	var order []string
-	for i, m := range rows {
-		if _, ok := byRule[m.rule]; !ok {
-			order = append(order, m.rule)
-			byRule[m.rule] = false
-		}
-		for j, c := range results[i] {
-			if j != named && c.caught {
-				byRule[m.rule] = true
-			}
-		}
-	}
-	var out []string
-	for _, r := range order {
-		if byRule[r] {
-			continue
-		}
-		for i, m := range rows {
-			if m.rule == r && results[i][named].caught {
-				out = append(out, r)
-				break
-			}
-		}
 	}
 	return out
 }
