@@ -22,6 +22,10 @@ upstream_flags     = $(if $(filter $(UPSTREAM_NEWEST),$(1)),,-modfile=go.v$(1).m
 KUBERNETES        ?=
 KUBERNETES_BASE   ?=
 RESULTS_DIR ?= $(CURDIR)/.conformance-results
+# The report make conformance and make generated write: the tracked
+# conformance/RESULTS.md, refreshed on purpose by make conformance; make
+# verify points it into its own report directory and changes no tracked file.
+REPORT ?= conformance/RESULTS.md
 
 all: test
 
@@ -124,8 +128,8 @@ conformance: upstream-cost
 	    echo "conformance: kube-scheduler release $$r (cd $(UPSTREAM_DIR) && go test $$f)" >&2; \
 	    (cd $(UPSTREAM_DIR) && SCHEDQ_CONFORMANCE_RESULTS=$(RESULTS_DIR) $(GO) test $(TESTFLAGS) $$f -count=1 -timeout 30m .) || status=1; \
 	  done; \
-	  $(GO) run ./conformance/cmd/conformance-report -in $(RESULTS_DIR) -out conformance/RESULTS.md || status=1; \
-	  echo "wrote conformance/RESULTS.md"; exit $$status
+	  $(GO) run ./conformance/cmd/conformance-report -in $(RESULTS_DIR) -out $(REPORT) || status=1; \
+	  echo "wrote $(REPORT)"; exit $$status
 else
 conformance:
 	$(GO) run ./conformance/cmd/k8sbranch -kubernetes '$(KUBERNETES)' $(if $(KUBERNETES_BASE),-base '$(KUBERNETES_BASE)') -results '$(RESULTS_DIR)'
@@ -154,19 +158,26 @@ generated:
 	    (cd $(UPSTREAM_DIR) && $(GO) test $(TESTFLAGS) $$f -count=1 -timeout 30m -run '^TestGenerated$$' . -generated=$$gen) || status=1; \
 	  done; \
 	  if ls $(RESULTS_DIR)/*.json >/dev/null 2>&1; then \
-	    $(GO) run ./conformance/cmd/conformance-report -in $(RESULTS_DIR) -out conformance/RESULTS.md || status=1; \
-	    echo "wrote conformance/RESULTS.md (the conformance results of $(RESULTS_DIR) and this generated run)"; \
-	  else echo "generated: no conformance results in $(RESULTS_DIR) (make conformance writes them): RESULTS.md not rewritten" >&2; fi; \
+	    $(GO) run ./conformance/cmd/conformance-report -in $(RESULTS_DIR) -out $(REPORT) || status=1; \
+	    echo "wrote $(REPORT) (the conformance results of $(RESULTS_DIR) and this generated run)"; \
+	  else echo "generated: no conformance results in $(RESULTS_DIR) (make conformance writes them): $(REPORT) not rewritten" >&2; fi; \
 	  exit $$status
 
-# Which layer catches each rule's mutants (docs/mutants.md): every row of
-# the mutant table (properties/mutants_test.go) against the state machine,
-# the model comparison, linearizability, the named scenarios and the
-# generated set, at make test's sizes. 6-16 minutes on the 2-core machine;
-# make verify runs it.
+# Which layer catches each rule's mutants, and how often (docs/mutants.md):
+# every row of the mutant table (properties/mutants_test.go) against the
+# state machine, the model comparison, linearizability (each LAYERS_RUNS
+# times: catch rates), the named scenarios and the generated set (once:
+# the same verdict every run), at make test's sizes. LAYERS_DIR keeps
+# every row's output (a new temp dir unless set), LAYERS_OUT the tables
+# to paste into docs/mutants.md. make verify runs it at N=5 and compares
+# with the published rates.
+LAYERS_RUNS ?= 20
+LAYERS_DIR ?=
+LAYERS_OUT ?= $(or $(TMPDIR),/tmp)/schedq-layers.md
 .PHONY: mutant-layers
 mutant-layers:
-	$(GO) test -count=1 -timeout 80m -run '^TestMutantLayers$$' -v ./properties/ -layers
+	$(GO) test -count=1 -timeout 300m -run '^TestMutantLayers$$' -v ./properties/ -layers -layers.runs=$(LAYERS_RUNS) \
+	  -layers.out=$(LAYERS_OUT) $(if $(LAYERS_DIR),-layers.dir=$(LAYERS_DIR))
 
 # What a cold build of the upstream releases costs, said before the first
 # Kubernetes compile; `go list` tells which releases Go's build cache lacks.
@@ -270,6 +281,19 @@ realsched:
 	    (cd realsched && $(GO) test $$f -run '^$$' -bench . -benchtime 1x -count 1 -timeout 0 $(REALSCHED_FLAGS)) | tee -a $$out || exit 1; done; \
 	  uptime; if command -v benchstat >/dev/null; then benchstat -col /queue $$out; else echo "benchstat not on PATH: raw lines in $$out"; fi; \
 	done
+
+# The real scheduler's correctness run for make verify: TestRealScheduler
+# (every workload on upstream's queue and on schedq's, every pod bound
+# once, none lost, the trace checked) for each of REALSCHED_RELEASES, at
+# REALSCHED_CHECK_FLAGS' size; TESTFLAGS go to go test.
+REALSCHED_CHECK_FLAGS ?= -realsched.nodes=50 -realsched.pods=500
+.PHONY: realsched-check
+realsched-check:
+	@status=0; for r in $(REALSCHED_RELEASES); do f="-modfile=go.v$$r.mod -tags v$$r"; [ $$r = 133 ] && f=; \
+	  v=$$(cd realsched && $(GO) list $$f -m -f '{{.Version}}' k8s.io/kubernetes 2>/dev/null); \
+	  echo "realsched-check: kube-scheduler $${v:-release $$r} (cd realsched && go test $$f -run '^TestRealScheduler$$' $(REALSCHED_CHECK_FLAGS))"; \
+	  (cd realsched && $(GO) test $(TESTFLAGS) $$f -count=1 -timeout 60m -run '^TestRealScheduler$$' . $(REALSCHED_CHECK_FLAGS)) || status=1; \
+	done; exit $$status
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')

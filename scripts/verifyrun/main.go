@@ -4,14 +4,20 @@
 // says what each suite checked (scenarios x targets, random runs, mutants
 // caught, histories x operations, TLC configurations and states).
 //
-// Each step's output goes to a log file (kept, and named in the summary);
+// Each step's output goes to a log file in the report directory (kept,
+// and named in the summary): .verify/<time> of the checkout, which git
+// ignores, or -out. make verify never writes a tracked file: the
+// conformance report goes to the report directory (make conformance is
+// what refreshes conformance/RESULTS.md), and the run fails if `git
+// status --porcelain` differs at its end from its start.
+//
 // go test steps run with -json so that the counts come from the test events
 // rather than from text. A count that cannot be read (a suite changed its
 // output) is left out, never invented: the step still reports pass, fail or
 // skip and its time. A suite that cannot run on this machine is SKIPPED,
 // with the way to enable it, and never counts as passed.
 //
-//	go run ./scripts/verifyrun [-only REGEXP] [-list]
+//	go run ./scripts/verifyrun [-only REGEXP] [-list] [-out DIR]
 package main
 
 import (
@@ -24,6 +30,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -45,6 +52,16 @@ type step struct {
 	env []string
 }
 
+// The step names other steps' counts look for.
+const (
+	generatedStep = "conformance: generated from the TLA+ graphs, every target"
+	tlcStep       = "TLC model checking"
+)
+
+// generatedMax is the generated run's bound, GENERATED_MAX: scenarios per
+// TLA+ graph.
+const generatedMax = 500
+
 // run is one step's execution.
 type run struct {
 	step   *step
@@ -52,6 +69,7 @@ type run struct {
 	events []event
 	text   string // the output as a human reads it (go test -json decoded)
 	tmp    string // the run's temp directory
+	prior  []*run // the steps run before it in this verify
 	status string // PASS, FAIL, SKIPPED
 	reason string // why skipped, or why failed
 	detail []string
@@ -67,11 +85,21 @@ func steps(upstream []string) []*step {
 		{name: "impl (race, goleak)", cmd: "go test -json -race -count=1 ./impl/", count: countTests},
 		{name: "properties: state machine, three profiles, 20000 checks each", cmd: "go test -json -count=1 -run '^TestStateMachine(Hints|PodGroups)?$' ./properties/ -rapid.checks=20000", count: countStateMachine},
 		{name: "properties: mutants caught", cmd: "go test -json -count=1 -run '^TestMutantsAreCaught$' ./properties/", count: countMutants},
-		{name: "properties: mutants by layer (docs/mutants.md)", cmd: "go test -json -count=1 -timeout 80m -run '^TestMutantLayers$' ./properties/ -layers -v", count: countTests},
+		{
+			// Catch rates (issue 32): the random layers 5 times per row
+			// (make mutant-layers publishes N=20 in docs/mutants.md); the
+			// step fails on a clear drop against the published rates
+			// (one-sided Fisher exact test, family-wise false-alarm rate
+			// 1%) or a fixed layer's change, never on one unlucky run.
+			name: "properties: mutants by layer, catch rates (docs/mutants.md)",
+			cmd: "go test -json -count=1 -timeout 120m -run '^TestMutantLayers$' ./properties/ -layers -layers.runs=" + strconv.Itoa(layersRuns) +
+				" -layers.dir=${VERIFY_TMP}/layers -layers.out=${VERIFY_TMP}/layers/table.md -v",
+			count: countLayers,
+		},
 		{name: "properties: focused, fuzz corpus, Run (race)", cmd: "go test -json -race -count=1 -skip '^(TestStateMachine|TestStateMachineHints|TestStateMachinePodGroups|TestMutantsAreCaught)$' ./properties/", count: countTests},
-		{name: "linearizability (race)", cmd: "go test -json -race -count=1 -timeout 45m ./linearizability/ -lin.runs=300 -lin.ops=400 -lin.timeout=1m", count: countLinearizability}, // the Makefile's LINFLAGS
+		{name: "linearizability (race)", count: countLinearizability, cmd: "go test -json -race -count=1 -timeout 45m ./linearizability/ -lin.runs=300 -lin.ops=400 -lin.timeout=1m"}, // the Makefile's LINFLAGS
 		{name: "linearizability: pod-group mutants of impl", cmd: "go test -json -count=1 -run '^TestImplMutantsAreCaught$' ./linearizability/ -lin.mutants", count: countTests},
-		{name: "tla: agreement of model and TLC graphs", cmd: "go test -json -count=1 ./tla/...", count: countTests},
+		{name: "tla: agreement of model and the committed TLC graphs", cmd: "go test -json -count=1 ./tla/...", count: countAgreement},
 		{
 			name: "upstream: compile Kubernetes (" + strings.Join(upstream, ", ") + ")",
 			// go test vets too (its default analyzers); a separate
@@ -87,15 +115,15 @@ func steps(upstream []string) []*step {
 		},
 		{
 			name:  "conformance: every target, RESULTS.md",
-			cmd:   "make -s conformance TESTFLAGS=-json RESULTS_DIR=${VERIFY_TMP}/results",
+			cmd:   "make -s conformance TESTFLAGS=-json RESULTS_DIR=${VERIFY_TMP}/results REPORT=${VERIFY_TMP}/RESULTS.md",
 			count: countConformance,
 		},
 		{
 			// Issue 24: scenarios generated from the TLA+ graphs, one per
 			// step, on every target; the bound is GENERATED_MAX steps per
 			// graph, which the step's output states.
-			name:  "conformance: generated from the TLA+ graphs, every target",
-			cmd:   "make -s generated TESTFLAGS=-json GENERATED_DIR=${VERIFY_TMP}/generated RESULTS_DIR=${VERIFY_TMP}/results",
+			name:  generatedStep,
+			cmd:   "make -s generated TESTFLAGS=-json GENERATED_MAX=" + strconv.Itoa(generatedMax) + " GENERATED_DIR=${VERIFY_TMP}/generated RESULTS_DIR=${VERIFY_TMP}/results REPORT=${VERIFY_TMP}/RESULTS.md",
 			note:  "generates at most GENERATED_MAX (default 500) scenarios of each of the four TLA+ graphs and runs them on the model, impl and every upstream release: 1m30s measured on the 2-core machine, 12m35s when it was shared with other jobs",
 			count: countGenerated,
 		},
@@ -121,7 +149,18 @@ func steps(upstream []string) []*step {
 			count: countConformance,
 		},
 		{
-			name:   "TLC model checking",
+			// The real kube-scheduler on upstream's queue and on schedq's
+			// (realsched/), every workload, for each release make
+			// realsched runs, at a size between make test's and the
+			// benchmarks': every bindable pod bound once, none lost, the
+			// trace checked against the model.
+			name:  "realsched: the real kube-scheduler on both queues",
+			cmd:   "make -s realsched-check TESTFLAGS=-json REALSCHED_CHECK_FLAGS='" + realschedSize + "'",
+			note:  "builds the real scheduler once per release (a cold build is about 8 CPU-minutes per release on the 2-core VM; seconds from Go's build cache), then runs every workload on both queues",
+			count: countRealsched,
+		},
+		{
+			name:   tlcStep,
 			cmd:    "make -s tlc",
 			count:  countTLC,
 			enable: "set TLA2TOOLS_JAR=/path/to/tla2tools.jar or put the jar at ~/.cache/schedq/tla2tools.jar (with java on PATH); see tla/README.md",
@@ -132,6 +171,7 @@ func steps(upstream []string) []*step {
 func main() {
 	only := flag.String("only", "", "run only the steps whose name matches this regular expression")
 	list := flag.Bool("list", false, "list the steps and exit")
+	outDir := flag.String("out", "", "the report directory: the steps' logs and reports (default .verify/<UTC time> of the checkout, which git ignores)")
 	flag.Parse()
 	all := steps(upstreamReleases())
 	if *list {
@@ -151,25 +191,83 @@ func main() {
 			sel = append(sel, s)
 		}
 	}
-	logdir, err := os.MkdirTemp("", "schedq-verify.")
-	if err != nil {
+	logdir := *outDir
+	if logdir == "" {
+		logdir = filepath.Join(".verify", time.Now().UTC().Format("20060102-150405"))
+	}
+	if abs, err := filepath.Abs(logdir); err == nil {
+		logdir = abs
+	}
+	if err := os.MkdirAll(logdir, 0o755); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 	start := time.Now()
-	fmt.Printf("schedq verify: %d steps, logs in %s\n", len(sel), logdir)
+	before, gitErr := porcelain()
+	fmt.Printf("schedq verify: %d steps, logs and reports in %s\n", len(sel), logdir)
 	var runs []*run
 	for i, s := range sel {
-		r := execute(s, i+1, len(sel), logdir)
+		r := execute(s, i+1, len(sel), logdir, runs)
 		runs = append(runs, r)
 	}
-	os.Exit(summary(os.Stdout, runs, time.Since(start)))
+	code := summary(os.Stdout, runs, time.Since(start))
+	if msg := treeCheck(before, gitErr); msg != "" {
+		fmt.Println(msg)
+		if strings.HasPrefix(msg, "verify: FAILED") {
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
+
+// porcelain is `git status --porcelain` of the checkout.
+func porcelain() (string, error) {
+	out, err := exec.Command("git", "status", "--porcelain").Output()
+	return string(out), err
+}
+
+// treeCheck compares the checkout's status at the end with its status at
+// the start: make verify must leave every file as it found it.
+func treeCheck(before string, gitErr error) string {
+	if gitErr != nil {
+		return fmt.Sprintf("verify: not a git checkout (%v): the tree was not checked for changes", gitErr)
+	}
+	after, err := porcelain()
+	if err != nil {
+		return fmt.Sprintf("verify: FAILED: git status at the end: %v", err)
+	}
+	return treeChanged(before, after)
+}
+
+// treeChanged says how the status lines changed, "" if they did not.
+func treeChanged(before, after string) string {
+	if before == after {
+		n := len(strings.Fields(before))
+		if n == 0 {
+			return "verify: git status --porcelain is empty at the end, as at the start: no file of the checkout changed"
+		}
+		return "verify: git status --porcelain is the same at the end as at the start: verify changed no file"
+	}
+	was := map[string]bool{}
+	for _, l := range strings.Split(before, "\n") {
+		was[l] = true
+	}
+	var changed []string
+	for _, l := range strings.Split(after, "\n") {
+		if l != "" && !was[l] {
+			changed = append(changed, strings.TrimSpace(l))
+		}
+	}
+	if len(changed) == 0 {
+		changed = append(changed, "(a change that was there at the start is gone)")
+	}
+	return "verify: FAILED: the run changed the checkout (git status --porcelain, new lines): " + strings.Join(changed, "; ")
 }
 
 func stamp() string { return time.Now().UTC().Format("15:04:05") }
 
-func execute(s *step, i, n int, logdir string) *run {
-	r := &run{step: s}
+func execute(s *step, i, n int, logdir string, prior []*run) *run {
+	r := &run{step: s, prior: prior}
 	slug := regexp.MustCompile(`[^a-zA-Z0-9]+`).ReplaceAllString(s.name, "_")
 	r.log = filepath.Join(logdir, fmt.Sprintf("%02d-%s.log", i, strings.Trim(slug, "_")))
 	r.tmp = filepath.Join(logdir, fmt.Sprintf("%02d.tmp", i))
@@ -317,3 +415,11 @@ func upstreamReleases() []string {
 	}
 	return out
 }
+
+// layersRuns is the N of the catch rates make verify measures: each random
+// layer runs N times per row of the mutant table.
+const layersRuns = 5
+
+// realschedSize is the realsched step's size: between make test's (20
+// nodes, 200 pods per workload) and the benchmarks' (500, 5,000).
+const realschedSize = "-realsched.nodes=50 -realsched.pods=500"

@@ -282,6 +282,19 @@ func countLinearizability(r *run) []string {
 	if len(out) == 0 {
 		return countTests(r)
 	}
+	if u := linUndecidedRE.FindAllStringSubmatch(r.text, -1); u != nil {
+		k, n, budget := 0, 0, 0
+		for _, m := range u {
+			a, _ := strconv.Atoi(m[1])
+			b, _ := strconv.Atoi(m[2])
+			c, _ := strconv.Atoi(m[4])
+			k, n, budget = k+a, n+b, budget+c
+		}
+		out = append(out, fmt.Sprintf("porcupine UNDECIDED (no verdict within -lin.timeout=%s per history): %d of %d histories, budget %d (1%% per run of histories, at least 1; over it fails)", u[0][3], k, n, budget))
+	}
+	if s := skippedTests(r.events); s != "" {
+		out = append(out, s)
+	}
 	if m := linSlowestRE.FindStringSubmatch(r.text); m != nil {
 		out = append(out, m[1])
 	} else {
@@ -291,6 +304,30 @@ func countLinearizability(r *run) []string {
 		out = append(out, "stopped by go test's -timeout (\""+m+"\"): only the histories counted above were checked")
 	}
 	return out
+}
+
+// linUndecidedRE is the rate checkHistories logs after its summary line.
+var linUndecidedRE = regexp.MustCompile(`; (\d+) of (\d+) UNDECIDED within -lin.timeout=(\S+) \(budget: (\d+)\)`)
+
+// skippedTests names the top-level tests of a step that were skipped, with
+// their reasons: what the step's count leaves out.
+func skippedTests(evs []event) string {
+	res := results(evs)
+	var parts []string
+	for _, k := range slices.SortedFunc(maps.Keys(res), func(a, b testKey) int { return strings.Compare(a.pkg+" "+a.test, b.pkg+" "+b.test) }) {
+		if res[k] != "skip" || strings.Contains(k.test, "/") {
+			continue
+		}
+		p := k.test
+		if why := skipReason(evs, k); why != "" {
+			p += " (" + why + ")"
+		}
+		parts = append(parts, p)
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d tests skipped, not run: %s", len(parts), strings.Join(parts, "; "))
 }
 
 // timedOutRE is go test's own line when a test binary outlives -timeout.
@@ -495,7 +532,46 @@ func countConformance(r *run) []string {
 		}
 		out = append(out, line)
 	}
+	if o := otherTests(res, roots); o != "" {
+		out = append(out, o)
+	}
 	return out
+}
+
+// otherTests counts the tests of a conformance step that are no part of a
+// conformance.Run (conformance/concurrent's checks), by package: leaf
+// tests and subtests, with their outcomes.
+func otherTests(res map[testKey]string, roots []conformanceRoot) string {
+	inRoot := func(k testKey) bool {
+		for _, r := range roots {
+			if k.pkg == r.key.pkg && (k.test == r.key.test || strings.HasPrefix(k.test, r.key.test+"/") || strings.HasPrefix(r.key.test, k.test+"/")) {
+				return true
+			}
+		}
+		return false
+	}
+	byPkg := map[string]map[string]int{}
+	for k, a := range res {
+		if inRoot(k) || hasChildren(res, k) {
+			continue
+		}
+		if byPkg[k.pkg] == nil {
+			byPkg[k.pkg] = map[string]int{}
+		}
+		byPkg[k.pkg][a]++
+	}
+	var parts []string
+	for _, pkg := range slices.Sorted(maps.Keys(byPkg)) {
+		n := 0
+		for _, c := range byPkg[pkg] {
+			n += c
+		}
+		parts = append(parts, fmt.Sprintf("%d in %s (%s)", n, pkg, outcomeList(byPkg[pkg])))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "other checks, no conformance.Run: " + strings.Join(parts, "; ")
 }
 
 // scenarioOutcome is a scenario's outcome: its test event, refined by the
@@ -701,17 +777,153 @@ func countGenerated(r *run) []string {
 	return append(out, uniq(rows)...)
 }
 
+// coverageRowRE is a row of TestCoverage's graph table: graph, steps,
+// hand-written, random, expressible.
+var coverageRowRE = regexp.MustCompile(`^\| (Graph\w+) \| (\d+) \| ([^|]+?) \| ([^|]+?) \| (\d+) \(([0-9.]+)%\) \|$`)
+
 // countCoverage reads the coverage tables TestCoverage logs (rows of
-// markdown tables).
+// markdown tables). Its graph table's last column is the steps the
+// scenario language can express, not what ran: the generated scenarios
+// that ran are the generated step's (its INDEX lines), if it ran in this
+// verify, and each graph's line says both.
 func countCoverage(r *run) []string {
 	var rows []string
-	for _, l := range strings.Split(r.text, "\n") {
-		if i := strings.Index(l, ": |"); i >= 0 && strings.Contains(l[:i], "_test.go:") {
-			rows = append(rows, "  "+l[i+2:])
+	ran := map[string]string{}
+	generatedRan := false
+	for _, p := range r.prior {
+		if p.step.name != generatedStep {
+			continue
 		}
+		generatedRan = true
+		for _, m := range generatedIndexRE.FindAllStringSubmatch(p.text, -1) {
+			ran[m[1]] = m[2]
+		}
+	}
+	for _, l := range strings.Split(r.text, "\n") {
+		i := strings.Index(l, ": |")
+		if i < 0 || !strings.Contains(l[:i], "_test.go:") {
+			continue
+		}
+		row := strings.TrimSpace(l[i+2:])
+		m := coverageRowRE.FindStringSubmatch(row)
+		if m == nil {
+			rows = append(rows, "  "+row)
+			continue
+		}
+		run := "none in this verify (its step did not run)"
+		switch {
+		case ran[m[1]] != "":
+			run = ran[m[1]] + " of " + thousands(m[2]) + " steps"
+		case generatedRan:
+			run = "none (the generated step ran no scenario of this graph)"
+		}
+		pct := strings.TrimSuffix(strings.TrimSuffix(m[6], "0"), "0")
+		pct = strings.TrimSuffix(pct, ".")
+		rows = append(rows, fmt.Sprintf("  %s: %s steps; hand-written %s; random runs (CI size) %s; generated scenarios run: %s; expressible: %s%%",
+			m[1], thousands(m[2]), m[3], m[4], run, pct))
 	}
 	if len(rows) == 0 {
 		return nil
 	}
-	return append([]string{"edges and rules of the TLA+ graphs reached by the hand-written scenarios, the random runs and the generated set (docs/coverage.md)"}, rows...)
+	return append([]string{"steps of the TLA+ graphs and rules reached by the hand-written scenarios and the random runs; the generated scenarios that ran (the generated step's) and those the scenario language can express (docs/coverage.md)"}, rows...)
+}
+
+// thousands writes a number with thousands separators: 803860 -> 803,860.
+func thousands(n string) string {
+	for i := len(n) - 3; i > 0; i -= 3 {
+		n = n[:i] + "," + n[i:]
+	}
+	return n
+}
+
+// countAgreement counts the tla step's tests and says what it compared
+// with: the TLC graphs committed in tla/testdata, not a TLC run, and
+// whether TLC itself ran in this verify (its step comes later).
+func countAgreement(r *run) []string {
+	out := countTests(r)
+	return append(out, "the Go model compared with the TLC graphs committed in tla/testdata: TLC graphs committed, TLC not run by this step (the TLC step checks the specs when a jar is found; make tla-graph regenerates the graphs)")
+}
+
+// realschedRE is the line TestRealScheduler logs per workload and queue:
+// "<workload> on <queue>: <b>/<p> bound, <w> waiting, <l> lost, <d> double, ...".
+var realschedRE = regexp.MustCompile(`(\S+) on (\S+): (\d+)/(\d+) bound, (\d+) waiting, (\d+) lost, (\d+) double`)
+
+// realschedReleaseRE is the line make realsched-check prints per release.
+var realschedReleaseRE = regexp.MustCompile(`(?m)^realsched-check: kube-scheduler (v[0-9.]+\S*)`)
+
+// countRealsched sums the real scheduler's runs by release and queue:
+// pods bound of pods created, waiting, lost, bound twice.
+func countRealsched(r *run) []string {
+	type agg struct{ runs, bound, pods, waiting, lost, double int }
+	by := map[string]*agg{}
+	var order []string
+	release := ""
+	releases := realschedReleaseRE.FindAllStringSubmatchIndex(r.text, -1)
+	for _, m := range realschedRE.FindAllStringSubmatchIndex(r.text, -1) {
+		for _, rel := range releases {
+			if rel[0] < m[0] {
+				release = r.text[rel[2]:rel[3]]
+			}
+		}
+		g := func(i int) string { return r.text[m[2*i]:m[2*i+1]] }
+		n := func(i int) int { v, _ := strconv.Atoi(g(i)); return v }
+		key := strings.TrimSpace(release + " " + g(2))
+		a := by[key]
+		if a == nil {
+			a = &agg{}
+			by[key] = a
+			order = append(order, key)
+		}
+		a.runs++
+		a.bound, a.pods, a.waiting, a.lost, a.double = a.bound+n(3), a.pods+n(4), a.waiting+n(5), a.lost+n(6), a.double+n(7)
+	}
+	if len(order) == 0 {
+		return countTests(r)
+	}
+	var parts []string
+	for _, k := range order {
+		a := by[k]
+		parts = append(parts, fmt.Sprintf("%s: %d workloads, %d/%d pods bound, %d waiting, %d lost, %d bound twice", k, a.runs, a.bound, a.pods, a.waiting, a.lost, a.double))
+	}
+	out := []string{fmt.Sprintf("the real kube-scheduler, %d release(s) x both queues", len(releases))}
+	if len(releases) == 0 {
+		out[0] = "the real kube-scheduler on both queues"
+	}
+	for _, p := range parts {
+		out = append(out, "  "+p)
+	}
+	return out
+}
+
+// layersLogRE are the lines TestMutantLayers logs for the summary.
+var (
+	layersDirRE   = regexp.MustCompile(`layers: every row's output is kept in (\S+)`)
+	layersRunsRE  = regexp.MustCompile(`(?m)^\s*(\d+) rows, (\d+) layers \(random ones (\d+) runs each\), (\S+) in all`)
+	layersGoalRE  = regexp.MustCompile(`(?m)(goal: .*)$`)
+	layersGuardRE = regexp.MustCompile(`(?m)(guard: .*)$`)
+)
+
+// countLayers reads TestMutantLayers' log: the size of the table (rows,
+// layers, N), where the rows' outputs are, the guard's verdict with its
+// odds, and the goals.
+func countLayers(r *run) []string {
+	var out []string
+	if m := layersRunsRE.FindStringSubmatch(r.text); m != nil {
+		out = append(out, fmt.Sprintf("%s mutants x %s layers, each random layer %s runs per mutant (catch rates k/%s), %s", m[1], m[2], m[3], m[3], m[4]))
+	} else if d := countTests(r); d != nil {
+		out = append(out, "no table: the run did not finish ("+d[0]+")")
+	}
+	for _, m := range layersGuardRE.FindAllStringSubmatch(r.text, -1) {
+		out = append(out, strings.TrimSpace(m[1]))
+	}
+	for _, m := range layersGoalRE.FindAllStringSubmatch(r.text, -1) {
+		out = append(out, strings.TrimSpace(m[1]))
+	}
+	if m := layersDirRE.FindStringSubmatch(r.text); m != nil {
+		out = append(out, "every row's output: "+m[1]+" (one file per mutant; subtests.txt lists what each layer ran)")
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
 }

@@ -391,3 +391,134 @@ func TestCountGenerated(t *testing.T) {
 		t.Errorf("countCoverage = %q", c)
 	}
 }
+
+// The coverage line counts the generated scenarios that ran (the generated
+// step's bound), apart from the steps the language can express (issue 37:
+// the summary showed "803,860 of 803,860 (100.00%)" for a run of 500).
+func TestCoverageSaysWhatRan(t *testing.T) {
+	cov := "    coverage_test.go:404: hand-written: 118 scenario files, 900 operations; random runs: 12865 operations\n" +
+		"    coverage_test.go:488: | GraphExt | 803860 | 51 (0.01%) | 147 (0.02%) | 803860 (100.00%) |\n" +
+		"    coverage_test.go:488: | GraphHints | 27930 | n/a (other plugins) | n/a (other plugins) | 27412 (98.15%) |\n" +
+		"    coverage_test.go:521: | classic (16) | 14 (not: R11 R13) |\n"
+	gen := &run{step: &step{name: generatedStep}, text: "GraphExt: 500 scenarios of the graph's 803860 steps (every 1607-th step); 0 skipped as not expressible (x)\n"}
+	got := countCoverage(&run{text: cov, prior: []*run{{step: &step{name: "other"}}, gen}})
+	want := []string{
+		"  GraphExt: 803,860 steps; hand-written 51 (0.01%); random runs (CI size) 147 (0.02%); generated scenarios run: 500 of 803,860 steps; expressible: 100%",
+		"  GraphHints: 27,930 steps; hand-written n/a (other plugins); random runs (CI size) n/a (other plugins); generated scenarios run: none (the generated step ran no scenario of this graph); expressible: 98.15%",
+		"  | classic (16) | 14 (not: R11 R13) |",
+	}
+	if len(got) != 4 || !slices.Equal(got[1:], want) {
+		t.Errorf("countCoverage =\n%s\nwant\n%s", strings.Join(got[1:], "\n"), strings.Join(want, "\n"))
+	}
+	// Without the generated step nothing generated ran in this verify.
+	got = countCoverage(&run{text: cov})
+	if len(got) < 2 || !strings.Contains(got[1], "generated scenarios run: none in this verify") || strings.Contains(got[0], "reached by the hand-written scenarios, the random runs and the generated set") {
+		t.Errorf("countCoverage without a generated step = %q", got)
+	}
+}
+
+// The agreement step says it compared with committed graphs: TLC did not run.
+func TestCountAgreementSaysTLCNotRun(t *testing.T) {
+	r := newRun(t, jsonLines(t, event{Action: "pass", Package: "tla", Test: "TestAgreementWithTLC"}))
+	got := countAgreement(r)
+	if len(got) != 2 || got[0] != "1 tests and subtests passed (1 top-level)" || !strings.Contains(got[1], "TLC graphs committed, TLC not run") {
+		t.Errorf("countAgreement = %q", got)
+	}
+}
+
+// The linearizability line names its skipped tests and states porcupine's
+// UNDECIDED as a rate with its budget.
+func TestCountLinearizabilityNamesSkipsAndOdds(t *testing.T) {
+	r := newRun(t, jsonLines(t,
+		event{Action: "output", Package: "lin", Test: "TestImplIsLinearizable/clients=2", Output: "    linearizability_test.go:218: impl, 2 clients: 300 histories, ops/history 400..400 (median 400), 9% of ops overlap; 1 of 300 UNDECIDED within -lin.timeout=1m0s (budget: 3)\n"},
+		event{Action: "output", Package: "lin", Test: "TestImplIsLinearizable/clients=8", Output: "    linearizability_test.go:218: impl, 8 clients: 300 histories, ops/history 400..400 (median 400), 40% of ops overlap; 0 of 300 UNDECIDED within -lin.timeout=1m0s (budget: 3)\n"},
+		event{Action: "pass", Package: "lin", Test: "TestImplIsLinearizable"},
+		event{Action: "output", Package: "lin", Test: "TestDetectionRate", Output: "    broken_test.go:307: -lin.detection=N not given\n"},
+		event{Action: "skip", Package: "lin", Test: "TestDetectionRate"},
+		event{Action: "skip", Package: "lin", Test: "TestReplay"},
+		event{Action: "output", Package: "lin", Output: "linearizability: slowest porcupine check of 600: 200ms (x)\n"},
+	))
+	got := countLinearizability(r)
+	want := []string{
+		"impl: 600 histories x 400..400 ops (2,8 clients), each linearizable",
+		"porcupine UNDECIDED (no verdict within -lin.timeout=1m0s per history): 1 of 600 histories, budget 6 (1% per run of histories, at least 1; over it fails)",
+		"2 tests skipped, not run: TestDetectionRate (-lin.detection=N not given); TestReplay",
+		"slowest porcupine check of 600: 200ms (x)",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("countLinearizability =\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// The conformance step's concurrent checks (no conformance.Run) are
+// counted on a line of their own (issue 37: the 15 checks were left out).
+func TestConformanceCountsTheConcurrentChecks(t *testing.T) {
+	r := newRun(t, jsonLines(t,
+		event{Action: "pass", Package: "p", Test: "TestImpl/preflight"},
+		event{Action: "pass", Package: "p", Test: "TestImpl/add/s1"},
+		event{Action: "pass", Package: "p", Test: "TestImpl"},
+		event{Action: "pass", Package: "conformance/concurrent", Test: "TestImpl/wakeups/add"},
+		event{Action: "pass", Package: "conformance/concurrent", Test: "TestImpl/wakeups/flush"},
+		event{Action: "fail", Package: "conformance/concurrent", Test: "TestImpl/race"},
+		event{Action: "pass", Package: "conformance/concurrent", Test: "TestImpl/wakeups"},
+		event{Action: "fail", Package: "conformance/concurrent", Test: "TestImpl"},
+		event{Action: "pass", Package: "conformance/concurrent", Test: "TestLockedModel"},
+	))
+	got := countConformance(r)
+	want := "other checks, no conformance.Run: 4 in conformance/concurrent (3 pass, 1 fail)"
+	if got[len(got)-1] != want {
+		t.Errorf("countConformance last line = %q, want %q", got[len(got)-1], want)
+	}
+}
+
+func TestCountRealsched(t *testing.T) {
+	text := "realsched-check: kube-scheduler v1.33.13 (cd realsched && go test ...)\n" +
+		"    realsched_test.go:45: Basic on upstream: 500/500 bound, 0 waiting, 0 lost, 0 double, gated bound 0/0, ...\n" +
+		"    realsched_test.go:45: Basic on schedq: 500/500 bound, 0 waiting, 0 lost, 0 double, gated bound 0/0, ...\n" +
+		"    realsched_test.go:45: Preemption on schedq: 480/500 bound, 20 waiting, 0 lost, 0 double, ...\n" +
+		"realsched-check: kube-scheduler v1.37.2 (cd realsched && go test -modfile=go.v137.mod -tags v137 ...)\n" +
+		"    realsched_test.go:45: Basic on schedq: 499/500 bound, 0 waiting, 1 lost, 0 double, ...\n"
+	got := countRealsched(&run{text: text})
+	want := []string{
+		"the real kube-scheduler, 2 release(s) x both queues",
+		"  v1.33.13 upstream: 1 workloads, 500/500 pods bound, 0 waiting, 0 lost, 0 bound twice",
+		"  v1.33.13 schedq: 2 workloads, 980/1000 pods bound, 20 waiting, 0 lost, 0 bound twice",
+		"  v1.37.2 schedq: 1 workloads, 499/500 pods bound, 0 waiting, 1 lost, 0 bound twice",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("countRealsched =\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+func TestCountLayers(t *testing.T) {
+	text := "    layers_test.go:242: layers: every row's output is kept in /r/layers (one file per row, control.txt and subtests.txt)\n" +
+		"    layers_test.go:300: \n        | rule | mutant |\n\n        47 rows, 5 layers (random ones 5 runs each), 12m3s in all (go test ...).\n" +
+		"    layers_test.go:306: goal: 40 of 45 rules caught by some random layer in >= 95% of runs (their best row); below it: R4h 0/5\n" +
+		"    layers_test.go:306: goal: R4h, R11, R13, R13h, R17 each by two random layers at >= 95%: met\n" +
+		"    layers_test.go:325: guard: 188 random-layer cells compared with the published rates (N=20) by a one-sided Fisher exact test at p < 0.01/188 (family-wise false-alarm rate at most 1%); no clear drop\n"
+	got := countLayers(&run{text: text})
+	want := []string{
+		"47 mutants x 5 layers, each random layer 5 runs per mutant (catch rates k/5), 12m3s",
+		"guard: 188 random-layer cells compared with the published rates (N=20) by a one-sided Fisher exact test at p < 0.01/188 (family-wise false-alarm rate at most 1%); no clear drop",
+		"goal: 40 of 45 rules caught by some random layer in >= 95% of runs (their best row); below it: R4h 0/5",
+		"goal: R4h, R11, R13, R13h, R17 each by two random layers at >= 95%: met",
+		"every row's output: /r/layers (one file per mutant; subtests.txt lists what each layer ran)",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("countLayers =\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// The tree check fails a run that changed the checkout, naming the file.
+func TestTreeChanged(t *testing.T) {
+	if got := treeChanged("", ""); !strings.Contains(got, "empty at the end") || strings.Contains(got, "FAILED") {
+		t.Errorf("clean tree: %q", got)
+	}
+	if got := treeChanged(" M README.md\n", " M README.md\n"); strings.Contains(got, "FAILED") {
+		t.Errorf("a change there at the start: %q", got)
+	}
+	got := treeChanged("", " M conformance/RESULTS.md\n")
+	if !strings.HasPrefix(got, "verify: FAILED") || !strings.Contains(got, "M conformance/RESULTS.md") {
+		t.Errorf("a file verify changed: %q", got)
+	}
+}
