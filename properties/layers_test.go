@@ -39,8 +39,8 @@ import (
 //
 // The first three are random (rapid's seeds, the clients' choices and the
 // interleavings): each runs -layers.runs times per row, and its cell is a
-// catch rate, k of N. The last two are the same on every run, and run
-// once. The control runs every layer on the unpatched implementation
+// catch rate, k of N. The last two give one verdict per commit: each runs
+// twice, and the run fails if its two verdicts differ. The control runs every layer on the unpatched implementation
 // first: a layer that fails there is n/a for every row. The control also
 // lists the subtests each layer ran (subtests.txt), and the run fails if
 // a layer ran a check its name does not cover (a random run in the named
@@ -52,7 +52,7 @@ import (
 // docs/mutants.md by a one-sided Fisher exact test whose false-alarm rate
 // its doc comment states, and a fixed layer that no longer catches a row
 // it caught. The goal rates are reported, not enforced. It is CPU-heavy
-// (three builds per row and 3N+2 layer runs, two rows at a time: see
+// (three builds per row and 3N+4 layer runs, two rows at a time: see
 // docs/mutants.md for the figures), so it runs only when asked, in make
 // mutant-layers (N=20) and make verify (N=5):
 //
@@ -200,8 +200,10 @@ func (c cell) String() string {
 		return s
 	case c.timeouts > 0:
 		return "caught (timeout)"
-	case c.k > 0:
+	case c.k == c.n && c.n > 0:
 		return "caught"
+	case c.k > 0:
+		return fmt.Sprintf("caught in %d of %d runs", c.k, c.n)
 	}
 	return "not caught"
 }
@@ -388,7 +390,9 @@ func runRow(t *testing.T, root, dir, name, file, content string, ls []layer, run
 	}
 	anyCaught := make([]bool, runs)
 	for i, l := range ls {
-		n := 1
+		// A fixed layer runs twice: its two verdicts must agree, or it
+		// is random and its name says otherwise.
+		n := fixedRuns
 		if l.random {
 			n = runs
 		}
@@ -440,6 +444,10 @@ func runRow(t *testing.T, root, dir, name, file, content string, ls []layer, run
 			}
 			log.WriteString(capText(text, 1<<20))
 		}
+		if !l.random && c.k != 0 && c.k != c.n {
+			t.Errorf("row %s: the %s layer gave two verdicts on one commit (caught in %d of %d runs): a fixed layer must not depend on chance (outputs: %s)",
+				name, l.name, c.k, c.n, filepath.Join(dir, name+".txt"))
+		}
 		out.cells[i] = c
 	}
 	for _, a := range anyCaught {
@@ -450,6 +458,10 @@ func runRow(t *testing.T, root, dir, name, file, content string, ls []layer, run
 	}
 	return out
 }
+
+// fixedRuns is how often a fixed layer (named scenario, generated set)
+// runs per row: twice, to show its verdict does not change from run to run.
+const fixedRuns = 2
 
 var failedMachine = regexp.MustCompile(`(?m)^--- FAIL: TestStateMachine(Hints)? `)
 
