@@ -77,14 +77,17 @@ type run struct {
 	log    string
 }
 
+// steps are make verify's steps. Every go test has a -timeout of its own:
+// a backstop against a hang, far above the step's time on a loaded
+// machine (go test's default 10 minutes stopped the tla step at load 45).
 func steps(upstream []string) []*step {
 	return []*step{
 		{name: "gofmt + go vet (main module)", cmd: "make -s vet VET_UPSTREAM="},
-		{name: "spec: R7 backoff, invariants, bad input on model and impl (race)", cmd: "go test -json -race -count=1 ./spec/", count: countTests},
-		{name: "model (race)", cmd: "go test -json -race -count=1 ./model/", count: countTests},
-		{name: "impl (race, goleak)", cmd: "go test -json -race -count=1 ./impl/", count: countTests},
-		{name: "properties: state machine, three profiles, 20000 checks each", cmd: "go test -json -count=1 -run '^TestStateMachine(Hints|PodGroups)?$' ./properties/ -rapid.checks=20000", count: countStateMachine},
-		{name: "properties: mutants caught", cmd: "go test -json -count=1 -run '^TestMutantsAreCaught$' ./properties/", count: countMutants},
+		{name: "spec: R7 backoff, invariants, bad input on model and impl (race)", cmd: "go test -json -race -count=1 -timeout 60m ./spec/", count: countTests},
+		{name: "model (race)", cmd: "go test -json -race -count=1 -timeout 60m ./model/", count: countTests},
+		{name: "impl (race, goleak)", cmd: "go test -json -race -count=1 -timeout 60m ./impl/", count: countTests},
+		{name: "properties: state machine, three profiles, 20000 checks each", cmd: "go test -json -count=1 -timeout 60m -run '^TestStateMachine(Hints|PodGroups)?$' ./properties/ -rapid.checks=20000", count: countStateMachine},
+		{name: "properties: mutants caught", cmd: "go test -json -count=1 -timeout 60m -run '^TestMutantsAreCaught$' ./properties/", count: countMutants},
 		{
 			// Catch rates (issue 32): the random layers 5 times per row
 			// (make mutant-layers publishes N=20 in docs/mutants.md); the
@@ -96,10 +99,10 @@ func steps(upstream []string) []*step {
 				" -layers.dir=${VERIFY_TMP}/layers -layers.out=${VERIFY_TMP}/layers/table.md -v",
 			count: countLayers,
 		},
-		{name: "properties: focused, fuzz corpus, Run (race)", cmd: "go test -json -race -count=1 -skip '^(TestStateMachine|TestStateMachineHints|TestStateMachinePodGroups|TestMutantsAreCaught)$' ./properties/", count: countTests},
+		{name: "properties: focused, fuzz corpus, Run (race)", cmd: "go test -json -race -count=1 -timeout 60m -skip '^(TestStateMachine|TestStateMachineHints|TestStateMachinePodGroups|TestMutantsAreCaught)$' ./properties/", count: countTests},
 		{name: "linearizability (race)", count: countLinearizability, cmd: "go test -json -race -count=1 -timeout 45m ./linearizability/ -lin.runs=300 -lin.ops=400 -lin.timeout=1m"}, // the Makefile's LINFLAGS
-		{name: "linearizability: pod-group mutants of impl", cmd: "go test -json -count=1 -run '^TestImplMutantsAreCaught$' ./linearizability/ -lin.mutants", count: countTests},
-		{name: "tla: agreement of model and the committed TLC graphs", cmd: "go test -json -count=1 ./tla/...", count: countAgreement},
+		{name: "linearizability: pod-group mutants of impl", cmd: "go test -json -count=1 -timeout 60m -run '^TestImplMutantsAreCaught$' ./linearizability/ -lin.mutants", count: countTests},
+		{name: "tla: agreement of model and the committed TLC graphs", cmd: "go test -json -count=1 -timeout 60m ./tla/...", count: countAgreement},
 		{
 			name: "upstream: compile Kubernetes (" + strings.Join(upstream, ", ") + ")",
 			// go test vets too (its default analyzers); a separate
@@ -137,14 +140,14 @@ func steps(upstream []string) []*step {
 			// runs at the verify size: the model and the real v1.37.2
 			// queue (GenericWorkload on for the podgroups runs).
 			name: "conformance: hints and podgroups random runs, 3000 checks each (model, upstream v1.37.2)",
-			cmd: "go test -json -count=1 -run 'TestModel/differential-(hints|podgroups)$' ./conformance/ -rapid.checks=3000 && " +
-				"cd conformance/upstream && go test -json -count=1 -run 'TestQueueingHints/differential-(hints|podgroups)$' . -rapid.checks=3000",
+			cmd: "go test -json -count=1 -timeout 60m -run 'TestModel/differential-(hints|podgroups)$' ./conformance/ -rapid.checks=3000 && " +
+				"cd conformance/upstream && go test -json -count=1 -timeout 60m -run 'TestQueueingHints/differential-(hints|podgroups)$' . -rapid.checks=3000",
 			env:   []string{"SCHEDQ_CONFORMANCE_RESULTS=${VERIFY_TMP}/results"},
 			count: countConformance,
 		},
 		{
 			name:  "conformance over the protocol (cmd/schedq-peer)",
-			cmd:   "go test -json -race -count=1 ./conformance/remote/",
+			cmd:   "go test -json -race -count=1 -timeout 60m ./conformance/remote/",
 			env:   []string{"SCHEDQ_CONFORMANCE_RESULTS=${VERIFY_TMP}/results", "SCHEDQ_REMOTE_PEER_RACE=1"},
 			count: countConformance,
 		},
@@ -308,6 +311,9 @@ func execute(s *step, i, n int, logdir string, prior []*run) *run {
 	}
 	if s.count != nil {
 		r.detail = s.count(r)
+	}
+	if m := timedOutRE.FindString(r.text); m != "" && !strings.Contains(strings.Join(r.detail, "\n"), m) {
+		r.detail = append(r.detail, "stopped by go test's -timeout (\""+m+"\"): only the tests counted above ran")
 	}
 	fmt.Printf("[%s] <== %d/%d %s: %s in %s", stamp(), i, n, s.name, r.status, dur(r.secs))
 	switch {
