@@ -522,3 +522,17 @@ func TestTreeChanged(t *testing.T) {
 		t.Errorf("a file verify changed: %q", got)
 	}
 }
+
+// The conformance step's report is in the verify directory, said so.
+func TestReportLine(t *testing.T) {
+	r := newRun(t, nil)
+	if got := reportLine(r); !strings.HasPrefix(got, "report: none written") {
+		t.Errorf("no report: %q", got)
+	}
+	if err := os.WriteFile(filepath.Join(r.tmp, "RESULTS.md"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := reportLine(r); !strings.Contains(got, r.tmp) || !strings.Contains(got, "conformance/RESULTS.md is left as it is") {
+		t.Errorf("report: %q", got)
+	}
+}
