@@ -59,7 +59,7 @@ func (q *PriorityQueue) CheckConsistency() error {
 		case inActiveQ, inBackoffQ, inUnschedulablePods, inFlight:
 			count[e.loc]++
 		default:
-			if q.groups == nil || !q.groups.holds(e) { // the group places
+			if !e.loc.grouped() {
 				bad("%s is indexed but in %s", e.info.Key(), e.loc)
 			}
 		}

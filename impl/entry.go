@@ -35,7 +35,21 @@ const (
 	inFlight            = place(spec.InFlight)
 )
 
+// The places of pod-group members (podgroups profile), beyond spec's
+// four: in a queued entity (the entity's place says which queue), in
+// pendingPodGroupPods, in incompletePodGroupPods. groupNext is not a
+// place: it is what popFrom answers when the next entity is a group.
+const (
+	inEntity     place = 20 + iota
+	inPending          // pendingPodGroupPods
+	inIncomplete       // incompletePodGroupPods
+	groupNext
+)
+
 func (p place) String() string { return spec.Location(p).String() }
+
+// grouped reports whether p is one of the group places.
+func (p place) grouped() bool { return p >= inEntity && p < groupNext }
 
 // Entries of pods that left the queue (Done, Delete) are recycled, so that
 // a queue in steady state allocates no entry per Add: first through the

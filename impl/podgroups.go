@@ -27,17 +27,6 @@ import (
 // state and the entities' places (join, settle and wait, which put and
 // putGroup call as they call heap.go for activeQ).
 
-// The places of members, beyond spec's four: in a queued entity (the
-// entity's place says which queue), in pendingPodGroupPods, in
-// incompletePodGroupPods. groupNext is not a place: it is what popFrom
-// answers when the next entity is a group.
-const (
-	inEntity     place = 20 + iota
-	inPending          // pendingPodGroupPods
-	inIncomplete       // incompletePodGroupPods
-	groupNext
-)
-
 // podgroupsProfile is the hints profile (its rules for a pod alone, and
 // for the members' hints and PreEnqueue) plus the state of the pod groups.
 type podgroupsProfile struct {
@@ -101,11 +90,6 @@ var _ spec.PodGroupQueue = (*PriorityQueue)(nil)
 // a member a pod alone.
 func (g *podgroupsProfile) member(pod *spec.Pod, e *entry) bool {
 	return pod.Group != "" || e != nil && e.info.Pod.Group != ""
-}
-
-// holds reports whether e is at one of the group places.
-func (g *podgroupsProfile) holds(e *entry) bool {
-	return e.loc == inEntity || e.loc == inPending || e.loc == inIncomplete
 }
 
 // --- D1-D7 where a member differs ---
@@ -246,7 +230,7 @@ func (g *podgroupsProfile) check(keyed map[*entry]bool, bad func(string, ...any)
 		}
 	}
 	for e := range keyed {
-		if g.holds(e) != held[e] {
+		if e.loc.grouped() != held[e] {
 			bad("IG1: %s at %d: indexed and held by the profile disagree", describe(e), e.loc)
 		}
 	}

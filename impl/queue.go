@@ -790,7 +790,7 @@ func (q *PriorityQueue) Delete(pod *spec.Pod) error {
 		}
 		return fmt.Errorf("%w: Delete of %s", spec.ErrPodNotFound, pod.Key())
 	}
-	if q.groups != nil && q.groups.holds(e) {
+	if e.loc.grouped() {
 		now := q.clock.Now()
 		q.putGroup(q.groups.leaveGroup(e, now), now) // G8
 	}
