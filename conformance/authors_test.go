@@ -109,7 +109,7 @@ func TestPreflightNamesEachMistake(t *testing.T) {
 func TestOptionsKnownDifferences(t *testing.T) {
 	const name = "done/ends-the-time-in-flight"
 	f := ScenarioFile{Name: name, Text: catalogueText(t, name)}
-	own := KnownDifference{Reason: "our Done keeps the pod until the binding is confirmed", Source: "myqueue/done.go:12"}
+	own := KnownDifference{Reason: "our Done keeps the pod until the binding is confirmed", Source: "myqueue/done.go:12", Kind: KindDeparture}
 	run := func(nt NewTarget, k KnownDifference) (Result, *recordTB) {
 		rec := &recordTB{TB: t}
 		var res Result
@@ -153,6 +153,8 @@ func TestOptionsKnownDifferences(t *testing.T) {
 	}{
 		{Options{KnownDifferences: map[string]KnownDifference{"done/ends-the-time-in-fligth": own}}, `names "done/ends-the-time-in-fligth", which is not a scenario of this run`},
 		{Options{KnownDifferences: map[string]KnownDifference{name: {Source: "x"}}}, "has no Reason"},
+		{Options{KnownDifferences: map[string]KnownDifference{name: {Reason: "r", Source: "x"}}}, "has no kind"},
+		{Options{KnownDifferences: map[string]KnownDifference{name: {Reason: "r", Kind: "wontfix"}}}, `unknown kind "wontfix"`},
 		{Options{Ignore: []Observation{"order"}}, `unknown observation "order"`},
 		{Options{Checks: -1}, "Options.Checks is -1"},
 	} {
@@ -169,7 +171,7 @@ func TestOptionsKnownDifferences(t *testing.T) {
 // without switching off the random runs, and the report says what ran.
 func TestRunReportsWhatRan(t *testing.T) {
 	dir := t.TempDir()
-	why := KnownDifference{Reason: "our Done ignores a UID not in flight, as upstream's does"}
+	why := KnownDifference{Reason: "our Done ignores a UID not in flight, as upstream's does", Kind: KindDeparture}
 	Run(t, func(t testing.TB, cfg spec.Config, start time.Time) Target {
 		return silentDone{newModelT(t, cfg, start)}
 	}, Options{

@@ -76,7 +76,7 @@ func TestGeneratedRunGroupsFailures(t *testing.T) {
 		}
 	}
 	t.Logf("broken Done: %s", res)
-	declared := map[string]KnownDifference{"done/ends-the-time-in-flight": {Reason: "Done is broken on purpose"}}
+	declared := map[string]KnownDifference{"done/ends-the-time-in-flight": {Reason: "Done is broken on purpose", Kind: KindDeparture}}
 	res = generatedGroups(t, newBrokenDone, dir, declared)
 	known := 0
 	for _, g := range res.Groups {

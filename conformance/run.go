@@ -91,8 +91,9 @@ type Options struct {
 	// purpose, by scenario name (e.g. "add/duplicate-is-rejected"), as a
 	// scenario file's "known-difference" directive does for the profiles
 	// it names. Profiles may be left empty: the declaration is then for
-	// the target's own profile. Give the Reason and, as Source, where
-	// your code does it. Such a scenario still runs; its failure is
+	// the target's own profile. Give the Reason, the Kind (for your own
+	// queue's choices, KindDeparture) and, as Source, where your code
+	// does it. Such a scenario still runs; its failure is
 	// reported as a known difference, and if it passes it fails as
 	// stale. A name that is not a scenario of the run fails the run.
 	KnownDifferences map[string]KnownDifference
@@ -343,6 +344,9 @@ func (opts Options) validate(files []ScenarioFile) error {
 		}
 		if opts.KnownDifferences[name].Reason == "" {
 			return fmt.Errorf("Options.KnownDifferences[%q] has no Reason: say what differs and why", name)
+		}
+		if err := opts.KnownDifferences[name].CheckKind(); err != nil {
+			return fmt.Errorf("Options.KnownDifferences[%q]: %w", name, err)
 		}
 	}
 	return nil

@@ -204,7 +204,7 @@ func TestFormatScenarioRoundTrip(t *testing.T) {
 	if _, err := schedqtest.ParseScenario("x", "add a\n----\nok\n\nrules R1\n----\n"); err == nil {
 		t.Error("ParseScenario accepted a header directive after an operation")
 	}
-	for _, bad := range []string{"kind=feature", "kind=change finding=F01"} {
+	for _, bad := range []string{"", "kind=feature", "kind=change finding=F01"} {
 		if _, err := schedqtest.ParseScenario("x", "known-difference profiles=(p) "+bad+"\nwhy\nsource: f.go:1\n----\n"); err == nil {
 			t.Errorf("ParseScenario accepted a known difference with %s", bad)
 		}

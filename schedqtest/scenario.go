@@ -342,10 +342,8 @@ func ParseKnownDifference(args []datadriven.CmdArg, input string) (KnownDifferen
 	if len(k.Profiles) == 0 || k.Reason == "" || k.Source == "" {
 		return k, fmt.Errorf("known-difference needs profiles=(...), a reason and a \"source: \" line")
 	}
-	if k.Kind != "" {
-		if err := k.CheckKind(); err != nil {
-			return k, err
-		}
+	if err := k.CheckKind(); err != nil {
+		return k, err
 	}
 	return k, nil
 }

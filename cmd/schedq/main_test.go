@@ -306,7 +306,7 @@ func TestRunKnownDifferenceForImpl(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	declared := strings.Replace(string(b), "rules R1 ", "known-difference profiles=(schedq-impl)\nignores move requests on purpose\nsource: cmd/schedq/main_test.go (ignoresMoveRequests)\n----\n\nrules R1 ", 1)
+	declared := strings.Replace(string(b), "rules R1 ", "known-difference profiles=(schedq-impl) kind=departure\nignores move requests on purpose\nsource: cmd/schedq/main_test.go (ignoresMoveRequests)\n----\n\nrules R1 ", 1)
 	path := filepath.Join(t.TempDir(), "declared.txt")
 	if err := os.WriteFile(path, []byte(declared), 0o644); err != nil {
 		t.Fatal(err)

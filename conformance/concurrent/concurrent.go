@@ -93,6 +93,12 @@ type Finding struct {
 	Evidence func(violation string) bool `json:"-"`
 }
 
+// checkKind refuses a finding nobody has triaged, as a scenario's known
+// difference without a kind is refused.
+func (f Finding) checkKind() error {
+	return conformance.KnownDifference{Reason: f.Title, Kind: f.Kind, Finding: f.ID}.CheckKind()
+}
+
 func (o Options) withDefaults() Options {
 	if o.Deadline <= 0 {
 		o.Deadline = 20 * time.Second
@@ -146,6 +152,11 @@ func Run(t *testing.T, newTarget conformance.NewTarget, opts Options) Report {
 	t.Helper()
 	opts = opts.withDefaults()
 	t.Logf("seed %d", opts.Seed)
+	for _, f := range opts.Known {
+		if err := f.checkKind(); err != nil {
+			t.Fatalf("Options.Known: %v", err)
+		}
+	}
 	var rep Report
 	t.Run("wakeups", func(t *testing.T) {
 		rep.Wakeups = RunWakeups(t, newTarget, opts)

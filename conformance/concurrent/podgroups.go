@@ -2,6 +2,7 @@ package concurrent
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -135,6 +136,10 @@ type GroupRaceReport struct {
 	// Known names the races whose violations are reported findings of the
 	// target (docs/podgroups-upstream.md has each reproduction).
 	Known []string `json:"known,omitempty"`
+	// Findings names, for each race of Known, its entry in the findings
+	// catalogue (findings/): a race a target is known to lose is a bug
+	// of that target.
+	Findings map[string]string `json:"findings,omitempty"`
 }
 
 // GroupRaceReportDir is the subdirectory of the results directory the
@@ -146,15 +151,24 @@ const GroupRaceReportDir = "concurrent-podgroups"
 // concurrent-podgroups/<target name>.json when that variable is set (make
 // conformance sets it). The races' own tests, on broken targets, call
 // RunPodGroupRaces and write nothing.
-func ReportPodGroupRaces(t *testing.T, newTarget conformance.NewTarget, trials int, known ...string) []GroupRaceResult {
+//
+// findings maps each race known to fail on the target to its entry in the
+// findings catalogue; a known race without one fails the test.
+func ReportPodGroupRaces(t *testing.T, newTarget conformance.NewTarget, trials int, findings map[string]string) []GroupRaceResult {
 	t.Helper()
+	known := slices.Sorted(maps.Keys(findings))
+	for _, k := range known {
+		if findings[k] == "" {
+			t.Errorf("the known race %s names no finding of the catalogue (findings/)", k)
+		}
+	}
 	res := RunPodGroupRaces(t, newTarget, trials, known...)
 	dir := os.Getenv("SCHEDQ_CONFORMANCE_RESULTS")
 	if dir == "" {
 		return res
 	}
 	tg := newTarget(t, PodGroupsConfig(), start)
-	rep := GroupRaceReport{Target: tg.Info(), Races: res, Known: known}
+	rep := GroupRaceReport{Target: tg.Info(), Races: res, Known: known, Findings: findings}
 	tg.Close()
 	if err := conformance.WriteResult(filepath.Join(dir, GroupRaceReportDir), rep.Target.Name, rep); err != nil {
 		t.Errorf("writing results: %v", err)

@@ -214,7 +214,7 @@ func TestConcurrentPodGroups(t *testing.T) {
 		}
 		n = v
 	}
-	concurrent.ReportPodGroupRaces(t, groupSafe(QueueingHints()), n, "cleared-marker", "stranded-pending")
+	concurrent.ReportPodGroupRaces(t, groupSafe(QueueingHints()), n, map[string]string{"cleared-marker": "F04", "stranded-pending": "F04"})
 }
 
 // groupSafe is concurrentSafe for the podgroups profile's target.

@@ -422,7 +422,7 @@ func renderGroupRaces(reports []concurrent.GroupRaceReport) string {
 			if res.Violations > 0 {
 				c = "**" + c + "**"
 				if slices.Contains(r.Known, n) {
-					c += " (finding)"
+					c += " (bug " + r.Findings[n] + ")"
 				}
 			}
 			fmt.Fprintf(&b, " %s |", c)

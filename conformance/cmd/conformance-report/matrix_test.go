@@ -69,11 +69,11 @@ func TestGroupRacesTable(t *testing.T) {
 		{Target: conformance.TargetInfo{Name: "a"}, Races: []concurrent.GroupRaceResult{
 			{Name: "r1", Title: "one", Ran: 10, Violations: 3, ByKind: map[string]int{"IG3": 3}, First: "IG3: stuck\nmore"},
 			{Name: "r2", Title: "two", Ran: 10},
-		}, Known: []string{"r1"}},
+		}, Known: []string{"r1"}, Findings: map[string]string{"r1": "F04"}},
 		{Target: conformance.TargetInfo{Name: "b"}, Races: []concurrent.GroupRaceResult{{Name: "r1", Title: "one", Ran: 5}}},
 	})
 	for _, want := range []string{
-		"| `r1`: one | **3 of 10** (finding) | 0 of 5 |",
+		"| `r1`: one | **3 of 10** (bug F04) | 0 of 5 |",
 		"| `r2`: two | 0 of 10 | not run |",
 		"- `a`, r1: 3 IG3; the first: IG3: stuck\n",
 	} {

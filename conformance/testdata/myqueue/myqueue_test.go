@@ -56,6 +56,7 @@ func newTarget(t testing.TB, cfg spec.Config, start time.Time) conformance.Targe
 // Our Done ignores a UID that is not in flight; R12 says ErrNotInFlight.
 var silentDone = conformance.KnownDifference{
 	Reason: "Done of a UID not in flight returns nil, so that the scheduler's cleanup may call it twice",
+	Kind:   conformance.KindDeparture,
 	Source: "myqueue.go (Queue.Done)",
 }
 
