@@ -179,6 +179,26 @@ mutant-layers:
 	$(GO) test -count=1 -timeout 300m -run '^TestMutantLayers$$' -v ./properties/ -layers -layers.runs=$(LAYERS_RUNS) \
 	  -layers.out=$(LAYERS_OUT) $(if $(LAYERS_DIR),-layers.dir=$(LAYERS_DIR))
 
+# The findings catalogue (findings/README.md): each upstream bug's
+# reproduction, a test of package queue, run in a copy of every release
+# (FINDINGS_RELEASES, v1.38.0-beta.0 built with GOTOOLCHAIN=go1.27.3, the
+# others with the local Go) kept under the user's cache directory
+# (schedq/findings/<release>: symbolic links to the module cache but for
+# the queue package, a stable path so Go's build cache stays warm); the
+# table goes to findings/TABLE.md. With KUBERNETES=../kubernetes it runs a
+# checkout and its base release (KUBERNETES_BASE, else git describe) and
+# says which findings the checkout fixes. Not part of make test or make
+# verify: a cold run compiles Kubernetes once per release, 5-10 CPU-minutes
+# each; a warm one takes about a minute per release.
+FINDINGS_RELEASES ?= v1.33.13,v1.34.7,v1.35.6,v1.36.5,v1.37.2,v1.38.0-beta.0
+.PHONY: findings
+findings:
+ifeq ($(KUBERNETES),)
+	$(GO) run ./findings/cmd/findings -releases '$(FINDINGS_RELEASES)' -table findings/TABLE.md
+else
+	$(GO) run ./findings/cmd/findings -kubernetes '$(KUBERNETES)' $(if $(KUBERNETES_BASE),-base '$(KUBERNETES_BASE)')
+endif
+
 # What a cold build of the upstream releases costs, said before the first
 # Kubernetes compile; `go list` tells which releases Go's build cache lacks.
 .PHONY: upstream-cost upstream-build

@@ -1,0 +1,40 @@
+// This file adapts the findings reproductions (findings/testdata/queue) to
+// the API of one release of pkg/scheduler/backend/queue: the calls whose
+// names or signatures changed between releases. make findings places it
+// beside them in a copy of the release.
+
+package queue
+
+import (
+	"context"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/klog/v2"
+	"k8s.io/kubernetes/pkg/scheduler/framework"
+	plfeature "k8s.io/kubernetes/pkg/scheduler/framework/plugins/feature"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/names"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/schedulinggates"
+)
+
+// findingsAdd is the informer's pod-add handler calling the queue.
+func findingsAdd(ctx context.Context, q *PriorityQueue, pod *v1.Pod) {
+	q.Add(klog.FromContext(ctx), pod)
+}
+
+// findingsFail is the scheduler handing back a pod that failed its
+// attempt of cycle.
+func findingsFail(logger klog.Logger, q *PriorityQueue, pInfo *framework.QueuedPodInfo, cycle int64) error {
+	return q.AddUnschedulableIfNotPresent(logger, pInfo, cycle)
+}
+
+// findingsPop is the scheduling loop taking the next pod.
+func findingsPop(logger klog.Logger, q *PriorityQueue) (*framework.QueuedPodInfo, error) {
+	return q.Pop(logger)
+}
+
+// findingsGates runs the SchedulingGates PreEnqueue plugin, as the default
+// profile does.
+func findingsGates(ctx context.Context) Option {
+	plugin, _ := schedulinggates.New(ctx, nil, nil, plfeature.Features{})
+	return WithPreEnqueuePluginMap(map[string]map[string]framework.PreEnqueuePlugin{"": {names.SchedulingGates: plugin.(framework.PreEnqueuePlugin)}})
+}
