@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -64,6 +65,7 @@ var (
 	layersDir       = flag.String("layers.dir", "", "TestMutantLayers: keep every row's output in this directory (default: a new one under the temp dir, named in the log)")
 	layersRuns      = flag.Int("layers.runs", 5, "TestMutantLayers: runs of each random layer per row (the N of its catch rates)")
 	layersPublished = flag.String("layers.published", "../docs/mutants.md", "TestMutantLayers: the published table the rates are compared with (empty: none)")
+	layersFromDir   = flag.String("layers.fromdir", "", "TestMutantLayersFromDir: render the tables from the outputs a run kept in this -layers.dir")
 	layersParallel  = flag.Int("layers.parallel", 2, "TestMutantLayers: rows built and run at a time")
 	layersLimit     = flag.Duration("layers.limit", 4*time.Minute, "TestMutantLayers: time limit of one layer's run (a run killed at it counts as caught, marked timeout)")
 	layersGenMax    = flag.Int("layers.generated.max", 500, "TestMutantLayers: generated scenarios per graph (make generated's GENERATED_MAX)")
@@ -304,9 +306,14 @@ func TestMutantLayers(t *testing.T) {
 	if t.Failed() {
 		return
 	}
-	table := layerTables(rows, ls, results)
-	table += fmt.Sprintf("\n%d rows, %d layers (random ones %d runs each), %s in all (go test -run '^TestMutantLayers$' -layers -layers.runs=%d -layers.parallel=%d, generated set -edges.max=%d%s).\n",
-		len(rows), len(ls), runs, time.Since(start).Round(time.Second), runs, *layersParallel, *layersGenMax, map[bool]string{true: " -edges.small", false: ""}[*layersGenSmall])
+	reportLayers(t, rows, ls, results, fmt.Sprintf("%d rows, %d layers (random ones %d runs each), %s in all (go test -run '^TestMutantLayers$' -layers -layers.runs=%d -layers.parallel=%d, generated set -edges.max=%d%s).",
+		len(rows), len(ls), runs, time.Since(start).Round(time.Second), runs, *layersParallel, *layersGenMax, map[bool]string{true: " -edges.small", false: ""}[*layersGenSmall]))
+}
+
+// reportLayers logs the tables (and writes them to -layers.out), the
+// goals, and the guard's verdict against the published table.
+func reportLayers(t *testing.T, rows []mutant, ls []layer, results []rowResult, footer string) {
+	table := layerTables(rows, ls, results) + "\n" + footer + "\n"
 	t.Log("\n" + table)
 	if *layersOut != "" {
 		if err := os.WriteFile(*layersOut, []byte(table), 0o644); err != nil {
@@ -339,6 +346,79 @@ func TestMutantLayers(t *testing.T) {
 	for _, d := range verdict.drops {
 		t.Errorf("guard: %s", d)
 	}
+}
+
+// runLineRE is the line runRow writes before each layer run's output.
+var runLineRE = regexp.MustCompile(`(?m)^===== (.+?), run (\d+) of (\d+): (not caught|caught)( \(killed at -layers.limit\))? \(`)
+
+// TestMutantLayersFromDir renders the tables of a run from the outputs it
+// kept (-layers.fromdir, a -layers.dir): for a run stopped before its end
+// (its finished rows) or to read a run again. Rows without a file are
+// left out and counted.
+func TestMutantLayersFromDir(t *testing.T) {
+	if *layersFromDir == "" {
+		t.Skip("run with -layers.fromdir=DIR (a -layers.dir of TestMutantLayers)")
+	}
+	ls := layers("")
+	index := map[string]int{}
+	for i, l := range ls {
+		index[l.name] = i
+	}
+	var rows []mutant
+	var results []rowResult
+	missing := 0
+	for _, m := range mutants {
+		if m.rule == "" {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(*layersFromDir, m.name+".txt"))
+		if err != nil {
+			missing++
+			continue
+		}
+		r := rowResult{cells: make([]cell, len(ls)), anyRandom: cell{random: true}}
+		anyCaught := map[int]bool{}
+		complete := true
+		for _, x := range runLineRE.FindAllStringSubmatch(string(b), -1) {
+			j, ok := index[x[1]]
+			if !ok {
+				t.Fatalf("%s: no layer %q", m.name, x[1])
+			}
+			run, _ := strconv.Atoi(x[2])
+			c := &r.cells[j]
+			c.random = ls[j].random
+			c.n++
+			if x[4] == "caught" {
+				c.k++
+				if ls[j].random {
+					anyCaught[run] = true
+				}
+			}
+			if x[5] != "" {
+				c.timeouts++
+			}
+		}
+		for j := range r.cells {
+			complete = complete && r.cells[j].n > 0
+		}
+		if !complete {
+			missing++
+			continue
+		}
+		runs := r.cells[index["state machine"]].n
+		r.anyRandom.n = runs
+		for i := 1; i <= runs; i++ {
+			if anyCaught[i] {
+				r.anyRandom.k++
+			}
+		}
+		rows = append(rows, m)
+		results = append(results, r)
+	}
+	if len(rows) == 0 {
+		t.Fatalf("no finished row in %s", *layersFromDir)
+	}
+	reportLayers(t, rows, ls, results, fmt.Sprintf("%d rows (rendered from the outputs kept in a -layers.dir; %d rows of the table not finished there, left out), %d layers.", len(rows), missing, len(ls)))
 }
 
 // rowRun is what runRow hands back: the cells, and the tests each layer
