@@ -539,22 +539,15 @@ func (q *PriorityQueue) PopEntity() (spec.QueuedEntity, int64, error) {
 	}
 	q.mu.Lock()
 	defer q.unlock()
-	for {
-		if q.closed {
-			return spec.QueuedEntity{}, 0, spec.ErrClosed
-		}
-		switch from := q.p.popFrom(view{q: q}); from {
-		case nowhere:
-		case groupNext:
-			return q.popGroup()
-		default:
-			info, cycle, err := q.popLocked(from)
-			return spec.QueuedEntity{Pod: info}, cycle, err
-		}
-		q.waiting++
-		q.cond.Wait()
-		q.waiting--
+	from, err := q.waitPop(nil)
+	switch {
+	case err != nil:
+		return spec.QueuedEntity{}, 0, err
+	case from == groupNext:
+		return q.popGroup()
 	}
+	info, cycle, err := q.popLocked(from)
+	return spec.QueuedEntity{Pod: info}, cycle, err
 }
 
 // popGroup is G3 for the best group entity of activeQ: its members go

@@ -393,21 +393,31 @@ func (q *PriorityQueue) PopContext(ctx context.Context) (*spec.QueuedPodInfo, in
 	return q.popWait(ctx)
 }
 
-// popWait is Pop and PopContext: it waits while there is nothing to pop,
-// until the queue is closed or ctx, unless nil, is done.
+// popWait is Pop and PopContext.
 func (q *PriorityQueue) popWait(ctx context.Context) (*spec.QueuedPodInfo, int64, error) {
 	q.mu.Lock()
 	defer q.unlock()
+	from, err := q.waitPop(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	return q.popLocked(from)
+}
+
+// waitPop, under mu, waits while there is nothing to pop, until the
+// queue is closed or ctx, unless nil, is done; it returns where Pop (or
+// PopEntity) takes from.
+func (q *PriorityQueue) waitPop(ctx context.Context) (place, error) {
 	for {
 		if q.closed {
-			return nil, 0, spec.ErrClosed
+			return nowhere, spec.ErrClosed
 		}
 		if from := q.p.popFrom(view{q: q}); from != nowhere {
-			return q.popLocked(from)
+			return from, nil
 		}
 		if ctx != nil {
 			if err := ctx.Err(); err != nil {
-				return nil, 0, err
+				return nowhere, err
 			}
 		}
 		q.waiting++

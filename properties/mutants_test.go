@@ -528,8 +528,8 @@ var mutants = []mutant{
 		name: "classic-pop-after-close-hands-out-pods",
 		rule: "R13",
 		file: "impl/queue.go",
-		old:  "\t\tif q.closed {\n\t\t\treturn nil, 0, spec.ErrClosed\n\t\t}\n\t\tif from := q.p.popFrom(view{q: q}); from != nowhere {\n\t\t\treturn q.popLocked(from)\n\t\t}\n\t\tif ctx != nil {",
-		new:  "\t\tif q.closed && (q.windowed || q.activeQ.len() == 0) {\n\t\t\treturn nil, 0, spec.ErrClosed\n\t\t}\n\t\tif from := q.p.popFrom(view{q: q}); from != nowhere {\n\t\t\treturn q.popLocked(from)\n\t\t}\n\t\tif ctx != nil {",
+		old:  "\t\tif q.closed {\n\t\t\treturn nowhere, spec.ErrClosed\n\t\t}\n\t\tif from := q.p.popFrom(view{q: q}); from != nowhere {\n\t\t\treturn from, nil\n\t\t}\n\t\tif ctx != nil {",
+		new:  "\t\tif q.closed && (q.windowed || q.activeQ.len() == 0) {\n\t\t\treturn nowhere, spec.ErrClosed\n\t\t}\n\t\tif from := q.p.popFrom(view{q: q}); from != nowhere {\n\t\t\treturn from, nil\n\t\t}\n\t\tif ctx != nil {",
 		desc: "R13 (classic): Pop after Close still hands out the pods of activeQ (only an empty queue returns ErrClosed)",
 	},
 	{
@@ -537,8 +537,8 @@ var mutants = []mutant{
 		rule: "R13h",
 		test: hintsMachine,
 		file: "impl/queue.go",
-		old:  "\t\tif q.closed {\n\t\t\treturn nil, 0, spec.ErrClosed\n\t\t}\n\t\tif from := q.p.popFrom(view{q: q}); from != nowhere {\n\t\t\treturn q.popLocked(from)\n\t\t}\n\t\tif ctx != nil {",
-		new:  "\t\tif q.closed && !(q.windowed && q.p.popFrom(view{q: q}) != nowhere) {\n\t\t\treturn nil, 0, spec.ErrClosed\n\t\t}\n\t\tif from := q.p.popFrom(view{q: q}); from != nowhere {\n\t\t\treturn q.popLocked(from)\n\t\t}\n\t\tif ctx != nil {",
+		old:  "\t\tif q.closed {\n\t\t\treturn nowhere, spec.ErrClosed\n\t\t}\n\t\tif from := q.p.popFrom(view{q: q}); from != nowhere {\n\t\t\treturn from, nil\n\t\t}\n\t\tif ctx != nil {",
+		new:  "\t\tif q.closed && !(q.windowed && q.p.popFrom(view{q: q}) != nowhere) {\n\t\t\treturn nowhere, spec.ErrClosed\n\t\t}\n\t\tif from := q.p.popFrom(view{q: q}); from != nowhere {\n\t\t\treturn from, nil\n\t\t}\n\t\tif ctx != nil {",
 		desc: "R13h: in the hints profile Pop after Close still hands out a pod of activeQ or backoffQ",
 	},
 	{
