@@ -306,7 +306,7 @@ realsched:
 # (every workload on upstream's queue and on schedq's, every pod bound
 # once, none lost, the trace checked) for each of REALSCHED_RELEASES, at
 # REALSCHED_CHECK_FLAGS' size; TESTFLAGS go to go test.
-REALSCHED_CHECK_FLAGS ?= -realsched.nodes=50 -realsched.pods=500
+REALSCHED_CHECK_FLAGS ?= -realsched.nodes=20 -realsched.pods=200
 .PHONY: realsched-check
 realsched-check:
 	@status=0; for r in $(REALSCHED_RELEASES); do f="-modfile=go.v$$r.mod -tags v$$r"; [ $$r = 133 ] && f=; \
