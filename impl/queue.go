@@ -71,7 +71,7 @@ type PriorityQueue struct {
 	// mu guards everything below. cond (on mu) is where Pop waits for a
 	// pod it may take or the queue to close; ready counts the pods the
 	// operation holding mu made poppable, woken by unlock.
-	mu    sync.Mutex
+	mu    queueMutex
 	cond  sync.Cond
 	ready int
 

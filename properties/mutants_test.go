@@ -71,7 +71,19 @@ type mutant struct {
 	old  string
 	new  string
 	desc string
+	// pkg and tags, for a row that a test of another package catches in a
+	// build of its own: the package (default ./properties/) and its build
+	// tags. The control runs that test unpatched with the same tags.
+	pkg, tags string
 }
+
+// perturbedConcurrent is the conservation check of conformance/concurrent
+// on impl built with -tags schedqperturb (impl/perturb.go: the queue's
+// lock yields around every acquire and release): the check that catches
+// a lock released between two steps of one operation.
+// (The test is anchored as ^TestImpl$/conservation$, so that no other test
+// whose name starts with TestImpl runs.)
+var perturbedConcurrent = mutant{test: "TestImpl$/conservation", pkg: "./conformance/concurrent/", tags: "schedqperturb"}
 
 // hintsMachine is the state machine of the queueing-hints profile, with
 // the standard hint set (schedqtest.HintsConfig). The generator draws the
@@ -578,6 +590,14 @@ var mutants = []mutant{
 		desc: "R11h: an assigned-pod event reaches only the pods with a required affinity term (the classic pre-filter), not every unschedulable pod for the hints to decide",
 	},
 	{
+		name: "requeue-in-flight-mark-cleared-late",
+		test: perturbedConcurrent.test, pkg: perturbedConcurrent.pkg, tags: perturbedConcurrent.tags,
+		file: "impl/queue.go",
+		old:  "\tq.put(e, q.p.failed(view{q, now}, e, flightUID, podSchedulingCycle), now)\n\treturn nil\n}",
+		new:  "\tq.put(e, q.p.failed(view{q, now}, e, flightUID, podSchedulingCycle), now)\n\tloc := e.loc\n\te.loc = inFlight\n\tq.unlock()\n\tq.mu.Lock()\n\te.loc = loc\n\treturn nil\n}",
+		desc: "I1, I4 under concurrency: a failed pod is back in its queue while still marked in flight, and the mark is cleared in a second critical section (the lock released between the two steps), clobbering whatever another operation did with the pod meanwhile. A narrow race: the conservation check on the perturbed build caught it in 50 of 50 runs (the unpatched queue passed 33 of 33 there), the ordinary build in 0 of 40",
+	},
+	{
 		name: "classic-move-with-objects-dropped",
 		rule: "R19",
 		file: "impl/queue.go",
@@ -606,15 +626,22 @@ func TestMutantsAreCaught(t *testing.T) {
 		t.Skip("-short: builds and runs TestStateMachine once per mutant")
 	}
 	root, patched := patchMutants(t)
-	run := func(t *testing.T, test string, overlay map[string]string) (string, bool) {
-		return runOverlay(t, root, test, overlay, mutantFlags...)
+	run := func(t *testing.T, m mutant, overlay map[string]string) (string, bool) {
+		if m.pkg != "" {
+			return overlaytest.Run(t, root, m.pkg, m.test, overlay, nil, "-tags="+m.tags)
+		}
+		return runOverlay(t, root, m.test, overlay, mutantFlags...)
 	}
 
 	// The control: the unpatched implementation must pass, or every mutant
 	// would be "caught" for nothing.
 	t.Run("control", func(t *testing.T) {
-		if out, failed := run(t, "(TestStateMachine|"+hintsMachine+")", nil); failed {
+		if out, failed := run(t, mutant{test: "(TestStateMachine|" + hintsMachine + ")"}, nil); failed {
 			t.Fatalf("TestStateMachine or %s fails on the unpatched implementation:\n%s", hintsMachine, out)
+		}
+		if out, failed := run(t, perturbedConcurrent, nil); failed {
+			t.Fatalf("%s of %s -tags %s fails on the unpatched implementation:\n%s", perturbedConcurrent.test,
+				perturbedConcurrent.pkg, perturbedConcurrent.tags, out)
 		}
 	})
 	if t.Failed() {
@@ -628,7 +655,7 @@ func TestMutantsAreCaught(t *testing.T) {
 			t.Run(m.name, func(t *testing.T) {
 				t.Parallel()
 				start := time.Now()
-				out, failed := run(t, m.test, map[string]string{m.file: patched[m.name]})
+				out, failed := run(t, m, map[string]string{m.file: patched[m.name]})
 				r := mutantResult{name: m.name, caught: failed, steps: -1, dur: time.Since(start)}
 				if failed {
 					if bad := buildFailure(out); bad != "" {

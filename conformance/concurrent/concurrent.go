@@ -22,6 +22,14 @@
 // holds and which pods are unaccounted for, instead of hanging until the
 // test binary is killed.
 //
+// A violation prints the interleaving that led to it (the round's last
+// operation starts and returns), and a panic of the target in a call is a
+// violation, not a crash. A narrow race (a lock released between two steps
+// of one operation) shows reliably on impl's schedule-perturbing build,
+// `go test -tags schedqperturb ./conformance/concurrent/` (impl/perturb.go:
+// the queue's lock yields around every acquire and release), where the
+// ordinary build seldom lets another operation in between.
+//
 // Linearizability against the model, for profiles that have it, is
 // package linearizability's (RecordTarget); Run calls it when asked
 // (Options.Linearizability).

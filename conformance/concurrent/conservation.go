@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"sort"
 	"strings"
@@ -73,6 +74,33 @@ type ledger struct {
 	mu         sync.Mutex
 	pods       map[spec.PodKey]*account
 	violations []string
+	trace      trace
+}
+
+// trace is a round's interleaving: each worker operation as it starts and
+// as it returns, in the order the log's lock saw them. A violation prints
+// the last of them, so that a race the check catches is told as the
+// operations that made it, not only as the state it left.
+type trace struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (t *trace) add(format string, args ...any) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.lines = append(t.lines, fmt.Sprintf("%5d ", len(t.lines)+1)+fmt.Sprintf(format, args...))
+}
+
+// traceTail is how many of the last operations a violation prints.
+const traceTail = 40
+
+func (t *trace) tail() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	lines := t.lines[max(0, len(t.lines)-traceTail):]
+	return fmt.Sprintf("  interleaving (the last %d of the round's %d operation starts and returns):\n    %s\n",
+		len(lines), len(t.lines), strings.Join(lines, "\n    "))
 }
 
 func (l *ledger) violate(format string, args ...any) {
@@ -83,7 +111,11 @@ func (l *ledger) violate(format string, args ...any) {
 
 func (l *ledger) violatef(format string, args ...any) {
 	if len(l.violations) < 5 {
-		l.violations = append(l.violations, fmt.Sprintf(format, args...))
+		msg := fmt.Sprintf(format, args...)
+		if !strings.HasSuffix(msg, "\n") {
+			msg += "\n"
+		}
+		l.violations = append(l.violations, msg+l.trace.tail())
 	}
 }
 
@@ -166,6 +198,11 @@ type worker struct {
 	// heldNames is held, for the coordinator's reports.
 	heldNames atomic.Pointer[string]
 	closed    bool
+	// started: the current step called the target (set); result is what
+	// its call returned, for the interleaving.
+	started bool
+	result  string
+	last    string // the operation last started, for a panic's report
 }
 
 type heldPod struct {
@@ -238,6 +275,7 @@ func runRound(t testing.TB, newTarget conformance.NewTarget, opts Options, seed 
 			w.gid.Store(int64(parked.Current()))
 			close(ready)
 			<-begin
+			defer w.recoverPanic()
 			w.loop(opts.OpsPerWorker)
 		}()
 		<-ready
@@ -260,7 +298,15 @@ func runRound(t testing.TB, newTarget conformance.NewTarget, opts Options, seed 
 	coordinator := ""
 	within := func(what func() string, limit time.Duration, op func()) bool {
 		ret := make(chan struct{})
-		go func() { defer close(ret); op() }()
+		go func() {
+			defer close(ret)
+			defer func() {
+				if p := recover(); p != nil {
+					r.led.panicked("the coordinator", what(), p)
+				}
+			}()
+			op()
+		}()
 		select {
 		case <-ret:
 			return true
@@ -270,6 +316,9 @@ func runRound(t testing.TB, newTarget conformance.NewTarget, opts Options, seed 
 		}
 	}
 	closed := false
+	// drained: the coordinator has drained, when the workers had
+	// returned from drainPops Pops.
+	drained, drainPops := false, []int64(nil)
 	closeQ := func() {
 		if !closed {
 			closed = true
@@ -323,6 +372,26 @@ loop:
 		}
 		res.stuck++
 		if len(s.BackoffQ)+len(s.UnschedulablePods) > 0 {
+			// A drain that woke no worker (every one still sleeps in
+			// Pop, none returned since) and left pods where it must
+			// have released them from has lost them: the queue holds
+			// them where no flush or Pop will take them. Draining
+			// again would only loop.
+			if drained && slices.Equal(before, drainPops) {
+				var names []string
+				for _, pl := range s.Places() {
+					if pl.Loc == spec.InBackoffQ || pl.Loc == spec.InUnschedulablePods {
+						for _, p := range pl.Pods {
+							names = append(names, fmt.Sprintf("%s in %v", p.Pod.Name, pl.Loc))
+						}
+					}
+				}
+				r.led.violate("lost pods: every worker sleeps in Pop after a drain (a clock step past every backoff and the leftover limit, then both flushes) that released none of %s\n%s  queue: %s",
+					strings.Join(names, ", "), r.describeWorkers(workers), describe(s))
+				closeQ()
+				continue
+			}
+			drained, drainPops = true, before
 			// Drain: past every backoff and the leftover limit, then
 			// both flushes; the flushes must wake the Pops.
 			// The drain says which of its calls it is in, so that a
@@ -402,7 +471,60 @@ func allParked(ws []*worker) bool {
 	return true
 }
 
-func (w *worker) set(op string) { w.doing.Store(&op) }
+// set records the operation the worker starts, for a hang's diagnosis
+// and the interleaving.
+func (w *worker) set(op string) {
+	w.started, w.last = true, op
+	w.doing.Store(&op)
+	w.r.led.trace.add("worker %d: %s", w.id, op)
+}
+
+// returned records that the worker's operation returned, with what it
+// returned if that matters to the interleaving (a pod popped, an error).
+func (w *worker) returned(what string) {
+	op := "?"
+	if p := w.doing.Load(); p != nil {
+		op = *p
+	}
+	w.r.led.trace.add("worker %d:   %s returned%s", w.id, op, what)
+}
+
+// recoverPanic turns a panic of the target in one of the worker's calls
+// into a violation: the operation, the panic, where it was raised, and
+// the interleaving that led there. The worker stops; the round goes on
+// (a queue whose lock the panic left held then hangs the others, which
+// the deadline diagnoses).
+func (w *worker) recoverPanic() {
+	if p := recover(); p != nil {
+		w.r.led.panicked(fmt.Sprintf("worker %d", w.id), w.last, p)
+		w.r.checkConsistency(fmt.Sprintf("after worker %d's panic", w.id))
+	}
+}
+
+// checkConsistency asks a target that checks its own structures (impl's
+// CheckConsistency) to, and reports what it finds: a race that corrupts
+// them is then named where it shows (the pod whose entry disagrees), not
+// only by a later panic. A check that panics on the corruption says so.
+func (r *round) checkConsistency(when string) {
+	c, ok := r.target.(interface{ CheckConsistency() error })
+	if !ok {
+		return
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			r.led.violate("%s, the target's own consistency check panicked: %v", when, p)
+		}
+	}()
+	if err := c.CheckConsistency(); err != nil {
+		r.led.violate("%s, the target's own consistency check fails: %v", when, err)
+	}
+}
+
+// panicked records a panic of the target as a violation.
+func (l *ledger) panicked(who, op string, p any) {
+	stack := strings.Split(string(debug.Stack()), "\n")
+	l.violate("%s: %s panicked: %v\n  raised at:\n    %s", who, op, p, strings.Join(stack[min(len(stack), 7):min(len(stack), 15)], "\n    "))
+}
 
 func (w *worker) publishHeld() {
 	var names []string
@@ -421,6 +543,10 @@ func (w *worker) loop(n int) {
 		} else {
 			w.issue()
 		}
+		if w.started {
+			w.returned(w.result)
+			w.started, w.result = false, ""
+		}
 		w.r.ops.Add(1)
 		if w.rng.IntN(4) == 0 {
 			runtime.Gosched()
@@ -428,6 +554,8 @@ func (w *worker) loop(n int) {
 	}
 	for len(w.held) > 0 {
 		w.finish(0)
+		w.returned(w.result)
+		w.started, w.result = false, ""
 	}
 }
 
@@ -452,6 +580,7 @@ func (w *worker) finish(i int) {
 		w.transition(key, held, returning)
 		w.set("AddUnschedulableIfNotPresent(" + string(key) + ")")
 		if err := q.AddUnschedulableIfNotPresent(&info, h.cycle); err != nil {
+			w.result = ": " + err.Error()
 			led.violate("worker %d: AddUnschedulableIfNotPresent(%s) of the pod it popped at cycle %d: %v", w.id, key, h.cycle, err)
 		}
 		led.mu.Lock()
@@ -471,6 +600,7 @@ func (w *worker) finish(i int) {
 			err = q.Delete(h.info.Pod)
 		}
 		if err != nil {
+			w.result = ": " + err.Error()
 			led.violate("worker %d: ending %s, which it popped at cycle %d: %v", w.id, key, h.cycle, err)
 		}
 		led.mu.Lock()
@@ -541,6 +671,7 @@ func (w *worker) issue() {
 		}
 		w.r.pops.Add(1)
 		key := info.Key()
+		w.result = fmt.Sprintf(" %s (cycle %d)", key, cycle)
 		led.mu.Lock()
 		a, ok := led.pods[key]
 		switch {
@@ -583,6 +714,7 @@ func (w *worker) issue() {
 	default:
 		w.set("Snapshot")
 		s := q.Snapshot()
+		w.r.checkConsistency(fmt.Sprintf("worker %d: at a Snapshot", w.id))
 		// I1 at any instant: no pod in two places.
 		seen := map[spec.PodKey]spec.Location{}
 		for _, pl := range s.Places() {
