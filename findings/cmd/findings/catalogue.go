@@ -155,6 +155,34 @@ Severity classes, worst first: *lost-pod* (a pod is never scheduled again withou
 change), *held-twice* (the queue holds a pod in two places: scheduled twice, or scheduled despite a
 gate), *misordered* (a pod is popped before one that outranks it), *metrics* (a metric drifts from
 the queue's contents), *api-misuse* (reached only by a caller that is not the scheduler).
+
+## The other kinds
+
+The known differences that are no bug are of two kinds.
+
+*change*: a release changed the behaviour on purpose, and the contract follows one side. Queueing
+hints (KEP-4247: a failed pod replays the events of its time in flight; updates and move requests
+are decided by hints, not by a move-request cycle); Pop from backoffQ (KEP-5142, #130772: one-second
+backoff windows, PreEnqueue on the way into backoffQ, not skipped on activation from it before
+v1.35, #133518); v1.36 keeping a failed pod's rejectors at Pop and adding the flush timestamp; v1.36
+replacing a parked entry on a gated re-Add (v1.33-v1.35 kept the old one); v1.37 removing
+AssignedPodAdded and its affinity pre-filter.
+
+*departure*: the contract chose otherwise on purpose, each because it is the stronger promise to
+the scheduler:
+- one place per pod (I1): where upstream queues a second copy and lets a later Pop discard it
+  (Add of a pod queued or in flight, an Update in flight in classic mode, a pod recreated under a
+  new UID, an Update after Close), the contract refuses or updates in place, so no sequence of
+  calls can hand the scheduler the same pod twice;
+- Close is a stop point: every Pop after it returns ErrClosed and pods in flight stay in flight,
+  where upstream keeps returning queued pods and forgets the pods in flight;
+- input the scheduler never sends (a failure of a pod never popped, a PodGroup priority change the
+  API server refuses, a member moved between groups, an update of an unknown group) gets a defined
+  answer instead of a state nobody designed;
+- moves are atomic to a concurrent Pop, so every concurrent history is explained by the sequential
+  model; the nominator lists the queue's own copy of a pod in flight; the order in which a group's
+  members enter flight and the events recorded for them are fixed where upstream's choice changes
+  no decision.
 `)
 	return b.String()
 }

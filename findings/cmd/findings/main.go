@@ -101,7 +101,10 @@ func fail(err error) {
 
 // releaseTree is a release from the module cache (downloaded if absent).
 func releaseTree(release, work string) (Tree, error) {
-	out, err := exec.Command("go", "mod", "download", "-json", "k8s.io/kubernetes@"+release).Output()
+	cmd := exec.Command("go", "mod", "download", "-json", "k8s.io/kubernetes@"+release)
+	// The release's go.mod may ask for a newer Go than the local one.
+	cmd.Env = append(os.Environ(), "GOTOOLCHAIN="+toolchain(release))
+	out, err := cmd.Output()
 	if err != nil {
 		return Tree{}, fmt.Errorf("go mod download k8s.io/kubernetes@%s: %v", release, err)
 	}

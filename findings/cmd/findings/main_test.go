@@ -166,7 +166,8 @@ func TestBuildFarm(t *testing.T) {
 }
 
 // A tree without staging directories (a module zip) takes each staging
-// module at the release's version; a checkout keeps its own.
+// module at the release's version, or an empty stand-in where the module
+// cache lacks it; a checkout keeps its own.
 func TestWriteModfile(t *testing.T) {
 	src := t.TempDir()
 	mod := "module k8s.io/kubernetes\n\nreplace (\n\tk8s.io/api => ./staging/src/k8s.io/api\n\tk8s.io/client-go => ./staging/src/k8s.io/client-go\n)\n"
@@ -175,15 +176,30 @@ func TestWriteModfile(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	out := t.TempDir()
-	if err := writeModfile(Tree{Source: src, Release: "v1.38.0-beta.0"}, out); err != nil {
+	// The module cache has k8s.io/api at the release's version, not
+	// k8s.io/client-go: that one is an empty stand-in.
+	cache := t.TempDir()
+	t.Setenv("GOMODCACHE", cache)
+	if err := os.MkdirAll(filepath.Join(cache, "cache/download/k8s.io/api/@v"), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.WriteFile(filepath.Join(cache, "cache/download/k8s.io/api/@v/v0.38.0-beta.0.mod"), []byte("module k8s.io/api\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	stubbed, err := writeModfile(Tree{Source: src, Release: "v1.38.0-beta.0"}, out)
+	if err != nil || !slices.Equal(stubbed, []string{"k8s.io/client-go"}) {
+		t.Fatalf("stubbed %v, %v; want k8s.io/client-go", stubbed, err)
+	}
 	b, _ := os.ReadFile(filepath.Join(out, "go.mod"))
-	for _, want := range []string{"k8s.io/api => k8s.io/api v0.38.0-beta.0", "k8s.io/client-go => k8s.io/client-go v0.38.0-beta.0"} {
+	stub := filepath.Join(out, "stub", "k8s.io/client-go")
+	for _, want := range []string{"k8s.io/api => k8s.io/api v0.38.0-beta.0", "k8s.io/client-go => " + stub} {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("the modfile lacks %q:\n%s", want, b)
 		}
+	}
+	if m, err := os.ReadFile(filepath.Join(stub, "go.mod")); err != nil || string(m) != "module k8s.io/client-go\n" {
+		t.Errorf("the stand-in's go.mod: %q, %v", m, err)
 	}
 	if err := os.MkdirAll(filepath.Join(src, "staging/src/k8s.io/api"), 0o755); err != nil {
 		t.Fatal(err)
@@ -191,7 +207,7 @@ func TestWriteModfile(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(src, "staging/src/k8s.io/api/go.mod"), []byte("module k8s.io/api\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := writeModfile(Tree{Source: src, Release: "v1.37.2"}, out); err != nil {
+	if _, err := writeModfile(Tree{Source: src, Release: "v1.37.2"}, out); err != nil {
 		t.Fatal(err)
 	}
 	if b, _ := os.ReadFile(filepath.Join(out, "go.mod")); string(b) != mod {

@@ -62,19 +62,29 @@ func runTree(tree Tree, cat []Entry, repoDir string, log io.Writer) (Result, err
 		return res, err
 	}
 	modDir := filepath.Join(tree.Work, "mod")
-	if err := writeModfile(tree, modDir); err != nil {
+	stubbed, err := writeModfile(tree, modDir)
+	if err != nil {
 		return res, err
 	}
 	compat, err := compatFile(repoDir, tree.Release)
 	if err != nil {
 		return res, err
 	}
+	extra := []string{compat}
+	dropped, err := dropTestsImporting(filepath.Join(src, queuePkg), stubbed)
+	if err != nil {
+		return res, err
+	}
+	if dropped {
+		fmt.Fprintf(log, "findings: %s: the package's own tests import a module the proxy does not serve (%s); running without them, with testdata/standalone\n", tree.Name, strings.Join(stubbed, ", "))
+		extra = append(extra, filepath.Join(repoDir, "testdata", "standalone", "findings_standalone_test.go"))
+	}
 	active := map[string]Entry{}
 	for _, e := range cat {
 		active[e.ID] = e
 	}
 	for attempt := 0; attempt <= len(cat); attempt++ {
-		if err := placeFiles(repoDir, filepath.Join(src, queuePkg), compat, active); err != nil {
+		if err := placeFiles(repoDir, filepath.Join(src, queuePkg), extra, active); err != nil {
 			return res, err
 		}
 		out, err := goTest(tree, src, modDir, log)
@@ -184,32 +194,79 @@ var stagingLocal = regexp.MustCompile(`(?m)^(\s*)(k8s\.io/[A-Za-z0-9._-]+) => \.
 // directories (a module zip has none) takes each staging module at the
 // release's version (v1.37.2 -> v0.37.2). Its go.sum is the tree's; go
 // adds the staging modules' sums to the copy, from the module cache.
-func writeModfile(tree Tree, modDir string) error {
+func writeModfile(tree Tree, modDir string) (stubbed []string, err error) {
 	if err := os.MkdirAll(modDir, 0o755); err != nil {
-		return err
+		return nil, err
 	}
 	b, err := os.ReadFile(filepath.Join(tree.Source, "go.mod"))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	mod := string(b)
 	if _, err := os.Stat(filepath.Join(tree.Source, "staging", "src", "k8s.io", "api", "go.mod")); err != nil {
 		v := "v0." + strings.TrimPrefix(tree.Release, "v1.")
-		mod = stagingLocal.ReplaceAllString(mod, "$1$2 => $2 "+v)
+		var stubErr error
+		mod = stagingLocal.ReplaceAllStringFunc(mod, func(line string) string {
+			m := stagingLocal.FindStringSubmatch(line)
+			if haveModule(m[2], v) {
+				return m[1] + m[2] + " => " + m[2] + " " + v
+			}
+			// A staging module the module cache lacks is one the queue's
+			// tests do not import (the module proxy may not serve every
+			// staging module of every release): an empty module stands in
+			// for it, so that go need not fetch it. A package of it that
+			// is imported after all fails the build by its name.
+			stubbed = append(stubbed, m[2])
+			dir := filepath.Join(modDir, "stub", m[2])
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				stubErr = err
+			} else if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module "+m[2]+"\n"), 0o644); err != nil {
+				stubErr = err
+			}
+			return m[1] + m[2] + " => " + dir
+		})
+		if stubErr != nil {
+			return nil, stubErr
+		}
+	}
+	if subs := substitutes[tree.Release]; len(subs) > 0 {
+		mod += "\n// findings: versions the module proxy does not serve\nreplace (\n\t" + strings.Join(subs, "\n\t") + "\n)\n"
 	}
 	if err := os.WriteFile(filepath.Join(modDir, "go.mod"), []byte(mod), 0o644); err != nil {
-		return err
+		return nil, err
 	}
 	sum, err := os.ReadFile(filepath.Join(tree.Source, "go.sum"))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	// Keep the sums go added on earlier runs: without them the copy's go
 	// test would look them up again.
 	if old, err := os.ReadFile(filepath.Join(modDir, "go.sum")); err == nil && bytes.HasPrefix(old, sum) {
-		return nil
+		return stubbed, nil
 	}
-	return os.WriteFile(filepath.Join(modDir, "go.sum"), sum, 0o644)
+	return stubbed, os.WriteFile(filepath.Join(modDir, "go.sum"), sum, 0o644)
+}
+
+// substitutes are replacements a release's build needs because the module
+// proxy does not serve a version it requires: v1.38.0-beta.0 asks for
+// structured-merge-diff v7.0.1, whose zip the proxy refuses, and builds
+// with v7.0.0, as conformance/upstream's v1.38 modfile does.
+var substitutes = map[string][]string{
+	"v1.38.0-beta.0": {"sigs.k8s.io/structured-merge-diff/v7 => sigs.k8s.io/structured-merge-diff/v7 v7.0.0"},
+}
+
+// haveModule reports whether the module cache holds mod at version v.
+func haveModule(mod, v string) bool {
+	cache := os.Getenv("GOMODCACHE")
+	if cache == "" {
+		out, err := exec.Command("go", "env", "GOMODCACHE").Output()
+		if err != nil {
+			return false
+		}
+		cache = strings.TrimSpace(string(out))
+	}
+	_, err := os.Stat(filepath.Join(cache, "cache", "download", mod, "@v", v+".mod"))
+	return err == nil
 }
 
 // compatFile is the compat file of the newest release directory under
@@ -242,14 +299,14 @@ func minor(v string) int {
 // placeFiles puts the helpers, the compat file and the active
 // reproductions into the copy's package directory, and nothing else of
 // ours: the files of an earlier run are removed first.
-func placeFiles(repoDir, pkgDir, compat string, active map[string]Entry) error {
+func placeFiles(repoDir, pkgDir string, extra []string, active map[string]Entry) error {
 	old, _ := filepath.Glob(filepath.Join(pkgDir, "finding*_test.go"))
 	for _, f := range old {
 		if err := os.Remove(f); err != nil {
 			return err
 		}
 	}
-	files := []string{filepath.Join(repoDir, "testdata", "queue", "findings_helpers_test.go"), compat}
+	files := append([]string{filepath.Join(repoDir, "testdata", "queue", "findings_helpers_test.go")}, extra...)
 	for _, e := range active {
 		files = append(files, filepath.Join(repoDir, e.File))
 	}
@@ -263,6 +320,37 @@ func placeFiles(repoDir, pkgDir, compat string, active map[string]Entry) error {
 		}
 	}
 	return nil
+}
+
+// dropTestsImporting removes the package's own test files if any of them
+// imports a package of the modules stubbed (which cannot build), and says
+// whether it did.
+func dropTestsImporting(pkgDir string, stubbed []string) (bool, error) {
+	tests, err := filepath.Glob(filepath.Join(pkgDir, "*_test.go"))
+	if err != nil || len(stubbed) == 0 {
+		return false, err
+	}
+	needs := false
+	for _, f := range tests {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return false, err
+		}
+		for _, m := range stubbed {
+			if bytes.Contains(b, []byte(`"`+m+`"`)) || bytes.Contains(b, []byte(`"`+m+`/`)) {
+				needs = true
+			}
+		}
+	}
+	if !needs {
+		return false, nil
+	}
+	for _, f := range tests {
+		if err := os.Remove(f); err != nil {
+			return false, err
+		}
+	}
+	return true, nil
 }
 
 // toolchain is the Go toolchain a release builds with: its go.mod asks
