@@ -62,13 +62,15 @@ var differences = func() map[string][]difference {
 		"hints/close/a-second-close-changes-nothing",
 		"hints/close/leaves-in-flight-pods-in-flight",
 		"hints/close/pop-after-close-is-an-error",
-		"hints/gated/add-again-of-a-pod-in-backoffQ-that-is-gated-replaces-its-entry",
 		"close/an-in-flight-pod-updated-after-close-is-updated-in-place",
 	})
 	add("1.34", "1.36", conformance.TargetUpstream137, "the same difference as declared for v1.33.13 and v1.37.2 with default gates (same step, same observations): the classic contract gates as v1.33.13 does with queueing hints off (R17)", []string{
 		"gated/a-gated-pod-is-not-popped-until-an-update-lifts-its-gate",
 		"gated/the-backoffQ-flush-runs-PreEnqueue",
 		"gated/a-pod-gated-by-another-plugin-is-examined-by-moves",
+	})
+	add("1.34", "1.36", conformance.TargetUpstream133Hints, "the same difference as declared for v1.33.13 (same step, same observations): the fresh entry PreEnqueue refused is dropped while backoffQ holds the key", []string{
+		"hints/gated/add-again-of-a-pod-in-backoffQ-that-is-gated-replaces-its-entry",
 	})
 	add("1.34", "1.35", conformance.TargetUpstream133Hints, "the same difference as declared for v1.33.13 (same step, same observations): a refused re-Add keeps the old parked entry, as v1.33 does", []string{
 		"gated/add-again-of-a-parked-pod-that-is-gated-replaces-its-entry",
