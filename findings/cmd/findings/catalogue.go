@@ -142,7 +142,11 @@ to file. They are the known differences of kind *bug* of the conformance suite
 
 ` + "`make findings`" + ` runs every reproduction in every release and prints the table
 ([TABLE.md](TABLE.md) is the last one); ` + "`make findings KUBERNETES=../kubernetes`" + ` runs them in a checkout
-and its base release and says which findings the checkout fixes.
+and its base release and says which findings the checkout fixes. Tried on a scratch copy of v1.37.2
+from the module cache with F05 fixed by hand (Close returns when its stop channel is already closed),
+with KUBERNETES_BASE=v1.37.2: "The branch fixes F05; every other finding's outcome is as on v1.37.2",
+exit 0, in 4m34s of wall clock and 39 s of CPU with v1.37.2's copy already compiled (2 cores, load
+about 65).
 
 | id | finding | severity | reproduces on | upstream | in a running scheduler |
 |---|---|---|---|---|---|
