@@ -57,13 +57,7 @@ func TestFinding_F04_UnrelatedFailureStrandsGroupMember(t *testing.T) {
 	}
 	fail := func(name string) {
 		t.Helper()
-		var pi *framework.QueuedPodInfo
-		group.ForEachPodInfo(func(m *framework.QueuedPodInfo) bool {
-			if m.Pod.Name == name {
-				pi = m
-			}
-			return pi == nil
-		})
+		pi := findingsGroupMember(group, name)
 		if name == "p" {
 			pi = pInfo
 		}

@@ -49,3 +49,15 @@ func findingsGates(ctx context.Context) Option {
 func findingsAddPodGroup(logger klog.Logger, q *PriorityQueue, pg *schedulingv1beta1.PodGroup) {
 	q.AddPodGroup(logger, pg)
 }
+
+// findingsGroupMember is the member of a popped pod group named name.
+func findingsGroupMember(group *framework.QueuedPodGroupInfo, name string) *framework.QueuedPodInfo {
+	var found *framework.QueuedPodInfo
+	group.ForEachPodInfo(func(m *framework.QueuedPodInfo) bool {
+		if m.Pod.Name == name {
+			found = m
+		}
+		return found == nil
+	})
+	return found
+}

@@ -49,3 +49,13 @@ func findingsGates(ctx context.Context) Option {
 func findingsAddPodGroup(logger klog.Logger, q *PriorityQueue, pg *schedulingv1beta1.PodGroup) {
 	q.AddGenericPodGroup(logger, fwk.NewGenericPodGroup(pg))
 }
+
+// findingsGroupMember is the member of a popped pod group named name.
+func findingsGroupMember(group *framework.QueuedPodGroupInfo, name string) *framework.QueuedPodInfo {
+	for m := range group.ForEachPodInfo() {
+		if m.Pod.Name == name {
+			return m
+		}
+	}
+	return nil
+}
