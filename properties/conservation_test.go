@@ -20,14 +20,14 @@ import (
 // hundred operations; and Pop returns only pods that were in activeQ.
 func TestConservation(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		cfg := drawConfig(rapidChooser{t}).Apply(schedqtest.Config())
+		cfg := classic.DrawConfig(rapidChooser(t)).Apply(schedqtest.Config())
 		clk := testingclock.NewFakeClock(schedqtest.Start)
 		q, err := impl.New(cfg, impl.WithClock(clk))
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer q.Close()
-		c := rapidChooser{t}
+		c := rapidChooser(t)
 
 		held := map[spec.PodKey]*spec.Pod{} // what the queue must hold
 		added, removed := 0, 0
@@ -56,7 +56,7 @@ func TestConservation(t *testing.T) {
 			s := q.Snapshot()
 			switch rapid.IntRange(0, 9).Draw(t, "op") {
 			case 0: // Add
-				p := drawPod(c)
+				p := classic.DrawPod(c)
 				k := p.Key()
 				if err := q.Add(p); err != nil {
 					mustErr("Add", err, spec.ErrAlreadyQueued)
@@ -94,18 +94,18 @@ func TestConservation(t *testing.T) {
 					enter(rec.Info.Key(), rec.Info.Pod)
 				}
 			case 3: // Update
-				np := drawPod(c)
+				np := classic.DrawPod(c)
 				k := np.Key()
 				old := held[k]
 				if old == nil {
-					old = drawPodRef(c, np.Name, labelSets).Build()
+					old = classic.DrawPodRef(c, np.Name).Build()
 				}
 				if err := q.Update(old, np); err != nil {
 					t.Fatalf("Update: %v", err)
 				}
 				enter(k, np)
 			case 4: // Delete
-				p := drawPod(c)
+				p := classic.DrawPod(c)
 				k := p.Key()
 				if err := q.Delete(p); err != nil {
 					mustErr("Delete", err, spec.ErrPodNotFound)
@@ -126,14 +126,14 @@ func TestConservation(t *testing.T) {
 				}
 				leave(f.Key())
 			case 6:
-				q.MoveAllToActiveOrBackoffQueue(pick(c, "event", events), schedqtest.PreCheck(drawPreCheck(c)))
+				q.MoveAllToActiveOrBackoffQueue(pick(c, "event", classic.Events), schedqtest.PreCheck(classic.DrawPreCheck(c)))
 			case 7:
-				clk.Step(pick(c, "tick", tickDurations))
+				clk.Step(pick(c, "tick", classic.Steps))
 			case 8:
 				q.FlushBackoffQCompleted()
 				q.FlushUnschedulablePodsLeftover()
 			case 9:
-				pods := []*spec.Pod{drawPod(c)}
+				pods := []*spec.Pod{classic.DrawPod(c)}
 				if err := q.Activate(pods); err != nil {
 					t.Fatal(err)
 				}

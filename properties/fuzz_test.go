@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/schedq/schedq/schedqtest"
 )
 
 // FuzzQueue is TestStateMachine driven by the fuzzer: the input decodes,
@@ -21,11 +23,11 @@ import (
 // SCHEDQ_WRITE_FUZZ_SEEDS=1 go test -run TestWriteFuzzSeeds ./properties/.
 func FuzzQueue(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
-		c := &byteChooser{data: data}
-		p := newPair(t, "FuzzQueue", drawConfig(c))
+		c := &schedqtest.ByteChooser{Data: data}
+		p, g := run(t, "FuzzQueue", classic, c)
 		defer p.close()
-		for p.steps() < maxFuzzSteps && !c.exhausted() {
-			p.genKind(c)
+		for p.steps() < maxFuzzSteps && !c.Exhausted() {
+			g.Step(c)
 		}
 	})
 }
@@ -37,20 +39,20 @@ func FuzzQueue(f *testing.F) {
 func FuzzQueueHints(f *testing.F) {
 	for i := range 16 {
 		c := &recordingChooser{r: rand.New(rand.NewPCG(uint64(i), 0x5eed))}
-		p := newPair(nopFuzzReporter{f}, "FuzzQueueHints", drawHintsConfig(c))
+		p, g := run(nopFuzzReporter{f}, "FuzzQueueHints", hints, c)
 		steps := 10 + c.r.IntN(110)
 		for p.steps() < steps {
-			p.genKind(c)
+			g.Step(c)
 		}
 		p.close()
 		f.Add(c.out)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		c := &byteChooser{data: data}
-		p := newPair(t, "FuzzQueueHints", drawHintsConfig(c))
+		c := &schedqtest.ByteChooser{Data: data}
+		p, g := run(t, "FuzzQueueHints", hints, c)
 		defer p.close()
-		for p.steps() < maxFuzzSteps && !c.exhausted() {
-			p.genKind(c)
+		for p.steps() < maxFuzzSteps && !c.Exhausted() {
+			g.Step(c)
 		}
 	})
 }
@@ -73,7 +75,7 @@ type recordingChooser struct {
 	out []byte
 }
 
-func (c *recordingChooser) choose(n int, _ string) int {
+func (c *recordingChooser) Choose(n int, _ string) int {
 	if n <= 1 {
 		c.out = append(c.out, 0)
 		return 0
@@ -105,10 +107,10 @@ func TestWriteFuzzSeeds(t *testing.T) {
 	const seeds = 32
 	for i := range seeds {
 		c := &recordingChooser{r: rand.New(rand.NewPCG(uint64(i), 0x5eed))}
-		p := newPair(nopReporter{t}, "TestWriteFuzzSeeds", drawConfig(c))
+		p, g := run(nopReporter{t}, "TestWriteFuzzSeeds", classic, c)
 		steps := 10 + c.r.IntN(110)
 		for p.steps() < steps {
-			p.genKind(c)
+			g.Step(c)
 		}
 		p.close()
 		content := fmt.Sprintf("go test fuzz v1\n[]byte(%q)\n", c.out)

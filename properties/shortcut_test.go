@@ -33,7 +33,7 @@ import (
 // pod back to activeQ, and the blocked Pop wakes.
 func TestShortcutNoLostWakeUp(t *testing.T) {
 	interesting := []spec.ClusterEvent{schedqtest.NodeAdd, schedqtest.NodeTaint, schedqtest.AssignedPodDelete, spec.WildCardEvent}
-	uninteresting := slices.DeleteFunc(slices.Clone(events), schedqtest.Registry.IsEventOfInterest)
+	uninteresting := slices.DeleteFunc(slices.Clone(classic.Events), schedqtest.Registry.IsEventOfInterest)
 
 	rapid.Check(t, func(t *rapid.T) {
 		cfg := schedqtest.Config()
@@ -57,7 +57,7 @@ func TestShortcutNoLostWakeUp(t *testing.T) {
 			})
 		}
 		pods := map[spec.PodKey]*spec.Pod{}
-		for _, name := range names[:4] {
+		for _, name := range classic.Names[:4] {
 			k := schedqtest.Key(name)
 			pods[k] = schedqtest.Pod(name, 0)
 			if err := q.Add(pods[k]); err != nil {

@@ -1,0 +1,793 @@
+package schedqtest
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"pgregory.net/rapid"
+
+	"github.com/schedq/schedq/internal/boundary"
+	"github.com/schedq/schedq/spec"
+)
+
+// The generator: random sequences of operations of the scenario language,
+// each drawn from the state the shadow model is in, one generator per
+// Kind. It is the one random source of the suites: the rapid state
+// machines of package properties, the fuzz target, conformance's random
+// runs (every target) draw through it; what differs between them is data,
+// a Drawing (swarm.go): the operations a profile draws and their weights,
+// the pods, plugins, events and clock steps, whether bad input is drawn,
+// and the operations a run must stay away from (Drawing.Avoid: declared
+// differences of a target).
+//
+// Choices come from a Chooser, so that the same generator serves rapid
+// (which shrinks every choice towards 0: choice 0 is the plainest option)
+// and the fuzzer (choices decoded from bytes).
+
+// Chooser makes the generator's choices: Choose returns a value in [0, n).
+type Chooser interface {
+	Choose(n int, label string) int
+}
+
+// RapidChooser draws choices with rapid, which logs them and shrinks them.
+type RapidChooser struct{ T *rapid.T }
+
+// Choose draws a value in [0, n) with rapid.
+func (c RapidChooser) Choose(n int, label string) int {
+	if n <= 1 {
+		return 0
+	}
+	return rapid.IntRange(0, n-1).Draw(c.T, label)
+}
+
+// ByteChooser decodes choices from fuzz input, one byte each; once the
+// input is used up every choice is 0.
+type ByteChooser struct {
+	Data []byte
+	pos  int
+}
+
+// Choose decodes the next byte into [0, n).
+func (c *ByteChooser) Choose(n int, _ string) int {
+	if c.pos >= len(c.Data) {
+		return 0
+	}
+	b := c.Data[c.pos]
+	c.pos++
+	if n <= 1 {
+		return 0
+	}
+	return int(b) % n
+}
+
+// Exhausted reports whether every byte was read.
+func (c *ByteChooser) Exhausted() bool { return c.pos >= len(c.Data) }
+
+// Pick is one of xs, chosen by c.
+func Pick[T any](c Chooser, label string, xs []T) T { return xs[c.Choose(len(xs), label)] }
+
+// Runner is what the generator drives: a queue under test stepped beside a
+// shadow model (a Stepper, as the suites wrap it).
+type Runner interface {
+	// Do performs op on both and fails the run, with the operations so
+	// far as a scenario, if they disagree; it returns the step.
+	Do(op Op) Step
+	// Shadow is the model that follows the queue under test.
+	Shadow() *ModelRun
+}
+
+// Generator draws the operations of one sequence for a Runner.
+type Generator struct {
+	r   Runner
+	d   *Drawing
+	cfg spec.Config
+}
+
+// NewGenerator returns a generator of d's operations for r. d is usually
+// the sequence's swarm (Drawing.Swarm).
+func NewGenerator(r Runner, d *Drawing) *Generator {
+	return &Generator{r: r, d: d, cfg: r.Shadow().cfg}
+}
+
+// Drawing is what the generator draws from.
+func (g *Generator) Drawing() *Drawing { return g.d }
+
+// kindGen performs one random operation of its kind (and, for some, the
+// operation that naturally follows). It returns false if the kind does not
+// apply to the state or the drawing avoids what it drew: nothing was done.
+type kindGen func(g *Generator, c Chooser) bool
+
+// kindGens has one generator for each kind of Kinds; the init check keeps
+// it complete when the language grows. A new operation is a Kind, a line
+// here and a weight in the drawings of the profiles that draw it.
+var kindGens = map[Kind]kindGen{
+	KindAdd:            (*Generator).genAdd,
+	KindPop:            (*Generator).genPop,
+	KindFail:           (*Generator).genFail,
+	KindMove:           (*Generator).genMove,
+	KindFlushBackoff:   func(g *Generator, _ Chooser) bool { return g.do(Op{Kind: KindFlushBackoff}) },
+	KindFlushLeftover:  func(g *Generator, _ Chooser) bool { return g.do(Op{Kind: KindFlushLeftover}) },
+	KindTick:           (*Generator).genTick,
+	KindActivate:       (*Generator).genActivate,
+	KindUpdate:         (*Generator).genUpdate,
+	KindDelete:         (*Generator).genDelete,
+	KindAssignedAdd:    (*Generator).genAssignedAdd,
+	KindAssignedUpdate: (*Generator).genAssignedUpdate,
+	KindDone:           (*Generator).genDone,
+	KindClose:          (*Generator).genClose,
+	KindNominate:       (*Generator).genNominate,
+	KindNominated:      (*Generator).genNominated,
+	KindPodGroupAdd:    genPodGroup(KindPodGroupAdd),
+	KindPodGroupUpdate: genPodGroup(KindPodGroupUpdate),
+	KindPodGroupDelete: genPodGroup(KindPodGroupDelete),
+	KindAttempted:      (*Generator).genAttempted,
+}
+
+func init() {
+	for _, k := range Kinds {
+		if kindGens[k] == nil {
+			panic(fmt.Sprintf("schedqtest: no generator for the operation %q of Kinds", k))
+		}
+	}
+	if len(kindGens) != len(Kinds) {
+		panic("schedqtest: a generator for an operation that is not in Kinds")
+	}
+}
+
+// drawn is the drawing's kinds, each repeated by its weight, in Kinds'
+// order.
+func (d *Drawing) drawn() []Kind {
+	var out []Kind
+	for _, k := range Kinds {
+		for range d.Weights[k] {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// Step draws an operation kind by its weight and runs its generator: the
+// fuzz target's loop. It returns whether an operation was performed.
+func (g *Generator) Step(c Chooser) bool {
+	d := g.d.drawn()
+	if len(d) == 0 {
+		return false
+	}
+	return kindGens[d[c.Choose(len(d), "operation")]](g, c)
+}
+
+// Actions offers each kind's generator to rapid's T.Repeat, named as in
+// the language ("tick", "tick#2", ... for a weighted kind); a kind that
+// does not apply skips the action.
+func (g *Generator) Actions() map[string]func(*rapid.T) {
+	m := make(map[string]func(*rapid.T))
+	for _, k := range Kinds {
+		gen := kindGens[k]
+		for i := range g.d.Weights[k] {
+			name := string(k)
+			if i > 0 {
+				name = fmt.Sprintf("%s#%d", k, i+1)
+			}
+			m[name] = func(t *rapid.T) {
+				if !gen(g, RapidChooser{t}) {
+					t.Skip("does not apply")
+				}
+			}
+		}
+	}
+	return m
+}
+
+// do performs op unless the drawing avoids it; it returns whether it did.
+func (g *Generator) do(op Op) bool {
+	_, ok := g.step(op)
+	return ok
+}
+
+func (g *Generator) step(op Op) (Step, bool) {
+	if g.d.Avoid != nil && g.d.Avoid(op, g.r.Shadow()) != "" {
+		return Step{}, false
+	}
+	return g.r.Do(op), true
+}
+
+func (g *Generator) model() *ModelRun { return g.r.Shadow() }
+
+func (g *Generator) where(name string) spec.Location { return g.model().Model.Where(Key(name)) }
+
+// bad draws whether this operation takes bad input: one draw in badInput,
+// if the drawing draws bad input at all.
+func (g *Generator) bad(c Chooser) bool {
+	return g.d.BadInput && c.Choose(badInput, "bad input") == badInput-1
+}
+
+// badInput is the share of draws (1 in badInput) that make an operation
+// with bad input: each must fail the same way on both queues and change
+// nothing (I4 checks the latter).
+const badInput = 8
+
+func ptr[T any](v T) *T { return &v }
+
+// gated reports whether the run's config has the classic profile's
+// PreEnqueue plugins (gates=on, R17).
+func (g *Generator) gated() bool {
+	return g.cfg.Profile == spec.ProfileClassic && len(g.cfg.PreEnqueuePlugins) > 0
+}
+
+// addLabels are the labels a pod is added with: the drawing's, and with
+// gates=on the labels its PreEnqueue plugins refuse.
+func (g *Generator) addLabels() []map[string]string {
+	if g.gated() {
+		return slices.Concat(g.d.Labels, g.d.GateLabels)
+	}
+	return g.d.Labels
+}
+
+// drawPodRef describes a pod with this name: UID of the first or second
+// generation, a priority, labels, affinity and its pod group.
+func (g *Generator) drawPodRef(c Chooser, name string) PodRef {
+	d := g.d
+	r := PodRef{Name: name}
+	if d.Recreate && c.Choose(3, "re-created") == 2 {
+		r.UID = ptr(string(UIDOf(name)) + "-2")
+	}
+	if prio := Pick(c, "priority", d.Priorities); prio != 0 {
+		r.Priority = &prio
+	}
+	r.Labels = Pick(c, "labels", g.addLabels())
+	if len(d.Affinities) > 0 {
+		r.Affinity = Pick(c, "affinity", d.Affinities)
+	}
+	// Two of three pods are members: groups of a few members.
+	if len(d.Groups) > 0 {
+		if k := c.Choose(len(d.Groups)+1, "member"); k > 0 {
+			r.Group = ptr(d.Groups[k-1])
+		}
+	}
+	return r
+}
+
+// DrawPodRef describes a pod named name as the generator adds it, in a
+// run without gates; DrawPod is one of the drawing's names.
+func (d *Drawing) DrawPodRef(c Chooser, name string) PodRef {
+	return (&Generator{d: d}).drawPodRef(c, name)
+}
+
+// DrawPod is a pod of the drawing's universe as DrawPodRef describes it.
+func (d *Drawing) DrawPod(c Chooser) *spec.Pod {
+	return d.DrawPodRef(c, Pick(c, "pod", d.Names)).Build()
+}
+
+// heldUIDs are the UIDs of the pods the model holds under other names
+// than name: a UID names one pod, so handing one in under another name is
+// bad input.
+func (g *Generator) heldUIDs(name string) []string {
+	var out []string
+	s := g.model().Model.Snapshot()
+	for _, pl := range s.Places() {
+		for _, o := range pl.Pods {
+			if o.Key() != Key(name) {
+				out = append(out, string(o.Pod.UID))
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func (g *Generator) genAdd(c Chooser) bool {
+	name := Pick(c, "pod", g.d.Names)
+	op := Op{Kind: KindAdd}
+	if !g.bad(c) {
+		op.Pod = g.drawPodRef(c, name)
+		return g.do(op)
+	}
+	others := g.heldUIDs(name)
+	switch c.Choose(5, "bad add") {
+	case 0:
+		op.Pod = PodRef{Nil: true}
+	case 1: // no name
+		op.Pod = PodRef{UID: ptr("uid-x")}
+	case 2: // no UID
+		op.Pod = PodRef{Name: name, UID: ptr("")}
+	case 3: // a name with a slash
+		op.Pod = PodRef{Name: name + "/x"}
+	case 4: // the UID of another held pod
+		op.Pod = PodRef{Name: name}
+		if len(others) > 0 {
+			op.Pod.UID = ptr(Pick(c, "twin uid", others))
+		}
+	}
+	return g.do(op)
+}
+
+// genPop pops (never on an empty activeQ: the model cannot wait) and, half
+// the time, fails the popped pod at once: one scheduling attempt that
+// fails, the common path to R3. In the podgroups profile pop is PopEntity,
+// and half the time a popped group's cycle fails at once, every member
+// rejected and the cycle handed back: the common path of a gang that does
+// not fit (G4, G5, G6).
+func (g *Generator) genPop(c Chooser) bool {
+	m := g.model().Model
+	if g.cfg.Profile == spec.ProfilePodGroups {
+		if !m.Closed() && len(m.EntityCandidates()) == 0 {
+			return false
+		}
+		st, ok := g.step(Op{Kind: KindPop})
+		if !ok {
+			return false
+		}
+		if e := st.Target.Entity; e != nil && e.Group != nil && c.Choose(2, "group fails at once") == 1 {
+			for _, mb := range e.Group.Members {
+				g.do(Op{Kind: KindFail, Pod: PodRef{Name: mb.Pod.Name}, Plugins: []string{PluginFit}})
+			}
+			g.do(Op{Kind: KindAttempted, Group: e.Group.PodGroup.Name, Status: spec.AttemptRejected})
+		}
+		return true
+	}
+	if !m.Closed() && len(m.PopCandidates()) == 0 {
+		return false
+	}
+	st, ok := g.step(Op{Kind: KindPop})
+	if !ok {
+		return false
+	}
+	if st.Target.Err() == nil && st.Target.Popped != nil && c.Choose(2, "fail at once") == 1 {
+		g.fail(c, NameOf(st.Target.Popped.Key()), false)
+	}
+	return true
+}
+
+// popped are the names of the pods in flight whose Pop the shadow
+// recorded.
+func (g *Generator) popped() []string {
+	var out []string
+	for _, n := range g.d.Names {
+		if _, ok := g.model().Exec.Popped(Key(n)); ok {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// genFail hands back a pod in flight, or a stale record of one that is
+// queued again (ErrAlreadyQueued) or gone (re-added as upstream does).
+func (g *Generator) genFail(c Chooser) bool {
+	popped := g.popped()
+	if len(popped) == 0 {
+		return false
+	}
+	return g.fail(c, Pick(c, "hand back", popped), true)
+}
+
+// fail hands back what Pop returned for name, with a random set of
+// rejecting plugins (none gets a third of the draws: R3 then always goes to
+// backoffQ) and, where the drawing has them, of pending plugins (R3h, R16:
+// a pending plugin's Queue sends the pod to activeQ at once); with its own
+// cycle or, if vary, a stale or later one; and sometimes with another
+// Attempts (never-popped: a made-up info). A failure that parks the pod
+// is followed, a third of the time, by a tick onto a boundary: the
+// leftover limit of a parked pod is minutes away, and a sequence rarely
+// ticks there by chance (R6).
+func (g *Generator) fail(c Chooser, name string, vary bool) bool {
+	d := g.d
+	op := Op{Kind: KindFail, Pod: PodRef{Name: name}}
+	if c.Choose(3, "rejected by plugins") > 0 {
+		op.Plugins = drawPlugins(c, "rejecting plugins", d.Plugins)
+	}
+	if len(d.Pending) > 0 && c.Choose(3, "pending plugins") == 2 {
+		op.Pending = drawPlugins(c, "pending plugins", d.Pending)
+	}
+	rec, _ := g.model().Exec.Popped(Key(name))
+	if vary && d.OtherCycles > 0 {
+		cycle := rec.Cycle
+		switch c.Choose(d.OtherCycles+1, "cycle") {
+		case 1:
+			cycle--
+		case 2:
+			cycle -= 3
+		case 3:
+			cycle = 0
+		case 4:
+			cycle = g.model().Model.SchedulingCycle()
+		case 5:
+			cycle = g.model().Model.SchedulingCycle() + 1
+		}
+		if !d.BadInput {
+			cycle = max(cycle, 0)
+		}
+		if cycle != rec.Cycle {
+			op.Cycle = &cycle
+		}
+	}
+	if d.MadeUpInfos {
+		switch c.Choose(badInput, "override attempts") {
+		case 1, 2:
+			op.NeverPopped, op.Attempts, op.Cycle = true, Pick(c, "attempts", attemptOverrides), ptr(rec.Cycle)
+		case 3:
+			if d.BadInput {
+				op.NeverPopped, op.Attempts = true, -1
+			}
+		}
+	}
+	if !g.do(op) {
+		return false
+	}
+	if d.Boundaries && g.where(name) == spec.InUnschedulablePods && c.Choose(3, "then to a boundary") == 2 {
+		g.tickToBoundary(c)
+	}
+	return true
+}
+
+// attemptOverrides replace the Attempts of a failed pod ("fail a
+// never-popped attempts=N"): the scheduler owns the QueuedPodInfo, and
+// large counts are where a backoff computed by shifting would overflow.
+var attemptOverrides = []int{0, 2, 7, 33, 34, 35, 40, 62, 63, 64, 65, 100, 1 << 30}
+
+// drawPlugins is a non-empty subset of plugins.
+func drawPlugins(c Chooser, label string, plugins []string) []string {
+	var out []string
+	mask := 1 + c.Choose(1<<len(plugins)-1, label)
+	for i, pl := range plugins {
+		if mask&(1<<i) != 0 {
+			out = append(out, pl)
+		}
+	}
+	return out
+}
+
+// genMove raises an event of the drawing, with a preCheck some of the
+// time and, on a queue that takes them, caller objects (R19: the classic
+// profile must read none; the hints profile's NodeAdd hint reads the new
+// node with zone-hint=on).
+func (g *Generator) genMove(c Chooser) bool {
+	op := Op{Kind: KindMove, Event: Pick(c, "event", g.d.Events), PreCheck: g.d.DrawPreCheck(c)}
+	if len(g.d.Nodes) > 0 && c.Choose(3, "node object") > 0 {
+		op.NewObject = Pick(c, "node", g.d.Nodes)
+		if c.Choose(2, "old object") == 1 {
+			op.OldObject = Pick(c, "old node", g.d.Nodes)
+		}
+	}
+	return g.do(op)
+}
+
+// DrawPreCheck is the names a move's preCheck lets through: nil (no
+// preCheck) half the time, else a subset of the names.
+func (d *Drawing) DrawPreCheck(c Chooser) []string {
+	if c.Choose(2, "preCheck") == 0 {
+		return nil
+	}
+	pass := []string{}
+	for _, n := range d.Names {
+		if c.Choose(2, "passes preCheck "+n) == 1 {
+			pass = append(pass, n)
+		}
+	}
+	return pass
+}
+
+// genTick advances the clocks. With Drawing.Boundaries, seven times in
+// eight (when there is one) onto a boundary instant (tickToBoundary);
+// otherwise by a step of the drawing, followed mostly by the flushes, as
+// time passing makes them happen in a scheduler.
+func (g *Generator) genTick(c Chooser) bool {
+	if g.d.Boundaries && c.Choose(8, "round tick") != 7 && g.tickToBoundary(c) {
+		return true
+	}
+	if !g.do(Op{Kind: KindTick, Duration: Pick(c, "duration", g.d.Steps)}) {
+		return false
+	}
+	switch c.Choose(5, "then") {
+	case 0, 1, 2:
+		g.do(Op{Kind: KindFlushLeftover})
+		g.do(Op{Kind: KindFlushBackoff})
+	case 3:
+		if g.d.Boundaries {
+			g.do(Op{Kind: KindMove, Event: spec.WildCardEvent})
+		}
+	}
+	return true
+}
+
+// tickToBoundary ticks onto a boundary instant of internal/boundary (a
+// backoff expiry or a leftover limit), exactly or one nanosecond either
+// side, exactly being the likeliest and the choice rapid shrinks to. Then
+// mostly what makes that instant's boundary show, as it happens in a
+// scheduler when time passes: the leftover flush at a leftover limit, the
+// backoffQ flush at a backoffQ pod's expiry, a cluster event (a wildcard
+// move, which requeues to backoffQ a pod still backing off) at an
+// unschedulable pod's expiry. It returns false if there is no instant
+// ahead.
+func (g *Generator) tickToBoundary(c Chooser) bool {
+	s := g.model().Model.Snapshot()
+	instants := slices.DeleteFunc(boundary.Instants(s, g.cfg), func(t time.Time) bool { return t.Before(s.Now) })
+	if len(instants) == 0 {
+		return false
+	}
+	at := Pick(c, "boundary", instants)
+	d := max(at.Sub(s.Now)+[]time.Duration{0, 0, -1, 1}[c.Choose(4, "exactly, or 1ns before or after")], 0)
+	if !g.do(Op{Kind: KindTick, Duration: d}) {
+		return false
+	}
+	if c.Choose(5, "at that instant") < 4 {
+		for _, op := range g.atInstant(s, at) {
+			g.do(op)
+		}
+	}
+	return true
+}
+
+// atInstant are the operations that make the boundaries at instant at
+// show for the pods of s.
+func (g *Generator) atInstant(s spec.Snapshot, at time.Time) []Op {
+	var leftover, expiry, backoff bool
+	for i := range s.UnschedulablePods {
+		u := &s.UnschedulablePods[i]
+		leftover = leftover || u.Timestamp.Add(g.cfg.PodMaxInUnschedulablePodsDuration).Equal(at)
+		expiry = expiry || g.cfg.BackoffExpiry(u).Equal(at)
+	}
+	for i := range s.BackoffQ {
+		backoff = backoff || g.cfg.BackoffExpiry(&s.BackoffQ[i]).Equal(at)
+	}
+	var ops []Op
+	if leftover {
+		ops = append(ops, Op{Kind: KindFlushLeftover})
+	}
+	if expiry {
+		ops = append(ops, Op{Kind: KindMove, Event: spec.WildCardEvent})
+	}
+	if backoff {
+		ops = append(ops, Op{Kind: KindFlushBackoff})
+	}
+	return ops
+}
+
+// genActivate activates pods by name. With gates=on (the classic profile's
+// PreEnqueue plugins), half the time it activates a pod of backoffQ
+// instead, half of those first updated to a label a PreEnqueue plugin
+// refuses, and follows it half the time with a move request: Activate's
+// PreEnqueue then leaves the pod gated while it still backs off, the one
+// state in which a move request that examined a pod SchedulingGates gates
+// would requeue it (to backoffQ, unexamined) instead of leaving it (R17).
+// Once its backoff is over such a requeue runs PreEnqueue, which refuses
+// it again, so nothing would show; the sequence rarely comes by chance.
+func (g *Generator) genActivate(c Chooser) bool {
+	op := Op{Kind: KindActivate}
+	for range 1 + c.Choose(g.d.ActivateMax, "activate count") {
+		op.Pods = append(op.Pods, PodRef{Name: Pick(c, "pod", g.d.Names)})
+	}
+	var steered bool
+	if g.gated() && len(g.d.GateLabels) > 0 && c.Choose(2, "a backing-off pod") == 1 {
+		if b := g.model().Model.Snapshot().BackoffQ; len(b) > 0 {
+			name := Pick(c, "backoffQ pod", b).Pod.Name
+			op.Pods, steered = []PodRef{{Name: name}}, true
+			if c.Choose(2, "gate it first") == 1 {
+				g.do(Op{Kind: KindUpdate, Pod: PodRef{Name: name, Labels: Pick(c, "gate", g.d.GateLabels)}})
+			}
+		}
+	}
+	if g.bad(c) {
+		op.Pods = append(op.Pods, PodRef{Nil: true})
+	}
+	if !g.do(op) {
+		return false
+	}
+	if steered && c.Choose(2, "then an event") == 1 {
+		g.do(Op{Kind: KindMove, Event: Pick(c, "event", g.d.Events)})
+	}
+	return true
+}
+
+// UpdateChange is one kind of change an update makes (Drawing.Updates).
+type UpdateChange string
+
+// The changes an update may make.
+const (
+	UpdateNone     UpdateChange = "none"     // the same object again
+	UpdateTouch    UpdateChange = "touch"    // ResourceVersion and Status only: irrelevant
+	UpdatePriority UpdateChange = "priority" // a new priority
+	UpdateLabels   UpdateChange = "labels"   // new labels (Drawing.UpdateLabels)
+	UpdateAffinity UpdateChange = "affinity" // new affinity terms
+	UpdateBoth     UpdateChange = "labels+priority"
+	UpdateRename   UpdateChange = "rename" // bad input: the key changes
+	UpdateGroup    UpdateChange = "group"  // bad input in the podgroups profile: G9
+)
+
+// genUpdate passes the pod's last version (or another object with the
+// same name) and a copy with a change of the drawing's. Where the drawing
+// says so (the hints profile), half the updates are of a pod in
+// unschedulablePods (R9h), half of those of a gated pod drop its labels
+// (as a scheduling gate is lifted), and a label change is, half the time,
+// followed by an event some plugin registered: whether a move request
+// re-examines a pod an update left gated but admissible (R4h) takes such
+// a sequence, which rarely comes by chance.
+func (g *Generator) genUpdate(c Chooser) bool {
+	d := g.d
+	op := Op{Kind: KindUpdate, Pod: PodRef{Name: Pick(c, "pod", d.Names)}}
+	var gated bool
+	if d.ParkedUpdates {
+		if parked := g.model().Model.Snapshot().UnschedulablePods; len(parked) > 0 && c.Choose(2, "a parked pod") == 1 {
+			u := Pick(c, "parked pod", parked)
+			op.Pod.Name, gated = u.Pod.Name, u.Gated()
+		}
+	}
+	// Sometimes the pod was re-created under another UID (R9: in flight,
+	// the old object's attempt ends).
+	if d.Recreate && c.Choose(4, "new UID") == 3 {
+		op.Pod.UID = ptr(string(UIDOf(op.Pod.Name)) + "-2")
+	}
+	change := Pick(c, "change", d.Updates)
+	if gated && c.Choose(2, "lift the gate") == 1 {
+		change, op.Pod.Labels = UpdateNone, map[string]string{}
+	}
+	labels := d.UpdateLabels
+	if g.gated() {
+		labels = slices.Concat(labels, d.GateLabels)
+	}
+	switch change {
+	case UpdateTouch:
+		op.Touch = true
+	case UpdatePriority:
+		op.Pod.Priority = ptr(Pick(c, "new priority", d.Priorities))
+	case UpdateLabels:
+		op.Pod.Labels = Pick(c, "new labels", labels)
+	case UpdateAffinity:
+		if len(d.Affinities) < 2 {
+			break
+		}
+		op.Pod.Affinity = Pick(c, "new affinity", d.Affinities[1:])
+	case UpdateBoth:
+		op.Pod.Labels, op.Pod.Priority = map[string]string{"v": "2"}, ptr(Pick(c, "new priority", d.Priorities))
+	case UpdateRename:
+		if g.bad(c) {
+			op.Rename = Pick(c, "new name", d.Names) + "-renamed"
+		}
+	case UpdateGroup:
+		if g.bad(c) && len(d.Groups) > 0 {
+			op.Pod.Group = ptr(Pick(c, "new group", d.Groups))
+		}
+	}
+	if len(d.Verdicts) > 0 && op.Rename == "" && c.Choose(3, "caller verdict") == 2 {
+		op.Change = ptr(Pick(c, "verdict", d.Verdicts))
+	}
+	if !g.do(op) {
+		return false
+	}
+	if len(d.FollowEvents) > 0 && op.Pod.Labels != nil && c.Choose(2, "then an event") == 1 {
+		g.do(Op{Kind: KindMove, Event: Pick(c, "event", d.FollowEvents)})
+	}
+	return true
+}
+
+func (g *Generator) genDelete(c Chooser) bool {
+	op := Op{Kind: KindDelete, Pod: PodRef{Name: Pick(c, "pod", g.d.Names)}}
+	if g.bad(c) {
+		switch c.Choose(3, "bad delete") {
+		case 0:
+			op.Pod = PodRef{Nil: true}
+		case 1:
+			op.Pod.UID = ptr("")
+		case 2:
+			op.Pod.UID = ptr("uid-ghost")
+		}
+	}
+	return g.do(op)
+}
+
+// genDone ends a pod's time in flight or, as bad input, names a queued
+// pod's UID, an unknown UID or none (ErrNotInFlight).
+func (g *Generator) genDone(c Chooser) bool {
+	s := g.model().Model.Snapshot()
+	var uids []string
+	for _, f := range s.InFlight {
+		uids = append(uids, string(f.Pod.UID))
+	}
+	if !g.d.BadInput {
+		if len(uids) == 0 {
+			return false
+		}
+		return g.do(Op{Kind: KindDone, UID: Pick(c, "in flight", uids)})
+	}
+	op := Op{Kind: KindDone, UID: "uid-ghost"}
+	switch i := c.Choose(len(uids)+3, "done"); {
+	case i < len(uids):
+		op.UID = uids[i]
+	case i == len(uids):
+		if queued := slices.Concat(s.ActiveQ, s.BackoffQ, s.UnschedulablePods); len(queued) > 0 {
+			op.UID = string(Pick(c, "queued pod", queued).Pod.UID)
+		}
+	case i == len(uids)+1:
+		op.UID = ""
+	}
+	return g.do(op)
+}
+
+// drawAssigned describes a pod bound elsewhere: its namespace and labels
+// match some parked pods' affinity or not.
+func (g *Generator) drawAssigned(c Chooser) PodRef {
+	r := PodRef{Name: "web-0", Labels: Pick(c, "assigned labels", g.d.AssignedLabels)}
+	if ns := Pick(c, "assigned namespace", g.d.AssignedNamespaces); ns != Namespace {
+		r.Namespace = &ns
+	}
+	return r
+}
+
+func (g *Generator) genAssignedAdd(c Chooser) bool {
+	op := Op{Kind: KindAssignedAdd, Pod: g.drawAssigned(c)}
+	if g.bad(c) {
+		op.Pod = PodRef{Nil: true}
+	}
+	return g.do(op)
+}
+
+func (g *Generator) genAssignedUpdate(c Chooser) bool {
+	op := Op{Kind: KindAssignedUpdate, Pod: g.drawAssigned(c), Event: Pick(c, "assigned event", g.d.AssignedEvents)}
+	if c.Choose(2, "old labels") == 1 {
+		op.OldLabels = map[string]string{}
+	}
+	if g.bad(c) {
+		op.Pod, op.OldLabels = PodRef{Nil: true}, nil
+	}
+	return g.do(op)
+}
+
+// genClose closes the queue, rarely (one draw in eight): every later Pop
+// must return ErrClosed on both.
+func (g *Generator) genClose(c Chooser) bool {
+	if c.Choose(badInput, "close") != badInput-1 {
+		return true
+	}
+	return g.do(Op{Kind: KindClose})
+}
+
+// genNominate nominates a pod of the universe to a node, to no node (the
+// node ""), or to its own NominatedNodeName (mode=noop, which scenario
+// pods leave empty: the nomination is dropped); or, as bad input, a pod
+// with no name.
+func (g *Generator) genNominate(c Chooser) bool {
+	op := Op{Kind: KindNominate, Pod: PodRef{Name: Pick(c, "pod", g.d.Names)}}
+	if c.Choose(4, "mode") == 3 {
+		op.Noop = true
+	} else {
+		op.Node = Pick(c, "node", g.d.NominationNodes)
+	}
+	if g.bad(c) {
+		op.Pod.Name = ""
+	}
+	return g.do(op)
+}
+
+// genNominated asks which pods are nominated to a node, one that was
+// never nominated to included.
+func (g *Generator) genNominated(c Chooser) bool {
+	nodes := slices.DeleteFunc(slices.Clone(g.d.NominationNodes), func(n string) bool { return n == "" })
+	return g.do(Op{Kind: KindNominated, Node: Pick(c, "node", append(nodes, "n3"))})
+}
+
+// genPodGroup adds, updates or deletes (k) a pod group's object (G11).
+func genPodGroup(k Kind) kindGen {
+	return func(g *Generator, c Chooser) bool {
+		op := Op{Kind: k, Group: Pick(c, "group", g.d.Groups)}
+		if k != KindPodGroupDelete {
+			op.GroupPriority = Pick(c, "group priority", g.d.GroupPriorities)
+		}
+		return g.do(op)
+	}
+}
+
+// genAttempted ends the cycle of a group PopEntity returned (G5).
+func (g *Generator) genAttempted(c Chooser) bool {
+	var gs []string
+	for _, n := range g.d.Groups {
+		if _, ok := g.model().Exec.PoppedGroup(GroupKey(n)); ok {
+			gs = append(gs, n)
+		}
+	}
+	if len(gs) == 0 {
+		return false
+	}
+	return g.do(Op{Kind: KindAttempted, Group: Pick(c, "group", gs), Status: Pick(c, "status", attemptStatuses)})
+}
+
+var attemptStatuses = []spec.AttemptStatus{spec.AttemptSuccess, spec.AttemptRejected, spec.AttemptError}
