@@ -47,45 +47,26 @@ func RunHintsDifferential(t *testing.T, newTarget NewTarget) (ok bool, na string
 	return runDifferential(t, newTarget, randomOptions(Options{}), spec.ProfileHints)
 }
 
-// drawing is what the random runs of one profile draw, as data for the one
-// generator (generator.actions): the pods, plugins, events and clock
-// steps, and the operations to stay away from, which are bad input or
-// declared differences of the profile (its scenarios show those, with
-// their reasons). The hints runs leave out the differences on which
-// schedq and kube-scheduler v1.37.2 disagree by design: Add of a pod in
-// activeQ, backoffQ or in flight, Delete of an in-flight pod.
+// drawing is what the random runs of one profile draw: the one generator's
+// drawing (schedqtest.Generator, schedqtest.Drawings) narrowed to valid
+// operations (bad input is the scenarios' business), to what every target
+// takes, and away from the operations a profile's declared differences
+// cover (avoid; its scenarios show those, with their reasons). The hints
+// runs leave out the differences on which schedq and kube-scheduler
+// v1.37.2 disagree by design: Add of a pod in activeQ, backoffQ or in
+// flight, Delete of an in-flight pod.
 type drawing struct {
 	test     string // Run's subtest
 	scenario string // the name of the result in the report
 	rules    []spec.Rule
 	metrics  spec.Rule // the rule of the metrics, compared if observed
-	// noBackoff: a fifth of the runs have no backoff (max-backoff=0s).
-	noBackoff bool
-	// shapes are the pods an add draws from, but for name and priority.
-	shapes []schedqtest.PodRef
+	// gen is the generator's drawing, without nominations and caller
+	// objects (forTarget adds them on a target that takes them).
+	gen *schedqtest.Drawing
 	// addAgain are the places a pod may be in when it is added.
 	addAgain []spec.Location
-	plugins  []string // the rejecting plugins a fail draws from
-	// staleCycles: a fail may hand back an older podSchedulingCycle.
-	staleCycles bool
-	// pending: a fail may hand back pending plugins (R3h).
-	pending bool
-	events  []string
-	// updates are the labels an update sets; nil is a touch.
-	updates []map[string]string
 	// updateInFlight, deleteInFlight: they may name a pod in flight.
 	updateInFlight, deleteInFlight bool
-	apps                           []string // the app labels of assigned pods
-	steps                          []time.Duration
-	// toExpiry: ticks that land on a backoffQ pod's expiry, or one
-	// nanosecond past it, where R5 and R7 decide (the classic off-by-one).
-	toExpiry bool
-	// toLeftover: ticks that land on the instant an unschedulablePods
-	// pod reaches the leftover limit, or one nanosecond past it, where R6
-	// decides: at the 5-minute default a plain step rarely outlasts a
-	// parked pod with nothing moving it first (issue 24: the classic runs
-	// never flushed a leftover pod at CI size).
-	toLeftover bool
 	// nominate: the runs nominate held pods to nodes and ask for the
 	// nominations (R18), on a target with a nominator (spec.Nominator).
 	nominate bool
@@ -94,9 +75,9 @@ type drawing struct {
 	// hints profile NodeResourcesFit's NodeAdd hint then reads the node
 	// (zone-hint=on, schedqtest.NodeZoneHint) and pods may want a zone.
 	objects bool
-	// more adds a profile's own actions to the generator's, or replaces
-	// some (differential_podgroups.go).
-	more func(g *generator, dr drawing, actions map[string]func(*rapid.T))
+	// avoid, if set, adds the profile's own declared differences to the
+	// common ones (differential_podgroups.go).
+	avoid func(op schedqtest.Op, m *schedqtest.ModelRun) string
 }
 
 // callerVerdicts are the verdicts an update may carry (spec.PodChange,
@@ -124,36 +105,143 @@ var callerNodes = []*schedqtest.Node{
 // node is left to the scenarios (v1.33.13 keeps it under the node "").
 var nominationNodes = []string{"n1", "n2"}
 
+var diffNames = []string{"a", "b", "c", "d", "e"}
+
+// events are the events of their names (schedqtest.ParseEvent).
+func events(names ...string) []spec.ClusterEvent {
+	out := make([]spec.ClusterEvent, len(names))
+	for i, n := range names {
+		e, err := schedqtest.ParseEvent(n)
+		if err != nil {
+			panic(err)
+		}
+		out[i] = e
+	}
+	return out
+}
+
+// valid narrows the profile's drawing of the generator to valid
+// operations of the kinds weights names (their weights kept).
+func valid(p spec.Profile, kinds ...schedqtest.Kind) *schedqtest.Drawing {
+	d := schedqtest.Drawings[p].Clone()
+	w := d.Weights
+	d.Weights = map[schedqtest.Kind]int{}
+	for _, k := range kinds {
+		d.Weights[k] = w[k]
+	}
+	d.Names, d.Priorities = diffNames, []int32{0, 1, 2}
+	d.GateLabels, d.Recreate, d.BadInput, d.MadeUpInfos, d.OtherCycles = nil, false, false, false, 0
+	d.Nodes, d.Verdicts, d.NominationNodes = nil, nil, nil
+	d.ActivateMax, d.AssignedNamespaces = 1, []string{schedqtest.Namespace}
+	return d
+}
+
+// The kinds every profile's random runs draw.
+var diffKinds = []schedqtest.Kind{schedqtest.KindAdd, schedqtest.KindPop, schedqtest.KindFail, schedqtest.KindMove,
+	schedqtest.KindFlushBackoff, schedqtest.KindFlushLeftover, schedqtest.KindTick, schedqtest.KindActivate,
+	schedqtest.KindUpdate, schedqtest.KindDelete, schedqtest.KindDone}
+
 var drawings = map[spec.Profile]drawing{
 	spec.ProfileClassic: {
 		test: "differential", scenario: "model-differential random runs", rules: []spec.Rule{"R1-R13"}, metrics: spec.R14Metrics,
-		shapes:   []schedqtest.PodRef{{}, {Affinity: map[string]string{"app": "web"}}},
-		addAgain: []spec.Location{spec.Nowhere, spec.InBackoffQ, spec.InUnschedulablePods},
-		plugins:  []string{"NodeResourcesFit", "TaintToleration", "InterPodAffinity", spec.PluginPodTopologySpread}, staleCycles: true,
-		events:  []string{"NodeAdd", "NodeTaint", "PVAdd", "WildCard", "AssignedPodDelete"},
-		updates: []map[string]string{nil, {"v": "x"}, {"v": "y"}}, deleteInFlight: true,
-		apps: []string{"web", "db"},
-		steps: []time.Duration{0, time.Millisecond, 500 * time.Millisecond, time.Second, time.Second + 1,
-			10 * time.Second, 5 * time.Minute, 5*time.Minute + 1},
-		toExpiry: true, toLeftover: true, nominate: true, objects: true,
+		gen: func() *schedqtest.Drawing {
+			d := valid(spec.ProfileClassic, append(slices.Clone(diffKinds), schedqtest.KindAssignedAdd)...)
+			d.Configs = []schedqtest.ConfigChange{{}}
+			d.Labels, d.Affinities = []map[string]string{nil}, []map[string]string{nil, {"app": "web"}}
+			d.Plugins = []string{"NodeResourcesFit", "TaintToleration", "InterPodAffinity", spec.PluginPodTopologySpread}
+			d.OtherCycles = 3 // stale ones
+			d.Events = events("NodeAdd", "NodeTaint", "PVAdd", "WildCard", "AssignedPodDelete")
+			d.Updates = []schedqtest.UpdateChange{schedqtest.UpdateTouch, schedqtest.UpdateLabels, schedqtest.UpdateLabels}
+			d.UpdateLabels = []map[string]string{{"v": "x"}, {"v": "y"}}
+			d.AssignedLabels = []map[string]string{{"app": "web"}, {"app": "db"}}
+			d.Steps = []time.Duration{0, time.Millisecond, 500 * time.Millisecond, time.Second, time.Second + 1,
+				10 * time.Second, 5 * time.Minute, 5*time.Minute + 1}
+			// Ticks onto the instants where R5, R6 and R7 decide: an
+			// off-by-one there is the classic backoff bug, and at the
+			// 5-minute default a plain step rarely outlasts a parked pod
+			// with nothing moving it first.
+			d.Boundaries = true
+			return d
+		}(),
+		addAgain:       []spec.Location{spec.Nowhere, spec.InBackoffQ, spec.InUnschedulablePods},
+		deleteInFlight: true, nominate: true, objects: true,
 	},
 	spec.ProfileHints: {
 		test: "differential-hints", scenario: "model-differential random runs (hints)", rules: []spec.Rule{"R1h-R17"}, metrics: spec.R14hMetrics,
-		noBackoff: true,
-		shapes:    []schedqtest.PodRef{{}, {Labels: map[string]string{"gated": "yes"}}, {Labels: map[string]string{"fit": "label"}}},
-		addAgain:  []spec.Location{spec.Nowhere, spec.InUnschedulablePods},
-		plugins:   schedqtest.HintsPlugins, pending: true,
-		// AssignedPod/UpdatePodLabel, not PodLabel: kube-scheduler raises
-		// pod events for assigned, unscheduled or target pods, never for
-		// resource Pod, which upstream registrations (unrolled) do not
-		// match.
-		events:  []string{"NodeAdd", "NodeLabel", "Node/Update", "NodeTaint", "PVAdd", "WildCard", "AssignedPod/UpdatePodLabel", "AssignedPodAdd"},
-		updates: []map[string]string{{}, {"gated": "yes"}, {"fit": "label"}}, updateInFlight: true,
-		apps: []string{"web"},
-		steps: []time.Duration{0, time.Millisecond, 300 * time.Millisecond, 700 * time.Millisecond, time.Second,
-			2 * time.Second, 10 * time.Second, 5 * time.Minute, 5*time.Minute + 1},
-		nominate: true, objects: true,
+		gen: func() *schedqtest.Drawing {
+			d := valid(spec.ProfileHints, append(slices.Clone(diffKinds), schedqtest.KindAssignedAdd)...)
+			// A fifth of the runs have no backoff (max-backoff=0s).
+			d.Configs = []schedqtest.ConfigChange{{Profile: spec.ProfileHints}, {Profile: spec.ProfileHints},
+				{Profile: spec.ProfileHints}, {Profile: spec.ProfileHints}, {Profile: spec.ProfileHints, NoBackoff: true}}
+			d.Labels = []map[string]string{nil, {"gated": "yes"}, {"fit": "label"}}
+			d.GateLabels = []map[string]string{{"gated": "yes"}}
+			d.Affinities = nil
+			// AssignedPod/UpdatePodLabel, not PodLabel: kube-scheduler
+			// raises pod events for assigned, unscheduled or target pods,
+			// never for resource Pod, which upstream registrations
+			// (unrolled) do not match.
+			d.Events = events("NodeAdd", "NodeLabel", "Node/Update", "NodeTaint", "PVAdd", "WildCard", "AssignedPod/UpdatePodLabel", "AssignedPodAdd")
+			d.FollowEvents = events("NodeAdd", "NodeLabel", "NodeTaint", "AssignedPodAdd")
+			d.Updates = []schedqtest.UpdateChange{schedqtest.UpdateLabels}
+			d.UpdateLabels = []map[string]string{{}, {"gated": "yes"}, {"fit": "label"}}
+			d.AssignedLabels = []map[string]string{{"app": "web"}}
+			d.Steps = []time.Duration{0, time.Millisecond, 300 * time.Millisecond, 700 * time.Millisecond, time.Second,
+				2 * time.Second, 10 * time.Second, 5 * time.Minute, 5*time.Minute + 1}
+			return d
+		}(),
+		addAgain:       []spec.Location{spec.Nowhere, spec.InUnschedulablePods},
+		updateInFlight: true, nominate: true, objects: true,
 	},
+}
+
+// avoidFor is the Avoid of the random runs of dr: the common declared
+// differences and bad input the generator's valid drawing may still
+// reach, then the profile's own.
+func (dr drawing) avoidFor() func(op schedqtest.Op, m *schedqtest.ModelRun) string {
+	return func(op schedqtest.Op, m *schedqtest.ModelRun) string {
+		where := func(name string) spec.Location { return m.Model.Where(schedqtest.Key(name)) }
+		switch op.Kind {
+		case schedqtest.KindAdd:
+			if !slices.Contains(dr.addAgain, where(op.Pod.Name)) {
+				return "an Add of a pod where this one is is bad input or a declared difference"
+			}
+		case schedqtest.KindFail:
+			if where(op.Pod.Name) != spec.InFlight {
+				return "a stale record handed back is the scenarios' business"
+			}
+		case schedqtest.KindUpdate:
+			if !dr.updateInFlight && where(op.Pod.Name) == spec.InFlight {
+				return "an Update of an in-flight pod is a declared difference"
+			}
+		case schedqtest.KindDelete:
+			if l := where(op.Pod.Name); l == spec.Nowhere || !dr.deleteInFlight && l == spec.InFlight {
+				return "a Delete of an unknown pod is bad input; of an in-flight one, here, a declared difference"
+			}
+		case schedqtest.KindNominate:
+			// Only pods the queue holds: upstream's nominator refuses a
+			// pod its informer no longer lists (a deleted one), which
+			// schedq, without an informer, leaves out of its contract
+			// (R18).
+			if where(op.Pod.Name) == spec.Nowhere {
+				return "a nomination of a pod the queue does not hold"
+			}
+		case schedqtest.KindNominated:
+			// Upstream (v1.33.13, v1.37.2) lists a nominated pod that is
+			// in flight by the reference its nominator keeps, without the
+			// fields of the pod popped (priority, labels); schedq lists
+			// it as the queue holds it (R18). No declaration covers that
+			// yet, so the random runs do not ask then.
+			for _, p := range m.Model.NominatedPodsForNode(op.Node) {
+				if where(schedqtest.NameOf(p.Key())) == spec.InFlight {
+					return "a nominated pod is in flight"
+				}
+			}
+		}
+		if dr.avoid != nil {
+			return dr.avoid(op, m)
+		}
+		return ""
+	}
 }
 
 // randomRuns is what the random runs do.
@@ -306,14 +394,15 @@ func failFileDir(t testing.TB, dir string) (abs string, err error) {
 }
 
 // checkDifferential is the random runs of profile p reporting to rt;
-// targets are made with tb.
+// targets are made with tb. Each sequence draws its config and its swarm
+// (schedqtest.Drawing.Swarm) first.
 func checkDifferential(rt rapid.TB, tb testing.TB, newTarget NewTarget, ignore map[Observation]bool, p spec.Profile) {
-	dr := drawings[p].forTarget(tb, newTarget, p)
+	d := drawings[p].forTarget(tb, newTarget, p)
 	rapid.Check(rt, func(r *rapid.T) {
-		g := newGenerator(tb, newTarget)
+		c := schedqtest.RapidChooser{T: r}
+		g := newGenerator(tb, newTarget, r)
 		g.d.ignore = ignore
-		g.d.sc.Config = schedqtest.ConfigChange{Profile: p, NoBackoff: dr.noBackoff && rapid.IntRange(0, 4).Draw(r, "noBackoff") == 0,
-			ZoneHint: dr.objects && p == spec.ProfileHints}
+		g.d.sc.Config = d.DrawConfig(c)
 		if err := g.d.begin(); err != nil {
 			r.Fatal(err)
 		}
@@ -321,19 +410,21 @@ func checkDifferential(rt rapid.TB, tb testing.TB, newTarget NewTarget, ignore m
 			r.Fatalf("the target refused the %s profile's config: %s", p, g.d.na)
 		}
 		defer g.d.target.Close()
-		r.Repeat(g.actions(dr))
+		r.Repeat(schedqtest.NewGenerator(g, d.Swarm(c)).Actions())
 	})
 }
 
-// forTarget is the drawing for a target made by newTarget: without the
-// nominations if it has no nominator, without caller objects if it takes
-// none (those operations would make a run not applicable). It builds one
-// target of profile p to ask; a target that refuses p keeps the drawing,
-// and the run then says why it does not apply.
-func (dr drawing) forTarget(tb testing.TB, newTarget NewTarget, p spec.Profile) drawing {
+// forTarget is the generator's drawing for a target made by newTarget:
+// with the nominations if it has a nominator, with caller objects if it
+// takes them (either would make a run not applicable on a target without).
+// It builds one target of profile p to ask; a target that refuses p gets
+// the drawing without either, and the run then says why it does not apply.
+func (dr drawing) forTarget(tb testing.TB, newTarget NewTarget, p spec.Profile) *schedqtest.Drawing {
+	d := dr.gen.Clone()
+	d.Avoid = dr.avoidFor()
 	tg, _ := constructTarget(tb, newTarget, schedqtest.ConfigChange{Profile: p}.Build(), schedqtest.Start)
 	if tg == nil {
-		return dr
+		return d
 	}
 	defer tg.Close()
 	_, nominator := tg.(spec.Nominator)
@@ -344,37 +435,43 @@ func (dr drawing) forTarget(tb testing.TB, newTarget NewTarget, p spec.Profile) 
 	// nominated pod popped, or added again, is listed by the reference
 	// the nominator kept, without the queue's fields); until those are
 	// declared, the random nominations run on queues that take objects.
-	dr.nominate = dr.nominate && nominator && objects
-	dr.objects = dr.objects && objects
-	if p == spec.ProfilePodGroups {
-		// The podgroups drawing starts from the hints one
-		// (differential_podgroups.go); its runs keep to the group
-		// actions and the hints ones they had.
-		dr.nominate, dr.objects = false, false
+	if dr.nominate && nominator && objects {
+		d.Weights[schedqtest.KindNominate], d.Weights[schedqtest.KindNominated] = 1, 1
+		d.NominationNodes = nominationNodes
 	}
-	if dr.objects && p == spec.ProfileHints {
-		dr.shapes = append(slices.Clone(dr.shapes), schedqtest.PodRef{Labels: map[string]string{"zone": "a"}})
+	if dr.objects && objects {
+		d.Nodes, d.Verdicts = callerNodes, callerVerdicts[p]
+		if p == spec.ProfileHints {
+			d.Labels = append(slices.Clone(d.Labels), map[string]string{"zone": "a"})
+			d.Configs = slices.Clone(d.Configs)
+			for i := range d.Configs {
+				d.Configs[i].ZoneHint = true
+			}
+		}
 	}
-	return dr
+	return d
 }
 
-// generator draws valid operations from the shadow model's state and
-// performs them through a driver.
-type generator struct{ d *driver }
+// generator is the random runs' schedqtest.Runner: it performs the
+// operations the one generator draws through a driver, on the target and
+// its shadow.
+type generator struct {
+	d  *driver
+	rt *rapid.T
+}
 
-func newGenerator(tb testing.TB, newTarget NewTarget) *generator {
+func newGenerator(tb testing.TB, newTarget NewTarget, rt *rapid.T) *generator {
 	d := newDriver(tb, "regressions/differential", newTarget)
 	d.noExpect = true // the failure report computes the expectations
-	return &generator{d: d}
+	return &generator{d: d, rt: rt}
 }
 
-var diffNames = []string{"a", "b", "c", "d", "e"}
-
-// do performs op on the target and its shadow and fails rt with the
+// Do performs op on the target and its shadow and fails the run with the
 // scenario if they disagree.
-func (g *generator) do(rt *rapid.T, op schedqtest.Op) {
-	d := g.d
+func (g *generator) Do(op schedqtest.Op) schedqtest.Step {
+	d, rt := g.d, g.rt
 	d.sc.Ops = append(d.sc.Ops, op)
+	d.last = schedqtest.Step{}
 	if _, err := d.step(op); err != nil {
 		rt.Fatalf("the generator drew an invalid operation %s: %v", op, err)
 	}
@@ -384,213 +481,8 @@ func (g *generator) do(rt *rapid.T, op schedqtest.Op) {
 	if d.failed {
 		rt.Fatalf("random run: target and model disagree (model = the reference, target = %s; observed: %s):\n%s", d.info.Name, d.observes(), d.failureReport())
 	}
+	return d.last
 }
 
-func (g *generator) where(name string) spec.Location {
-	return g.d.shadow.Model.Where(schedqtest.Key(name))
-}
-
-func (g *generator) inFlight() []string {
-	var out []string
-	for _, p := range g.d.shadow.Model.Snapshot().InFlight {
-		out = append(out, schedqtest.NameOf(p.Key()))
-	}
-	return out
-}
-
-func (g *generator) actions(dr drawing) map[string]func(*rapid.T) {
-	name := rapid.SampledFrom(diffNames)
-	plugins := func(rt *rapid.T, label string, n int) []string {
-		ps := rapid.SliceOfNDistinct(rapid.SampledFrom(dr.plugins), 0, n, rapid.ID).Draw(rt, label)
-		if len(ps) == 0 {
-			return nil
-		}
-		return ps
-	}
-	inFlight := func(rt *rapid.T, label string) string {
-		fl := g.inFlight()
-		if len(fl) == 0 {
-			rt.Skip("nothing in flight")
-		}
-		return rapid.SampledFrom(fl).Draw(rt, label)
-	}
-	actions := map[string]func(*rapid.T){
-		"add": func(rt *rapid.T) {
-			n := name.Draw(rt, "pod")
-			if !slices.Contains(dr.addAgain, g.where(n)) {
-				rt.Skip("an Add of a pod where this one is is bad input or a declared difference")
-			}
-			op := schedqtest.Op{Kind: schedqtest.KindAdd, Pod: rapid.SampledFrom(dr.shapes).Draw(rt, "shape")}
-			op.Pod.Name = n
-			if p := int32(rapid.IntRange(0, 2).Draw(rt, "priority")); p != 0 {
-				op.Pod.Priority = &p
-			}
-			g.do(rt, op)
-		},
-		"pop": func(rt *rapid.T) {
-			if len(g.d.shadow.Model.PopCandidates()) == 0 {
-				rt.Skip("Pop would block")
-			}
-			g.do(rt, schedqtest.Op{Kind: schedqtest.KindPop})
-		},
-		"fail": func(rt *rapid.T) {
-			n := inFlight(rt, "failed")
-			op := schedqtest.Op{Kind: schedqtest.KindFail, Pod: schedqtest.PodRef{Name: n}, Plugins: plugins(rt, "plugins", 2)}
-			if dr.staleCycles && rapid.Bool().Draw(rt, "stale") {
-				popped, _ := g.d.shadow.Exec.Popped(schedqtest.Key(n))
-				c := rapid.Int64Range(0, popped.Cycle).Draw(rt, "cycle")
-				op.Cycle = &c
-			}
-			if dr.pending && rapid.IntRange(0, 3).Draw(rt, "pending?") == 0 {
-				op.Pending = plugins(rt, "pending", 1)
-			}
-			g.do(rt, op)
-			if dr.toLeftover && g.where(n) == spec.InUnschedulablePods && rapid.Bool().Draw(rt, "toLeftover?") {
-				g.tickToLeftover(rt)
-			}
-		},
-		"move": func(rt *rapid.T) {
-			e, _ := schedqtest.ParseEvent(rapid.SampledFrom(dr.events).Draw(rt, "event"))
-			op := schedqtest.Op{Kind: schedqtest.KindMove, Event: e}
-			if rapid.Bool().Draw(rt, "preCheck") {
-				skip := name.Draw(rt, "preCheckSkips")
-				op.PreCheck = slices.DeleteFunc(slices.Clone(diffNames), func(n string) bool { return n == skip })
-			}
-			if dr.objects && rapid.IntRange(0, 2).Draw(rt, "objects?") > 0 {
-				// The hints runs' NodeAdd hint reads the new node; the
-				// classic profile must not read either (R19).
-				op.NewObject = rapid.SampledFrom(callerNodes).Draw(rt, "newObject")
-				if rapid.Bool().Draw(rt, "oldObject?") {
-					op.OldObject = rapid.SampledFrom(callerNodes).Draw(rt, "oldObject")
-				}
-			}
-			g.do(rt, op)
-		},
-		"flush-backoff":  func(rt *rapid.T) { g.do(rt, schedqtest.Op{Kind: schedqtest.KindFlushBackoff}) },
-		"flush-leftover": func(rt *rapid.T) { g.do(rt, schedqtest.Op{Kind: schedqtest.KindFlushLeftover}) },
-		"activate": func(rt *rapid.T) {
-			g.do(rt, schedqtest.Op{Kind: schedqtest.KindActivate, Pods: []schedqtest.PodRef{{Name: name.Draw(rt, "pod")}}})
-		},
-		"update": func(rt *rapid.T) {
-			n := name.Draw(rt, "pod")
-			if !dr.updateInFlight && g.where(n) == spec.InFlight {
-				rt.Skip("an Update of an in-flight pod is a declared difference")
-			}
-			op := schedqtest.Op{Kind: schedqtest.KindUpdate, Pod: schedqtest.PodRef{Name: n}}
-			if op.Pod.Labels = rapid.SampledFrom(dr.updates).Draw(rt, "labels"); op.Pod.Labels == nil {
-				op.Touch = true
-			}
-			if dr.objects && rapid.IntRange(0, 2).Draw(rt, "verdict?") == 0 {
-				c := rapid.SampledFrom(callerVerdicts[g.d.cfg.Profile]).Draw(rt, "verdict")
-				op.Change = &c
-			}
-			g.do(rt, op)
-		},
-		"delete": func(rt *rapid.T) {
-			n := name.Draw(rt, "pod")
-			if l := g.where(n); l == spec.Nowhere || !dr.deleteInFlight && l == spec.InFlight {
-				rt.Skip("a Delete of an unknown pod is bad input; of an in-flight one, here, a declared difference")
-			}
-			g.do(rt, schedqtest.Op{Kind: schedqtest.KindDelete, Pod: schedqtest.PodRef{Name: n}})
-		},
-		"done": func(rt *rapid.T) {
-			g.do(rt, schedqtest.Op{Kind: schedqtest.KindDone, UID: string(schedqtest.UIDOf(inFlight(rt, "done")))})
-		},
-		"assigned-add": func(rt *rapid.T) {
-			app := rapid.SampledFrom(dr.apps).Draw(rt, "app")
-			g.do(rt, schedqtest.Op{Kind: schedqtest.KindAssignedAdd,
-				Pod: schedqtest.PodRef{Name: "assigned-" + app, Labels: map[string]string{"app": app}}})
-		},
-		"tick": func(rt *rapid.T) {
-			g.do(rt, schedqtest.Op{Kind: schedqtest.KindTick, Duration: rapid.SampledFrom(dr.steps).Draw(rt, "step")})
-		},
-	}
-	if dr.nominate {
-		// Only pods the queue holds: upstream's nominator refuses a pod
-		// its informer no longer lists (a deleted one), which schedq,
-		// without an informer, leaves out of its contract (R18).
-		actions["nominate"] = func(rt *rapid.T) {
-			n := name.Draw(rt, "pod")
-			if g.where(n) == spec.Nowhere {
-				rt.Skip("a nomination of a pod the queue does not hold")
-			}
-			op := schedqtest.Op{Kind: schedqtest.KindNominate, Pod: schedqtest.PodRef{Name: n}}
-			if rapid.IntRange(0, 3).Draw(rt, "noop?") == 0 {
-				op.Noop = true
-			} else {
-				op.Node = rapid.SampledFrom(nominationNodes).Draw(rt, "node")
-			}
-			g.do(rt, op)
-		}
-		actions["nominated"] = func(rt *rapid.T) {
-			node := rapid.SampledFrom(nominationNodes).Draw(rt, "node")
-			// Upstream (v1.33.13, v1.37.2) lists a nominated pod that is
-			// in flight by the reference its nominator keeps, without the
-			// fields of the pod popped (priority, labels); schedq lists
-			// it as the queue holds it (R18). No declaration covers that
-			// yet, so the random runs do not ask then.
-			for _, p := range g.d.shadow.Model.NominatedPodsForNode(node) {
-				if g.where(schedqtest.NameOf(p.Key())) == spec.InFlight {
-					rt.Skip("a nominated pod is in flight")
-				}
-			}
-			g.do(rt, schedqtest.Op{Kind: schedqtest.KindNominated, Node: node})
-		}
-	}
-	if dr.toLeftover {
-		// Also drawn right after a failure that parks a pod: parked
-		// pods are few and soon moved, so a separate draw rarely finds
-		// one.
-		actions["tick-to-leftover"] = g.tickToLeftover
-	}
-	if dr.toExpiry {
-		// Plain steps reach the instants where R5 and R7 decide rarely, and
-		// an off-by-one there is the classic backoff bug.
-		actions["tick-to-expiry"] = func(rt *rapid.T) {
-			m := g.d.shadow.Model
-			var steps []time.Duration
-			for _, p := range m.Snapshot().BackoffQ {
-				if d := g.d.cfg.BackoffExpiry(&p).Sub(m.Now()); d >= 0 {
-					steps = append(steps, d, d+1)
-				}
-			}
-			if len(steps) == 0 {
-				rt.Skip("no backoffQ pod with an expiry ahead")
-			}
-			g.do(rt, schedqtest.Op{Kind: schedqtest.KindTick, Duration: rapid.SampledFrom(steps).Draw(rt, "toExpiry")})
-			if rapid.Bool().Draw(rt, "thenFlush") {
-				g.do(rt, schedqtest.Op{Kind: schedqtest.KindFlushBackoff})
-			}
-		}
-	}
-	if dr.more != nil {
-		dr.more(g, dr, actions)
-	}
-	return actions
-}
-
-// tickToLeftover is as tick-to-expiry, for R6: a tick to the instant an
-// unschedulablePods pod reaches the leftover limit, where it is not yet a
-// leftover (it must be strictly older), most of the time the leftover
-// flush, then most of the time one nanosecond more and the flush again,
-// which takes it.
-func (g *generator) tickToLeftover(rt *rapid.T) {
-	m := g.d.shadow.Model
-	var steps []time.Duration
-	for _, p := range m.Snapshot().UnschedulablePods {
-		if d := p.Timestamp.Add(g.d.cfg.PodMaxInUnschedulablePodsDuration).Sub(m.Now()); d >= 0 {
-			steps = append(steps, d)
-		}
-	}
-	if len(steps) == 0 {
-		rt.Skip("no unschedulablePods pod short of the leftover limit")
-	}
-	g.do(rt, schedqtest.Op{Kind: schedqtest.KindTick, Duration: rapid.SampledFrom(steps).Draw(rt, "toLeftover")})
-	if rapid.IntRange(0, 3).Draw(rt, "flushAtLimit") > 0 {
-		g.do(rt, schedqtest.Op{Kind: schedqtest.KindFlushLeftover})
-	}
-	if rapid.IntRange(0, 3).Draw(rt, "pastLimit") > 0 {
-		g.do(rt, schedqtest.Op{Kind: schedqtest.KindTick, Duration: 1})
-		g.do(rt, schedqtest.Op{Kind: schedqtest.KindFlushLeftover})
-	}
-}
+// Shadow is the model that follows the target.
+func (g *generator) Shadow() *schedqtest.ModelRun { return g.d.shadow }

@@ -5,8 +5,6 @@ import (
 	"slices"
 	"strings"
 
-	"pgregory.net/rapid"
-
 	"github.com/schedq/schedq/schedqtest"
 	"github.com/schedq/schedq/spec"
 )
@@ -100,165 +98,105 @@ func init() {
 	// (spec.PodGroupQueue): none is compared (driver.begin).
 	d.metrics = ""
 	d.addAgain = []spec.Location{spec.Nowhere}
-	d.more = podGroupActions
+	// Its runs keep to the group operations and the hints ones they had:
+	// no nominations, no caller objects.
+	d.nominate, d.objects = false, false
+	g := d.gen.Clone()
+	g.Weights = valid(spec.ProfilePodGroups, append(slices.Clone(diffKinds), schedqtest.KindPodGroupAdd,
+		schedqtest.KindPodGroupUpdate, schedqtest.KindPodGroupDelete, schedqtest.KindAttempted)...).Weights
+	g.Configs = []schedqtest.ConfigChange{{Profile: spec.ProfilePodGroups}}
+	g.Groups, g.GroupPriorities = []string{"g1", "g2"}, []int32{0, 1, 3}
+	g.Boundaries = false
+	d.gen = g
+	d.avoid = avoidPodGroups
 	drawings[spec.ProfilePodGroups] = d
 }
 
-// diffGroups are the pod groups of the random runs.
-var diffGroups = []string{"g1", "g2"}
-
-// podGroupActions adds the podgroups profile's actions to the generator's
-// and replaces its add, pop, fail, activate and update, which must stay
-// away from what the comment above lists.
-func podGroupActions(g *generator, dr drawing, actions map[string]func(*rapid.T)) {
-	state := func() *spec.PodGroupsState { return g.d.shadow.Model.Snapshot().PodGroups }
+// avoidPodGroups is what the podgroups runs stay away from, beyond the
+// hints runs: the declared differences and findings the comment above
+// lists.
+func avoidPodGroups(op schedqtest.Op, m *schedqtest.ModelRun) string {
+	snap := m.Model.Snapshot()
+	state := snap.PodGroups
 	known := func(name string) bool {
-		_, ok := state().Known(schedqtest.GroupKey(name))
+		_, ok := state.Known(schedqtest.GroupKey(name))
 		return ok
 	}
-	group := rapid.SampledFrom(diffGroups)
-	prio := rapid.SampledFrom([]int32{0, 1, 3})
-	actions["add"] = func(rt *rapid.T) {
-		n := rapid.SampledFrom(diffNames).Draw(rt, "pod")
-		if g.where(n) != spec.Nowhere {
-			rt.Skip("an Add of a pod the queue holds is a declared difference")
-		}
-		op := schedqtest.Op{Kind: schedqtest.KindAdd, Pod: rapid.SampledFrom(dr.shapes).Draw(rt, "shape")}
-		op.Pod.Name = n
-		if p := int32(rapid.IntRange(0, 2).Draw(rt, "priority")); p != 0 {
-			op.Pod.Priority = &p
-		}
-		// Two of three pods are members: groups of a few members.
-		if k := rapid.IntRange(0, 2).Draw(rt, "member"); k > 0 {
-			gr := diffGroups[k-1]
-			op.Pod.Group = &gr
-		}
-		g.do(rt, op)
-	}
-	actions["activate"] = func(rt *rapid.T) {
-		n := rapid.SampledFrom(diffNames).Draw(rt, "pod")
-		if g.where(n) == spec.InFlight {
-			snap := g.d.shadow.Model.Snapshot()
-			_, info := snap.Find(schedqtest.Key(n))
-			k := info.Pod.GroupKey()
-			e, queued := state().Entity(k)
-			_, isKnown := state().Known(k)
-			if k != "" && isKnown && queued && e.Place != spec.InBackoffQ {
-				rt.Skip("Activate of a member in flight while its group's entity does not move: a finding (above)")
-			}
-		}
-		g.do(rt, schedqtest.Op{Kind: schedqtest.KindActivate, Pods: []schedqtest.PodRef{{Name: n}}})
-	}
-	actions["fail"] = func(rt *rapid.T) {
-		snap := g.d.shadow.Model.Snapshot()
-		var names []string
-		for i := range snap.InFlight {
-			info := &snap.InFlight[i]
-			k := info.Pod.GroupKey()
-			if k == "" && len(snap.PodGroups.InCycle) > 0 {
-				continue // clears upstream's marker: declared
-			}
-			_, queued := snap.PodGroups.Entity(k)
-			_, known := snap.PodGroups.Known(k)
-			if k != "" && known && !queued && !slices.Contains(snap.PodGroups.InCycle, k) {
-				continue // a new entity with the member's history: declared
-			}
-			names = append(names, info.Pod.Name)
-		}
-		if len(names) == 0 {
-			rt.Skip("nothing in flight that may fail here")
-		}
-		op := schedqtest.Op{Kind: schedqtest.KindFail, Pod: schedqtest.PodRef{Name: rapid.SampledFrom(names).Draw(rt, "failed")}}
-		if ps := rapid.SliceOfNDistinct(rapid.SampledFrom(dr.plugins), 0, 2, rapid.ID).Draw(rt, "plugins"); len(ps) > 0 {
-			op.Plugins = ps
-		}
-		if dr.pending && rapid.IntRange(0, 3).Draw(rt, "pending?") == 0 {
-			op.Pending = rapid.SliceOfNDistinct(rapid.SampledFrom(dr.plugins), 1, 1, rapid.ID).Draw(rt, "pending")
-		}
-		g.do(rt, op)
-	}
-	actions["update"] = func(rt *rapid.T) {
-		n := rapid.SampledFrom(diffNames).Draw(rt, "pod")
-		if g.where(n) == spec.InFlight {
-			snap := g.d.shadow.Model.Snapshot()
-			_, info := snap.Find(schedqtest.Key(n))
-			if k := info.Pod.GroupKey(); k != "" && !known(strings.TrimPrefix(string(k), schedqtest.Namespace+"/")) {
-				rt.Skip("Update of a member in flight whose group is unknown: a finding (above)")
-			}
-		}
-		op := schedqtest.Op{Kind: schedqtest.KindUpdate, Pod: schedqtest.PodRef{Name: n}}
-		if op.Pod.Labels = rapid.SampledFrom(dr.updates).Draw(rt, "labels"); op.Pod.Labels == nil {
-			op.Touch = true
-		}
-		if _, nw := g.d.shadow.Exec.UpdatePods(op); g.where(n) == spec.Nowhere && nw.Group != "" && !known(nw.Group) {
-			rt.Skip("Update of a member the queue does not hold, its group unknown: a finding (above)")
-		}
-		g.do(rt, op)
-	}
-	actions["pop"] = func(rt *rapid.T) {
-		cands := g.d.shadow.Model.EntityCandidates()
-		if len(cands) == 0 {
-			rt.Skip("PopEntity would block")
-		}
-		snap := g.d.shadow.Model.Snapshot()
-		if len(snap.PodGroups.InCycle) > 0 {
-			rt.Skip("a Pop while a group's cycle is open overwrites upstream's single marker: declared")
-		}
-		for _, c := range cands {
-			if !upstreamMemberOrder(&snap, c) {
-				rt.Skip("a group whose members upstream puts in flight in another order than the model: a finding (above)")
-			}
-		}
-		g.do(rt, schedqtest.Op{Kind: schedqtest.KindPop})
-	}
-	actions["podgroup-add"] = func(rt *rapid.T) {
-		n := group.Draw(rt, "group")
-		if known(n) {
-			rt.Skip("AddPodGroup of a known group is bad input")
-		}
-		now, waiting := g.d.shadow.Model.Now(), 0
-		for _, m := range state().IncompletePodGroupPods {
-			if m.Pod.Group != n {
+	where := func(name string) spec.Location { return m.Model.Where(schedqtest.Key(name)) }
+	switch op.Kind {
+	case schedqtest.KindActivate:
+		for _, r := range op.Pods {
+			if where(r.Name) != spec.InFlight {
 				continue
 			}
-			if waiting++; waiting > 1 || !m.Timestamp.Equal(now) || m.Attempts > 0 || !m.InitialAttemptTimestamp.IsZero() {
-				rt.Skip("AddPodGroup releasing members in map order, or with a Timestamp from before now, is a declared difference")
+			_, info := snap.Find(schedqtest.Key(r.Name))
+			k := info.Pod.GroupKey()
+			e, queued := state.Entity(k)
+			_, isKnown := state.Known(k)
+			if k != "" && isKnown && queued && e.Place != spec.InBackoffQ {
+				return "Activate of a member in flight while its group's entity does not move: a finding (above)"
 			}
 		}
-		g.do(rt, schedqtest.Op{Kind: schedqtest.KindPodGroupAdd, Group: n, GroupPriority: prio.Draw(rt, "groupPriority")})
-	}
-	actions["podgroup-update"] = func(rt *rapid.T) {
-		n := group.Draw(rt, "group")
-		if !known(n) {
-			rt.Skip("UpdatePodGroup of an unknown group is a declared difference")
+	case schedqtest.KindFail:
+		_, info := snap.Find(schedqtest.Key(op.Pod.Name))
+		k := info.Pod.GroupKey()
+		if k == "" && len(state.InCycle) > 0 {
+			return "the failure of a pod alone while a group's cycle is open clears upstream's marker: declared"
 		}
-		if e, ok := state().Entity(schedqtest.GroupKey(n)); ok && (e.Place == spec.InActiveQ || e.Place == spec.InBackoffQ) {
-			rt.Skip("UpdatePodGroup of a group queued in a heap: a finding (above)")
+		_, queued := state.Entity(k)
+		_, isKnown := state.Known(k)
+		if k != "" && isKnown && !queued && !slices.Contains(state.InCycle, k) {
+			return "the failure of a member that makes a new entity with the member's history: declared"
 		}
-		g.do(rt, schedqtest.Op{Kind: schedqtest.KindPodGroupUpdate, Group: n, GroupPriority: prio.Draw(rt, "groupPriority")})
-	}
-	actions["podgroup-delete"] = func(rt *rapid.T) {
-		n := group.Draw(rt, "group")
-		if !known(n) {
-			rt.Skip("DeletePodGroup of an unknown group is bad input")
-		}
-		g.do(rt, schedqtest.Op{Kind: schedqtest.KindPodGroupDelete, Group: n})
-	}
-	actions["attempted"] = func(rt *rapid.T) {
-		var open []string
-		for _, k := range state().InCycle {
-			if _, ok := g.d.shadow.Exec.PoppedGroup(k); ok {
-				open = append(open, string(k))
+	case schedqtest.KindUpdate:
+		if where(op.Pod.Name) == spec.InFlight {
+			_, info := snap.Find(schedqtest.Key(op.Pod.Name))
+			if k := info.Pod.GroupKey(); k != "" && !known(strings.TrimPrefix(string(k), schedqtest.Namespace+"/")) {
+				return "Update of a member in flight whose group is unknown: a finding (above)"
 			}
 		}
-		if len(open) == 0 {
-			rt.Skip("no group's cycle is open")
+		if _, nw := m.Exec.UpdatePods(op); where(op.Pod.Name) == spec.Nowhere && nw.Group != "" && !known(nw.Group) {
+			return "Update of a member the queue does not hold, its group unknown: a finding (above)"
 		}
-		k := spec.PodGroupKey(rapid.SampledFrom(open).Draw(rt, "group"))
-		name := schedqtest.EntityName(spec.GroupEntityKey(k))[len("group:"):]
-		st := rapid.SampledFrom([]spec.AttemptStatus{spec.AttemptSuccess, spec.AttemptRejected, spec.AttemptError}).Draw(rt, "status")
-		g.do(rt, schedqtest.Op{Kind: schedqtest.KindAttempted, Group: name, Status: st})
+	case schedqtest.KindPop:
+		if len(state.InCycle) > 0 {
+			return "a Pop while a group's cycle is open overwrites upstream's single marker: declared"
+		}
+		for _, c := range m.Model.EntityCandidates() {
+			if !upstreamMemberOrder(&snap, c) {
+				return "a group whose members upstream puts in flight in another order than the model: a finding (above)"
+			}
+		}
+	case schedqtest.KindPodGroupAdd:
+		if known(op.Group) {
+			return "AddPodGroup of a known group is bad input"
+		}
+		now, waiting := m.Model.Now(), 0
+		for _, mb := range state.IncompletePodGroupPods {
+			if mb.Pod.Group != op.Group {
+				continue
+			}
+			if waiting++; waiting > 1 || !mb.Timestamp.Equal(now) || mb.Attempts > 0 || !mb.InitialAttemptTimestamp.IsZero() {
+				return "AddPodGroup releasing members in map order, or with a Timestamp from before now, is a declared difference"
+			}
+		}
+	case schedqtest.KindPodGroupUpdate:
+		if !known(op.Group) {
+			return "UpdatePodGroup of an unknown group is a declared difference"
+		}
+		if e, ok := state.Entity(schedqtest.GroupKey(op.Group)); ok && (e.Place == spec.InActiveQ || e.Place == spec.InBackoffQ) {
+			return "UpdatePodGroup of a group queued in a heap: a finding (above)"
+		}
+	case schedqtest.KindPodGroupDelete:
+		if !known(op.Group) {
+			return "DeletePodGroup of an unknown group is bad input"
+		}
+	case schedqtest.KindAttempted:
+		if !slices.Contains(state.InCycle, schedqtest.GroupKey(op.Group)) {
+			return "AddAttemptedPodGroupIfNeeded of a group whose cycle is not open: declared"
+		}
 	}
+	return ""
 }
 
 // upstreamMemberOrder reports whether entity k, if a group, has its

@@ -54,6 +54,9 @@ type driver struct {
 	failure string // the first failure, with the scenario's operations
 	failed  bool
 	invalid error // a mistake in the scenario itself
+	// last is the last operation's step on the target and its shadow
+	// (what the random runs' generator reads of a Pop).
+	last schedqtest.Step
 }
 
 func newDriver(tb testing.TB, name string, newTarget NewTarget) *driver {
@@ -258,6 +261,7 @@ func (d *driver) drive(stepNo int, op schedqtest.Op) {
 		d.invalid = err
 		return
 	}
+	d.last = st
 	if st.Chosen != "" {
 		// Pin the target's choice among equals, so that the scenario
 		// printed on failure replays it.

@@ -11,7 +11,8 @@
 // Everything lives in _test.go files; this file only names the package.
 // The random runs are split by job:
 //
-//	generate_test.go  random operations, one generator per kind of schedqtest.Kinds
+//	generate_test.go  the pair as the Runner of schedqtest.Generator, the one generator of
+//	                  random operations (schedqtest.Drawings, swarm-drawn per sequence)
 //	pair_test.go      each operation on the queue under test and on the model,
 //	                  stepped and compared by schedqtest.Stepper, each check named CHECK[...]
 //	report_test.go    a failure as a scenario file; TestRegressions replays saved ones
@@ -27,7 +28,7 @@
 //
 // # Both profiles, and the nominator
 //
-// TestStateMachineHints runs the same generators in the queueing-hints
+// TestStateMachineHints runs the same generator in the queueing-hints
 // profile, with the standard hint set of schedqtest.HintsConfig: pods are
 // added and updated with the labels its hints and PreEnqueue plugins read
 // (so they are gated and ungated, R17), fail with its plugins as rejecting
@@ -39,7 +40,10 @@
 // labels its plugins refuse. In both profiles pods are nominated
 // to nodes, to none, or by their own NominatedNodeName, and after every
 // step the pods nominated to each node are compared with the model's
-// (R18). The catch table of TestMutantsAreCaught is the one mutant table
+// (R18). TestStateMachinePodGroups runs it in the podgroups profile.
+// Each sequence first draws its swarm (schedqtest.Drawing.Swarm): which
+// operations, events, plugins, labels, update changes and clock steps it
+// may use, and with what weights. The catch table of TestMutantsAreCaught is the one mutant table
 // of schedq: the mutants of both profiles and of the nominator, each a
 // patch of a file of impl/ (impl's own tests import no mutants, and impl
 // imports the model in no file but tests).

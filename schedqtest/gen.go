@@ -597,19 +597,25 @@ const (
 // genUpdate passes the pod's last version (or another object with the
 // same name) and a copy with a change of the drawing's. Where the drawing
 // says so (the hints profile), half the updates are of a pod in
-// unschedulablePods (R9h), half of those of a gated pod drop its labels
-// (as a scheduling gate is lifted), and a label change is, half the time,
-// followed by an event some plugin registered: whether a move request
-// re-examines a pod an update left gated but admissible (R4h) takes such
-// a sequence, which rarely comes by chance.
+// unschedulablePods (R9h): half of those of a gated pod lift its gate
+// (drop its labels), half of those of an ungated one gate it (a label
+// of GateLabels), each followed by an event one of the pod's rejecting
+// or pending plugins registered, which re-examines it. Whether a move
+// request re-examines a pod its gate no longer holds for an event its
+// gating plugin did not register (R4h) takes such a sequence: a pod
+// rejected by a plugin, gated by an update and an event of that plugin,
+// ungated by an update, then another event of that plugin; it rarely
+// comes by chance, so half the gates put on are lifted at once, and
+// another such event follows. Other label changes are, half the time,
+// followed by one of FollowEvents.
 func (g *Generator) genUpdate(c Chooser) bool {
 	d := g.d
 	op := Op{Kind: KindUpdate, Pod: PodRef{Name: Pick(c, "pod", d.Names)}}
-	var gated bool
+	var parked *spec.QueuedPodInfo
 	if d.ParkedUpdates {
-		if parked := g.model().Model.Snapshot().UnschedulablePods; len(parked) > 0 && c.Choose(2, "a parked pod") == 1 {
-			u := Pick(c, "parked pod", parked)
-			op.Pod.Name, gated = u.Pod.Name, u.Gated()
+		if ps := g.model().Model.Snapshot().UnschedulablePods; len(ps) > 0 && c.Choose(2, "a parked pod") == 1 {
+			u := Pick(c, "parked pod", ps)
+			op.Pod.Name, parked = u.Pod.Name, &u
 		}
 	}
 	// Sometimes the pod was re-created under another UID (R9: in flight,
@@ -618,8 +624,12 @@ func (g *Generator) genUpdate(c Chooser) bool {
 		op.Pod.UID = ptr(string(UIDOf(op.Pod.Name)) + "-2")
 	}
 	change := Pick(c, "change", d.Updates)
-	if gated && c.Choose(2, "lift the gate") == 1 {
-		change, op.Pod.Labels = UpdateNone, map[string]string{}
+	var steered bool
+	switch {
+	case parked != nil && parked.Gated() && c.Choose(2, "lift the gate") == 1:
+		change, op.Pod.Labels, steered = UpdateNone, map[string]string{}, true
+	case parked != nil && !parked.Gated() && len(d.GateLabels) > 0 && c.Choose(2, "gate it") == 1:
+		change, op.Pod.Labels, steered = UpdateNone, Pick(c, "gate", d.GateLabels), true
 	}
 	labels := d.UpdateLabels
 	if g.gated() {
@@ -648,16 +658,45 @@ func (g *Generator) genUpdate(c Chooser) bool {
 			op.Pod.Group = ptr(Pick(c, "new group", d.Groups))
 		}
 	}
-	if len(d.Verdicts) > 0 && op.Rename == "" && c.Choose(3, "caller verdict") == 2 {
+	if len(d.Verdicts) > 0 && op.Rename == "" && !steered && c.Choose(3, "caller verdict") == 2 {
 		op.Change = ptr(Pick(c, "verdict", d.Verdicts))
 	}
 	if !g.do(op) {
 		return false
 	}
-	if len(d.FollowEvents) > 0 && op.Pod.Labels != nil && c.Choose(2, "then an event") == 1 {
-		g.do(Op{Kind: KindMove, Event: Pick(c, "event", d.FollowEvents)})
+	follow := d.FollowEvents
+	if steered {
+		follow = g.registeredFor(parked, follow)
+	}
+	if len(follow) > 0 && op.Pod.Labels != nil && (steered || c.Choose(2, "then an event") == 1) {
+		g.do(Op{Kind: KindMove, Event: Pick(c, "event", follow)})
+		// Half the time a pod just gated is ungated at once, and
+		// another event of its plugins follows: the whole sequence R4h
+		// needs.
+		if steered && !parked.Gated() && c.Choose(2, "then lift it") == 1 {
+			g.do(Op{Kind: KindUpdate, Pod: PodRef{Name: op.Pod.Name, UID: op.Pod.UID, Labels: map[string]string{}}})
+			g.do(Op{Kind: KindMove, Event: Pick(c, "event", follow)})
+		}
 	}
 	return true
+}
+
+// registeredFor are the events of evs that a rejecting or pending plugin
+// of u registered (all of evs if none).
+func (g *Generator) registeredFor(u *spec.QueuedPodInfo, evs []spec.ClusterEvent) []spec.ClusterEvent {
+	var out []spec.ClusterEvent
+	for _, e := range evs {
+		for _, pl := range slices.Concat(u.UnschedulablePlugins, u.PendingPlugins) {
+			if g.cfg.GatingEventMatches(pl, e) {
+				out = append(out, e)
+				break
+			}
+		}
+	}
+	if len(out) == 0 {
+		return evs
+	}
+	return out
 }
 
 func (g *Generator) genDelete(c Chooser) bool {

@@ -29,8 +29,9 @@ type Drawing struct {
 	Names      []string
 	Priorities []int32
 	// Labels are the labels a pod is added with; GateLabels the ones the
-	// classic profile's PreEnqueue plugins refuse (gates=on, R17), drawn
-	// only when the config has them.
+	// PreEnqueue plugins refuse: in the classic profile (gates=on, R17)
+	// drawn only when the config has them; in the hints profile the
+	// labels an update of a parked pod gates it with (ParkedUpdates).
 	Labels, GateLabels []map[string]string
 	// Affinities are the pods' required affinity terms (nil: none; the
 	// empty selector: every pod of the namespace; R11).
@@ -180,6 +181,10 @@ var (
 	genLabels    = []map[string]string{nil, {"app": "web"}, {"app": "db"}}
 	genAffinity  = []map[string]string{nil, {"app": "web"}, {"app": "db"}, {}}
 	genGateLabel = []map[string]string{{"gated": "yes"}, {"hold": "yes"}}
+	// The hints profile's gates an update puts on a parked pod: Hold's
+	// twice as often as Gate's, since only a gate whose plugin registered
+	// no event for the update stays when the label goes (R4h).
+	genHintsGateLabel = []map[string]string{{"hold": "yes"}, {"gated": "yes"}, {"hold": "yes"}}
 	// The hints profile's labels: those its hints and PreEnqueue plugins
 	// read (fit=label for Fit's NodeLabel hint, zone=a for its NodeAdd
 	// hint with zone-hint=on; gated=yes and hold=yes for Gate and Hold).
@@ -293,7 +298,7 @@ var Drawings = map[spec.Profile]*Drawing{
 			KindDone: 1, KindClose: 1, KindNominate: 1, KindNominated: 1},
 		// And backoff switched off (max-backoff=0s, R7h).
 		Configs: inProfile(spec.ProfileHints, append(slices.Clone(genConfigs), ConfigChange{NoBackoff: true})...),
-		Names:   genNames, Priorities: genPriority, Labels: genHintsLabels, Affinities: genAffinity,
+		Names:   genNames, Priorities: genPriority, Labels: genHintsLabels, GateLabels: genHintsGateLabel, Affinities: genAffinity,
 		Recreate: true, BadInput: true,
 		Plugins: HintsPlugins, Pending: HintsPlugins, OtherCycles: 5, MadeUpInfos: true,
 		Events: genHintsEvents, Nodes: genNodes, ActivateMax: 3,
