@@ -58,4 +58,16 @@
 // "uid-<name>" (Pod), and the Executor remembers the last version of each
 // pod and what Pop returned for it, so "fail a" hands back exactly the
 // QueuedPodInfo that Pop returned. The token "nil" stands for a nil pod.
+//
+// Generator is the one random source of the suites: it draws sequences of
+// these operations from the state of a shadow model (a Runner), one
+// generator per Kind, from a Drawing: a profile's operations with their
+// weights and the tables of their arguments (Drawings has the three
+// profiles'; conformance's random runs narrow them to valid operations
+// and declared differences' Avoid). Each sequence first draws its swarm
+// (Drawing.Swarm, swarm testing): which operations and table entries it
+// uses, and with what weights. Choices come from a Chooser: rapid's
+// (RapidChooser, shrinking), fuzz input's (ByteChooser). A profile adds
+// an operation with a Kind, its line in kindGens (gen.go) and a weight in
+// its drawing.
 package schedqtest
