@@ -3,7 +3,6 @@ package realsched
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"runtime/pprof"
 	"sort"
@@ -15,15 +14,9 @@ import (
 
 	pprofile "github.com/google/pprof/profile"
 	v1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/kubernetes/fake"
-	clienttesting "k8s.io/client-go/testing"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 	"k8s.io/kubernetes/pkg/scheduler"
@@ -78,6 +71,11 @@ type Options struct {
 	// SchedulerOptions are added to scheduler.New's (a profile with a
 	// plugin of the run's own, say).
 	SchedulerOptions []scheduler.Option
+	// Server is a real kube-apiserver to run on (realapi builds start one
+	// per run); nil: the fake clientset.
+	Server *rest.Config
+	// Faults are injected on the real server's side of the scheduler.
+	Faults FaultPlan
 }
 
 // Result is what one run proved and measured.
@@ -105,11 +103,29 @@ type Result struct {
 	InjectedBindFailures int
 	Attempts             int
 	Duration             time.Duration
-	Throughput           float64 // scheduler_perf's SchedulingThroughput average, pods/s
-	CPUSeconds           float64 // process CPU (user+system) over the measured phase
-	QueueShare           float64 // share of CPU samples under the queue's packages; -1 if not measured
-	P50, P99             time.Duration
-	AdapterErrors        int64
+	// Backend is the API the run used: "fake clientset" or
+	// "kube-apiserver".
+	Backend string
+	// Throughput is scheduler_perf's SchedulingThroughput (pods/s): the
+	// average of the per-second samples, and their percentiles.
+	Throughput, ThroughputP50, ThroughputP90, ThroughputP99 float64
+	CPUSeconds                                              float64 // process CPU (user+system) over the measured phase
+	// SchedulerCPU is the scheduler's part of CPUSeconds, from the
+	// profile's labels (Options.Profile; -1 if not measured): on a real
+	// server the process also runs the API server and etcd.
+	SchedulerCPU float64
+	// QueueShare is the share of the scheduler's CPU samples under the
+	// queue's packages; -1 if not measured.
+	QueueShare    float64
+	CPUProfile    []byte // the measured phase's pprof profile (Options.Profile)
+	P50, P90, P99 time.Duration
+	// BoundAt is when each bind succeeded, from the measured phase's
+	// start, in order; Pops every attempt in Pop order.
+	BoundAt []time.Duration
+	Pops    []Attempt
+	// VictimsGone counts the victims FaultPlan.VictimGone deleted first.
+	VictimsGone   int
+	AdapterErrors int64
 	// ModelBadInput counts the model's PreEnqueue calls on a pod without
 	// its *v1.Pod (must be 0: the recorder always passes it).
 	ModelBadInput int64
@@ -182,695 +198,374 @@ func (r *Result) BenchLine() string {
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
-// Namespace is where workload pods live: the scenario language's default,
-// so that a violation's scenario names them as the run did.
-const Namespace = "ns"
-
-// cluster is the fake API server: the fake clientset with resource
-// versions on every write, binding that writes spec.nodeName, a count of
-// the watch events written and seen (the fake watch panics past 100
-// unread events, so writers wait for the informers), and bind faults.
-type cluster struct {
-	cs      *fake.Clientset
-	tracker clienttesting.ObjectTracker
-	rv      atomic.Int64
-	updates sync.Mutex // one Update's check and write at a time
-	written atomic.Int64
-	seen    atomic.Int64
-
-	mu       sync.Mutex
-	binds    map[types.UID]int
-	bound    map[types.UID]string
-	double   int
-	failBind func(pod *v1.Pod, attempt int) bool
-	attempts map[types.UID]int
-	injected int
-	onBind   func()
-	done     <-chan struct{}
-}
-
-// rvTracker sets a fresh resource version on every write: the scheduler
-// ignores a pod update whose resource version did not change.
-type rvTracker struct {
-	clienttesting.ObjectTracker
-	c *cluster
-}
-
-func (t rvTracker) stamp(obj runtime.Object) {
-	t.c.room(80)
-	if m, err := meta.Accessor(obj); err == nil {
-		m.SetResourceVersion(fmt.Sprint(t.c.rv.Add(1)))
-	}
-}
-
-func (t rvTracker) Create(gvr schema.GroupVersionResource, obj runtime.Object, ns string, opts ...metav1.CreateOptions) error {
-	t.stamp(obj)
-	return t.ObjectTracker.Create(gvr, obj, ns, opts...)
-}
-
-// Update refuses a write whose resource version is not the stored one,
-// as the API server does (a Conflict): the workload and the bind reactor
-// both read a pod and write it back, and without the check the later
-// write silently undid the earlier (a relabel written over a bind took
-// the pod off its node, and the scheduler's cache, which cannot see a
-// pod change nodes, exits the process).
-func (t rvTracker) Update(gvr schema.GroupVersionResource, obj runtime.Object, ns string, opts ...metav1.UpdateOptions) error {
-	t.c.updates.Lock()
-	defer t.c.updates.Unlock()
-	if m, err := meta.Accessor(obj); err == nil && m.GetResourceVersion() != "" {
-		if cur, err := t.ObjectTracker.Get(gvr, ns, m.GetName()); err == nil {
-			if cm, err := meta.Accessor(cur); err == nil && cm.GetResourceVersion() != m.GetResourceVersion() {
-				return apierrors.NewConflict(gvr.GroupResource(), m.GetName(), fmt.Errorf("resource version %s, stored %s", m.GetResourceVersion(), cm.GetResourceVersion()))
-			}
-		}
-	}
-	t.stamp(obj)
-	return t.ObjectTracker.Update(gvr, obj, ns, opts...)
-}
-
-func (t rvTracker) Patch(gvr schema.GroupVersionResource, obj runtime.Object, ns string, opts ...metav1.PatchOptions) error {
-	t.stamp(obj)
-	return t.ObjectTracker.Patch(gvr, obj, ns, opts...)
-}
-
-func (t rvTracker) Delete(gvr schema.GroupVersionResource, ns, name string, opts ...metav1.DeleteOptions) error {
-	t.c.room(80)
-	return t.ObjectTracker.Delete(gvr, ns, name, opts...)
-}
-
-var podsGVR = v1.SchemeGroupVersion.WithResource("pods")
-var nodesGVR = v1.SchemeGroupVersion.WithResource("nodes")
-
-func newCluster() *cluster {
-	c := &cluster{cs: fake.NewSimpleClientset(), binds: map[types.UID]int{}, bound: map[types.UID]string{}, attempts: map[types.UID]int{}}
-	c.tracker = rvTracker{ObjectTracker: c.cs.Tracker(), c: c}
-	c.cs.PrependReactor("*", "*", clienttesting.ObjectReaction(c.tracker))
-	c.cs.PrependReactor("create", "pods", c.bind)
-	return c
-}
-
-// bind is the pods/binding subresource: spec.nodeName written through the
-// tracker, a conflict for a pod already bound (as the API server), and
-// the injected failures.
-func (c *cluster) bind(action clienttesting.Action) (bool, runtime.Object, error) {
-	if action.GetSubresource() != "binding" {
-		return false, nil, nil
-	}
-	b := action.(clienttesting.CreateAction).GetObject().(*v1.Binding)
-	for {
-		handled, out, err := c.bindOnce(b)
-		if !apierrors.IsConflict(err) || !strings.Contains(err.Error(), "resource version") {
-			return handled, out, err
-		}
-		// The workload wrote the pod between the read and the write:
-		// read it again.
-	}
-}
-
-func (c *cluster) bindOnce(b *v1.Binding) (bool, runtime.Object, error) {
-	obj, err := c.tracker.Get(podsGVR, b.Namespace, b.Name)
-	if err != nil {
-		return true, nil, err
-	}
-	pod := obj.(*v1.Pod).DeepCopy()
-	c.mu.Lock()
-	c.attempts[pod.UID]++
-	if pod.Spec.NodeName != "" {
-		c.double++
-		c.mu.Unlock()
-		return true, nil, apierrors.NewConflict(podsGVR.GroupResource(), pod.Name, fmt.Errorf("pod is already assigned to node %q", pod.Spec.NodeName))
-	}
-	if c.failBind != nil && c.failBind(pod, c.attempts[pod.UID]) {
-		c.injected++
-		c.mu.Unlock()
-		// 429, not 500: from v1.37 the default binder retries an internal
-		// error in place (util.BindPod, retry.OnError with Retriable), so
-		// the failure would never reach the queue.
-		return true, nil, apierrors.NewTooManyRequests("injected bind failure", 1)
-	}
-	c.binds[pod.UID]++
-	c.bound[pod.UID] = b.Target.Name
-	onBind := c.onBind
-	c.mu.Unlock()
-	pod.Spec.NodeName = b.Target.Name
-	if err := c.tracker.Update(podsGVR, pod, pod.Namespace); err != nil {
-		if apierrors.IsConflict(err) {
-			c.mu.Lock()
-			c.attempts[pod.UID]--
-			c.binds[pod.UID]--
-			delete(c.bound, pod.UID)
-			c.mu.Unlock()
-		}
-		return true, nil, err
-	}
-	if onBind != nil {
-		onBind()
-	}
-	return true, b, nil
-}
-
-// wait holds the workload's writers back while more than 30 watch events
-// are unread; room holds every write (the scheduler's binds, status
-// patches and preemption deletes too) while n are, for at most 10 s.
-// Events are counted as the informers' handlers see them, which is later
-// than the watch channel is drained: the bound is conservative. Once the
-// run is over (ctx done: its end, or a trace violation that stops it) no
-// informer reads the watch any more, so wait returns ctx's error and the
-// writer must not write: the fake watch would fill and panic.
-func (c *cluster) wait(ctx context.Context) error {
-	for c.written.Load()-c.seen.Load() > 30 && ctx.Err() == nil {
-		time.Sleep(100 * time.Microsecond)
-	}
-	return ctx.Err()
-}
-
-// ended reports whether the run is over (its informers are gone, so no
-// write will ever be seen).
-func (c *cluster) ended() bool {
-	select {
-	case <-c.done:
-		return true
-	default:
-		return false
-	}
-}
-
-func (c *cluster) room(n int64) {
-	end := time.Now().Add(10 * time.Second)
-	for {
-		w := c.written.Load()
-		if w-c.seen.Load() < n || time.Now().After(end) || c.ended() {
-			if c.written.CompareAndSwap(w, w+1) {
-				return
-			}
-			continue
-		}
-		time.Sleep(100 * time.Microsecond)
-	}
-}
-
-func (c *cluster) createPod(ctx context.Context, p *v1.Pod) error {
-	if err := c.wait(ctx); err != nil {
-		return err
-	}
-	_, err := c.cs.CoreV1().Pods(p.Namespace).Create(ctx, p, metav1.CreateOptions{})
-	return err
-}
-
-func (c *cluster) createNode(ctx context.Context, n *v1.Node) error {
-	if err := c.wait(ctx); err != nil {
-		return err
-	}
-	_, err := c.cs.CoreV1().Nodes().Create(ctx, n, metav1.CreateOptions{})
-	return err
-}
-
-func (c *cluster) boundCount(uids map[types.UID]bool) int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	n := 0
-	for u := range uids {
-		if c.binds[u] > 0 {
-			n++
-		}
-	}
-	return n
-}
-
-// decoded returns obj as the API would hand it back: through JSON, so that
-// its quantities compare equal (reflect.DeepEqual, as upstream's
-// isPodUpdated does) with every later version the fake decodes.
-func decoded[T any](obj *T) *T {
-	b, err := json.Marshal(obj)
-	if err != nil {
-		panic(err)
-	}
-	out := new(T)
-	if err := json.Unmarshal(b, out); err != nil {
-		panic(err)
-	}
-	return out
-}
-
-// Node returns a node with the given CPU (cores) and room for 110 pods.
-func Node(name string, cpu int64) *v1.Node {
-	return decoded(&v1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"kubernetes.io/hostname": name}},
-		Status: v1.NodeStatus{
-			Capacity:    v1.ResourceList{v1.ResourceCPU: *resource.NewQuantity(cpu, resource.DecimalSI), v1.ResourceMemory: resource.MustParse("64Gi"), v1.ResourcePods: resource.MustParse("110")},
-			Allocatable: v1.ResourceList{v1.ResourceCPU: *resource.NewQuantity(cpu, resource.DecimalSI), v1.ResourceMemory: resource.MustParse("64Gi"), v1.ResourcePods: resource.MustParse("110")},
-			Conditions:  []v1.NodeCondition{{Type: v1.NodeReady, Status: v1.ConditionTrue}},
-		}})
-}
-
-// Pod returns a pending pod of namespace "ns", UID "uid-<name>", asking
-// for milliCPU.
-func Pod(name string, milliCPU int64, priority int32) *v1.Pod {
-	return decoded(&v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: Namespace, Name: name, UID: types.UID("uid-" + name), Labels: map[string]string{"app": "w"}},
-		Spec: v1.PodSpec{SchedulerName: v1.DefaultSchedulerName, Priority: &priority, Containers: []v1.Container{{Name: "c", Image: "i",
-			Resources: v1.ResourceRequirements{Requests: v1.ResourceList{v1.ResourceCPU: *resource.NewMilliQuantity(milliCPU, resource.DecimalSI), v1.ResourceMemory: resource.MustParse("100Mi")}}}}}})
-}
-
-// Env is what a workload drives.
-type Env struct {
-	ctx context.Context
-	c   *cluster
-	// must are the pods that must end bound; gated those that must not.
-	// mu guards both: the workload adds while the throughput sampler and
-	// WaitBound count.
-	mu          sync.RWMutex
-	must, gated map[types.UID]bool
-	pre         []runtime.Object // preloaded before the informers start
-	ready       chan struct{}    // closed by Start: the preload is complete
-	startCh     chan struct{}    // closed by the harness: the scheduler runs
-}
-
-// Start ends the preload phase and waits until the scheduler runs: a
-// workload preloads, calls Start, then drives the API.
-func (e *Env) Start() {
-	close(e.ready)
-	<-e.startCh
-}
-
-func (e *Env) preloaded() <-chan struct{} { return e.ready }
-
-// Gate marks pods that must never be bound (scheduling gates).
-func (e *Env) Gate(pods ...*v1.Pod) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	for _, p := range pods {
-		e.gated[p.UID] = true
-	}
-}
-
-// Preload adds objects before the scheduler starts (no watch events).
-func (e *Env) Preload(objs ...runtime.Object) { e.pre = append(e.pre, objs...) }
-
-// Must marks pods that must end bound.
-func (e *Env) Must(pods ...*v1.Pod) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	for _, p := range pods {
-		e.must[p.UID] = true
-	}
-}
-
-// CreatePod creates a pod through the API, with backpressure.
-func (e *Env) CreatePod(p *v1.Pod) error { return e.c.createPod(e.ctx, p) }
-
-// PreloadNodes preloads nodes node-from .. node-(to-1), each with cores
-// CPUs.
-func (e *Env) PreloadNodes(from, to int, cores int64) {
-	for i := from; i < to; i++ {
-		e.Preload(Node(fmt.Sprintf("node-%d", i), cores))
-	}
-}
-
-// CreateBasicPods creates pods p-0 .. p-(n-1), each asking for 100m CPU,
-// every one of which must be bound.
-func (e *Env) CreateBasicPods(n int) error {
-	for i := 0; i < n; i++ {
-		p := Pod(fmt.Sprintf("p-%d", i), 100, 0)
-		e.Must(p)
-		if err := e.CreatePod(p); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// CreateNode creates a node through the API, with backpressure.
-func (e *Env) CreateNode(n *v1.Node) error { return e.c.createNode(e.ctx, n) }
-
-// UpdateNode rewrites a node.
-func (e *Env) UpdateNode(n *v1.Node) error {
-	if err := e.c.wait(e.ctx); err != nil {
-		return err
-	}
-	_, err := e.c.cs.CoreV1().Nodes().Update(e.ctx, n, metav1.UpdateOptions{})
-	return err
-}
-
-// DeleteNode deletes a node.
-func (e *Env) DeleteNode(name string) error {
-	if err := e.c.wait(e.ctx); err != nil {
-		return err
-	}
-	return e.c.cs.CoreV1().Nodes().Delete(e.ctx, name, metav1.DeleteOptions{})
-}
-
-// DeletePod deletes a pod.
-func (e *Env) DeletePod(name string) error {
-	if err := e.c.wait(e.ctx); err != nil {
-		return err
-	}
-	return e.c.cs.CoreV1().Pods(Namespace).Delete(e.ctx, name, metav1.DeleteOptions{})
-}
-
-// UpdatePodLabels sets a label on a pod (a pod update the queue sees).
-func (e *Env) UpdatePodLabels(name, k, v string) error {
-	return e.UpdatePod(name, func(p *v1.Pod) { p.Labels[k] = v })
-}
-
-// UpdatePod rewrites a pending pod with change (nothing if the pod is not
-// created yet or already bound).
-func (e *Env) UpdatePod(name string, change func(*v1.Pod)) error {
-	if err := e.c.wait(e.ctx); err != nil {
-		return err
-	}
-	obj, err := e.c.tracker.Get(podsGVR, Namespace, name)
-	if apierrors.IsNotFound(err) {
-		return nil // not created yet
-	}
-	if err != nil {
-		return err
-	}
-	p := obj.(*v1.Pod).DeepCopy()
-	if p.Spec.NodeName != "" {
-		return nil
-	}
-	change(p)
-	_, err = e.c.cs.CoreV1().Pods(Namespace).Update(e.ctx, p, metav1.UpdateOptions{})
-	if apierrors.IsConflict(err) {
-		return e.UpdatePod(name, change) // bound or written meanwhile: read it again
-	}
-	return err
-}
-
-// Bound is how many of the pods that must be bound are.
-func (e *Env) Bound() int {
-	e.mu.RLock()
-	defer e.mu.RUnlock()
-	return e.c.boundCount(e.must)
-}
-
-// WaitBound waits until n pods that must be bound are, or d passes.
-func (e *Env) WaitBound(n int, d time.Duration) bool {
-	end := time.Now().Add(d)
-	for time.Now().Before(end) && e.ctx.Err() == nil {
-		if e.Bound() >= n {
-			return true
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	return e.Bound() >= n
-}
-
-// WaitQuiet waits until no bind happened for d (the scheduler has tried
-// what it can and parked the rest), or a minute passes.
-func (e *Env) WaitQuiet(d time.Duration) {
-	end := time.Now().Add(time.Minute)
-	last, lastN := time.Now(), e.c.totalBinds()
-	for time.Since(last) < d && time.Now().Before(end) && e.ctx.Err() == nil {
-		time.Sleep(10 * time.Millisecond)
-		if n := e.c.totalBinds(); n != lastN {
-			last, lastN = time.Now(), n
-		}
-	}
-}
-
-// FailBinds makes the API refuse binds for which f says so.
-func (e *Env) FailBinds(f func(pod *v1.Pod, attempt int) bool) { e.c.failBind = f }
-
-// Ctx is the run's context.
-func (e *Env) Ctx() context.Context { return e.ctx }
-
-// Workload is a scheduler_perf-style workload.
-type Workload struct {
-	Name  string
-	Nodes int
-	Pods  int
-	// Run drives the cluster while the scheduler runs; it returns when
-	// everything it created is created (the harness then waits for the
-	// pods that must be bound).
-	Run func(e *Env) error
-}
-
 // quiescence: the outcome is read once no bind happened for this long.
 const quiet = 1500 * time.Millisecond
 
+// run is one Run's state, step by step: newRun (the API and the
+// workload's preload), newScheduler, swapQueue, record, startInformers,
+// measure, outcome, checkConcurrent.
+type run struct {
+	o        Options
+	res      *Result
+	ctx      context.Context
+	cancel   context.CancelFunc
+	logger   klog.Logger
+	c        *cluster
+	env      *Env
+	runDone  chan error
+	clk      *testingclock.FakeClock
+	maxBack  time.Duration
+	sched    *scheduler.Scheduler
+	factory  informers.SharedInformerFactory
+	q        upstreamQueue // the queue the scheduler calls, wrappers included
+	adapter  *Adapter
+	places   func() (a, b, u, f []string)
+	flush    func(backoff bool)
+	verdicts *Verdicts
+	rec      *Recorder
+	modelBad atomic.Int64
+	tq       *timed
+	schedCtx context.Context
+	stop     context.CancelFunc
+}
+
 // Run starts the real scheduler on the chosen queue and runs one workload.
 func Run(o Options) *Result {
-	res := &Result{Workload: o.Workload.Name, Queue: o.Queue, Nodes: o.Workload.Nodes, QueueShare: -1}
 	if o.Timeout == 0 {
 		o.Timeout = 2 * time.Minute
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), o.Timeout)
-	defer cancel()
-	logger := klog.FromContext(ctx)
-	c := newCluster()
-	c.done = ctx.Done()
-	startCh := make(chan struct{})
-	env := &Env{ctx: ctx, c: c, must: map[types.UID]bool{}, gated: map[types.UID]bool{}, ready: make(chan struct{}), startCh: startCh}
-
-	// The workload preloads, calls Start, and drives the API once the
-	// scheduler runs.
-	runDone := make(chan error, 1)
-	go func() { runDone <- o.Workload.Run(env) }()
-	select {
-	case <-env.preloaded():
-	case err := <-runDone:
-		res.Err = fmt.Errorf("workload ended before starting the scheduler: %v", err)
-		return res
-	}
-	for _, obj := range env.pre {
-		if err := c.cs.Tracker().Add(obj); err != nil {
-			res.Err = err
-			return res
+	r := &run{o: o, res: &Result{Workload: o.Workload.Name, Queue: o.Queue, Nodes: o.Workload.Nodes, QueueShare: -1, SchedulerCPU: -1, Backend: "fake clientset"}}
+	r.ctx, r.cancel = context.WithTimeout(context.Background(), o.Timeout)
+	defer r.cancel()
+	r.logger = klog.FromContext(r.ctx)
+	for _, step := range []func() error{r.newCluster, r.preload, r.newScheduler, r.swapQueue, r.record, r.startInformers} {
+		if err := step(); err != nil {
+			r.res.Err = err
+			return r.res
 		}
 	}
-
-	if err := setGates(); err != nil {
-		res.Err = err
-		return res
+	defer r.stop()
+	r.measure()
+	if err := r.outcome(); err != nil {
+		r.res.Err = err
+		return r.res
 	}
-	var clk *testingclock.FakeClock
-	opts := append([]scheduler.Option(nil), o.SchedulerOptions...)
-	maxBackoff := 10 * time.Second
-	if o.NoBackoff {
-		maxBackoff = 0
+	r.stop()
+	r.checkConcurrent()
+	return r.res
+}
+
+// newCluster: the fake clientset, or the real server of Options.Server.
+func (r *run) newCluster() error {
+	if r.o.Server == nil {
+		r.c = newFakeCluster()
+	} else {
+		c, err := newRealCluster(r.o.Server, r.o.Faults)
+		if err != nil {
+			return err
+		}
+		r.c = c
+		r.res.Backend = "kube-apiserver"
+	}
+	r.c.done = r.ctx.Done()
+	r.env = newEnv(r.ctx, r.c)
+	return nil
+}
+
+// preload runs the workload until it calls Start and puts its preloaded
+// objects in place.
+func (r *run) preload() error {
+	r.runDone = make(chan error, 1)
+	go func() { r.runDone <- r.o.Workload.Run(r.env) }()
+	select {
+	case <-r.env.preloaded():
+	case err := <-r.runDone:
+		return fmt.Errorf("workload ended before starting the scheduler: %v", err)
+	}
+	return r.c.preload(r.ctx, r.env.pre)
+}
+
+// newScheduler: the release's gates, the run's options, scheduler.New.
+func (r *run) newScheduler() error {
+	if err := setGates(); err != nil {
+		return err
+	}
+	opts := append([]scheduler.Option(nil), r.o.SchedulerOptions...)
+	r.maxBack = 10 * time.Second
+	if r.o.NoBackoff {
+		r.maxBack = 0
 		opts = append(opts, scheduler.WithPodMaxBackoffSeconds(0))
 	}
-	if o.Trace {
-		clk = testingclock.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
-		opts = append(opts, scheduler.WithClock(clk))
+	if r.o.Trace {
+		r.clk = testingclock.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+		opts = append(opts, scheduler.WithClock(r.clk))
 	}
-	informerFactory := newInformerFactory(c.cs)
-	sched, err := scheduler.New(ctx, c.cs, informerFactory, nil, recorderFactory(), opts...)
-	if err != nil {
-		res.Err = err
-		return res
+	r.factory = newInformerFactory(r.c.sched)
+	sched, err := scheduler.New(r.ctx, r.c.sched, r.factory, nil, recorderFactory(), opts...)
+	r.sched = sched
+	return err
+}
+
+// swapQueue picks the queue the scheduler runs on: the one New built
+// (upstream) or schedq's behind the adapter; either way, how to read its
+// places and run its flushes for the trace check. Under the trace check,
+// both queues' PreEnqueue plugins keep their verdicts for the model's
+// step (Verdicts).
+func (r *run) swapQueue() error {
+	r.q = r.sched.SchedulingQueue
+	if r.o.Trace {
+		r.verdicts = NewVerdicts()
+		r.verdicts.live = r.o.LiveVerdicts
 	}
-	// The queue swap: after New, before the informers start.
-	var q upstreamQueue = sched.SchedulingQueue
-	var adapter *Adapter
-	var places func() (a, b, u, f []string)
-	var flush func(bool)
-	// Under the trace check, both queues' PreEnqueue plugins keep their
-	// verdicts for the model's step (Verdicts).
-	var verdicts *Verdicts
-	if o.Trace {
-		verdicts = NewVerdicts()
-		verdicts.live = o.LiveVerdicts
-	}
-	if o.Queue == Schedq {
-		var qclk = clockOrNil(clk)
-		profiles := sched.Profiles
-		if verdicts != nil {
-			profiles = verdicts.profiles(profiles)
+	if r.o.Queue == Schedq {
+		profiles := r.sched.Profiles
+		if r.verdicts != nil {
+			profiles = r.verdicts.profiles(profiles)
 		}
-		adapter, err = NewAdapter(ctx, profiles, qclk, time.Second, maxBackoff, o.Breakage)
+		adapter, err := NewAdapter(r.ctx, profiles, clockOrNil(r.clk), time.Second, r.maxBack, r.o.Breakage)
 		if err != nil {
-			res.Err = err
-			return res
+			return err
 		}
-		q = adapter
-		places = func() (a, b, u, f []string) {
+		r.adapter, r.q = adapter, adapter
+		r.places = func() (a, b, u, f []string) {
 			s := adapter.q.Snapshot()
 			return keysOf(s.ActiveQ), keysOf(s.BackoffQ), keysOf(s.UnschedulablePods), keysOf(s.InFlight)
 		}
-		flush = func(backoff bool) {
+		r.flush = func(backoff bool) {
 			if backoff {
 				adapter.q.FlushBackoffQCompleted()
 			} else {
 				adapter.q.FlushUnschedulablePodsLeftover()
 			}
 		}
-	} else {
-		pq, ok := q.(*queue.PriorityQueue)
-		if !ok {
-			res.Err = fmt.Errorf("scheduler.New built a %T", q)
-			return res
-		}
-		if verdicts != nil {
-			if err := verdicts.wrapUpstream(pq); err != nil {
-				res.Err = err
-				return res
-			}
-		}
-		places = func() (a, b, u, f []string) {
-			return podKeys(pq.PodsInActiveQ()), podKeys(pq.PodsInBackoffQ()), podKeys(pq.UnschedulablePods()), upstreamInFlight(pq)
-		}
-		flush = func(backoff bool) {
-			if backoff {
-				upstreamFlushBackoff(pq, logger)
-			} else {
-				upstreamFlushLeftover(pq, logger)
-			}
+		return nil
+	}
+	pq, ok := r.q.(*queue.PriorityQueue)
+	if !ok {
+		return fmt.Errorf("scheduler.New built a %T", r.q)
+	}
+	if r.verdicts != nil {
+		if err := r.verdicts.wrapUpstream(pq); err != nil {
+			return err
 		}
 	}
-	var rec *Recorder
-	var modelBad atomic.Int64
-	if o.Trace {
-		cfg, err := Config(ctx, sched.Profiles, func(error) { modelBad.Add(1) })
-		if err != nil {
-			res.Err = err
-			return res
+	r.places = func() (a, b, u, f []string) {
+		return podKeys(pq.PodsInActiveQ()), podKeys(pq.PodsInBackoffQ()), podKeys(pq.UnschedulablePods()), upstreamInFlight(pq)
+	}
+	r.flush = func(backoff bool) {
+		if backoff {
+			upstreamFlushBackoff(pq, r.logger)
+		} else {
+			upstreamFlushLeftover(pq, r.logger)
 		}
-		cfg.PodInitialBackoffDuration, cfg.PodMaxBackoffDuration = time.Second, maxBackoff
-		cfg.PreEnqueuePlugins = verdicts.replay(cfg.PreEnqueuePlugins)
-		rec, err = NewRecorder(q, cfg, clk, flush, places)
+	}
+	return nil
+}
+
+// record wraps the queue in the trace check's recorder (Options.Trace),
+// then in the attempt timer, and hands the result to the scheduler: its
+// SchedulingQueue, its next-pod function, every profile's nominator and
+// activator (the swap; the queue New built is never run).
+func (r *run) record() error {
+	if r.o.Trace {
+		cfg, err := Config(r.ctx, r.sched.Profiles, func(error) { r.modelBad.Add(1) })
 		if err != nil {
-			res.Err = err
-			return res
+			return err
 		}
-		rec.verdicts = verdicts
-		if o.Porcupine {
+		cfg.PodInitialBackoffDuration, cfg.PodMaxBackoffDuration = time.Second, r.maxBack
+		cfg.PreEnqueuePlugins = r.verdicts.replay(cfg.PreEnqueuePlugins)
+		rec, err := NewRecorder(r.q, cfg, r.clk, r.flush, r.places)
+		if err != nil {
+			return err
+		}
+		rec.verdicts = r.verdicts
+		if r.o.Porcupine {
 			rec.conc = &conc{}
 		}
-		res.Verdicts = verdicts
-		q = rec
-	}
-	if rec != nil && o.StopOnViolation {
-		go func() {
-			for ctx.Err() == nil {
-				if rec.Violation() != nil {
-					cancel()
-					return
+		r.res.Verdicts = r.verdicts
+		r.rec, r.q = rec, rec
+		if r.o.StopOnViolation {
+			go func() {
+				for r.ctx.Err() == nil {
+					if rec.Violation() != nil {
+						r.cancel()
+						return
+					}
+					time.Sleep(20 * time.Millisecond)
 				}
-				time.Sleep(20 * time.Millisecond)
-			}
-		}()
+			}()
+		}
 	}
-	tq := newTimed(q)
-	sched.SchedulingQueue = tq
-	setNextPod(sched, tq)
-	for _, fwk := range sched.Profiles {
-		fwk.SetPodNominator(tq)
-		fwk.SetPodActivator(tq)
+	r.tq = newTimed(r.q)
+	r.sched.SchedulingQueue = r.tq
+	setNextPod(r.sched, r.tq)
+	for _, fwk := range r.sched.Profiles {
+		fwk.SetPodNominator(r.tq)
+		fwk.SetPodActivator(r.tq)
 	}
+	return nil
+}
 
-	// Count the watch events the informers have seen (backpressure).
-	count := cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(any) { c.seen.Add(1) },
-		UpdateFunc: func(any, any) { c.seen.Add(1) },
-		DeleteFunc: func(any) { c.seen.Add(1) },
+// schedulerLabel marks the scheduler's goroutines (informers, scheduling
+// and binding, its client's connections: labels pass to the goroutines a
+// labelled one starts), so that a CPU profile tells its share from the
+// API server's and etcd's, which run in the same process on a real
+// server.
+var schedulerLabel = pprof.Labels("realsched", "scheduler")
+
+// startInformers starts the scheduler's informers (under its label) and
+// waits for their sync; on the fake, from here on the watch events the
+// informers see are counted (backpressure). On a real server, the
+// scheduler's view of deletions is kept for FaultPlan.VictimGone.
+func (r *run) startInformers() error {
+	var handlers []cache.ResourceEventHandler
+	if f := r.c.fake; f != nil {
+		handlers = append(handlers, cache.ResourceEventHandlerFuncs{
+			AddFunc:    func(any) { f.seen.Add(1) },
+			UpdateFunc: func(any, any) { f.seen.Add(1) },
+			DeleteFunc: func(any) { f.seen.Add(1) },
+		})
+	}
+	if r.o.Faults.VictimGone {
+		var mu sync.Mutex
+		deleted := map[string]bool{}
+		handlers = append(handlers, cache.ResourceEventHandlerFuncs{DeleteFunc: func(obj any) {
+			if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+				obj = tomb.Obj
+			}
+			if p, ok := obj.(*v1.Pod); ok {
+				mu.Lock()
+				deleted[p.Name] = true
+				mu.Unlock()
+			}
+		}})
+		r.c.mu.Lock()
+		r.c.podDeleted = func(name string) bool { mu.Lock(); defer mu.Unlock(); return deleted[name] }
+		r.c.mu.Unlock()
 	}
 	var regs []cache.ResourceEventHandlerRegistration
-	for _, inf := range []cache.SharedIndexInformer{informerFactory.Core().V1().Pods().Informer(), informerFactory.Core().V1().Nodes().Informer()} {
-		reg, err := inf.AddEventHandler(count)
-		if err != nil {
-			res.Err = err
-			return res
+	for _, h := range handlers {
+		for _, inf := range []cache.SharedIndexInformer{r.factory.Core().V1().Pods().Informer(), r.factory.Core().V1().Nodes().Informer()} {
+			reg, err := inf.AddEventHandler(h)
+			if err != nil {
+				return err
+			}
+			regs = append(regs, reg)
 		}
-		regs = append(regs, reg)
 	}
-	schedCtx, stopSched := context.WithCancel(ctx)
-	defer stopSched()
-	informerFactory.Start(schedCtx.Done())
-	informerFactory.WaitForCacheSync(schedCtx.Done())
-	if err := sched.WaitForHandlersSync(schedCtx); err != nil {
-		res.Err = err
-		return res
+	r.schedCtx, r.stop = context.WithCancel(pprof.WithLabels(r.ctx, schedulerLabel))
+	var err error
+	pprof.Do(r.schedCtx, schedulerLabel, func(ctx context.Context) {
+		r.factory.Start(ctx.Done())
+		r.factory.WaitForCacheSync(ctx.Done())
+		err = r.sched.WaitForHandlersSync(ctx)
+	})
+	if err != nil {
+		return err
 	}
 	// The preloaded objects reached the handlers as the informers' initial
-	// list, not as watch events: start counting from here.
+	// list, not as watch events: count from here.
 	for _, reg := range regs {
-		for !reg.HasSynced() && ctx.Err() == nil {
+		for !reg.HasSynced() && r.ctx.Err() == nil {
 			time.Sleep(time.Millisecond)
 		}
 	}
-	c.seen.Store(c.written.Load())
-
-	// Measured phase.
-	var prof bytes.Buffer
-	if o.Profile {
-		if err := pprof.StartCPUProfile(&prof); err != nil {
-			o.Profile = false
-		}
+	if f := r.c.fake; f != nil {
+		f.seen.Store(f.written.Load())
 	}
+	return nil
+}
+
+// measure runs the scheduler and the workload's driving phase, waits for
+// the pods that must be bound (or the settle bound), then for
+// quiescence, and takes the measures: CPU (the process's, and the
+// scheduler's share from a profile), the throughput samples, the bind
+// times and the attempts.
+func (r *run) measure() {
+	res, o := r.res, r.o
+	var prof bytes.Buffer
+	profiling := o.Profile && pprof.StartCPUProfile(&prof) == nil
 	cpu0 := cpuTime()
 	t0 := time.Now()
-	tc := newThroughput(env)
-	go sched.Run(schedCtx)
-	close(startCh)
-	if err := <-runDone; err != nil {
+	r.c.t0.Store(&t0)
+	r.tq.t0 = t0
+	tc := newThroughput(r.env)
+	go pprof.Do(r.schedCtx, schedulerLabel, func(ctx context.Context) { r.sched.Run(ctx) })
+	close(r.env.startCh)
+	if err := <-r.runDone; err != nil {
 		res.Err = err
 	}
-	res.Pods = len(env.must)
-	for u := range env.must {
-		if env.gated[u] {
+	res.Pods = len(r.env.must)
+	for name := range r.env.must {
+		if r.env.gated[name] {
 			res.Err = fmt.Errorf("a pod both must be bound and is gated")
 		}
 	}
-	settle := time.Until(deadline(ctx))
+	settle := time.Until(deadline(r.ctx))
 	if o.Settle > 0 {
 		settle = o.Settle
 	}
-	env.WaitBound(res.Pods, settle)
+	r.env.WaitBound(res.Pods, settle)
 	res.Duration = time.Since(t0)
-	// Quiescence: no bind for a while.
-	last, lastN := time.Now(), c.totalBinds()
-	for ctx.Err() == nil && time.Since(last) < quiet {
+	last, lastN := time.Now(), r.c.totalBinds()
+	for r.ctx.Err() == nil && time.Since(last) < quiet {
 		time.Sleep(20 * time.Millisecond)
-		if n := c.totalBinds(); n != lastN {
+		if n := r.c.totalBinds(); n != lastN {
 			last, lastN = time.Now(), n
 		}
 	}
-	if rec != nil {
-		rec.snapshot()
+	if r.rec != nil {
+		r.rec.snapshot()
 	}
 	res.CPUSeconds = cpuTime() - cpu0
-	if o.Profile {
+	if profiling {
 		pprof.StopCPUProfile()
-		res.QueueShare = queueShare(prof.Bytes(), o.Queue)
+		res.CPUProfile = prof.Bytes()
+		var schedShare float64
+		res.QueueShare, schedShare = queueShare(res.CPUProfile, o.Queue)
+		if schedShare >= 0 {
+			res.SchedulerCPU = schedShare * res.CPUSeconds
+		}
 	}
 	tc.stop()
-	res.Throughput = tc.average()
+	res.Throughput, res.ThroughputP50, res.ThroughputP90, res.ThroughputP99 = tc.average(), tc.percentile(0.5), tc.percentile(0.9), tc.percentile(0.99)
 	if res.Throughput == 0 && res.Duration > 0 {
 		// Under two samples: the run was shorter than scheduler_perf's
 		// interval; report pods over the run instead.
 		res.Throughput = float64(res.Pods) / res.Duration.Seconds()
 	}
+}
 
-	// The outcome, from the API objects.
-	objs, err := c.tracker.List(podsGVR, v1.SchemeGroupVersion.WithKind("Pod"), Namespace)
+// outcome proves the run's result from the API objects: every pod is
+// bound, waiting in the queue (or in flight), or lost.
+func (r *run) outcome() error {
+	res := r.res
+	list, err := r.c.cs.CoreV1().Pods(Namespace).List(context.Background(), metav1.ListOptions{})
 	if err != nil {
-		res.Err = err
-		return res
+		return err
 	}
 	queued := map[string]bool{}
-	pending, _ := q.PendingPods()
+	pending, _ := r.q.PendingPods()
 	for _, p := range pending {
 		queued[p.Namespace+"/"+p.Name] = true
 	}
-	for _, p := range q.InFlightPods() {
+	for _, p := range r.q.InFlightPods() {
 		queued[p.Namespace+"/"+p.Name] = true
 	}
-	inflight := tq.inFlight()
-	for _, item := range objs.(*v1.PodList).Items {
-		p := item
+	inflight := r.tq.inFlight()
+	for _, p := range list.Items {
 		key := p.Namespace + "/" + p.Name
 		switch {
 		case p.Spec.NodeName != "":
-			if env.must[p.UID] {
+			if r.env.must[p.Name] {
 				res.Bound++
 			}
-			if env.gated[p.UID] {
+			if r.env.gated[p.Name] {
 				res.GatedBound++
 			}
 		case queued[key] || inflight[p.UID]:
 			res.Waiting++
-			if env.must[p.UID] {
+			if r.env.must[p.Name] {
 				res.Stranded = append(res.Stranded, key)
 			}
 		default:
@@ -878,33 +573,41 @@ func Run(o Options) *Result {
 		}
 	}
 	sort.Strings(res.Lost)
-	res.Gated = len(env.gated)
-	c.mu.Lock()
-	res.DoubleBinds = c.double
-	res.InjectedBindFailures = c.injected
-	c.mu.Unlock()
-	res.P50, res.P99, res.Attempts = tq.quantiles()
-	if adapter != nil {
-		res.AdapterErrors = adapter.Errors()
+	res.Gated = len(r.env.gated)
+	r.c.mu.Lock()
+	res.DoubleBinds = r.c.double
+	res.InjectedBindFailures = r.c.injected
+	res.VictimsGone = r.c.goneVics
+	res.BoundAt = append([]time.Duration(nil), r.c.boundAt...)
+	r.c.mu.Unlock()
+	res.P50, res.P90, res.P99, res.Attempts = r.tq.quantiles()
+	res.Pops = r.tq.popped()
+	if r.adapter != nil {
+		res.AdapterErrors = r.adapter.Errors()
 	}
-	if rec != nil {
-		res.ModelBadInput = modelBad.Load()
-		res.rec = rec
-		res.TraceOps, res.TraceEmptyReads = rec.Checked()
-		res.Violation = rec.Violation()
-		res.History = rec.History()
+	if r.rec != nil {
+		res.ModelBadInput = r.modelBad.Load()
+		res.rec = r.rec
+		res.TraceOps, res.TraceEmptyReads = r.rec.Checked()
+		res.Violation = r.rec.Violation()
+		res.History = r.rec.History()
 	}
-	stopSched()
-	if rec != nil && rec.conc != nil {
-		rec.waitIdle(10 * time.Second)
-		timeout := o.PorcupineTimeout
-		if timeout == 0 {
-			timeout = time.Minute
-		}
-		c := rec.checkConcurrent(o.Workload.Name+"-"+string(o.Queue), timeout)
-		res.Conc = &c
+	return nil
+}
+
+// checkConcurrent checks the unserialised history with porcupine
+// (Options.Porcupine), once the scheduler has stopped.
+func (r *run) checkConcurrent() {
+	if r.rec == nil || r.rec.conc == nil {
+		return
 	}
-	return res
+	r.rec.waitIdle(10 * time.Second)
+	timeout := r.o.PorcupineTimeout
+	if timeout == 0 {
+		timeout = time.Minute
+	}
+	c := r.rec.checkConcurrent(r.o.Workload.Name+"-"+string(r.o.Queue), timeout)
+	r.res.Conc = &c
 }
 
 func clockOrNil(c *testingclock.FakeClock) clock.WithTicker {
@@ -930,16 +633,6 @@ func podKeys(ps []*v1.Pod) []string {
 	return out
 }
 
-func (c *cluster) totalBinds() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	n := c.injected + c.double
-	for _, b := range c.binds {
-		n += b
-	}
-	return n
-}
-
 func cpuTime() float64 {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
@@ -954,17 +647,23 @@ var queuePackages = map[QueueKind][]string{
 	Schedq:   {"github.com/schedq/schedq/impl.", "github.com/schedq/schedq/realsched.(*Adapter)."},
 }
 
-// queueShare is the share of CPU samples with a frame of the queue's
-// packages on the stack.
-func queueShare(data []byte, k QueueKind) float64 {
+// queueShare is the share of the scheduler's CPU samples with a frame of
+// the queue's packages on the stack, and the scheduler's share of all
+// samples (its goroutines carry schedulerLabel; -1 if none do). On the
+// fake clientset the process is the scheduler, bar the workload's driver.
+func queueShare(data []byte, k QueueKind) (queue, scheduler float64) {
 	p, err := pprofile.Parse(bytes.NewReader(data))
 	if err != nil || len(p.SampleType) == 0 {
-		return -1
+		return -1, -1
 	}
-	var all, in int64
+	var all, sched, in int64
 	for _, s := range p.Sample {
 		v := s.Value[len(s.Value)-1]
 		all += v
+		if len(s.Label["realsched"]) == 0 {
+			continue
+		}
+		sched += v
 	hit:
 		for _, l := range s.Location {
 			for _, ln := range l.Line {
@@ -980,10 +679,10 @@ func queueShare(data []byte, k QueueKind) float64 {
 			}
 		}
 	}
-	if all == 0 {
-		return -1
+	if all == 0 || sched == 0 {
+		return -1, -1
 	}
-	return float64(in) / float64(all)
+	return float64(in) / float64(sched), float64(sched) / float64(all)
 }
 
 // throughput is scheduler_perf's collector: every second, the pods bound
@@ -1035,6 +734,17 @@ func newThroughput(e *Env) *throughput {
 }
 
 func (t *throughput) stop() { close(t.done); t.wg.Wait() }
+
+// percentile is scheduler_perf's: the sample at rank q of the sorted
+// samples.
+func (t *throughput) percentile(q float64) float64 {
+	if len(t.samples) == 0 {
+		return 0
+	}
+	s := append([]float64(nil), t.samples...)
+	sort.Float64s(s)
+	return s[int(q*float64(len(s)-1))]
+}
 
 func (t *throughput) average() float64 {
 	if len(t.samples) == 0 {

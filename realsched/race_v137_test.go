@@ -243,7 +243,7 @@ func TestRequeueRace(t *testing.T) {
 					o.Queue, o.Timeout, o.Settle = k, 3*time.Minute, 30*time.Second
 					o.Trace, o.Porcupine, o.PorcupineTimeout = *racePorc, *racePorc, *porcTimeout
 					n0 := d.Load()
-					r := Run(o)
+					r := runOn(t, o)
 					runs++
 					for _, name := range d.since(n0) {
 						fate := "bound"

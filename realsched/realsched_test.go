@@ -9,18 +9,47 @@ import (
 
 	"github.com/anishathalye/porcupine"
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
 
 	"github.com/schedq/schedq/spec"
 )
 
 var (
-	nodesFlag = flag.Int("realsched.nodes", 20, "nodes per workload")
-	podsFlag  = flag.Int("realsched.pods", 200, "pods per workload")
-	onlyFlag  = flag.String("realsched.workload", "", "run only this workload")
-	liveFlag  = flag.Bool("realsched.liveverdicts", false, "the trace check's model asks PreEnqueue plugins at its own step, not the queue's verdicts of the call (the experiment that shows why it must not)")
-	traceFlag = flag.Bool("realsched.trace", false, "benchmarks: record and check every queue call (slows the run)")
+	nodesFlag   = flag.Int("realsched.nodes", 20, "nodes per workload")
+	podsFlag    = flag.Int("realsched.pods", 200, "pods per workload")
+	onlyFlag    = flag.String("realsched.workload", "", "run only this workload")
+	liveFlag    = flag.Bool("realsched.liveverdicts", false, "the trace check's model asks PreEnqueue plugins at its own step, not the queue's verdicts of the call (the experiment that shows why it must not)")
+	timeoutFlag = flag.Duration("realsched.timeout", 5*time.Minute, "benchmarks: the bound of one run")
+	traceFlag   = flag.Bool("realsched.trace", false, "benchmarks: record and check every queue call (slows the run)")
 )
+
+// startServer starts a real API server for one run: set by
+// realapi_test.go in the realapi build, nil otherwise (the runs then use
+// the fake clientset).
+var startServer func(testing.TB) (*rest.Config, func(), error)
+
+// backendName is the API the build's runs use.
+func backendName() string {
+	if startServer != nil {
+		return "kube-apiserver and etcd in process (realapi build)"
+	}
+	return "fake clientset"
+}
+
+// runOn runs o on the build's API: a real server started for the run and
+// stopped after it (realapi builds), or the fake clientset.
+func runOn(tb testing.TB, o Options) *Result {
+	if startServer != nil && o.Server == nil {
+		cfg, stop, err := startServer(tb)
+		if err != nil {
+			return &Result{Workload: o.Workload.Name, Queue: o.Queue, QueueShare: -1, SchedulerCPU: -1, Err: fmt.Errorf("real API server: %w", err)}
+		}
+		defer stop()
+		o.Server = cfg
+	}
+	return Run(o)
+}
 
 func workloads() []Workload {
 	var out []Workload
@@ -41,7 +70,7 @@ func TestRealScheduler(t *testing.T) {
 	for _, w := range workloads() {
 		for _, k := range []QueueKind{Upstream, Schedq} {
 			t.Run(w.Name+"/"+string(k), func(t *testing.T) {
-				r := Run(Options{Queue: k, Workload: w, Trace: true, LiveVerdicts: *liveFlag, Timeout: 3 * time.Minute}) // generous: the machine may be loaded
+				r := runOn(t, Options{Queue: k, Workload: w, Trace: true, LiveVerdicts: *liveFlag, Timeout: 3 * time.Minute}) // generous: the machine may be loaded
 				t.Log(summary(r))
 				t.Log(r.Verdicts)
 				for _, k := range head(r.Stranded, 3) {
@@ -62,6 +91,25 @@ func TestRealScheduler(t *testing.T) {
 	}
 }
 
+// reportMetrics reports what scheduler_perf reports (SchedulingThroughput
+// average and percentiles, attempt latency percentiles) and CPU per pod:
+// the process's, and the scheduler's part of it (on a real server the
+// process also runs kube-apiserver and etcd), with the queue's share of
+// the scheduler's.
+func reportMetrics(b *testing.B, r *Result) {
+	pods := float64(max(r.Pods, 1))
+	b.ReportMetric(r.Throughput, "pods/s")
+	b.ReportMetric(r.ThroughputP50, "p50-pods/s")
+	b.ReportMetric(r.ThroughputP90, "p90-pods/s")
+	b.ReportMetric(r.ThroughputP99, "p99-pods/s")
+	b.ReportMetric(1000*r.CPUSeconds/pods, "cpu-ms/pod")
+	b.ReportMetric(1000*r.SchedulerCPU/pods, "sched-cpu-ms/pod")
+	b.ReportMetric(100*r.QueueShare, "queue-cpu-%")
+	b.ReportMetric(ms(r.P50), "p50-attempt-ms")
+	b.ReportMetric(ms(r.P90), "p90-attempt-ms")
+	b.ReportMetric(ms(r.P99), "p99-attempt-ms")
+}
+
 // TestBrokenAdapterIsRejected is the trace check's own mutant test: the
 // real scheduler on a deliberately broken adapter must produce a history
 // the model rejects.
@@ -75,7 +123,7 @@ func TestBrokenAdapterIsRejected(t *testing.T) {
 		{IgnoreUpdateVerdict, TolerationUpdate(*nodesFlag, *podsFlag)},
 	} {
 		t.Run(c.b.String(), func(t *testing.T) {
-			r := Run(Options{Queue: Schedq, Workload: c.w, Breakage: c.b, Trace: true, StopOnViolation: true, Timeout: 2 * time.Minute})
+			r := runOn(t, Options{Queue: Schedq, Workload: c.w, Breakage: c.b, Trace: true, StopOnViolation: true, Timeout: 2 * time.Minute})
 			t.Log(summary(r))
 			if r.Violation == nil {
 				t.Fatalf("the trace of the %s adapter was accepted", c.b)
@@ -98,22 +146,19 @@ func summary(r *Result) string {
 // reports scheduler_perf's SchedulingThroughput, CPU per pod, the queue's
 // share of CPU and the attempt latencies. Sizes: -realsched.nodes/pods.
 func BenchmarkRealsched(b *testing.B) {
+	b.Logf("API: %s", backendName())
 	for _, w := range workloads() {
 		for _, k := range []QueueKind{Upstream, Schedq} {
 			b.Run(w.Name+"/queue="+string(k), func(b *testing.B) {
 				for i := 0; i < b.N; i++ {
-					r := Run(Options{Queue: k, Workload: w, Profile: !*traceFlag, Trace: *traceFlag, Timeout: 5 * time.Minute})
+					r := runOn(b, Options{Queue: k, Workload: w, Profile: !*traceFlag, Trace: *traceFlag, Timeout: *timeoutFlag})
 					if ps := r.Problems(); len(ps) > 0 {
 						b.Logf("%s: %v", summary(r), ps)
 						if r.Violation != nil {
 							b.Log(r.Violation.Report())
 						}
 					}
-					b.ReportMetric(r.Throughput, "pods/s")
-					b.ReportMetric(1000*r.CPUSeconds/float64(max(r.Pods, 1)), "cpu-ms/pod")
-					b.ReportMetric(100*r.QueueShare, "queue-cpu-%")
-					b.ReportMetric(ms(r.P50), "p50-attempt-ms")
-					b.ReportMetric(ms(r.P99), "p99-attempt-ms")
+					reportMetrics(b, r)
 					b.ReportMetric(float64(len(r.Lost)), "lost")
 					b.ReportMetric(float64(r.InjectedBindFailures), "bind-failures")
 					b.ReportMetric(float64(r.Pods-r.Bound), "unbound")
@@ -325,7 +370,7 @@ func TestPorcupine(t *testing.T) {
 		}
 		for _, k := range []QueueKind{Upstream, Schedq} {
 			t.Run(w.Name+"/"+string(k), func(t *testing.T) {
-				r := Run(Options{Queue: k, Workload: w, Trace: true, Porcupine: true, PorcupineTimeout: *porcTimeout, Timeout: 3 * time.Minute})
+				r := runOn(t, Options{Queue: k, Workload: w, Trace: true, Porcupine: true, PorcupineTimeout: *porcTimeout, Timeout: 3 * time.Minute})
 				t.Log(summary(r))
 				for _, p := range r.Problems() {
 					t.Error(p)
@@ -363,7 +408,7 @@ func TestPorcupineRejectsBrokenAdapter(t *testing.T) {
 		{SkipMoves, Unschedulable(10, 40)},
 	} {
 		t.Run(c.b.String(), func(t *testing.T) {
-			r := Run(Options{Queue: Schedq, Workload: c.w, Breakage: c.b, Trace: true, Porcupine: true, PorcupineTimeout: *porcTimeout,
+			r := runOn(t, Options{Queue: Schedq, Workload: c.w, Breakage: c.b, Trace: true, Porcupine: true, PorcupineTimeout: *porcTimeout,
 				Timeout: 2 * time.Minute, Settle: 5 * time.Second})
 			t.Log(summary(r))
 			if r.Conc == nil {

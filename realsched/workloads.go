@@ -3,6 +3,7 @@ package realsched
 import (
 	"fmt"
 	"math/rand"
+	"strings"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -148,17 +149,25 @@ func Preemption(nodes, pods int) Workload {
 	}}
 }
 
-// BindFailures: the API refuses the first bind of every tenth pod; the
-// scheduler hands the pod back (no rejecting plugin: to backoffQ) and
+// BindFailures: the API refuses the first bind of every tenth pod (429);
+// the scheduler hands the pod back (no rejecting plugin: to backoffQ) and
 // retries it.
-func BindFailures(nodes, pods int) Workload {
-	return Workload{Name: "BindFailures", Nodes: nodes, Pods: pods, Run: func(e *Env) error {
+func BindFailures(nodes, pods int) Workload { return bindFailures(nodes, pods, TooManyRequests) }
+
+// bindFailures is BindFailures with the API's answer of choice (the
+// fault runs: 409 and 500 too).
+func bindFailures(nodes, pods int, fault BindFault) Workload {
+	name := "BindFailures"
+	if fault != TooManyRequests {
+		name += strings.Fields(fault.String())[0]
+	}
+	return Workload{Name: name, Nodes: nodes, Pods: pods, Run: func(e *Env) error {
 		e.PreloadNodes(0, nodes, 4)
 		fail := map[string]bool{}
 		for i := 0; i < pods; i += 10 {
 			fail[fmt.Sprintf("p-%d", i)] = true
 		}
-		e.FailBinds(func(p *v1.Pod, attempt int) bool { return attempt == 1 && fail[p.Name] })
+		e.FailBindsWith(fault, func(p *v1.Pod, attempt int) bool { return attempt == 1 && fail[p.Name] })
 		e.Start()
 		if err := e.CreateBasicPods(pods); err != nil {
 			return err
