@@ -505,3 +505,37 @@ func (f *fakeAPI) room(n int64) {
 		time.Sleep(100 * time.Microsecond)
 	}
 }
+
+// resetServer empties a real server that earlier runs used (their pods,
+// then their nodes) and waits until it is empty, so that one server
+// serves a test's runs one after another (an API server starts in
+// seconds of CPU, which a loaded machine makes minutes).
+func resetServer(ctx context.Context, cfg *rest.Config) error {
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	var grace int64
+	if err := cs.CoreV1().Pods(Namespace).DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: &grace}, metav1.ListOptions{}); err != nil && !apierrors.IsNotFound(err) {
+		return err
+	}
+	if err := cs.CoreV1().Nodes().DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{}); err != nil {
+		return err
+	}
+	for end := time.Now().Add(2 * time.Minute); ; time.Sleep(100 * time.Millisecond) {
+		pods, err := cs.CoreV1().Pods(Namespace).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return err
+		}
+		nodes, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return err
+		}
+		if len(pods.Items) == 0 && len(nodes.Items) == 0 {
+			return nil
+		}
+		if time.Now().After(end) {
+			return fmt.Errorf("reset: %d pods and %d nodes left after 2 minutes", len(pods.Items), len(nodes.Items))
+		}
+	}
+}

@@ -131,10 +131,11 @@ func TestPreemptionCurve(t *testing.T) {
 		t.Skip("another workload selected")
 	}
 	w := Preemption(*nodesFlag, *podsFlag)
+	srv := serverFor(t)
 	for round := 1; round <= *roundsFlag; round++ {
 		for _, k := range []QueueKind{Upstream, Schedq} {
 			t.Run(fmt.Sprintf("%s/round=%d", k, round), func(t *testing.T) {
-				r := runOn(t, Options{Queue: k, Workload: w, Profile: true, Timeout: *timeoutFlag})
+				r := runOn(t, Options{Queue: k, Workload: w, Profile: true, Timeout: *timeoutFlag, Server: srv})
 				t.Log(summary(r))
 				t.Log(curveReport(r))
 				t.Log(attemptOrder(r.Pops))
@@ -164,6 +165,7 @@ func TestPreemptionCurve(t *testing.T) {
 // and none lost; upstream's outcome is reported, per release.
 func TestFaults(t *testing.T) {
 	nodes, pods := *nodesFlag, *podsFlag
+	srv := serverFor(t)
 	cases := []struct {
 		w      Workload
 		faults FaultPlan
@@ -184,7 +186,7 @@ func TestFaults(t *testing.T) {
 		}
 		for _, k := range []QueueKind{Upstream, Schedq} {
 			t.Run(c.w.Name+"/"+string(k), func(t *testing.T) {
-				r := runOn(t, Options{Queue: k, Workload: c.w, Faults: c.faults, Trace: true, Settle: c.settle, Timeout: 3 * time.Minute})
+				r := runOn(t, Options{Queue: k, Workload: c.w, Faults: c.faults, Trace: true, Settle: c.settle, Timeout: 3 * time.Minute, Server: srv})
 				t.Logf("%s (%s; faults %+v, victims deleted first %d)", summary(r), Release, c.faults, r.VictimsGone)
 				for _, key := range head(r.Stranded, 5) {
 					t.Logf("waiting at the end: %s", r.Describe(key, 8))

@@ -37,9 +37,29 @@ func backendName() string {
 	return "fake clientset"
 }
 
-// runOn runs o on the build's API: a real server started for the run and
-// stopped after it (realapi builds), or the fake clientset.
+// serverFor starts the build's real API server for tb and its subtests,
+// stopped when tb ends (nil in the default build: the fake clientset).
+func serverFor(tb testing.TB) *rest.Config {
+	if startServer == nil {
+		return nil
+	}
+	cfg, stop, err := startServer(tb)
+	if err != nil {
+		tb.Fatalf("real API server: %v", err)
+	}
+	tb.Cleanup(stop)
+	return cfg
+}
+
+// runOn runs o on the build's API: the server in o.Server emptied first,
+// or a real server started for the run and stopped after it (realapi
+// builds), or the fake clientset.
 func runOn(tb testing.TB, o Options) *Result {
+	if o.Server != nil {
+		if err := resetServer(context.Background(), o.Server); err != nil {
+			return &Result{Workload: o.Workload.Name, Queue: o.Queue, QueueShare: -1, SchedulerCPU: -1, Err: err}
+		}
+	}
 	if startServer != nil && o.Server == nil {
 		cfg, stop, err := startServer(tb)
 		if err != nil {
@@ -67,10 +87,11 @@ func workloads() []Workload {
 // violation that a declared difference explains is reported, not failed;
 // on schedq's none is allowed.
 func TestRealScheduler(t *testing.T) {
+	srv := serverFor(t)
 	for _, w := range workloads() {
 		for _, k := range []QueueKind{Upstream, Schedq} {
 			t.Run(w.Name+"/"+string(k), func(t *testing.T) {
-				r := runOn(t, Options{Queue: k, Workload: w, Trace: true, LiveVerdicts: *liveFlag, Timeout: 3 * time.Minute}) // generous: the machine may be loaded
+				r := runOn(t, Options{Queue: k, Workload: w, Trace: true, LiveVerdicts: *liveFlag, Timeout: 3 * time.Minute, Server: srv}) // generous: the machine may be loaded
 				t.Log(summary(r))
 				t.Log(r.Verdicts)
 				for _, k := range head(r.Stranded, 3) {
@@ -114,6 +135,7 @@ func reportMetrics(b *testing.B, r *Result) {
 // real scheduler on a deliberately broken adapter must produce a history
 // the model rejects.
 func TestBrokenAdapterIsRejected(t *testing.T) {
+	srv := serverFor(t)
 	for _, c := range []struct {
 		b Breakage
 		w Workload
@@ -123,7 +145,7 @@ func TestBrokenAdapterIsRejected(t *testing.T) {
 		{IgnoreUpdateVerdict, TolerationUpdate(*nodesFlag, *podsFlag)},
 	} {
 		t.Run(c.b.String(), func(t *testing.T) {
-			r := runOn(t, Options{Queue: Schedq, Workload: c.w, Breakage: c.b, Trace: true, StopOnViolation: true, Timeout: 2 * time.Minute})
+			r := runOn(t, Options{Queue: Schedq, Workload: c.w, Breakage: c.b, Trace: true, StopOnViolation: true, Timeout: 2 * time.Minute, Server: srv})
 			t.Log(summary(r))
 			if r.Violation == nil {
 				t.Fatalf("the trace of the %s adapter was accepted", c.b)
@@ -147,11 +169,12 @@ func summary(r *Result) string {
 // share of CPU and the attempt latencies. Sizes: -realsched.nodes/pods.
 func BenchmarkRealsched(b *testing.B) {
 	b.Logf("API: %s", backendName())
+	srv := serverFor(b)
 	for _, w := range workloads() {
 		for _, k := range []QueueKind{Upstream, Schedq} {
 			b.Run(w.Name+"/queue="+string(k), func(b *testing.B) {
 				for i := 0; i < b.N; i++ {
-					r := runOn(b, Options{Queue: k, Workload: w, Profile: !*traceFlag, Trace: *traceFlag, Timeout: *timeoutFlag})
+					r := runOn(b, Options{Queue: k, Workload: w, Profile: !*traceFlag, Trace: *traceFlag, Timeout: *timeoutFlag, Server: srv})
 					if ps := r.Problems(); len(ps) > 0 {
 						b.Logf("%s: %v", summary(r), ps)
 						if r.Violation != nil {
@@ -364,13 +387,14 @@ var (
 // classic profile, R9, shows as a history porcupine rejects), and an
 // undecided check (the bound ran out) is reported, never a pass.
 func TestPorcupine(t *testing.T) {
+	srv := serverFor(t)
 	for _, w := range workloads() {
 		if !*porcAll && *onlyFlag == "" && w.Name != "Unschedulable" && w.Name != "Preemption" {
 			continue // make test's budget: the moves and the nominator
 		}
 		for _, k := range []QueueKind{Upstream, Schedq} {
 			t.Run(w.Name+"/"+string(k), func(t *testing.T) {
-				r := runOn(t, Options{Queue: k, Workload: w, Trace: true, Porcupine: true, PorcupineTimeout: *porcTimeout, Timeout: 3 * time.Minute})
+				r := runOn(t, Options{Queue: k, Workload: w, Trace: true, Porcupine: true, PorcupineTimeout: *porcTimeout, Timeout: 3 * time.Minute, Server: srv})
 				t.Log(summary(r))
 				for _, p := range r.Problems() {
 					t.Error(p)
