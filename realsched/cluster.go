@@ -372,9 +372,8 @@ func statusResponse(req *http.Request, code int, err error) *http.Response {
 	}
 	h := http.Header{}
 	h.Set("Content-Type", "application/json")
-	if code == http.StatusTooManyRequests {
-		h.Set("Retry-After", "1")
-	}
+	// No Retry-After: with one, client-go retries a 429 itself and the
+	// failure never reaches the scheduler.
 	return &http.Response{StatusCode: code, Status: http.StatusText(code), Header: h, Body: io.NopCloser(bytes.NewReader(body)),
 		Request: req, ProtoMajor: 1, ProtoMinor: 1, ContentLength: int64(len(body))}
 }

@@ -104,8 +104,13 @@ func startAPIServer(tb testing.TB) (*rest.Config, func(), error) {
 	}
 	storage := storagebackend.NewDefaultConfig(path.Join(uuid.New().String(), "registry"), nil)
 	storage.Transport.ServerList = []string{u}
+	// scheduler_perf's own flags: no endpoint reconciler, and no
+	// admission that a cluster without controllers would trip on
+	// (ServiceAccount: no token controller; TaintNodesByCondition: every
+	// new node tainted not-ready until a node controller lifts it;
+	// Priority: a pod's spec.priority without a PriorityClass refused).
 	srv, err := kubeapiservertesting.StartTestServer(tb, kubeapiservertesting.NewDefaultTestServerOptions(),
-		[]string{"--endpoint-reconciler-type=none", "--disable-admission-plugins=ServiceAccount"}, storage)
+		[]string{"--endpoint-reconciler-type=none", "--disable-admission-plugins=ServiceAccount,TaintNodesByCondition,Priority"}, storage)
 	if err != nil {
 		return nil, nil, fmt.Errorf("kube-apiserver: %w", err)
 	}
