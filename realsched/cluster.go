@@ -515,13 +515,18 @@ func resetServer(ctx context.Context, cfg *rest.Config) error {
 		return err
 	}
 	var grace int64
-	if err := cs.CoreV1().Pods(Namespace).DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: &grace}, metav1.ListOptions{}); err != nil && !apierrors.IsNotFound(err) {
-		return err
+	// A loaded server may end a large DeleteCollection early (a stream
+	// error): the loop below deletes again until nothing is left.
+	deleteAll := func() {
+		_ = cs.CoreV1().Pods(Namespace).DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: &grace}, metav1.ListOptions{})
+		_ = cs.CoreV1().Nodes().DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{})
 	}
-	if err := cs.CoreV1().Nodes().DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{}); err != nil {
-		return err
-	}
-	for end := time.Now().Add(2 * time.Minute); ; time.Sleep(100 * time.Millisecond) {
+	deleteAll()
+	for end, again := time.Now().Add(2*time.Minute), time.Now().Add(10*time.Second); ; time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(again) {
+			deleteAll()
+			again = time.Now().Add(10 * time.Second)
+		}
 		pods, err := cs.CoreV1().Pods(Namespace).List(ctx, metav1.ListOptions{})
 		if err != nil {
 			return err
