@@ -129,7 +129,7 @@ func BenchmarkPodGroupCycle(b *testing.B) {
 		})
 		b.Run(fmt.Sprintf("size=%d/upstream", size), func(b *testing.B) {
 			u := newBenchUpstreamGroups(b, false)
-			u.q.AddPodGroup(u.logger, toV1PodGroup(&spec.PodGroup{Namespace: "bench", Name: "g"}))
+			addPodGroup(u.q, u.logger, toV1PodGroup(&spec.PodGroup{Namespace: "bench", Name: "g"}))
 			pods := make([]*v1.Pod, size)
 			for i := range pods {
 				pods[i] = benchMemberV1("g", i, false)
@@ -180,7 +180,7 @@ func BenchmarkPodGroupMoveParked(b *testing.B) {
 			u := newBenchUpstreamGroups(b, true)
 			for g := range groups {
 				name := fmt.Sprintf("g%d", g)
-				u.q.AddPodGroup(u.logger, toV1PodGroup(&spec.PodGroup{Namespace: "bench", Name: name}))
+				addPodGroup(u.q, u.logger, toV1PodGroup(&spec.PodGroup{Namespace: "bench", Name: name}))
 				for i := range members {
 					u.q.Add(u.ctx, benchMemberV1(name, i, true))
 				}

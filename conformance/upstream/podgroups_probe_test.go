@@ -125,22 +125,19 @@ func (w *pgWorld) popGroup() *framework.QueuedPodGroupInfo {
 
 // member is the popped group's QueuedPodInfo of the named member.
 func member(g *framework.QueuedPodGroupInfo, name string) *framework.QueuedPodInfo {
-	var out *framework.QueuedPodInfo
-	g.ForEachPodInfo(func(pi *framework.QueuedPodInfo) bool {
+	for pi := range members(g) {
 		if pi.Pod.Name == name {
-			out = pi
-			return false
+			return pi
 		}
-		return true
-	})
-	return out
+	}
+	return nil
 }
 
 // fail is the scheduler's failure handler for a pod rejected by a plugin:
 // the QueuedPodInfo Pop returned, with its rejector, back to the queue.
 func (w *pgWorld) fail(pi *framework.QueuedPodInfo) error {
 	pi.UnschedulablePlugins = sets.New(probeRejector)
-	return w.q.AddUnschedulablePodIfNotPresent(w.logger, pi, w.q.SchedulingCycle())
+	return addUnschedulable(w.q, w.logger, pi, w.q.SchedulingCycle())
 }
 
 // endCycle is the end of a group's scheduling cycle, the group rejected.
@@ -168,7 +165,7 @@ func (w *pgWorld) where() map[string][]string {
 
 // group is the queued entity of the group, if any.
 func (w *pgWorld) group(name string) (*framework.QueuedPodGroupInfo, bool) {
-	return w.q.GetPodGroup(name, probeNS, fwk.PodGroupKeyType)
+	return getPodGroup(w.q, name, probeNS)
 }
 
 // probeIterations is the concurrent runs' iteration count.
@@ -214,7 +211,7 @@ func race(r *rand.Rand, a, b func()) {
 // and b popped (its scheduling cycle running).
 func probeAState(t testing.TB) (*pgWorld, *framework.QueuedPodInfo, *framework.QueuedPodGroupInfo) {
 	w := newPGWorld(t)
-	w.q.AddPodGroup(w.logger, probePodGroup("g"))
+	addPodGroup(w.q, w.logger, probePodGroup("g"))
 	w.add(probePod("p", ""), probePod("a", "g"), probePod("b", "g"))
 	p := w.popPod()
 	g := w.popGroup()
@@ -390,7 +387,7 @@ func TestProbePodGroupsStrandedPendingConcurrent(t *testing.T) {
 // in the cycle and waits in pending, otherwise a was scheduled.
 func probeCState(t testing.TB, aPending bool) (*pgWorld, *framework.QueuedPodGroupInfo) {
 	w := newPGWorld(t)
-	w.q.AddPodGroup(w.logger, probePodGroup("g"))
+	addPodGroup(w.q, w.logger, probePodGroup("g"))
 	w.add(probePod("a", "g"), probePod("b", "g"))
 	g := w.popGroup()
 	if aPending {
@@ -450,7 +447,7 @@ func TestProbePodGroupsLateMemberFailureSequential(t *testing.T) {
 	}
 	t.Run("repeated-binding-failures", func(t *testing.T) {
 		w := newPGWorld(t)
-		w.q.AddPodGroup(w.logger, probePodGroup("g"))
+		addPodGroup(w.q, w.logger, probePodGroup("g"))
 		w.add(probePod("b", "g"))
 		for round := range 3 {
 			g := w.popGroup()

@@ -25,7 +25,7 @@ import (
 	"github.com/schedq/schedq/spec"
 )
 
-// The podgroups profile on v1.37 (GenericWorkload on): the target is a
+// The podgroups profile from v1.37 (GenericWorkload on): the target is a
 // spec.PodGroupQueue in all but ObjectQueue, which the upstream adapter
 // does not implement in any profile. A member's group travels as
 // pod.Spec.SchedulingGroup; the pod-group objects as scheduling/v1beta1
@@ -56,12 +56,6 @@ func groupOf(p *v1.Pod) string {
 		return *sg.PodGroupName
 	}
 	return ""
-}
-
-// lookupPod is GetPod with the pod's own group, so that a member is found
-// in its entity.
-func lookupPod(q *queue.PriorityQueue, p *v1.Pod) (*framework.QueuedPodInfo, bool) {
-	return q.GetPod(p.Name, p.Namespace, p.Spec.SchedulingGroup)
 }
 
 func toV1PodGroup(g *spec.PodGroup) *schedulingv1beta1.PodGroup {
@@ -101,16 +95,15 @@ func entityParams(qp *framework.QueueingParams) spec.EntityParams {
 // groupInfo is the popped group in schedq's words, members sorted by key.
 func (t *Target) groupInfo(g *framework.QueuedPodGroupInfo) *spec.QueuedPodGroupInfo {
 	out := &spec.QueuedPodGroupInfo{EntityParams: entityParams(&g.QueueingParams)}
-	if g.PodGroup != nil {
-		pg := toSpecPodGroup(g.PodGroup)
-		out.PodGroup = &pg
+	if ns, name, pg := groupObject(g.PodGroupInfo); pg != nil {
+		spg := toSpecPodGroup(pg)
+		out.PodGroup = &spg
 	} else {
-		out.PodGroup = &spec.PodGroup{Namespace: g.Namespace, Name: g.Name}
+		out.PodGroup = &spec.PodGroup{Namespace: ns, Name: name}
 	}
-	g.ForEachPodInfo(func(pi *framework.QueuedPodInfo) bool {
+	for pi := range members(g) {
 		out.Members = append(out.Members, t.info(pi))
-		return true
-	})
+	}
 	spec.SortPods(out.Members)
 	return out
 }
@@ -136,10 +129,9 @@ func (t *Target) recordEntity(e framework.QueuedEntityInfo, cycle int64) (spec.Q
 		out := t.info(e)
 		return spec.QueuedEntity{Pod: &out}, cycle, nil
 	case *framework.QueuedPodGroupInfo:
-		e.ForEachPodInfo(func(pi *framework.QueuedPodInfo) bool {
+		for pi := range members(e) {
 			t.inFlight[podKeyOf(pi.Pod)] = pi
-			return true
-		})
+		}
 		out := t.groupInfo(e)
 		t.popped[out.Key()] = e
 		return spec.QueuedEntity{Group: out}, cycle, nil
@@ -199,8 +191,7 @@ func (t *Target) AddAttemptedPodGroupIfNeeded(gInfo *spec.QueuedPodGroupInfo, cy
 	k := gInfo.Key()
 	pg, ok := t.popped[k]
 	if !ok {
-		pg = &framework.QueuedPodGroupInfo{PodGroupInfo: &framework.PodGroupInfo{Namespace: gInfo.PodGroup.Namespace,
-			Name: gInfo.PodGroup.Name, Type: fwk.PodGroupKeyType, PodGroup: toV1PodGroup(gInfo.PodGroup)}}
+		pg = &framework.QueuedPodGroupInfo{PodGroupInfo: newPodGroupInfo(toV1PodGroup(gInfo.PodGroup))}
 		pg.Timestamp = gInfo.Timestamp
 		if !gInfo.InitialAttemptTimestamp.IsZero() {
 			ts := gInfo.InitialAttemptTimestamp
@@ -224,7 +215,7 @@ func (t *Target) AddPodGroup(pg *spec.PodGroup) error {
 	if err := pg.Validate(); err != nil {
 		return err
 	}
-	t.q.AddPodGroup(t.logger, toV1PodGroup(pg))
+	addPodGroup(t.q, t.logger, toV1PodGroup(pg))
 	return nil
 }
 
@@ -239,7 +230,7 @@ func (t *Target) UpdatePodGroup(oldPG, newPG *spec.PodGroup) error {
 	if oldPG.Key() != newPG.Key() {
 		return fmt.Errorf("%w: the key changes", spec.ErrInvalidPodGroup)
 	}
-	t.q.UpdatePodGroup(t.logger, toV1PodGroup(newPG))
+	updatePodGroup(t.q, t.logger, toV1PodGroup(newPG))
 	return nil
 }
 
@@ -248,7 +239,7 @@ func (t *Target) DeletePodGroup(pg *spec.PodGroup) error {
 	if err := pg.Validate(); err != nil {
 		return err
 	}
-	t.q.DeletePodGroup(t.logger, toV1PodGroup(pg))
+	deletePodGroup(t.q, t.logger, toV1PodGroup(pg))
 	return nil
 }
 
@@ -280,19 +271,18 @@ func (t *Target) podGroupsState(s *spec.Snapshot) *spec.PodGroupsState {
 	}
 	for _, k := range slices.Sorted(maps.Keys(groups)) {
 		ns, name, _ := strings.Cut(string(k), "/")
-		e, ok := t.q.GetPodGroup(name, ns, fwk.PodGroupKeyType)
+		e, ok := getPodGroup(t.q, name, ns)
 		if !ok {
 			continue
 		}
 		ent := spec.PodGroupEntity{Group: k, Place: spec.Nowhere, EntityParams: entityParams(&e.QueueingParams)}
-		e.ForEachPodInfo(func(pi *framework.QueuedPodInfo) bool {
+		for pi := range members(e) {
 			pk := podKeyOf(pi.Pod)
 			ent.Members = append(ent.Members, pk)
 			if l, ok := places[pk]; ok {
 				ent.Place = l
 			}
-			return true
-		})
+		}
 		slices.Sort(ent.Members)
 		out.Entities = append(out.Entities, ent)
 	}
@@ -369,10 +359,12 @@ func readPodGroupInternals(q *queue.PriorityQueue) (podGroupInternals, bool) {
 		return out, false
 	}
 	pgs, ok := field(forest, "podGroups")
-	if !ok || pgs.Type() != reflect.TypeFor[map[fwk.EntityKey]*schedulingv1beta1.PodGroup]() {
+	if !ok {
 		return out, false
 	}
-	out.podGroups = slices.Collect(maps.Values(pgs.Interface().(map[fwk.EntityKey]*schedulingv1beta1.PodGroup)))
+	if out.podGroups, ok = forestPodGroups(pgs.Interface()); !ok {
+		return out, false
+	}
 	members := func(name string) ([]*framework.QueuedPodInfo, bool) {
 		store, ok := field(pq, name)
 		if !ok {

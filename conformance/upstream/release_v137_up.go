@@ -19,7 +19,8 @@ import (
 // GenericWorkload is off by default and no pod names one): Pop returns a
 // framework.QueuedEntityInfo, the failure path is
 // AddUnschedulablePodIfNotPresent, a pod's queueing fields sit in
-// QueueingParams, GetPod takes a scheduling group (nil), Delete a logger,
+// QueueingParams, GetPod takes a scheduling group (release_v137.go and
+// release_v138_up.go say how each calls them), Delete a logger,
 // the leftover flush is flushUnschedulableEntitiesLeftover. The queue's
 // AssignedPodAdded and AssignedPodUpdated are gone: the adapter does what
 // the event handlers do instead (MoveAllToActiveOrBackoffQueue with the
@@ -39,17 +40,9 @@ func pop(q *queue.PriorityQueue, logger klog.Logger) (*framework.QueuedPodInfo, 
 	return pi, nil
 }
 
-func addUnschedulable(q *queue.PriorityQueue, logger klog.Logger, pi *framework.QueuedPodInfo, cycle int64) error {
-	return q.AddUnschedulablePodIfNotPresent(logger, pi, cycle)
-}
-
 func newQueuedPodInfo(p *v1.Pod, ts time.Time) *framework.QueuedPodInfo {
 	podInfo, _ := framework.NewPodInfo(p)
 	return &framework.QueuedPodInfo{PodInfo: podInfo, QueueingParams: framework.QueueingParams{Timestamp: ts}}
-}
-
-func getPod(q *queue.PriorityQueue, name, namespace string) (*framework.QueuedPodInfo, bool) {
-	return q.GetPod(name, namespace, nil)
 }
 
 func deletePod(q *queue.PriorityQueue, logger klog.Logger, p *v1.Pod) { q.Delete(logger, p) }

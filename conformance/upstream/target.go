@@ -377,7 +377,7 @@ func (t *Target) preCheck(pre spec.PreEnqueueCheck) queue.PreEnqueueCheck {
 	if pre == nil {
 		return nil
 	}
-	return func(p *v1.Pod) bool { return pre(toSpec(p)) }
+	return preEnqueueCheck(func(p *v1.Pod) bool { return pre(toSpec(p)) })
 }
 
 // MoveAllToActiveOrBackoffQueue is R4.
@@ -507,8 +507,8 @@ func (t *Target) AddNominatedPod(p *spec.Pod, mode spec.NominatingMode, nodeName
 // NominatedPodsForNode is R18.
 func (t *Target) NominatedPodsForNode(nodeName string) []*spec.Pod {
 	var out []*spec.Pod
-	for _, pi := range t.q.NominatedPodsForNode(nodeName) {
-		out = append(out, toSpec(podOf(pi)))
+	for _, p := range nominatedPods(t.q, t.logger, nodeName) {
+		out = append(out, toSpec(p))
 	}
 	return out
 }
