@@ -8,17 +8,27 @@ COUNT    ?= 6
 
 # The upstream kube-scheduler queues as conformance targets: one module of
 # its own (it keeps Kubernetes out of the main module's dependencies),
-# conformance/upstream, built once per release: go.mod for the newest,
-# go.vNNN.mod with build tag k8sNNN for each older one (its doc.go says
-# how). UPSTREAM_RELEASES are the releases the matrix runs; upstream_flags
-# turns one into go test's flags. KUBERNETES=../kubernetes makes
-# `make conformance` run the targets against a local checkout instead
-# (conformance/cmd/k8sbranch; KUBERNETES_BASE names the release it is based
-# on when git cannot tell).
+# conformance/upstream, built once per release: go.mod for the newest
+# released version, go.vNNN.mod with build tag k8sNNN for each other (its
+# doc.go says how). The releases are data: UPSTREAM_TABLE lists each with
+# its modfile, tag and Go toolchain (GOTOOLCHAIN: v1.38 needs go1.27.3,
+# fetched by the go command for that release's builds only), and adding
+# one is a line there. UPSTREAM_RELEASES are the releases the matrix runs
+# (all listed); upstream_flags turns one into go test's flags and
+# upstream_go into its go command, and in a recipe's shell loop over $$r,
+# $(upstream_vars) sets f (the flags) and tc (the toolchain).
+# KUBERNETES=../kubernetes makes `make conformance` run the targets against
+# a local checkout instead (conformance/cmd/k8sbranch; KUBERNETES_BASE
+# names the release it is based on when git cannot tell).
 UPSTREAM_DIR      := conformance/upstream
-UPSTREAM_NEWEST   := 137
-UPSTREAM_RELEASES ?= 133 134 135 136 137
-upstream_flags     = $(if $(filter $(UPSTREAM_NEWEST),$(1)),,-modfile=go.v$(1).mod -tags k8s$(1))
+UPSTREAM_TABLE    := $(UPSTREAM_DIR)/releases.txt
+upstream_field     = $(shell awk -v r=$(1) '!/^\#/ && $$1 == r {print $$$(2)}' $(UPSTREAM_TABLE))
+UPSTREAM_RELEASES ?= $(shell awk '!/^\#/ && NF {print $$1}' $(UPSTREAM_TABLE))
+upstream_flags     = $(if $(filter go.mod,$(call upstream_field,$(1),3)),,-modfile=$(call upstream_field,$(1),3) -tags $(call upstream_field,$(1),4))
+upstream_go        = GOTOOLCHAIN=$(call upstream_field,$(1),5) $(GO)
+upstream_vars      = set -- $$(awk -v r=$$r '!/^\#/ && $$1 == r {print $$3, $$4, $$5}' $(CURDIR)/$(UPSTREAM_TABLE)); \
+	  [ $$\# = 3 ] || { echo "release $$r is not in $(UPSTREAM_TABLE)" >&2; exit 1; }; \
+	  f=; [ "$$1" = go.mod ] || f="-modfile=$$1 -tags $$2"; tc=$$3
 KUBERNETES        ?=
 KUBERNETES_BASE   ?=
 RESULTS_DIR ?= $(CURDIR)/.conformance-results
@@ -69,7 +79,7 @@ test-main:
 # upstream's code and our adapters.
 test-kubernetes:
 	cd realsched && $(GO) test -count=1 ./...
-	cd $(UPSTREAM_DIR) && $(GO) test $(call upstream_flags,133) -count=1 -run 'TestClassic|TestConcurrentClassic' .
+	cd $(UPSTREAM_DIR) && $(call upstream_go,133) test $(call upstream_flags,133) -count=1 -run 'TestClassic|TestConcurrentClassic' .
 
 # The upstream releases make vet vets in full (v1.33 only: vetting another
 # release costs a full Kubernetes build). Even once Kubernetes is compiled, a
@@ -82,8 +92,8 @@ vet:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$unformatted" ]; then echo "gofmt would change: $$unformatted"; exit 1; fi
 	$(GO) vet $(PKGS)
-	@for r in $(VET_UPSTREAM); do f="$(call upstream_flags,$$r)"; [ $$r = $(UPSTREAM_NEWEST) ] && f=; \
-	  echo "cd $(UPSTREAM_DIR) && $(GO) vet $$f ./..."; (cd $(UPSTREAM_DIR) && $(GO) vet $$f ./...) || exit 1; done
+	@for r in $(VET_UPSTREAM); do $(upstream_vars); \
+	  echo "cd $(UPSTREAM_DIR) && GOTOOLCHAIN=$$tc $(GO) vet $$f ./..."; (cd $(UPSTREAM_DIR) && GOTOOLCHAIN=$$tc $(GO) vet $$f ./...) || exit 1; done
 
 race: test
 
@@ -124,9 +134,9 @@ ifeq ($(KUBERNETES),)
 conformance: upstream-cost
 	@mkdir -p $(RESULTS_DIR); find $(RESULTS_DIR) -mindepth 1 -maxdepth 1 ! -name generated -exec rm -rf {} +; status=0; \
 	  SCHEDQ_CONFORMANCE_RESULTS=$(RESULTS_DIR) $(GO) test $(TESTFLAGS) -count=1 -run 'TestModel|TestImpl' ./conformance/ ./conformance/concurrent/ || status=1; \
-	  for r in $(UPSTREAM_RELEASES); do f="-modfile=go.v$$r.mod -tags k8s$$r"; [ $$r = $(UPSTREAM_NEWEST) ] && f=; \
-	    echo "conformance: kube-scheduler release $$r (cd $(UPSTREAM_DIR) && go test $$f)" >&2; \
-	    (cd $(UPSTREAM_DIR) && SCHEDQ_CONFORMANCE_RESULTS=$(RESULTS_DIR) $(GO) test $(TESTFLAGS) $$f -count=1 -timeout 30m .) || status=1; \
+	  for r in $(UPSTREAM_RELEASES); do $(upstream_vars); \
+	    echo "conformance: kube-scheduler release $$r (cd $(UPSTREAM_DIR) && GOTOOLCHAIN=$$tc go test $$f)" >&2; \
+	    (cd $(UPSTREAM_DIR) && SCHEDQ_CONFORMANCE_RESULTS=$(RESULTS_DIR) GOTOOLCHAIN=$$tc $(GO) test $(TESTFLAGS) $$f -count=1 -timeout 30m .) || status=1; \
 	  done; \
 	  $(GO) run ./conformance/cmd/conformance-report -in $(RESULTS_DIR) -out $(REPORT) || status=1; \
 	  echo "wrote $(REPORT)"; exit $$status
@@ -153,9 +163,9 @@ generated:
 	  cat $$gen/*/INDEX; \
 	  rm -rf $(RESULTS_DIR)/generated; export SCHEDQ_CONFORMANCE_RESULTS=$(RESULTS_DIR); \
 	  $(GO) test $(TESTFLAGS) -count=1 -run '^TestGenerated$$' ./conformance/ -generated=$$gen || status=1; \
-	  for r in $(UPSTREAM_RELEASES); do f="-modfile=go.v$$r.mod -tags k8s$$r"; [ $$r = $(UPSTREAM_NEWEST) ] && f=; \
-	    echo "generated: kube-scheduler release $$r (cd $(UPSTREAM_DIR) && go test $$f -run TestGenerated)" >&2; \
-	    (cd $(UPSTREAM_DIR) && $(GO) test $(TESTFLAGS) $$f -count=1 -timeout 30m -run '^TestGenerated$$' . -generated=$$gen) || status=1; \
+	  for r in $(UPSTREAM_RELEASES); do $(upstream_vars); \
+	    echo "generated: kube-scheduler release $$r (cd $(UPSTREAM_DIR) && GOTOOLCHAIN=$$tc go test $$f -run TestGenerated)" >&2; \
+	    (cd $(UPSTREAM_DIR) && GOTOOLCHAIN=$$tc $(GO) test $(TESTFLAGS) $$f -count=1 -timeout 30m -run '^TestGenerated$$' . -generated=$$gen) || status=1; \
 	  done; \
 	  if ls $(RESULTS_DIR)/*.json >/dev/null 2>&1; then \
 	    $(GO) run ./conformance/cmd/conformance-report -in $(RESULTS_DIR) -out $(REPORT) || status=1; \
@@ -203,8 +213,8 @@ endif
 # Kubernetes compile; `go list` tells which releases Go's build cache lacks.
 .PHONY: upstream-cost upstream-build
 upstream-cost:
-	@cold=; for r in $(UPSTREAM_RELEASES); do f="-modfile=go.v$$r.mod -tags k8s$$r"; [ $$r = $(UPSTREAM_NEWEST) ] && f=; \
-	  s=$$(cd $(UPSTREAM_DIR) && $(GO) list $$f -f '{{.Stale}}' k8s.io/kubernetes/pkg/scheduler/backend/queue 2>/dev/null); \
+	@cold=; for r in $(UPSTREAM_RELEASES); do $(upstream_vars); \
+	  s=$$(cd $(UPSTREAM_DIR) && GOTOOLCHAIN=$$tc $(GO) list $$f -f '{{.Stale}}' k8s.io/kubernetes/pkg/scheduler/backend/queue 2>/dev/null); \
 	  [ "$$s" = false ] || cold="$$cold $$r"; done; \
 	  if [ -n "$$cold" ]; then n=$$(echo $$cold | wc -w); \
 	    echo "upstream: releases not in Go's build cache:$$cold. A cold build of Kubernetes costs about 8 CPU-minutes per release (measured on a 2-core VM: about 4-5 minutes of wall clock when idle, 15-20 when shared), about $$((n * 8)) CPU-minutes for these $$n; a cached release starts in seconds." >&2; \
@@ -214,9 +224,9 @@ upstream-cost:
 # analyzers), for make verify's timing; the conformance step then reuses
 # the build cache.
 upstream-build: upstream-cost
-	@for r in $(UPSTREAM_RELEASES); do f="-modfile=go.v$$r.mod -tags k8s$$r"; [ $$r = $(UPSTREAM_NEWEST) ] && f=; \
-	  echo "cd $(UPSTREAM_DIR) && $(GO) test $$f -count=1 -run '^$$' ." >&2; \
-	  (cd $(UPSTREAM_DIR) && $(GO) test $$f -count=1 -run '^$$' .) || exit 1; done
+	@for r in $(UPSTREAM_RELEASES); do $(upstream_vars); \
+	  echo "cd $(UPSTREAM_DIR) && GOTOOLCHAIN=$$tc $(GO) test $$f -count=1 -run '^$$' ." >&2; \
+	  (cd $(UPSTREAM_DIR) && GOTOOLCHAIN=$$tc $(GO) test $$f -count=1 -run '^$$' .) || exit 1; done
 
 # TLC on every configuration of tla/ (tla/README.md); the jar is
 # $TLA2TOOLS_JAR, else the official release is downloaded, else SKIP.
@@ -261,9 +271,9 @@ BENCH_DIR ?=
 BENCH_RELEASES ?= 133 137
 bench-compare:
 	@dir=$${BENCH_DIR:-$$(mktemp -d)}; mkdir -p $$dir; args=; \
-	  for r in $(BENCH_RELEASES); do f="-modfile=go.v$$r.mod -tags k8s$$r"; [ $$r = $(UPSTREAM_NEWEST) ] && f=; \
-	    v=v$$r; echo "$(UPSTREAM_DIR) ($$v): go test $$f -bench . -count $(BENCHCOUNT) > $$dir/$$v.txt" >&2; \
-	    (cd $(UPSTREAM_DIR) && $(GO) test $$f -run '^$$' -bench . -benchmem -count $(BENCHCOUNT) -timeout 0) > $$dir/$$v.txt || { cat $$dir/$$v.txt; exit 1; }; \
+	  for r in $(BENCH_RELEASES); do $(upstream_vars); \
+	    v=v$$r; echo "$(UPSTREAM_DIR) ($$v): GOTOOLCHAIN=$$tc go test $$f -bench . -count $(BENCHCOUNT) > $$dir/$$v.txt" >&2; \
+	    (cd $(UPSTREAM_DIR) && GOTOOLCHAIN=$$tc $(GO) test $$f -run '^$$' -bench . -benchmem -count $(BENCHCOUNT) -timeout 0) > $$dir/$$v.txt || { cat $$dir/$$v.txt; exit 1; }; \
 	    args="$$args $$(echo $$v | sed 's/^v1/v1./')=$$dir/$$v.txt"; \
 	  done; \
 	  $(GO) run ./internal/workload/cmd/benchtable $$args; \

@@ -40,6 +40,9 @@ type ReleaseInfo struct {
 	// series of theirs differs by its label and their metrics are not
 	// compared in that profile (the scenarios' other observations are).
 	LabelsAsTheProfile bool
+	// PreQueueingHints: the SchedulerPreQueueingHints gate is on by
+	// default (from v1.38), so the release's default gates run them.
+	PreQueueingHints bool
 }
 
 var release = sync.OnceValue(func() ReleaseInfo {
@@ -60,6 +63,9 @@ var release = sync.OnceValue(func() ReleaseInfo {
 	}
 	s, ok := utilfeature.DefaultMutableFeatureGate.GetAll()["SchedulerQueueingHints"]
 	r.CanSwitchHintsOff = ok && !s.LockToDefault
+	if s, ok := utilfeature.DefaultMutableFeatureGate.GetAll()["SchedulerPreQueueingHints"]; ok {
+		r.PreQueueingHints = s.Default
+	}
 	_, r.HasMoveRequestCycle = reflect.TypeFor[queue.PriorityQueue]().FieldByName("moveRequestCycle")
 	_, r.HasHintCounts = reflect.TypeFor[framework.QueuedPodInfo]().FieldByName("UnschedulableCount")
 	r.LabelsAsTheProfile = string(framework.EventUnscheduledPodAdd.Resource) == "UnscheduledPod"

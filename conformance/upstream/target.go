@@ -78,9 +78,13 @@ func Classic() conformance.NewTarget {
 // plugs in the config's hints and PreEnqueue plugins (hints.go).
 func QueueingHints() conformance.NewTarget {
 	r := Release()
+	gates := "queueing hints, SchedulerPopFromBackoffQ on"
+	if r.PreQueueingHints {
+		gates += ", SchedulerPreQueueingHints on: no plugin registers a pre-queueing hint, so a move request evaluates every parked pod"
+	}
 	return newTarget(false, conformance.TargetInfo{
 		Name:        r.HintsName(),
-		Description: fmt.Sprintf("kube-scheduler %s, default gates (queueing hints, SchedulerPopFromBackoffQ on)%s", r.Version, r.Note()),
+		Description: fmt.Sprintf("kube-scheduler %s, default gates (%s)%s", r.Version, gates, r.Note()),
 	})
 }
 
@@ -207,18 +211,24 @@ func newQueueGated(cfg spec.Config, start time.Time, classic, podGroups bool, op
 // pinGates sets the gates the queue reads once, in NewPriorityQueue, so
 // that each queue gets its profile's gates whatever the previous one had:
 // queueing hints and pop-from-backoffQ both off for classic mode, both on
-// otherwise; pod groups as asked (GenericWorkload, off by default),
-// pre-queueing hints and asynchronous API calls off (their defaults). A gate the release does not know is left out, and a
-// gate locked to its default is not set.
+// otherwise; pod groups as asked (GenericWorkload, off by default);
+// pre-queueing hints and asynchronous API calls at the release's own
+// default (pre-queueing hints: off up to v1.37, on from v1.38; no plugin
+// of the adapter registers a pre-queueing hint, so a move request then
+// evaluates every parked pod, as without the gate). A gate the release
+// does not know is left out, and a gate locked to its default is not set.
 func pinGates(classic, podGroups bool) error {
 	want := map[featuregate.Feature]bool{
-		"SchedulerQueueingHints":    !classic,
-		"SchedulerPopFromBackoffQ":  !classic,
-		"GenericWorkload":           podGroups,
-		"SchedulerPreQueueingHints": false,
-		"SchedulerAsyncAPICalls":    false,
+		"SchedulerQueueingHints":   !classic,
+		"SchedulerPopFromBackoffQ": !classic,
+		"GenericWorkload":          podGroups,
 	}
 	known := utilfeature.DefaultMutableFeatureGate.GetAll()
+	for _, f := range []featuregate.Feature{"SchedulerPreQueueingHints", "SchedulerAsyncAPICalls"} {
+		if s, ok := known[f]; ok {
+			want[f] = s.Default
+		}
+	}
 	set := map[string]bool{}
 	for f, v := range want {
 		if s, ok := known[f]; ok && !s.LockToDefault {

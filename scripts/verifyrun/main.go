@@ -25,6 +25,7 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
+	"github.com/schedq/schedq/internal/releases"
 	"io"
 	"os"
 	"os/exec"
@@ -406,20 +407,16 @@ func summary(w io.Writer, runs []*run, total time.Duration) int {
 	}
 }
 
-// upstreamReleases names the releases conformance/upstream is built for:
-// one modfile each (go.v133.mod is v1.33), go.mod for the newest.
+// upstreamReleases names the releases conformance/upstream is built for,
+// as its list says (conformance/upstream/releases.txt).
 func upstreamReleases() []string {
-	var out []string
-	mods, _ := filepath.Glob("conformance/upstream/go.v*.mod")
-	for _, m := range mods {
-		n := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(m), "go.v1"), ".mod")
-		out = append(out, "v1."+n)
+	list, err := releases.Load(releases.File)
+	if err != nil {
+		return []string{"(" + err.Error() + ")"}
 	}
-	if b, err := os.ReadFile("conformance/upstream/go.mod"); err == nil {
-		if i := strings.Index(string(b), "k8s.io/kubernetes v"); i >= 0 {
-			v := strings.Fields(string(b)[i+len("k8s.io/kubernetes "):])[0]
-			out = append(out, v)
-		}
+	var out []string
+	for _, r := range list {
+		out = append(out, r.Version)
 	}
 	return out
 }

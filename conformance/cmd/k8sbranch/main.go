@@ -5,13 +5,14 @@
 //
 //	k8sbranch -kubernetes ../kubernetes [-base v1.35.6] [-results DIR]
 //
-// It never edits the tree: it copies the base release's modfile
-// (conformance/upstream/go.v1NN.mod, or go.mod for the newest) and its
+// It never edits the tree: it copies the base release's modfile (the one
+// conformance/upstream/releases.txt names: go.v1NN.mod, or go.mod) and its
 // go.sum to a temporary directory, replaces k8s.io/kubernetes and every
 // staging module (k8s.io/api, k8s.io/client-go, ...) with the checkout's
 // directories there, and runs the upstream module's tests with
-// -modfile=<that copy> and the base release's build tag, so the adapter
-// code is the base release's. The targets keep the base release's names
+// -modfile=<that copy>, the base release's build tag and its Go toolchain
+// (GOTOOLCHAIN, from the same list), so the adapter code is the base
+// release's. The targets keep the base release's names
 // (SCHEDQ_K8S_BASE tells the adapter), so the known differences declared
 // for the base release apply, and any other outcome is the branch's doing.
 // The base release's results come from -results (written there by `make
@@ -38,6 +39,7 @@ import (
 
 	"github.com/schedq/schedq/conformance"
 	"github.com/schedq/schedq/conformance/concurrent"
+	"github.com/schedq/schedq/internal/releases"
 )
 
 // runGoTest runs go test in dir with args and env; a test replaces it, so
@@ -95,7 +97,15 @@ func Main(c Config) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	modfile, tags := releaseFiles(c.Upstream, minor)
+	list, err := releases.Load(filepath.Join(c.Upstream, "releases.txt"))
+	if err != nil {
+		return "", err
+	}
+	rel, ok := releases.Find(list, minor)
+	if !ok {
+		return "", fmt.Errorf("no target for %s: release %s is not in %s", c.Base, minor, releases.File)
+	}
+	modfile, tags := filepath.Join(c.Upstream, rel.Modfile), rel.Tag
 	if _, err := os.Stat(modfile); err != nil {
 		return "", fmt.Errorf("no target for %s: %v", c.Base, err)
 	}
@@ -133,7 +143,7 @@ func Main(c Config) (string, error) {
 	absBranch, _ := filepath.Abs(branchDir)
 	// -mod=mod: the checkout may require other versions than the release
 	// did; go may then add to the copy's go.sum, never to the tree's.
-	branchErr := runGoTest(c.Upstream, []string{"SCHEDQ_CONFORMANCE_RESULTS=" + absBranch, "SCHEDQ_K8S_BASE=" + c.Base},
+	branchErr := runGoTest(c.Upstream, append(rel.Env(), "SCHEDQ_CONFORMANCE_RESULTS="+absBranch, "SCHEDQ_K8S_BASE="+c.Base),
 		append([]string{"-mod=mod"}, testArgs(branchMod)...)...)
 
 	baseDir := c.Results
@@ -147,7 +157,7 @@ func Main(c Config) (string, error) {
 		if filepath.Base(modfile) != "go.mod" {
 			mod = filepath.Base(modfile)
 		}
-		if err := runGoTest(c.Upstream, []string{"SCHEDQ_CONFORMANCE_RESULTS=" + abs}, testArgs(mod)...); err != nil {
+		if err := runGoTest(c.Upstream, append(rel.Env(), "SCHEDQ_CONFORMANCE_RESULTS="+abs), testArgs(mod)...); err != nil {
 			fmt.Fprintf(os.Stderr, "k8sbranch: the base release %s failed too: %v\n", c.Base, err)
 		}
 	}
@@ -178,16 +188,6 @@ func minorOf(v string) (string, error) {
 		return "", fmt.Errorf("%q is not a release version like v1.35.6", v)
 	}
 	return "1" + m[1], nil
-}
-
-// releaseFiles are the modfile and build tag of a release (minor "135"):
-// go.v135.mod and k8s135, or go.mod and no tag for the newest.
-func releaseFiles(upstream, minor string) (modfile, tags string) {
-	m := filepath.Join(upstream, "go.v"+minor+".mod")
-	if _, err := os.Stat(m); err == nil {
-		return m, "k8s" + minor
-	}
-	return filepath.Join(upstream, "go.mod"), ""
 }
 
 func describe(k8s string) (string, error) {

@@ -106,8 +106,8 @@ func TestBranchRun(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "differs from v1.35.6") {
 		t.Fatalf("Main: %v, want the branch to differ", err)
 	}
-	if !strings.Contains(env, "SCHEDQ_K8S_BASE=v1.35.6") {
-		t.Errorf("the branch run's environment %q does not name the base release", env)
+	if !strings.Contains(env, "SCHEDQ_K8S_BASE=v1.35.6") || !strings.Contains(env, "GOTOOLCHAIN=local") {
+		t.Errorf("the branch run's environment %q does not name the base release and its toolchain (releases.txt)", env)
 	}
 	written, rerr := os.ReadFile(filepath.Join(results, "branch", "REPORT.md"))
 	if rerr != nil {
