@@ -162,7 +162,7 @@ func (u *upstream) Fail(info *framework.QueuedPodInfo, cycle int64, rejected boo
 func (u *upstream) Done(info *framework.QueuedPodInfo) { u.q.Done(info.Pod.UID) }
 
 func (u *upstream) MoveAll(preCheck func(*v1.Pod) bool) {
-	u.q.MoveAllToActiveOrBackoffQueue(u.logger, u.nodeAdd, nil, nil, preCheck)
+	u.q.MoveAllToActiveOrBackoffQueue(u.logger, u.nodeAdd, nil, nil, preEnqueueCheck(preCheck))
 }
 
 func (u *upstream) FlushBackoffQ()       { flushBackoffQCompleted(u.q, u.logger) }

@@ -80,5 +80,8 @@ func TestQueueingHints(t *testing.T) {
 	if extra := hintsRandomSkip(Release()); extra != "" {
 		opts.SkipDifferentialIn[spec.ProfileHints] = extra
 	}
+	if why := podGroupsRandomSkip(Release()); why != "" {
+		opts.SkipDifferentialIn[spec.ProfilePodGroups] = why
+	}
 	conformance.Run(t, QueueingHints(), opts)
 }
