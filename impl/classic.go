@@ -67,7 +67,10 @@ func (c *classic) mayHelp(plugins spec.PluginSet, ev spec.ClusterEvent) bool {
 	return c.cfg.PluginEvents.IsPodWorthRequeuing(plugins, ev)
 }
 
-func (c *classic) moveTo(v view, e *entry, occ spec.Occurrence, grouped bool) move {
+// narrowing (D8): the classic profile has no pre-queueing hints.
+func (c *classic) narrowing(spec.Occurrence) *spec.Narrowing { return nil }
+
+func (c *classic) moveTo(v view, e *entry, occ spec.Occurrence, _ *spec.Narrowing, grouped bool) move {
 	if skippedWhileGated(&e.info) {
 		return move{}
 	}

@@ -80,6 +80,13 @@ func says(fn spec.QueueingHintFn, pod *spec.Pod, occ spec.Occurrence) (queue boo
 // set: a plugin both unschedulable and pending is asked twice, which
 // changes nothing, hints being pure.
 func (h *hints) podStrategy(info *podInfo, occ spec.Occurrence) spec.Strategy {
+	return h.narrowedStrategy(info, occ, nil)
+}
+
+// narrowedStrategy is spec.Config.MoveStrategy: podStrategy asking only the
+// rejectors n allows (R22). The pod's key is built only when n narrowed
+// some plugin, so a request without pre-queueing hints allocates nothing.
+func (h *hints) narrowedStrategy(info *podInfo, occ spec.Occurrence, n *spec.Narrowing) spec.Strategy {
 	pending := info.pending()
 	if len(info.UnschedulablePlugins) == 0 && len(pending) == 0 {
 		return spec.StrategyAfterBackoff
@@ -90,9 +97,16 @@ func (h *hints) podStrategy(info *podInfo, occ spec.Occurrence) spec.Strategy {
 		}
 		return spec.StrategyAfterBackoff
 	}
+	var key spec.PodKey
+	if n != nil && len(n.Named) > 0 {
+		key = info.Key()
+	}
 	best := spec.StrategySkip
 	for _, set := range [2]spec.PluginSet{info.UnschedulablePlugins, pending} {
 		for _, plugin := range set {
+			if key != "" && !n.Asks(plugin, key) {
+				continue
+			}
 			for _, r := range h.regs[plugin] {
 				if !spec.HintsMatch(r.ev, occ.Event) || !says(r.fn, info.Pod, occ) {
 					continue
@@ -239,11 +253,17 @@ func (h *hints) mayHelp(plugins spec.PluginSet, ev spec.ClusterEvent) bool {
 	return ev.IsWildCard() || h.groupMayCare(plugins, ev)
 }
 
-func (h *hints) moveTo(v view, e *entry, occ spec.Occurrence, _ bool) move {
+// narrowing (D8) is R20: nil unless Config.PreQueueing is set and the
+// event asks the pre-queueing hints.
+func (h *hints) narrowing(occ spec.Occurrence) *spec.Narrowing {
+	return h.cfg.PreQueueingNarrowing(occ)
+}
+
+func (h *hints) moveTo(v view, e *entry, occ spec.Occurrence, n *spec.Narrowing, _ bool) move {
 	if g := e.info.gating(); g != "" && !h.cfg.GatingEventMatches(g, occ.Event) {
 		return move{}
 	}
-	s := h.podStrategy(&e.info, occ)
+	s := h.narrowedStrategy(&e.info, occ, n)
 	if s == spec.StrategySkip {
 		return move{}
 	}

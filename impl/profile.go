@@ -53,9 +53,13 @@ type profile interface {
 	// grouped says mayHelp already answered yes for e's plugins.
 	// requested: the request is over; the profile records it (R15) and
 	// reports whether moveRequestCycle becomes schedulingCycle (R4).
+	// narrowing (D8) is what the pre-queueing hints answer for occ
+	// (R20): nil when the request evaluates every pod and asks every
+	// rejector; moveTo asks only the rejectors it allows (R22).
 	ofInterest(ev spec.ClusterEvent) bool
 	mayHelp(plugins spec.PluginSet, ev spec.ClusterEvent) bool
-	moveTo(v view, e *entry, occ spec.Occurrence, grouped bool) move
+	narrowing(occ spec.Occurrence) *spec.Narrowing
+	moveTo(v view, e *entry, occ spec.Occurrence, n *spec.Narrowing, grouped bool) move
 	requested(occ spec.Occurrence) (setMoveRequestCycle bool)
 	// assigned (D2) selects the unschedulable pods an assigned pod's add
 	// or update (event) may help (R11, R11h).

@@ -562,22 +562,40 @@ func (q *PriorityQueue) moveRequest(occ spec.Occurrence, now time.Time, keep fun
 	}
 	v := view{q, now}
 	choices := q.scratch[:0]
-	q.unschedulablePods.all(func(g *podGroup) {
-		// A group shares its plugins: if the event cannot help them, none
-		// of its pods is examined.
-		grouped := g != &q.unschedulablePods.private
-		if grouped && !q.p.mayHelp(g.plugins, occ.Event) {
+	n := q.p.narrowing(occ)
+	consider := func(g *podGroup, e *entry) {
+		if !keep(e) {
 			return
 		}
-		for _, e := range g.pods {
-			if !keep(e) {
+		if m := q.p.moveTo(v, e, occ, n, g != &q.unschedulablePods.private); m.to != nowhere {
+			choices = append(choices, choice{e, g, m})
+		}
+	}
+	if named := n.Candidates(); named != nil {
+		// R21: only the named pods, found by key: the request costs in
+		// proportion to them, not to unschedulablePods.
+		for _, k := range named {
+			ns, name, _ := strings.Cut(string(k), "/")
+			e := q.pods.findKey(keyHash(ns, name), ns, name)
+			if e == nil || e.loc != inUnschedulablePods {
 				continue
 			}
-			if m := q.p.moveTo(v, e, occ, grouped); m.to != nowhere {
-				choices = append(choices, choice{e, g, m})
+			if g := q.unschedulablePods.groupOfEntry(e); g == &q.unschedulablePods.private || q.p.mayHelp(g.plugins, occ.Event) {
+				consider(g, e)
 			}
 		}
-	})
+	} else {
+		q.unschedulablePods.all(func(g *podGroup) {
+			// A group shares its plugins: if the event cannot help them,
+			// none of its pods is examined.
+			if g != &q.unschedulablePods.private && !q.p.mayHelp(g.plugins, occ.Event) {
+				return
+			}
+			for _, e := range g.pods {
+				consider(g, e)
+			}
+		})
+	}
 	q.scratch = choices
 	var groups []decision
 	if q.groups != nil {

@@ -116,23 +116,29 @@ func (h *hints) hasMarker(uid spec.UID) bool {
 	return slices.ContainsFunc(h.inFlight, func(e spec.InFlightEntry) bool { return e.IsMarker() && e.UID == uid })
 }
 
-// move (D2) is R4h: an event of no interest changes nothing and is not
-// recorded; otherwise each listed pod is evaluated alone — a gated pod only
-// if the event may concern its gating plugin — and placed by its strategy;
-// then the event is recorded if any pod is in flight. Pods are evaluated in
-// key order; moves commute (hints and PreEnqueue are pure), so the order
-// does not matter.
+// move (D2, D8) is R4h: an event of no interest changes nothing and is not
+// recorded; otherwise each listed pod the pre-queueing hints let through
+// (R21; all of them without PreQueueing) is evaluated alone — a gated pod
+// only if the event may concern its gating plugin — and placed by its
+// strategy, asking only the rejectors the narrowing allows (R22); then the
+// event is recorded if any pod is in flight, narrowed or not. Pods are
+// evaluated in key order; moves commute (hints and PreEnqueue are pure), so
+// the order does not matter.
 func (h *hints) move(m *Model, keys []spec.PodKey, occ spec.Occurrence) {
 	if !m.cfg.IsEventOfInterestHints(occ.Event) {
 		return
 	}
+	n := m.cfg.PreQueueingNarrowing(occ)
 	slices.Sort(keys)
 	for _, k := range keys {
 		r := m.pods[k]
+		if !n.Evaluates(k) {
+			continue
+		}
 		if r.info.Gated() && !m.cfg.GatingEventMatches(r.info.GatingPlugin, occ.Event) {
 			continue
 		}
-		if s := m.cfg.PodStrategy(&r.info, occ); s != spec.StrategySkip {
+		if s := m.cfg.MoveStrategy(&r.info, occ, n); s != spec.StrategySkip {
 			h.place(m, r.info, s)
 		}
 	}

@@ -190,8 +190,9 @@ func (e *Executor) Apply(op Op) (Outcome, error) {
 		o.Step.Pod, o.Step.PodSchedulingCycle = info.Key(), cycle
 		o.Step.Err = q.AddUnschedulableIfNotPresent(info, cycle)
 	case KindMove:
+		o.Step.Move = &spec.MoveRecord{Occurrence: spec.Occurrence{Event: op.Event}, PreCheck: PreCheck(op.PreCheck)}
 		if !op.NeedsObjectQueue() {
-			q.MoveAllToActiveOrBackoffQueue(op.Event, PreCheck(op.PreCheck))
+			q.MoveAllToActiveOrBackoffQueue(op.Event, o.Step.Move.PreCheck)
 			break
 		}
 		oq, ok := q.(spec.ObjectQueue)
@@ -205,7 +206,8 @@ func (e *Executor) Apply(op Op) (Outcome, error) {
 		if op.NewObject != nil {
 			occ.NewObject = op.NewObject
 		}
-		o.Step.Err = oq.MoveAllToActiveOrBackoffQueueWithObjects(occ, PreCheck(op.PreCheck))
+		o.Step.Move.Occurrence = occ
+		o.Step.Err = oq.MoveAllToActiveOrBackoffQueueWithObjects(occ, o.Step.Move.PreCheck)
 	case KindFlushBackoff:
 		q.FlushBackoffQCompleted()
 	case KindFlushLeftover:
@@ -244,9 +246,12 @@ func (e *Executor) Apply(op Op) (Outcome, error) {
 			delete(e.versions, p.Key())
 		}
 	case KindAssignedAdd:
-		o.Step.Err = q.AssignedPodAdded(op.Pod.Build())
+		p := op.Pod.Build()
+		o.Step.Move = &spec.MoveRecord{Occurrence: spec.Occurrence{Event: spec.EventAssignedPodAdd, New: p}}
+		o.Step.Err = q.AssignedPodAdded(p)
 	case KindAssignedUpdate:
 		old, nw := AssignedPods(op)
+		o.Step.Move = &spec.MoveRecord{Occurrence: spec.Occurrence{Event: op.Event, Old: old, New: nw}}
 		o.Step.Err = q.AssignedPodUpdated(old, nw, op.Event)
 	case KindDone:
 		snap := q.Snapshot()

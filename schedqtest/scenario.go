@@ -153,6 +153,11 @@ type ConfigChange struct {
 	// Register and PreEnqueue are "register=(...)" and "preenqueue=(...)":
 	// the scenario's own plugins (declare.go), in canonical spelling.
 	Register, PreEnqueue string
+	// PreQueueing is "prequeue=on" in a hints scenario: the pre-queueing
+	// setting of v1.38 (spec.Config.PreQueueing, R20-R22) with the
+	// standard pre-queueing hints (StandardPreQueueingHints) of the
+	// registrations the scenario has.
+	PreQueueing bool
 }
 
 // IsZero reports whether the change changes nothing.
@@ -186,7 +191,11 @@ func (c ConfigChange) Apply(cfg spec.Config) spec.Config {
 		cfg.QueueingHints = maps.Clone(cfg.QueueingHints)
 		cfg.QueueingHints[spec.HintKey{Plugin: PluginFit, Event: NodeAdd}] = NodeZoneHint
 	}
-	return c.applyDeclared(cfg)
+	cfg = c.applyDeclared(cfg)
+	if c.PreQueueing {
+		cfg = withPreQueueing(cfg)
+	}
+	return cfg
 }
 
 // String is the directive line.
@@ -203,6 +212,9 @@ func (c ConfigChange) String() string {
 	}
 	if c.ZoneHint {
 		w = append(w, "zone-hint=on")
+	}
+	if c.PreQueueing {
+		w = append(w, "prequeue=on")
 	}
 	w = append(w, c.declaredWords()...)
 	for _, f := range []struct {
@@ -232,14 +244,17 @@ func ParseConfig(args []datadriven.CmdArg) (ConfigChange, error) {
 			}
 			c.Profile = p
 			continue
-		case "gates", "zone-hint":
+		case "gates", "zone-hint", "prequeue":
 			if len(a.Vals) != 1 || a.Vals[0] != "on" {
 				return c, fmt.Errorf("config: write %s=on", a.Key)
 			}
-			if a.Key == "gates" {
+			switch a.Key {
+			case "gates":
 				c.Gates = true
-			} else {
+			case "zone-hint":
 				c.ZoneHint = true
+			default:
+				c.PreQueueing = true
 			}
 			continue
 		case "register", "preenqueue":
@@ -260,7 +275,7 @@ func ParseConfig(args []datadriven.CmdArg) (ConfigChange, error) {
 		case "leftover":
 			dst = &c.Leftover
 		default:
-			return c, fmt.Errorf("config: unknown setting %q (want profile, gates, zone-hint, register, preenqueue, initial-backoff, max-backoff, leftover)", a.Key)
+			return c, fmt.Errorf("config: unknown setting %q (want profile, gates, zone-hint, prequeue, register, preenqueue, initial-backoff, max-backoff, leftover)", a.Key)
 		}
 		if len(a.Vals) != 1 {
 			return c, fmt.Errorf("config: %s takes one duration", a.Key)
@@ -277,6 +292,9 @@ func ParseConfig(args []datadriven.CmdArg) (ConfigChange, error) {
 	}
 	if c.Gates && c.Profile != spec.ProfileClassic {
 		return c, fmt.Errorf("config: gates=on is for the classic profile; the hints profile always has its PreEnqueue plugins")
+	}
+	if c.PreQueueing && c.Profile != spec.ProfileHints {
+		return c, fmt.Errorf("config: prequeue=on is for the hints profile (v1.38's default there); the %v profile does not have it", c.Profile)
 	}
 	if c.ZoneHint && !c.Profile.HasHints() {
 		return c, fmt.Errorf("config: zone-hint=on is for the hints profile; the classic profile has no queueing hints")

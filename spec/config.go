@@ -39,6 +39,16 @@ type Config struct {
 	// (R17): scheduling gates and their like. Not serialized, like
 	// QueueingHints.
 	PreEnqueuePlugins PreEnqueuePlugins `json:"-"`
+	// PreQueueing is the hints profile's pre-queueing setting (R20-R22,
+	// upstream's SchedulerPreQueueingHints gate): on in kube-scheduler
+	// v1.38's defaults, off (the zero value) in v1.37.2's, so every
+	// hints config written before it keeps its meaning. The classic
+	// profile has no queueing hints and rejects it.
+	PreQueueing bool `json:",omitempty"`
+	// PreQueueingHints are the pre-queueing hints (R20) with PreQueueing
+	// set; a registered event without one answers AllPods. Not
+	// serialized, like QueueingHints.
+	PreQueueingHints PreQueueingHints `json:"-"`
 }
 
 // Upstream defaults (kube-scheduler v1.33).
@@ -106,6 +116,7 @@ func (c Config) Validate() error {
 		}
 	}
 	errs = append(errs, c.validateProfile()...)
+	errs = append(errs, c.validatePreQueueing()...)
 	if len(errs) == 0 {
 		return nil
 	}

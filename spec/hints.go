@@ -378,6 +378,12 @@ func (c Config) IsEventOfInterestHints(e ClusterEvent) bool {
 //     pending plugin is StrategyImmediately, from any other rejector
 //     StrategyAfterBackoff; no Queue at all is StrategySkip.
 func (c Config) PodStrategy(info *QueuedPodInfo, occ Occurrence) Strategy {
+	return c.podStrategy(info, occ, nil)
+}
+
+// podStrategy is PodStrategy asking only the rejectors asks allows (R22);
+// nil asks every rejector.
+func (c Config) podStrategy(info *QueuedPodInfo, occ Occurrence, asks func(plugin string) bool) Strategy {
 	rejectors := info.Rejectors()
 	if len(rejectors) == 0 {
 		return StrategyAfterBackoff
@@ -390,6 +396,9 @@ func (c Config) PodStrategy(info *QueuedPodInfo, occ Occurrence) Strategy {
 	}
 	best := StrategySkip
 	for _, plugin := range rejectors {
+		if asks != nil && !asks(plugin) {
+			continue
+		}
 		for _, reg := range c.PluginEvents[plugin] {
 			if !HintsMatch(reg, occ.Event) {
 				continue

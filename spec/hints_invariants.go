@@ -45,6 +45,7 @@ func CheckHintsStep(cfg Config, before, after *Snapshot, step StepRecord) error 
 		I4hConservation(cfg, before, after, step),
 		I5hOrder(cfg, before, step),
 		I6CyclesStep(before, after, step),
+		I8NarrowingOnlySkips(cfg, before, after, step),
 	)
 }
 

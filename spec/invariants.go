@@ -21,6 +21,17 @@ type StepRecord struct {
 	// Err is what the operation returned. A failed operation must change
 	// nothing.
 	Err error
+	// Move is what a move request step (R4, R11) was asked, when its
+	// recorder kept it (I8 needs it); nil otherwise. A pointer keeps
+	// StepRecord comparable.
+	Move *MoveRecord
+}
+
+// MoveRecord is a move request as it was asked: the event with its
+// objects, and the caller's preCheck (nil lets every pod through).
+type MoveRecord struct {
+	Occurrence Occurrence
+	PreCheck   PreEnqueueCheck
 }
 
 // InvariantError names the invariant a check found broken.

@@ -54,6 +54,17 @@ import "fmt"
 //     Update of an unschedulable pod evaluates. Classic: Timestamp, and "did
 //     anything but status change" (R6, R9). Hints: the later of Timestamp and
 //     FlushTimestamp, and the update's derived events through D2 (R6h, R9h).
+//   - D8 selection: which parked pods a move request evaluates, and which
+//     of a pod's rejectors it asks. Classic: every parked pod, every
+//     rejector (R4). Hints: the same with Config.PreQueueing off (v1.37.2);
+//     with it on (v1.38) the pre-queueing hints choose (R20-R22). Podgroups:
+//     every parked pod and entity; Validate refuses PreQueueing there for
+//     now, because v1.38 changes the group rules in the same release
+//     (PreEnqueue over a group, a gated group losing its gated member) and
+//     a podgroups profile with v1.38's narrowing but v1.37.2's group rules
+//     would be no release's queue. D8 is a pure function
+//     of the config and the occurrence, answered in spec
+//     (Config.PreQueueingNarrowing, Narrowing.Evaluates, Config.MoveStrategy).
 type Profile int
 
 const (

@@ -42,8 +42,8 @@ var (
 type PreEnqueueCheck func(pod *Pod) bool
 
 // Queue is the scheduling queue contract. This comment and the comments of
-// the methods below are its normative text: every rule has an id, R1-R19
-// (with the hints profile's R1h-R14h), every invariant too, I1-I7, and the
+// the methods below are its normative text: every rule has an id, R1-R22
+// (with the hints profile's R1h-R14h), every invariant too, I1-I8, and the
 // model, the implementation, the TLA+ specification and every test cite
 // them. Package model executes
 // the contract one step at a time and is the oracle of every suite;
@@ -219,6 +219,51 @@ type PreEnqueueCheck func(pod *Pod) bool
 // the records after a failing pod's marker through its rejectors' hints
 // (R3h). Only events of interest are recorded, and only while some pod is
 // in flight, so the list is empty whenever nothing is (I7).
+//
+// # Pre-queueing hints (R20-R22: hints profile with Config.PreQueueing)
+//
+// Config.PreQueueing is a setting of the hints profile (and so of the
+// podgroups profile): off in v1.37.2's defaults, where every rule above
+// holds as written; on in kube-scheduler v1.38's (the gate
+// SchedulerPreQueueingHints, beta and on from v1.38.0-beta.0). With it
+// off, nothing in this section applies.
+//
+// R20: a registration (plugin, event) may have a pre-queueing hint
+// (Config.PreQueueingHints): a pure function of the occurrence alone that
+// answers which parked pods, by key, its plugin's queueing hints may
+// requeue for it, or all pods (PreQueueingResult). A move request (R4h,
+// and the assigned-pod requests of R11h) asks them before it evaluates any
+// pod, unless its event is a wildcard or carries no object at all; the
+// replay of a failed pod (R3h), an Update of a parked pod (R9h), Activate
+// and the leftover flush (R6h) never ask them. Every registration of every
+// plugin that matches the event is asked; a plugin is narrowed when all of
+// its matching registrations name pods, to the union of the keys they
+// name; a registration without a pre-queueing hint, or whose hint answers
+// all pods, fails or panics, leaves its plugin unnarrowed
+// (Config.PreQueueingNarrowing).
+//
+// R21: when every plugin asked is narrowed, the request evaluates only the
+// parked pods whose key some plugin named (that pass preCheck): every other
+// parked pod is left as it is, unevaluated, whatever its queueing hints
+// would have answered, gated or not; a named key that is not parked is
+// ignored. When some plugin is unnarrowed, the request evaluates every
+// parked pod, as R4h (Narrowing.Evaluates). A request that evaluates only
+// the named pods costs in proportion to them, not to unschedulablePods.
+//
+// R22: a narrowed plugin's queueing hints are asked only about the pods it
+// named; about any other pod it answers QueueSkip unasked, even in a
+// request that evaluates every parked pod (Config.MoveStrategy). Nothing
+// else of R16 and R4h changes: a pod with no rejectors is requeued after
+// backoff if evaluated; the gated filter (R4h) runs first, and a gating
+// plugin is a rejector, narrowed like any other. The in-flight list (R15)
+// records the event whether or not it was narrowed, and a pod in flight
+// replays it through its queueing hints alone (R3h): pre-queueing hints
+// choose among parked pods, never among pods in flight.
+//
+// Their invariant is I8 (prequeue_invariants.go): pre-queueing hints only
+// leave pods parked, and only where one was unsound (left out a pod its own
+// queueing hint requeues); the contract allows that, as upstream does, and
+// the leftover flush, never narrowed, bounds the wait (L1).
 //
 // # Errors
 //
@@ -413,7 +458,11 @@ type Queue interface {
 	// PodStrategy (R16) decides skip, after backoff or immediately, and the
 	// pod moves as in R3h. Then, if any pod is in flight, the event is
 	// appended to the in-flight list with its objects (R15). There is no
-	// moveRequestCycle: it stays -1.
+	// moveRequestCycle: it stays -1. With Config.PreQueueing (v1.38's
+	// default) the pre-queueing hints first choose which parked pods are
+	// evaluated (R20, R21) and which rejectors are asked about each (R22);
+	// an event without objects (this method's: use ObjectQueue to pass
+	// them) asks none.
 	MoveAllToActiveOrBackoffQueue(event ClusterEvent, preCheck PreEnqueueCheck)
 
 	// FlushBackoffQCompleted is R5: every pod in backoffQ whose backoff has

@@ -397,6 +397,12 @@ func EncodeConfig(c spec.Config) (*Config, error) {
 		}
 	}
 	var errs []error
+	if c.PreQueueing {
+		// Decided: the protocol has no words for pre-queueing hints
+		// (R20-R22) yet, so such a config is n/a on a peer rather than
+		// sent without them, which would be another queue.
+		errs = append(errs, errors.New("the pre-queueing setting (R20-R22) does not cross to a peer: the protocol has no pre-queueing hints yet"))
+	}
 	for k, fn := range c.QueueingHints {
 		name, ok := schedqtest.QueueingHintName(fn)
 		if !ok {
