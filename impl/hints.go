@@ -30,10 +30,12 @@ type hints struct {
 	start uint32 // absolute index of list[head], modulo 2^32
 }
 
-// hintReg is one registration of a plugin and its hint (nil: Queue).
+// hintReg is one registration of a plugin, its hint (nil: Queue) and its
+// pre-queueing hint (nil: all pods, R20).
 type hintReg struct {
-	ev spec.ClusterEvent
-	fn spec.QueueingHintFn
+	ev  spec.ClusterEvent
+	fn  spec.QueueingHintFn
+	pre spec.PreQueueingHintFn
 }
 
 // flightEntry is one entry of the in-flight list: a marker (pod set, the
@@ -52,7 +54,8 @@ func newHints(cfg *spec.Config) *hints {
 	h := &hints{cfg: cfg, regs: map[string][]hintReg{}, gates: newGates(cfg)}
 	for plugin, evs := range cfg.PluginEvents {
 		for _, ev := range evs {
-			h.regs[plugin] = append(h.regs[plugin], hintReg{ev: ev, fn: cfg.QueueingHints[spec.HintKey{Plugin: plugin, Event: ev}]})
+			k := spec.HintKey{Plugin: plugin, Event: ev}
+			h.regs[plugin] = append(h.regs[plugin], hintReg{ev: ev, fn: cfg.QueueingHints[k], pre: cfg.PreQueueingHints[k]})
 		}
 	}
 	return h
@@ -253,10 +256,58 @@ func (h *hints) mayHelp(plugins spec.PluginSet, ev spec.ClusterEvent) bool {
 	return ev.IsWildCard() || h.groupMayCare(plugins, ev)
 }
 
-// narrowing (D8) is R20: nil unless Config.PreQueueing is set and the
-// event asks the pre-queueing hints.
+// narrowing (D8) is R20, as spec.Config.PreQueueingNarrowing: nil unless
+// Config.PreQueueing is set and the event asks the pre-queueing hints
+// (not a wildcard, some object). A plugin with a matching registration
+// that could not narrow (no pre-queueing hint, all pods, an error, a
+// panic) is not narrowed, and its other registrations need not be asked:
+// pre-queueing hints are pure.
 func (h *hints) narrowing(occ spec.Occurrence) *spec.Narrowing {
-	return h.cfg.PreQueueingNarrowing(occ)
+	if !h.cfg.PreQueueing || occ.Event.IsWildCard() || !occ.HasObjects() {
+		return nil
+	}
+	n := &spec.Narrowing{Named: map[string]map[spec.PodKey]bool{}}
+	for plugin, regs := range h.regs {
+		var named map[spec.PodKey]bool
+		all := false
+		for _, r := range regs {
+			if !spec.HintsMatch(r.ev, occ.Event) {
+				continue
+			}
+			res, ok := preSays(r.pre, occ)
+			if !ok || res.AllPods {
+				all = true
+				break
+			}
+			if named == nil {
+				named = make(map[spec.PodKey]bool, len(res.Pods))
+			}
+			for _, k := range res.Pods {
+				named[k] = true
+			}
+		}
+		if all {
+			n.AllPods = true
+		} else if named != nil {
+			n.Named[plugin] = named
+		}
+	}
+	return n
+}
+
+// preSays is one pre-queueing hint's answer; ok is false for no hint, an
+// error or a panic, none of which narrows (R20).
+func preSays(fn spec.PreQueueingHintFn, occ spec.Occurrence) (r spec.PreQueueingResult, ok bool) {
+	if fn == nil {
+		return r, false
+	}
+	defer func() {
+		if recover() != nil {
+			r, ok = spec.PreQueueingResult{}, false
+		}
+	}()
+	r, err := fn(occ)
+	return r, err == nil
 }
 
 func (h *hints) moveTo(v view, e *entry, occ spec.Occurrence, n *spec.Narrowing, _ bool) move {

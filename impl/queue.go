@@ -571,10 +571,12 @@ func (q *PriorityQueue) moveRequest(occ spec.Occurrence, now time.Time, keep fun
 			choices = append(choices, choice{e, g, m})
 		}
 	}
-	if named := n.Candidates(); named != nil {
+	if n != nil && !n.AllPods {
 		// R21: only the named pods, found by key: the request costs in
-		// proportion to them, not to unschedulablePods.
-		for _, k := range named {
+		// proportion to them, not to unschedulablePods. In key order, so
+		// that pods tying in activeQ enter it as the model lists them and
+		// a run replays the same.
+		for _, k := range n.Candidates() {
 			ns, name, _ := strings.Cut(string(k), "/")
 			e := q.pods.findKey(keyHash(ns, name), ns, name)
 			if e == nil || e.loc != inUnschedulablePods {

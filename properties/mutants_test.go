@@ -192,6 +192,36 @@ var mutants = []mutant{
 		new:  "range q.groups.backedOff(now)[:0] {",
 		desc: "G10, R5h: the backoffQ flush releases pods alone but never a group",
 	},
+	// The pre-queueing rows (R20-R22, v1.38's setting of the hints
+	// profile): drawHintsConfig gives a third of its configs the setting,
+	// with node objects and assigned pods that name pods.
+	{
+		name: "prequeue-error-names-no-pod",
+		rule: "R20",
+		test: hintsMachine,
+		file: "impl/hints.go",
+		old:  "\t\t\tif !ok || res.AllPods {\n",
+		new:  "\t\t\tif (ok || !ok) && res.AllPods {\n",
+		desc: "R20: a pre-queueing hint that fails (or has none) narrows its plugin to no pod instead of every pod",
+	},
+	{
+		name: "prequeue-named-only-despite-all-pods",
+		rule: "R21",
+		test: hintsMachine,
+		file: "impl/queue.go",
+		old:  "\tif n != nil && !n.AllPods {\n",
+		new:  "\tif n != nil && len(n.Named) > 0 {\n",
+		desc: "R21: a request evaluates only the named pods even when some plugin narrowed nothing, so that plugin's pods stay parked",
+	},
+	{
+		name: "prequeue-narrowed-plugin-asked-about-every-pod",
+		rule: "R22",
+		test: hintsMachine,
+		file: "impl/hints.go",
+		old:  "\t\t\tif key != \"\" && !n.Asks(plugin, key) {\n",
+		new:  "\t\t\tif key != \"\" && false {\n",
+		desc: "R22: a narrowed plugin's queueing hints are asked about pods it did not name, so they move",
+	},
 	{
 		name: "hints-event-not-recorded-in-flight",
 		rule: "R15",
