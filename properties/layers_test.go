@@ -78,7 +78,8 @@ var (
 // break here). R17-R19 belong to both profiles: a row of either counts.
 var (
 	classicRules = []string{"R1", "R2", "R3", "R4", "R5", "R6", "R7", "R8", "R9", "R10", "R11", "R12", "R13", "R17", "R18", "R19"}
-	hintsRules   = []string{"R1h", "R2h", "R3h", "R4h", "R5h", "R6h", "R7h", "R8h", "R9h", "R10h", "R11h", "R12h", "R13h", "R15", "R16", "R17", "R18", "R19"}
+	// R20-R22: the hints profile's pre-queueing setting (v1.38).
+	hintsRules = []string{"R1h", "R2h", "R3h", "R4h", "R5h", "R6h", "R7h", "R8h", "R9h", "R10h", "R11h", "R12h", "R13h", "R15", "R16", "R17", "R18", "R19", "R20", "R21", "R22"}
 )
 
 // TestEveryRuleHasAMutant is cheap and always runs: each rule of both

@@ -10,13 +10,14 @@
 //
 // replays each file against the model, the executable specification, in
 // the profile the file's config directive names (classic unless "config
-// profile=hints" or "config profile=podgroups"; the output names it), and prints after every step the
+// profile=hints" or "config profile=podgroups"; "prequeue=on" in a hints
+// file selects v1.38's pre-queueing hints; the output names it), and prints after every step the
 // step number, the file line, the operation, its result and the queues
 // (activeQ, backoffQ, unschedulablePods, in flight, with nanosecond times
 // and each backoffQ pod's expiry; in the hints profile the in-flight list
 // too). After every step it checks the profile's invariants (spec.CheckStep:
 // I1-I6 in the classic profile; I1, I2h-I5h, I6 and I7 in the hints
-// profile) and names any that broke; if the file states expected outputs,
+// profile, and I8 with pre-queueing hints) and names any that broke; if the file states expected outputs,
 // they must be what the model prints. A plugin name the profile does not
 // have, or a hints-only argument (pending=) in a classic file, is refused
 // with the file and line.

@@ -243,7 +243,7 @@ func buildPage(t *trace) pageData {
 		Comment: paragraphs(sc.Comment),
 		Rules:   strings.Join(sc.Rules, " "),
 		Config:  configLine(t),
-		Profile: profileLine(t.Cfg.Profile),
+		Profile: profileLine(t.Cfg),
 		Targets: t.targets(),
 		Impl:    t.Impl,
 		Notes:   t.Notes,

@@ -9,23 +9,28 @@ import (
 	"github.com/schedq/schedq/spec"
 )
 
-// profileLine names a scenario's profile and the queue it stands for.
-func profileLine(p spec.Profile) string {
-	switch p {
-	case spec.ProfilePodGroups:
+// profileLine names a scenario's profile and the queue it stands for;
+// with the pre-queueing setting (R20-R22), the v1.38 queue.
+func profileLine(c spec.Config) string {
+	switch {
+	case c.Profile == spec.ProfilePodGroups:
 		return "podgroups (kube-scheduler v1.37.2 with GenericWorkload: the hints profile, with pod groups queued, popped and backed off as one entity)"
-	case spec.ProfileHints:
+	case c.Profile == spec.ProfileHints && c.PreQueueing:
+		return "hints with pre-queueing hints (kube-scheduler v1.38 defaults: the hints profile, with move requests narrowed by pre-queueing hints, R20-R22)"
+	case c.Profile == spec.ProfileHints:
 		return "hints (kube-scheduler v1.37.2 defaults: queueing hints, the in-flight list, Pop from backoffQ, PreEnqueue plugins)"
 	}
 	return "classic (kube-scheduler v1.33.13, queueing hints off)"
 }
 
-// invariantIDs are the invariants spec.CheckStep checks in profile p.
-func invariantIDs(p spec.Profile) string {
-	switch p {
-	case spec.ProfilePodGroups:
+// invariantIDs are the invariants spec.CheckStep checks under c.
+func invariantIDs(c spec.Config) string {
+	switch {
+	case c.Profile == spec.ProfilePodGroups:
 		return "I1, I2h-I5h, I6, I7, IG1-IG4"
-	case spec.ProfileHints:
+	case c.Profile == spec.ProfileHints && c.PreQueueing:
+		return "I1, I2h-I5h, I6, I7, I8"
+	case c.Profile == spec.ProfileHints:
 		return "I1, I2h-I5h, I6, I7"
 	}
 	return "I1-I6"
@@ -60,7 +65,7 @@ func writeText(out io.Writer, t *trace, quiet bool) {
 		if len(sc.Rules) > 0 {
 			fmt.Fprintf(w, "rules: %s\n", strings.Join(sc.Rules, " "))
 		}
-		fmt.Fprintf(w, "profile: %s\n", profileLine(t.Cfg.Profile))
+		fmt.Fprintf(w, "profile: %s\n", profileLine(t.Cfg))
 		fmt.Fprintf(w, "config: %s\n", configLine(t))
 		for _, k := range sc.KnownDifferences {
 			fmt.Fprintf(w, "known difference for %s: %s (%s)\n", strings.Join(k.Profiles, ", "), k.Reason, k.Source)
@@ -165,9 +170,9 @@ func steps(n int) string {
 func (t *trace) okLine() string {
 	if len(t.Known) > 0 {
 		return fmt.Sprintf("%s on %s, invariants %s held on the model after every step, impl differs from the model as the file declares (known difference)",
-			steps(len(t.Steps)), t.targets(), invariantIDs(t.Cfg.Profile))
+			steps(len(t.Steps)), t.targets(), invariantIDs(t.Cfg))
 	}
-	s := fmt.Sprintf("%s on %s, invariants %s held after every step", steps(len(t.Steps)), t.targets(), invariantIDs(t.Cfg.Profile))
+	s := fmt.Sprintf("%s on %s, invariants %s held after every step", steps(len(t.Steps)), t.targets(), invariantIDs(t.Cfg))
 	switch {
 	case t.Impl:
 		s += ", model and impl agree"
