@@ -39,4 +39,12 @@ HintsFailuresSmall ==
     {[unschedulable |-> {}, pending |-> {}],
      [unschedulable |-> {"P1"}, pending |-> {}],
      [unschedulable |-> {}, pending |-> {"P2"}]}
+\* The pre-queueing hints (R20) of HintsPreQueue.cfg: P2's hint for E1
+\* names "a", P2's hint for E2 names "b"; P1's registrations have none
+\* (all pods).  So E1 narrows P2 and not P1: every parked pod is
+\* evaluated, P2 asked about "a" alone (R22); E2, registered by P2 only,
+\* evaluates "b" alone (R21), leaving a pod of P2 other than "b" parked
+\* although P2's hint answers Queue for it: an unsound pre-queueing hint,
+\* which the contract allows (I8).
+HintsPreQueue == {<<"P2", "E1", {"a"}>>, <<"P2", "E2", {"b"}>>}
 =============================================================================

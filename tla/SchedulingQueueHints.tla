@@ -52,13 +52,19 @@ CONSTANTS
     TrimFrontOnly,       \* TRUE; FALSE: Done also drops the events recorded after the pod's
                          \* own marker, which pods popped earlier still need
                          \* (a negative configuration, which must break I3h)
+    PreQueueing,        \* Config.PreQueueing (v1.38's default): move requests ask the
+                        \* pre-queueing hints (R20-R22)
+    PreQueueNamed,      \* the registrations with a pre-queueing hint and the pods it names:
+                        \* a set of <<plugin, event, SUBSET Pods>>; any other registration
+                        \* answers all pods
     Nodes,              \* the nodes pods may be nominated to (R18)
     Extensions,         \* the optional operations in Next:
                         \* SUBSET {"Close", "AssignedPod", "Nominator"}
     Mutation            \* "none"; else one deliberate bug of a negative configuration:
                         \* "PopAfterClose" (breaks NoPopAfterClose),
                         \* "AssignedNotRecorded" (breaks I3h),
-                        \* "NominateKeepsOld" (breaks NominatedOnce)
+                        \* "NominateKeepsOld" (breaks NominatedOnce),
+                        \* "NarrowIgnoresAllPods" (breaks I8)
 
 \* The event an Update of a pod raises for the pod itself when its labels
 \* changed (spec.PodUpdateEvents: TargetPod/UpdatePodLabel), and the
@@ -98,7 +104,10 @@ ASSUME /\ Priority \in [Pods -> Int]
        /\ RecordWhileInFlight \in BOOLEAN /\ TrimFrontOnly \in BOOLEAN
        /\ NoNode \notin Nodes
        /\ Extensions \subseteq {"Close", "AssignedPod", "Nominator"}
-       /\ Mutation \in {"none", "PopAfterClose", "AssignedNotRecorded", "NominateKeepsOld"}
+       /\ PreQueueing \in BOOLEAN
+       /\ PreQueueNamed \subseteq {<<pl, e, S>> : pl \in AllPlugins, e \in NonWildcards, S \in SUBSET Pods}
+       /\ \A t \in PreQueueNamed : t[2] \in Registered[t[1]]
+       /\ Mutation \in {"none", "PopAfterClose", "AssignedNotRecorded", "NominateKeepsOld", "NarrowIgnoresAllPods"}
 
 VARIABLES
     activeQ,                  \* pods waiting to be popped
@@ -121,6 +130,9 @@ VARIABLES
     received,                 \* ghost: [Pods -> set of events] received since the pod's Pop
     lostEvent,                \* ghost for I3h: a failed pod once landed in unschedulablePods
                               \* although an event received while it was in flight requeues it
+    strandedByNarrowing,      \* ghost for I8: a move request once left parked a pod that its
+                              \* pre-queueing hints let through and a hint requeues, or moved a
+                              \* pod no hint requeues
     closed,                   \* Close happened (R13h): Snapshot.Closed
     nominated,                \* [Nodes -> Seq(Pods)]: the nominator (R18), in nomination order
     poppedAfterClose          \* ghost: a Pop succeeded after Close
@@ -128,7 +140,7 @@ VARIABLES
 queueVars == <<activeQ, backoffQ, unschedulablePods, inFlight>>
 podVars == <<attempts, timestamp, initialAttemptTimestamp, unschedulablePlugins, pendingPlugins,
              unschedulableCount, consecutiveErrorsCount, gatingPlugin, flushTimestamp, schedulingGate>>
-ghostVars == <<received, lostEvent>>
+ghostVars == <<received, lostEvent, strandedByNarrowing>>
 \* The variables of Close and the nominator, which most actions leave alone.
 extVars == <<closed, nominated, poppedAfterClose>>
 vars == <<queueVars, podVars, inFlightEvents, now, schedulingCycle, ghostVars, extVars>>
@@ -245,14 +257,17 @@ IsWildcard(e) == e \in Wildcards
 Queues(pl, e) == e \in Registered[pl] /\ <<pl, e>> \in QueueHint
 IsEventOfInterest(e) == IsWildcard(e) \/ \E pl \in AllPlugins : e \in Registered[pl]
 
-\* For a pod p with unschedulable plugins up and pending plugins pend.
-StrategyOf(p, up, pend, occ) ==
+\* For a pod p with unschedulable plugins up and pending plugins pend,
+\* asking only the rejectors Ask allows (R22; R16 asks them all).
+StrategyAsking(p, up, pend, occ, Ask(_)) ==
     IF up \cup pend = {} THEN AfterBackoff
     ELSE IF IsWildcard(occ.event)
          THEN IF occ.target # NoPod /\ occ.target # p THEN Skip ELSE AfterBackoff
-    ELSE IF \E pl \in pend : Queues(pl, occ.event) THEN Immediately
-    ELSE IF \E pl \in up \cup pend : Queues(pl, occ.event) THEN AfterBackoff
+    ELSE IF \E pl \in pend : Ask(pl) /\ Queues(pl, occ.event) THEN Immediately
+    ELSE IF \E pl \in up \cup pend : Ask(pl) /\ Queues(pl, occ.event) THEN AfterBackoff
     ELSE Skip
+
+StrategyOf(p, up, pend, occ) == StrategyAsking(p, up, pend, occ, LAMBDA pl : TRUE)
 
 PodStrategy(p, occ) == StrategyOf(p, unschedulablePlugins[p], pendingPlugins[p], occ)
 
@@ -264,6 +279,46 @@ ReplayOf(p, up, pend, occs) ==
 
 \* R4h's gated filter: a wildcard, or an event the gating plugin registered.
 GatingEventMatches(pl, e) == IsWildcard(e) \/ e \in Registered[pl]
+
+(***************************************************************************)
+(* R20-R22, with PreQueueing: the pre-queueing hints of a move request.    *)
+(* Every event of the spec but the wildcards carries an object (the spec   *)
+(* has none to leave out), so every non-wildcard move request asks them.   *)
+(* A plugin is narrowed when its registration of the event has a           *)
+(* pre-queueing hint (in PreQueueNamed), to the pods it names; any other   *)
+(* plugin that registered the event narrows nothing (no hint, all pods, an *)
+(* error).  When every plugin that registered the event is narrowed, only  *)
+(* the named pods are evaluated (R21); a narrowed plugin's hints are asked *)
+(* only about the pods it named (R22).                                     *)
+(***************************************************************************)
+HasPreHint(pl, e) == \E t \in PreQueueNamed : t[1] = pl /\ t[2] = e
+NamedBy(pl, e) == UNION {t[3] : t \in {u \in PreQueueNamed : u[1] = pl /\ u[2] = e}}
+NarrowedPlugins(e) ==
+    IF PreQueueing /\ ~IsWildcard(e)
+    THEN {pl \in AllPlugins : e \in Registered[pl] /\ HasPreHint(pl, e)}
+    ELSE {}
+NarrowsAll(e) ==
+    /\ PreQueueing /\ ~IsWildcard(e)
+    /\ \A pl \in AllPlugins : e \in Registered[pl] => HasPreHint(pl, e)
+Named(p, e) == \E pl \in NarrowedPlugins(e) : p \in NamedBy(pl, e)
+Evaluates(p, e) == ~NarrowsAll(e) \/ Named(p, e)
+Asks(pl, p, e) == pl \notin NarrowedPlugins(e) \/ p \in NamedBy(pl, e)
+
+\* R4h's filters and R16 under R21 and R22: the strategy of a parked pod
+\* for a move request; Skip for a gated pod the event cannot concern and
+\* for a pod the request does not evaluate.
+MoveStrategy(p, occ) ==
+    IF gatingPlugin[p] # NoPlugin /\ ~GatingEventMatches(gatingPlugin[p], occ.event) THEN Skip
+    ELSE IF ~Evaluates(p, occ.event) THEN Skip
+    ELSE StrategyAsking(p, unschedulablePlugins[p], pendingPlugins[p], occ, LAMBDA pl : Asks(pl, p, occ.event))
+
+\* I8's ghost for one move request: a pod left parked, not gated again,
+\* whose MoveStrategy requeues it; or a pod moved that PodStrategy, without
+\* pre-queueing hints, would leave parked.
+Stranded(occ) ==
+    \/ \E p \in unschedulablePods \cap unschedulablePods' :
+           ~schedulingGate[p] /\ MoveStrategy(p, occ) # Skip
+    \/ \E p \in unschedulablePods \ unschedulablePods' : PodStrategy(p, occ) = Skip
 
 \* Entering activeQ sets a zero InitialAttemptTimestamp to now.
 FirstActive(S) ==
@@ -290,10 +345,14 @@ Requeue(M, st(_)) ==
                                                    ELSE unschedulablePlugins[p]]
 
 \* R4h over S \subseteq unschedulablePods, for an event of interest: each pod
-\* alone, a gated one only if the event may concern its gating plugin.
+\* alone, a gated one only if the event may concern its gating plugin, and
+\* with PreQueueing only the pods and rejectors the pre-queueing hints let
+\* through (R21, R22).  Mutation "NarrowIgnoresAllPods" evaluates only the
+\* named pods even when some plugin narrowed nothing.
 MovePods(S, occ) ==
-    LET st(p) == IF gatingPlugin[p] # NoPlugin /\ ~GatingEventMatches(gatingPlugin[p], occ.event)
-                 THEN Skip ELSE PodStrategy(p, occ)
+    LET mutated(p) == /\ Mutation = "NarrowIgnoresAllPods" /\ NarrowedPlugins(occ.event) # {}
+                      /\ ~Named(p, occ.event)
+        st(p) == IF mutated(p) THEN Skip ELSE MoveStrategy(p, occ)
     IN  Requeue({p \in S : st(p) # Skip}, st)
 
 (***************************************************************************)
@@ -353,7 +412,7 @@ Pop(p) ==
     /\ received' = [received EXCEPT ![p] = {}]
     /\ UNCHANGED <<unschedulablePods, timestamp, initialAttemptTimestamp, unschedulablePlugins,
                    pendingPlugins, unschedulableCount, consecutiveErrorsCount, gatingPlugin,
-                   flushTimestamp, schedulingGate, now, lostEvent, closed, nominated>>
+                   flushTimestamp, schedulingGate, now, lostEvent, strandedByNarrowing, closed, nominated>>
     /\ poppedAfterClose' = (poppedAfterClose \/ closed)
 
 \* Forget everything about a pod that leaves the queue, so that a state is
@@ -409,7 +468,7 @@ AddUnschedulableIfNotPresent(p, f) ==
     /\ inFlightEvents' = TrimInFlight(inFlightEvents, p)
     /\ received' = [received EXCEPT ![p] = {}]
     /\ lostEvent' = (lostEvent \/ LandsDespiteEvent(p))
-    /\ UNCHANGED <<attempts, schedulingGate, now, schedulingCycle, extVars>>
+    /\ UNCHANGED <<attempts, schedulingGate, now, schedulingCycle, strandedByNarrowing, extVars>>
 
 \* R12h.
 Done(p) ==
@@ -417,7 +476,7 @@ Done(p) ==
     /\ inFlight' = inFlight \ {p}
     /\ Forget(p)
     /\ inFlightEvents' = TrimInFlight(inFlightEvents, p)
-    /\ UNCHANGED <<activeQ, backoffQ, unschedulablePods, now, schedulingCycle, lostEvent, extVars>>
+    /\ UNCHANGED <<activeQ, backoffQ, unschedulablePods, now, schedulingCycle, lostEvent, strandedByNarrowing, extVars>>
 
 \* R10h: a deleted in-flight pod also loses its marker, as in R12h.  The
 \* pod's nomination goes too; a pod not held but nominated may be deleted.
@@ -430,7 +489,7 @@ Delete(p) ==
     /\ Forget(p)
     /\ inFlightEvents' = TrimInFlight(inFlightEvents, p)
     /\ nominated' = Unnominated(p)
-    /\ UNCHANGED <<now, schedulingCycle, lostEvent, closed, poppedAfterClose>>
+    /\ UNCHANGED <<now, schedulingCycle, lostEvent, strandedByNarrowing, closed, poppedAfterClose>>
 
 \* R8h for one pod.  An in-flight pod gets a ForceActivate record aimed at
 \* it; a pod in activeQ or not held: nothing.
@@ -450,7 +509,7 @@ Activate(p) ==
     \/ /\ p \in inFlight
        /\ CanRecord
        /\ Record(Occurrence(ForceActivate, p))
-       /\ UNCHANGED <<queueVars, podVars, now, schedulingCycle, lostEvent, extVars>>
+       /\ UNCHANGED <<queueVars, podVars, now, schedulingCycle, lostEvent, strandedByNarrowing, extVars>>
     \/ /\ p \notin backoffQ \cup unschedulablePods \cup inFlight
        /\ UNCHANGED vars
 
@@ -487,7 +546,7 @@ Update(p) ==
           /\ UNCHANGED <<attempts, timestamp, pendingPlugins, unschedulableCount, consecutiveErrorsCount, flushTimestamp>>
     \* R18: the queue's nomination of a queued pod is kept (re-added last).
     /\ nominated' = IF p \notin inFlight /\ IsNominated(p) THEN Nominate(p, NominatedNode(p)) ELSE nominated
-    /\ UNCHANGED <<now, schedulingCycle, lostEvent, closed, poppedAfterClose>>
+    /\ UNCHANGED <<now, schedulingCycle, lostEvent, strandedByNarrowing, closed, poppedAfterClose>>
 
 \* R4h with no preCheck.  An event of no interest changes nothing and is
 \* not recorded.
@@ -497,6 +556,7 @@ MoveRequest(e, keep) ==
     IF ~IsEventOfInterest(e) THEN UNCHANGED vars
     ELSE /\ CanRecord
          /\ MovePods(unschedulablePods, Occurrence(e, NoPod))
+         /\ strandedByNarrowing' = (strandedByNarrowing \/ Stranded(Occurrence(e, NoPod)))
          /\ RecordIf(Occurrence(e, NoPod), keep)
          /\ UNCHANGED <<inFlight, attempts, timestamp, pendingPlugins, unschedulableCount,
                         consecutiveErrorsCount, flushTimestamp, schedulingGate, now, schedulingCycle, lostEvent, extVars>>
@@ -557,7 +617,7 @@ FlushUnschedulablePodsLeftover ==
              /\ MovePods(leftover, Occurrence(UnschedulableTimeout, NoPod))
              /\ Record(Occurrence(UnschedulableTimeout, NoPod))
              /\ UNCHANGED <<inFlight, attempts, timestamp, pendingPlugins, unschedulableCount,
-                            consecutiveErrorsCount, schedulingGate, now, schedulingCycle, lostEvent, extVars>>
+                            consecutiveErrorsCount, schedulingGate, now, schedulingCycle, lostEvent, strandedByNarrowing, extVars>>
 
 \* The clock advances one tick.
 Tick ==
@@ -582,6 +642,7 @@ Init ==
     /\ schedulingCycle = 0
     /\ received = [p \in Pods |-> {}]
     /\ lostEvent = FALSE
+    /\ strandedByNarrowing = FALSE
     /\ closed = FALSE
     /\ nominated = [n \in Nodes |-> << >>]
     /\ poppedAfterClose = FALSE
@@ -637,6 +698,7 @@ TypeOK ==
     /\ schedulingCycle \in 0..MaxCycle
     /\ received \in [Pods -> SUBSET Occurrences]
     /\ lostEvent \in BOOLEAN
+    /\ strandedByNarrowing \in BOOLEAN
     /\ closed \in BOOLEAN /\ poppedAfterClose \in BOOLEAN
     /\ nominated \in [Nodes -> Seq(Pods)]
     \* A pod the queue does not hold leaves no trace (Forget).
@@ -679,6 +741,10 @@ I2h ==
 \* The ghost records the step property I3hStep, so that TLC reports a
 \* violation as an invariant.
 I3h == ~lostEvent
+
+\* I8: pre-queueing hints only leave pods parked, and only where they did
+\* not name them (R21, R22); see spec.I8NarrowingOnlySkips.
+I8 == ~strandedByNarrowing
 
 \* I4, state part: the places partition the held pods (with I1).
 I4 == Cardinality(Held) =

@@ -121,11 +121,41 @@ func readHintsBound(t *testing.T, path string) bound {
 		QueueingHints:                hintFns,
 		PreEnqueuePlugins:            spec.PreEnqueuePlugins{"G": func(p *spec.Pod) bool { return !hasGate(p) }},
 	}
+	// PreQueueing and PreQueueNamed (R20-R22): none, or HintsPreQueue:
+	// P2's pre-queueing hint for E1 names "a", for E2 names "b".
+	switch c.need("PreQueueing") {
+	case "TRUE":
+		b.cfg.PreQueueing = true
+	case "FALSE":
+	default:
+		t.Fatalf("%s: PreQueueing = %s", path, c.need("PreQueueing"))
+	}
+	names := func(keys ...spec.PodKey) spec.PreQueueingHintFn {
+		return func(spec.Occurrence) (spec.PreQueueingResult, error) { return spec.PodsNamed(keys...), nil }
+	}
+	switch c.need("PreQueueNamed") {
+	case "{}":
+	case "HintsPreQueue":
+		b.cfg.PreQueueingHints = spec.PreQueueingHints{
+			{Plugin: "P2", Event: clusterEvents["E1"]}: names("ns/a"),
+			{Plugin: "P2", Event: clusterEvents["E2"]}: names("ns/b"),
+		}
+	default:
+		t.Fatalf("%s: PreQueueNamed <- %s is not known to the Go side", path, c.need("PreQueueNamed"))
+	}
 	if err := b.cfg.Validate(); err != nil {
 		t.Fatal(err)
 	}
 	return b
 }
+
+// eventObject is the object every move request of the spec's Events
+// carries: the spec has no objects, and with PreQueueing every
+// non-wildcard request asks the pre-queueing hints, which a request
+// without objects would not (R20).
+type eventObject struct{}
+
+func (eventObject) String() string { return "object" }
 
 // numRecords counts the event records of the in-flight list.
 func numRecords(s *spec.Snapshot) int {
@@ -225,8 +255,13 @@ func hintsOps(b *bound, n node, s *spec.Snapshot) []op {
 		}
 	}
 	for _, e := range b.events {
-		out = append(out, op{actMoveAll, "MoveAllToActiveOrBackoffQueue(" + e.EventLabel() + ")", spec.StepRecord{Rule: spec.R4MoveAll},
-			func(n node) error { n.m.MoveAllToActiveOrBackoffQueue(e, nil); return nil }})
+		occ := spec.Occurrence{Event: e}
+		if b.cfg.PreQueueing && !e.IsWildCard() {
+			occ.NewObject = eventObject{}
+		}
+		out = append(out, op{actMoveAll, "MoveAllToActiveOrBackoffQueue(" + e.EventLabel() + ")",
+			spec.StepRecord{Rule: spec.R4MoveAll, Move: &spec.MoveRecord{Occurrence: occ}},
+			func(n node) error { return n.m.MoveAllToActiveOrBackoffQueueWithObjects(occ, nil) }})
 	}
 	out = append(out,
 		op{actFlushBackoff, actFlushBackoff, spec.StepRecord{Rule: spec.R5FlushBackoffQ},

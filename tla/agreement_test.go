@@ -41,6 +41,7 @@ var graphConfigs = []struct{ cfg, module string }{
 	{"GraphHints.cfg", "MCSchedulingQueueHints"},
 	{"GraphHintsTime.cfg", "MCSchedulingQueueHints"},
 	{"GraphHintsExt.cfg", "MCSchedulingQueueHints"},
+	{"GraphHintsPreQueue.cfg", "MCSchedulingQueueHints"},
 	{"GraphPodGroups.cfg", "MCSchedulingQueuePodGroups"},
 }
 

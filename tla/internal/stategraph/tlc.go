@@ -208,7 +208,7 @@ func hintsStateFromVars(vars map[string]Value) (State, error) {
 	known := []string{"activeQ", "backoffQ", "unschedulablePods", "inFlight", "attempts", "timestamp",
 		"initialAttemptTimestamp", "unschedulablePlugins", "pendingPlugins", "unschedulableCount",
 		"consecutiveErrorsCount", "gatingPlugin", "flushTimestamp", "schedulingGate", "inFlightEvents",
-		"now", "schedulingCycle", "received", "lostEvent", "closed", "nominated", "poppedAfterClose"}
+		"now", "schedulingCycle", "received", "lostEvent", "strandedByNarrowing", "closed", "nominated", "poppedAfterClose"}
 	if err := checkKnown(vars, known, "SchedulingQueueHints.tla"); err != nil {
 		return State{}, err
 	}
@@ -220,6 +220,11 @@ func hintsStateFromVars(vars map[string]Value) (State, error) {
 	}
 	if err := ghostsFalse(get, "poppedAfterClose"); err != nil {
 		return State{}, err
+	}
+	if _, ok := vars["strandedByNarrowing"]; ok { // I8's ghost, absent from graphs dumped before it
+		if err := ghostsFalse(get, "strandedByNarrowing"); err != nil {
+			return State{}, err
+		}
 	}
 	s.Closed = get("closed").Bool(&err)
 	nominated := get("nominated").Record(&err)
