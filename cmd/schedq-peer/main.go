@@ -20,8 +20,13 @@
 //	ignore-hints  the queue is built without the config's queueing hints, so
 //	              every registered event answers Queue (R16): wrong in the
 //	              hints profile only (the classic profile has no hints)
+//	split-group   PopEntity of a group of several members leaves its last
+//	              member out of flight: pending in the group's open cycle,
+//	              missing from the popped group (G3, IG2): wrong in the
+//	              podgroups profile only
 //
-// It serves both profiles of the contract: a hints config arrives with its
+// It serves the three profiles of the contract, pod groups and caller
+// objects included (protocol version 2): a hints config arrives with its
 // queueing hints and PreEnqueue plugins named (functions of the standard
 // set, schedqtest/hintnames.go), and the queue is built with those
 // functions.
@@ -50,17 +55,18 @@ var brokenModes = map[string]string{
 	"no-shortcut":  "AddUnschedulableIfNotPresent ignores the moveRequestCycle shortcut (R3, I3)",
 	"ignore-done":  "Done answers success and leaves the pod in flight (R12)",
 	"ignore-hints": "the queue ignores the config's queueing hints: every registered event answers Queue (R16)",
+	"split-group":  "PopEntity leaves a group's last member out of flight (G3, IG2)",
 }
 
 func main() {
-	broken := flag.String("broken", "", "misbehave on purpose: no-shortcut, ignore-done or ignore-hints (see the package documentation)")
+	broken := flag.String("broken", "", "misbehave on purpose: no-shortcut, ignore-done, ignore-hints or split-group (see the package documentation)")
 	flag.Parse()
 	if flag.NArg() != 0 {
 		fmt.Fprintf(os.Stderr, "schedq-peer: unexpected arguments %q\n", flag.Args())
 		os.Exit(2)
 	}
 	if _, ok := brokenModes[*broken]; *broken != "" && !ok {
-		fmt.Fprintf(os.Stderr, "schedq-peer: unknown -broken mode %q (known: no-shortcut, ignore-done, ignore-hints)\n", *broken)
+		fmt.Fprintf(os.Stderr, "schedq-peer: unknown -broken mode %q (known: no-shortcut, ignore-done, ignore-hints, split-group)\n", *broken)
 		os.Exit(2)
 	}
 	newQueue := func(cfg spec.Config, start time.Time) (conformance.Target, error) {
@@ -90,6 +96,8 @@ func main() {
 			return noShortcut{t}, nil
 		case "ignore-done":
 			return ignoreDone{t}, nil
+		case "split-group":
+			return splitGroup{t}, nil
 		}
 		return t, nil
 	}
@@ -121,3 +129,20 @@ func (q noShortcut) AddUnschedulableIfNotPresent(p *spec.QueuedPodInfo, _ int64)
 type ignoreDone struct{ target }
 
 func (ignoreDone) Done(spec.UID) error { return nil }
+
+type splitGroup struct{ target }
+
+// PopEntity takes the group whole, then pulls its last member back out of
+// flight (Delete, then Add: the group's cycle is open, so it waits
+// pending) and hands the scheduler the group without it.
+func (q splitGroup) PopEntity() (spec.QueuedEntity, int64, error) {
+	e, cycle, err := q.target.PopEntity()
+	if err != nil || e.Group == nil || len(e.Group.Members) < 2 {
+		return e, cycle, err
+	}
+	last := e.Group.Members[len(e.Group.Members)-1].Pod
+	if q.Delete(last) == nil && q.Add(last) == nil {
+		e.Group.Members = e.Group.Members[:len(e.Group.Members)-1]
+	}
+	return e, cycle, err
+}

@@ -24,8 +24,9 @@
 // written in Go). The rest of this comment is the protocol, precise enough
 // to write a peer without reading Go.
 //
-// The protocol speaks both profiles of the contract (spec.Profile): the
-// classic queue and the queueing-hints queue. The hints profile's queueing
+// The protocol speaks the three profiles of the contract (spec.Profile):
+// the classic queue, the queueing-hints queue and the pod-group queue
+// (rules G1-G11 on spec.PodGroupQueue). The hints profile's queueing
 // hints and PreEnqueue plugins are functions, which no line of JSON
 // carries; the config names them instead, from a small standard set of
 // pure functions (see "Standard functions" below) that a peer implements
@@ -35,7 +36,8 @@
 // event whose hint has no standard name, and the suite reports what needs
 // it as not applicable to a peer. What each operation does is the
 // contract's, not the protocol's: rules R1-R14 in the classic profile,
-// R1h-R17 in the hints profile and R18 (the nominator) in both, as
+// R1h-R17 in the hints profile, G1-G11 over those in the podgroups
+// profile, and R18 (the nominator) and R19 (caller objects) in all, as
 // "go doc github.com/schedq/schedq/spec" prints them; the rule ids below
 // name the classic rule, whose hints twin (R1h...) applies in the hints
 // profile.
@@ -75,7 +77,14 @@
 // The first request is always init; it creates the one queue the peer
 // serves:
 //
-//	{"id":1,"op":"init","now":"2026-01-01T00:00:00Z","config":{...}}
+//	{"id":1,"op":"init","version":2,"now":"2026-01-01T00:00:00Z","config":{...}}
+//
+// "version" is the protocol version the driver speaks, 2 here (version 1
+// had no pod groups, caller objects or update verdicts). A peer that
+// speaks another answers a protocol error naming both; a successful init
+// response carries "version":2, and the driver refuses a peer whose
+// response names no version (a peer written for version 1) with an error
+// that says so, before any scenario runs.
 //
 // "now" is where the queue's clock starts. The clock is a fake one: it
 // moves only on step requests, and the queue must run no flush on its own
@@ -87,20 +96,25 @@
 //	backoffQFlushPeriodNanoseconds           period of flushBackoffQCompleted (R5)
 //	unschedulablePodsFlushPeriodNanoseconds  period of flushUnschedulablePodsLeftover (R6)
 //	pluginEvents                             {"PluginName": [event, ...], ...} (R4)
-//	profile                                  "classic" (or absent) or "hints"
-//	queueingHints                            hints profile: [{"plugin":P,"event":E,"hint":NAME}, ...] (R16)
-//	preEnqueuePlugins                        hints profile: {"PluginName": NAME, ...} (R17)
+//	profile                                  "classic" (or absent), "hints" or "podgroups"
+//	queueingHints                            hints and podgroups: [{"plugin":P,"event":E,"hint":NAME}, ...] (R16)
+//	preEnqueuePlugins                        {"PluginName": NAME, ...} (R17), in every profile
 //
-// In the hints profile each entry of queueingHints gives the registration
+// In the hints and podgroups profiles each entry of queueingHints gives the registration
 // (plugin P and one event E that P registered in pluginEvents, equal in
 // resource, actionType and label) the queueing hint of that NAME; a
 // registration without an entry has the hint that always answers Queue.
 // preEnqueuePlugins maps each PreEnqueue plugin to the NAME of its
 // function. The names are those of "Standard functions"; a name the peer
 // does not know is an invalidConfig error of init, as is a profile it does
-// not implement (a classic-only peer answers invalidConfig to a hints
-// config, and the suite then reports the hints scenarios n/a for it).
-// queueingHints and preEnqueuePlugins are absent in the classic profile.
+// not implement (a classic-only peer answers invalidConfig to a hints or
+// podgroups config, and the suite then reports that profile's scenarios
+// and random runs n/a for it). queueingHints is absent in the classic
+// profile; preEnqueuePlugins is not: the classic scenarios with "config
+// gates=on" (the gated/ group) send the classic profile's PreEnqueue
+// plugins (schedqtest.ClassicGates: SchedulingGates is GateAdmits, Hold is
+// HoldAdmits), which a classic peer must apply as R17 says (a refused pod
+// waits in unschedulablePods with gatingPlugin set).
 //
 // The init response carries the profile the peer claims (see
 // conformance.TargetInfo; the suite compares what "observes" lists):
@@ -144,6 +158,40 @@
 //	step                nanoseconds               -                        moves the fake clock forward
 //	addNominatedPod     pod, mode, nodeName       error                    spec.Nominator AddNominatedPod (R18)
 //	nominatedPodsForNode nodeName                 pods                     spec.Nominator NominatedPodsForNode (R18)
+//	moveAllWithObjects  event, oldPod, newPod,    error                    spec.ObjectQueue MoveAllToActiveOrBackoffQueueWithObjects (R4, R19)
+//	                    oldObject, newObject,
+//	                    preCheckRejects
+//	update (change)     oldPod, newPod, change    error                    spec.ObjectQueue UpdateWithChange (R9): change is the caller's verdict
+//	popEntity           -                         entity, cycle, or error  spec.PodGroupQueue PopEntity (G3)
+//	addAttemptedPodGroup groupInfo, cycle, status error                    AddAttemptedPodGroupIfNeeded (G5); status "success", "rejected" or "error"
+//	addPodGroup         podGroup                  error                    AddPodGroup (G11)
+//	updatePodGroup      oldPodGroup, newPodGroup  error                    UpdatePodGroup (G11)
+//	deletePodGroup      podGroup                  error                    DeletePodGroup (G11)
+//
+// Every peer of version 2 serves moveAllWithObjects and update with a
+// change, in every profile; the pod-group requests come only after an
+// init of the podgroups profile. update without "change" is Update (the
+// queue derives the verdict, spec.DerivePodChange); with it,
+// {"relevant":true,"events":[event, ...]}, the queue takes the caller's
+// verdict: relevant decides R9 in the classic profile, events are the
+// update's events in the others (R9h). moveAllWithObjects is moveAll for
+// an event that carries objects: the pods it concerns as oldPod and newPod,
+// any other object as oldObject and newObject; it answers invalidEvent for
+// an invalid event (moveAll has no error and ignores one).
+//
+// In the podgroups profile pop is Pop, which answers groupEntity when the
+// next entity is a pod group; popEntity answers
+// {"id":N,"entity":{"pod":info},"cycle":C} for a pod queued alone or
+// {"id":N,"entity":{"group":groupInfo},"cycle":C} for a group, and waits
+// as pop does (a group is never taken from backoffQ early, G3). A
+// groupInfo is
+//
+//	{"podGroup":podGroup,"members":[info, ...],"timestamp":"...","attempts":1,
+//	 "initialAttemptTimestamp":"...","backoffExpiry":"",
+//	 "unschedulableCount":0,"consecutiveErrorsCount":0,"gatingPlugin":"","flushTimestamp":""}
+//
+// (the entity's fields, spec.EntityParams; members sorted by key), and
+// addAttemptedPodGroup takes it back as popEntity gave it.
 //
 // mode is "noop" (nominate the pod to its own nominatedNodeName; absent
 // means noop) or "override" (to nodeName). nominatedPodsForNode answers
@@ -174,7 +222,31 @@
 //	{"namespace":"ns","name":"a","uid":"uid-a","priority":0,
 //	 "labels":{"app":"db"},
 //	 "requiredAffinityTerms":[{"namespaces":["ns"],"matchLabels":{"app":"db"}}],
-//	 "resourceVersion":"","status":"","nominatedNodeName":""}
+//	 "resourceVersion":"","status":"","nominatedNodeName":"",
+//	 "group":"g","object":object}
+//
+// group names the pod's pod group (G1; a group in the pod's namespace),
+// read in the podgroups profile only. object is the caller's object of the
+// pod (R19), absent if none. A pod group:
+//
+//	{"namespace":"ns","name":"g","priority":0,"object":object}
+//
+// # Caller objects
+//
+// A caller's object (Pod.Object, PodGroup.Object, an event's objects;
+// R19) crosses as
+//
+//	{"ref":3,"type":"node","value":{"name":"n1","labels":{"zone":"a"}}}
+//
+// value is a JSON value a peer may read: "type":"node" is the scenario
+// language's node object (what NodeZoneHint reads), any other type is the
+// Go type of the caller's object and its JSON. A queue never reads an
+// object except through a hint and keeps it untouched, so a peer returns
+// each object exactly as it came, ref included, wherever the queue hands
+// it back (pods in snapshots and pops, records of the in-flight list, pod
+// groups). The driver gives the suite back the very object it sent for a
+// ref; an object that comes back changed, or with a ref it never sent,
+// equals nothing the model holds, and the suite reports it (R19).
 //
 // A queued pod ("info"), as pop returns it, addUnschedulable takes it back
 // and snapshots list it:
@@ -220,6 +292,31 @@
 // names the event in metrics; empty means resource followed by the action's
 // name.
 //
+// Whether an event concerns a pod rejected by plugins (R4, R6, R11) is
+// decided by matching the event against the events its rejecting plugins
+// registered in pluginEvents (spec.ClusterEvent.Match, spec.HintsMatch). A
+// registration matches an incoming event when the registration is the
+// wildcard, or when both of these hold:
+//
+//   - the resources match: equal, the registration's is "*", or the
+//     registration's is "Pod" and the incoming one is "AssignedPod" or
+//     "UnschedulablePod" (in the hints and podgroups profiles also
+//     "TargetPod");
+//   - the action sets intersect (actionType of both, bitwise and, is not 0).
+//
+// The hints and podgroups profiles add a third condition: an incoming
+// event broader than the registration does not match. The incoming
+// actionType, with its bits renumbered in kube-scheduler v1.37's order
+// (Add 1, Delete 2, the Node updates UpdateNodeAllocatable 4 ...
+// UpdateNodeAnnotation 64, UpdateNodeDeclaredFeature 128,
+// UpdateNodePreemptionPolicy 256, then UpdatePodLabel 512,
+// UpdatePodScaleDown 1024, UpdatePodScaleUp 2048, UpdatePodToleration 4096,
+// UpdatePodSchedulingGatesEliminated 8192, UpdatePodGeneratedResourceClaim
+// 16384, and UpdatePodOther as every bit from 4 to 16384), must not be
+// numerically greater than the registration's renumbered the same way
+// (spec.V137Order). A pod with no rejecting plugins is concerned by every
+// event, and a wildcard event concerns every pod.
+//
 // A snapshot, each list sorted by pod key (byte order of
 // "namespace/name"), both cycles, and whether the queue is closed:
 //
@@ -236,9 +333,23 @@
 //	{"uid":"uid-a","key":"ns/a"}
 //
 // or the record of an event received while some pod was in flight, with
-// the pod objects it carried (each absent when the event carried none):
+// the objects it carried (each absent when the event carried none):
 //
-//	{"event":{"resource":"TargetPod","actionType":128},"oldPod":{...},"newPod":{...}}
+//	{"event":{"resource":"TargetPod","actionType":128},"oldPod":{...},"newPod":{...},
+//	 "oldObject":object,"newObject":object}
+//
+// In the podgroups profile the snapshot also has "podGroups" (absent in
+// the other profiles; spec.PodGroupsState):
+//
+//	{"podGroups":[podGroup...],
+//	 "entities":[{"group":"ns/g","place":"activeQ","members":["ns/a","ns/b"], entity fields...}],
+//	 "inCycle":["ns/h"],"pendingPodGroupPods":[info...],"incompletePodGroupPods":[info...]}
+//
+// the known pod groups sorted by key, the queued group entities sorted by
+// group key (place is activeQ, backoffQ or unschedulablePods; members
+// are the keys of the members held there, whose infos are in that place's
+// list), the groups whose cycle is open, and the members waiting for the
+// end of their group's cycle or for their group's object (G2, G4, G11).
 //
 // # Standard functions
 //
@@ -299,6 +410,11 @@
 //	closed         spec.ErrClosed: pop on a closed queue (R2, R13)
 //	wouldBlock     spec.ErrWouldBlock: pop on an empty activeQ of a queue that cannot wait ("blocking":false)
 //	invalidConfig  spec.ErrInvalidConfig: init with an unusable config
+//	invalidEvent   spec.ErrInvalidEvent: moveAllWithObjects or an update verdict with an invalid event
+//	invalidPodGroup   spec.ErrInvalidPodGroup: a null or malformed pod group or groupInfo, an unknown status
+//	podGroupNotFound  spec.ErrPodGroupNotFound (G11)
+//	podGroupExists    spec.ErrPodGroupExists (G11)
+//	groupEntity    spec.ErrGroupEntity: pop when the next entity is a pod group (G3)
 //	other          an error that is none of the above (the suite treats it as a wrong error)
 //	protocol       the request itself is wrong: not JSON, unknown op, a field that cannot be read,
 //	               a request before init; answered with the request's id, or 0 if it could not be read

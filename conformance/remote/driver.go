@@ -119,6 +119,7 @@ type Peer struct {
 	profile conformance.TargetInfo
 	// nominator: the peer claimed the nominator requests.
 	nominator bool
+	codec     *Codec // the caller's objects that crossed (driver side)
 
 	wmu   sync.Mutex // serialises request lines
 	stdin io.WriteCloser
@@ -158,7 +159,7 @@ func startIn(cmd []string, dir string, cfg spec.Config, start time.Time) (*Peer,
 	}
 	c := exec.Command(prog, cmd[1:]...)
 	c.Dir = dir
-	p := &Peer{cmd: c, name: strings.Join(cmd, " "), pending: map[int64]chan Response{}, exited: make(chan struct{})}
+	p := &Peer{cmd: c, name: strings.Join(cmd, " "), pending: map[int64]chan Response{}, exited: make(chan struct{}), codec: NewCodec(false)}
 	c.Stderr = &p.stderr
 	if p.stdin, err = c.StdinPipe(); err != nil {
 		return nil, err
@@ -171,10 +172,17 @@ func startIn(cmd []string, dir string, cfg spec.Config, start time.Time) (*Peer,
 		return nil, fmt.Errorf("schedq remote: starting the peer %q: %w", p.name, err)
 	}
 	go p.read(stdout)
-	resp, err := p.call(Request{Op: "init", Config: wcfg, Now: encodeTime(start)}, OpTimeout)
+	resp, err := p.call(Request{Op: "init", Config: wcfg, Now: encodeTime(start), Version: Version}, OpTimeout)
 	if err == nil {
 		err = decodeError(resp.Error)
-		if err == nil && resp.Profile == nil {
+		switch {
+		case err != nil:
+		case resp.Version == 0:
+			err = fmt.Errorf("%w: the peer speaks protocol version 1 (its init response names no version) and this driver speaks version %d, "+
+				"which adds pod groups, caller objects and update verdicts: answer init with \"version\":%d and serve the operations package conformance/remote documents", ErrProtocol, Version, Version)
+		case resp.Version != Version:
+			err = fmt.Errorf("%w: the peer speaks protocol version %d and this driver speaks version %d", ErrProtocol, resp.Version, Version)
+		case resp.Profile == nil:
 			err = fmt.Errorf("%w: the init response has no profile", ErrProtocol)
 		}
 	}
@@ -347,7 +355,7 @@ func (p *Peer) must(req Request) Response {
 func (p *Peer) Info() conformance.TargetInfo { return p.profile }
 
 // Add is R1.
-func (p *Peer) Add(pod *spec.Pod) error { return p.do(Request{Op: "add", Pod: EncodePod(pod)}) }
+func (p *Peer) Add(pod *spec.Pod) error { return p.do(Request{Op: "add", Pod: p.codec.EncodePod(pod)}) }
 
 // Pop is R2. It waits as long as the peer does: until a pod comes, the
 // queue closes or the peer ends.
@@ -359,7 +367,7 @@ func (p *Peer) Pop() (*spec.QueuedPodInfo, int64, error) {
 	if err := decodeError(r.Error); err != nil {
 		return nil, 0, err
 	}
-	info, err := DecodeInfo(r.Info)
+	info, err := p.codec.DecodeInfo(r.Info)
 	if err == nil && (info == nil || info.Pod == nil) {
 		err = fmt.Errorf("%w: a pop response with neither a pod nor an error", ErrProtocol)
 	}
@@ -371,26 +379,33 @@ func (p *Peer) Pop() (*spec.QueuedPodInfo, int64, error) {
 
 // AddUnschedulableIfNotPresent is R3.
 func (p *Peer) AddUnschedulableIfNotPresent(info *spec.QueuedPodInfo, podSchedulingCycle int64) error {
-	return p.do(Request{Op: "addUnschedulable", Info: EncodeInfo(info), Cycle: podSchedulingCycle})
+	return p.do(Request{Op: "addUnschedulable", Info: p.codec.EncodeInfo(info), Cycle: podSchedulingCycle})
 }
 
 // MoveAllToActiveOrBackoffQueue is R4. A preCheck cannot cross a process
 // boundary: the driver evaluates it on every pod of a snapshot it takes
 // right before, and sends the keys it rejects.
 func (p *Peer) MoveAllToActiveOrBackoffQueue(event spec.ClusterEvent, preCheck spec.PreEnqueueCheck) {
-	req := Request{Op: "moveAll", Event: EncodeEvent(event)}
-	if preCheck != nil {
-		s := p.Snapshot()
-		req.PreCheckRejects = []string{}
-		for _, pl := range s.Places() {
-			for i := range pl.Pods {
-				if !preCheck(pl.Pods[i].Pod) {
-					req.PreCheckRejects = append(req.PreCheckRejects, string(pl.Pods[i].Key()))
-				}
+	p.must(Request{Op: "moveAll", Event: EncodeEvent(event), PreCheckRejects: p.preCheckRejects(preCheck)})
+}
+
+// preCheckRejects evaluates a move request's preCheck on every pod of a
+// snapshot taken now: nil for no check, else the keys it rejects (a
+// non-nil list, even empty).
+func (p *Peer) preCheckRejects(preCheck spec.PreEnqueueCheck) []string {
+	if preCheck == nil {
+		return nil
+	}
+	s := p.Snapshot()
+	rejects := []string{}
+	for _, pl := range s.Places() {
+		for i := range pl.Pods {
+			if !preCheck(pl.Pods[i].Pod) {
+				rejects = append(rejects, string(pl.Pods[i].Key()))
 			}
 		}
 	}
-	p.must(req)
+	return rejects
 }
 
 // FlushBackoffQCompleted is R5.
@@ -403,27 +418,29 @@ func (p *Peer) FlushUnschedulablePodsLeftover() { p.must(Request{Op: "flushLefto
 func (p *Peer) Activate(pods []*spec.Pod) error {
 	w := make([]*Pod, len(pods))
 	for i, pod := range pods {
-		w[i] = EncodePod(pod)
+		w[i] = p.codec.EncodePod(pod)
 	}
 	return p.do(Request{Op: "activate", Pods: w})
 }
 
 // Update is R9.
 func (p *Peer) Update(oldPod, newPod *spec.Pod) error {
-	return p.do(Request{Op: "update", OldPod: EncodePod(oldPod), NewPod: EncodePod(newPod)})
+	return p.do(Request{Op: "update", OldPod: p.codec.EncodePod(oldPod), NewPod: p.codec.EncodePod(newPod)})
 }
 
 // Delete is R10.
-func (p *Peer) Delete(pod *spec.Pod) error { return p.do(Request{Op: "delete", Pod: EncodePod(pod)}) }
+func (p *Peer) Delete(pod *spec.Pod) error {
+	return p.do(Request{Op: "delete", Pod: p.codec.EncodePod(pod)})
+}
 
 // AssignedPodAdded is R11.
 func (p *Peer) AssignedPodAdded(pod *spec.Pod) error {
-	return p.do(Request{Op: "assignedPodAdded", Pod: EncodePod(pod)})
+	return p.do(Request{Op: "assignedPodAdded", Pod: p.codec.EncodePod(pod)})
 }
 
 // AssignedPodUpdated is R11 for an update.
 func (p *Peer) AssignedPodUpdated(oldPod, newPod *spec.Pod, event spec.ClusterEvent) error {
-	return p.do(Request{Op: "assignedPodUpdated", OldPod: EncodePod(oldPod), NewPod: EncodePod(newPod), Event: EncodeEvent(event)})
+	return p.do(Request{Op: "assignedPodUpdated", OldPod: p.codec.EncodePod(oldPod), NewPod: p.codec.EncodePod(newPod), Event: EncodeEvent(event)})
 }
 
 // Done is R12.
@@ -439,7 +456,7 @@ func (p *Peer) SchedulingCycle() int64 { return p.must(Request{Op: "schedulingCy
 // Snapshot returns the peer's snapshot.
 func (p *Peer) Snapshot() spec.Snapshot {
 	r := p.must(Request{Op: "snapshot"})
-	s, err := DecodeSnapshot(r.Snapshot)
+	s, err := p.codec.DecodeSnapshot(r.Snapshot)
 	if err != nil {
 		panic(p.describe("snapshot", err))
 	}
@@ -449,7 +466,61 @@ func (p *Peer) Snapshot() spec.Snapshot {
 // Step advances the peer's fake clock by d.
 func (p *Peer) Advance(d time.Duration) { p.must(Request{Op: "step", Nanoseconds: int64(d)}) }
 
-var _ conformance.Target = (*Peer)(nil)
+var (
+	_ conformance.Target = (*Peer)(nil)
+	_ spec.PodGroupQueue = (*Peer)(nil)
+	_ spec.ObjectQueue   = (*Peer)(nil)
+)
+
+// MoveAllToActiveOrBackoffQueueWithObjects is R4 with the event's objects
+// (R19): pods as pods, any other object as an Object.
+func (p *Peer) MoveAllToActiveOrBackoffQueueWithObjects(occ spec.Occurrence, preCheck spec.PreEnqueueCheck) error {
+	req := Request{Op: "moveAllWithObjects", Event: EncodeEvent(occ.Event), OldPod: p.codec.EncodePod(occ.Old), NewPod: p.codec.EncodePod(occ.New),
+		OldObject: p.codec.EncodeObject(occ.OldObject), NewObject: p.codec.EncodeObject(occ.NewObject)}
+	req.PreCheckRejects = p.preCheckRejects(preCheck)
+	return p.do(req)
+}
+
+// UpdateWithChange is R9 with the caller's verdict.
+func (p *Peer) UpdateWithChange(oldPod, newPod *spec.Pod, change *spec.PodChange) error {
+	return p.do(Request{Op: "update", OldPod: p.codec.EncodePod(oldPod), NewPod: p.codec.EncodePod(newPod), Change: EncodePodChange(change)})
+}
+
+// PopEntity is G3. It waits as Pop does.
+func (p *Peer) PopEntity() (spec.QueuedEntity, int64, error) {
+	r, err := p.call(Request{Op: "popEntity"}, 0)
+	if err != nil {
+		return spec.QueuedEntity{}, 0, err
+	}
+	if err := decodeError(r.Error); err != nil {
+		return spec.QueuedEntity{}, 0, err
+	}
+	e, err := p.codec.DecodeEntity(r.Entity)
+	if err != nil {
+		return spec.QueuedEntity{}, 0, p.describe("popEntity", err)
+	}
+	return e, r.Cycle, nil
+}
+
+// AddAttemptedPodGroupIfNeeded is G5.
+func (p *Peer) AddAttemptedPodGroupIfNeeded(gInfo *spec.QueuedPodGroupInfo, schedulingCycle int64, status spec.AttemptStatus) error {
+	return p.do(Request{Op: "addAttemptedPodGroup", GroupInfo: p.codec.EncodeGroupInfo(gInfo), Cycle: schedulingCycle, Status: status.String()})
+}
+
+// AddPodGroup is G11.
+func (p *Peer) AddPodGroup(pg *spec.PodGroup) error {
+	return p.do(Request{Op: "addPodGroup", PodGroup: p.codec.EncodePodGroup(pg)})
+}
+
+// UpdatePodGroup is G11.
+func (p *Peer) UpdatePodGroup(oldPG, newPG *spec.PodGroup) error {
+	return p.do(Request{Op: "updatePodGroup", OldPodGroup: p.codec.EncodePodGroup(oldPG), NewPodGroup: p.codec.EncodePodGroup(newPG)})
+}
+
+// DeletePodGroup is G11.
+func (p *Peer) DeletePodGroup(pg *spec.PodGroup) error {
+	return p.do(Request{Op: "deletePodGroup", PodGroup: p.codec.EncodePodGroup(pg)})
+}
 
 // Nominator returns the peer as a conformance target with the nominator
 // (spec.Nominator, R18) if its init response claimed one, else nil. The
@@ -467,7 +538,7 @@ type NominatingPeer struct{ *Peer }
 
 // AddNominatedPod is R18.
 func (p *NominatingPeer) AddNominatedPod(pod *spec.Pod, mode spec.NominatingMode, nodeName string) error {
-	return p.do(Request{Op: "addNominatedPod", Pod: EncodePod(pod), Mode: encodeMode(mode), NodeName: nodeName})
+	return p.do(Request{Op: "addNominatedPod", Pod: p.codec.EncodePod(pod), Mode: encodeMode(mode), NodeName: nodeName})
 }
 
 // NominatedPodsForNode is R18. A protocol failure panics, as for the
@@ -479,7 +550,7 @@ func (p *NominatingPeer) NominatedPodsForNode(nodeName string) []*spec.Pod {
 		if w == nil {
 			panic(p.describe("nominatedPodsForNode", fmt.Errorf("%w: element %d of the answer is null", ErrProtocol, i)))
 		}
-		out = append(out, DecodePod(w))
+		out = append(out, p.codec.DecodePod(w))
 	}
 	return out
 }

@@ -1,6 +1,7 @@
 package remote_test
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -93,7 +94,7 @@ func TestPeerPassesTheSuite(t *testing.T) {
 	if dir == "" {
 		dir = t.TempDir()
 	}
-	conformance.Run(t, remote.NewTarget([]string{peerBin}), conformance.Options{ResultsDir: dir})
+	conformance.Run(t, remote.NewTarget([]string{peerBin}), conformance.Options{ResultsDir: dir, Dirs: []string{"../testdata/podgroups"}})
 	b, err := os.ReadFile(filepath.Join(dir, peerProfileName+".json"))
 	if err != nil {
 		t.Fatalf("the run's report: %v", err)
@@ -104,17 +105,15 @@ func TestPeerPassesTheSuite(t *testing.T) {
 	}
 	ran := map[string]int{}
 	for _, r := range report.Results {
-		// impl does not take caller objects and update verdicts through
-		// the protocol yet, nor pod groups (the podgroups random runs),
-		// nor pre-queueing hints (EncodeConfig): only those may be n/a.
-		if r.Outcome == conformance.NotApplicable && !strings.Contains(r.Detail, "spec.ObjectQueue") && !strings.Contains(r.Detail, "spec.PodGroupQueue") &&
-			!strings.Contains(r.Detail, "pre-queueing setting") {
+		// The protocol has no words for pre-queueing hints yet
+		// (EncodeConfig): only those may be n/a.
+		if r.Outcome == conformance.NotApplicable && !strings.Contains(r.Detail, "pre-queueing setting") {
 			t.Errorf("%s was n/a through the protocol: %s", r.Scenario, r.Detail)
 		}
 		ran[conformance.ProfileOf(r).String()]++
 	}
-	if ran["hints"] < 10 || ran["classic"] < 10 {
-		t.Errorf("results by profile %v: want both profiles played through the peer", ran)
+	if ran["hints"] < 10 || ran["classic"] < 10 || ran["podgroups"] < 10 {
+		t.Errorf("results by profile %v: want the three profiles played through the peer", ran)
 	}
 }
 
@@ -131,6 +130,7 @@ var brokenModes = []struct {
 	{"no-shortcut", spec.ProfileClassic, []string{"R3", "I3"}},
 	{"ignore-done", spec.ProfileClassic, []string{"R12"}},
 	{"ignore-hints", spec.ProfileHints, []string{"R16", "R4h"}},
+	{"split-group", spec.ProfilePodGroups, []string{"G3", "IG2"}},
 }
 
 // brokenOptions are the suite's options against a peer broken in profile
@@ -140,13 +140,21 @@ var brokenModes = []struct {
 // and the hints random runs. Leaving out the random runs of the profile
 // that is not the point halves the time of the test.
 func brokenOptions(p spec.Profile) conformance.Options {
+	if p == spec.ProfilePodGroups {
+		return conformance.Options{SkipCatalogue: true, Dirs: []string{"../testdata/podgroups"}, // the podgroups scenarios only
+			SkipDifferentialIn: map[spec.Profile]string{
+				spec.ProfileClassic: "the peer is broken in the podgroups profile only",
+				spec.ProfileHints:   "the peer is broken in the podgroups profile only"}}
+	}
 	if p == spec.ProfileHints {
 		return conformance.Options{SkipDifferentialIn: map[spec.Profile]string{
-			spec.ProfileClassic: "the peer is broken in the hints profile only; the classic random runs are not this test's point"}}
+			spec.ProfileClassic:   "the peer is broken in the hints profile only; the classic random runs are not this test's point",
+			spec.ProfilePodGroups: "the podgroups profile has the hints profile's rules too; its random runs are not this test's point"}}
 	}
 	return conformance.Options{Scenarios: "^[^h]", // every group but hints/
 		SkipDifferentialIn: map[spec.Profile]string{
-			spec.ProfileHints: "the peer is broken in a classic rule; the hints random runs are not this test's point"}}
+			spec.ProfileHints:     "the peer is broken in a classic rule; the hints random runs are not this test's point",
+			spec.ProfilePodGroups: "the peer is broken in a classic rule; the podgroups random runs are not this test's point"}}
 }
 
 // TestSuiteOnBrokenPeer is the child of TestBrokenPeerIsCaught: the suite
@@ -212,17 +220,25 @@ func TestBrokenPeerIsCaught(t *testing.T) {
 					t.Errorf("no failure cites %s, the rule -broken=%s breaks:\n%s", w, tc.mode, tail(out))
 				}
 			}
-			hints := func(name string) bool {
-				return strings.HasPrefix(name, "hints/") || strings.HasPrefix(name, "differential-hints")
+			// The profile of a subtest by its name: the podgroups scenarios
+			// of ../testdata/podgroups are named by their G rule.
+			profileOf := func(name string) spec.Profile {
+				switch {
+				case strings.HasPrefix(name, "hints/") || strings.HasPrefix(name, "differential-hints"):
+					return spec.ProfileHints
+				case strings.HasPrefix(name, "G") || strings.HasPrefix(name, "podgroups/") || strings.HasPrefix(name, "differential-podgroups"):
+					return spec.ProfilePodGroups
+				}
+				return spec.ProfileClassic
 			}
 			classicPassed := 0
 			for _, name := range passed {
-				if !hints(name) && name != "preflight" {
+				if profileOf(name) == spec.ProfileClassic && name != "preflight" {
 					classicPassed++
 				}
 			}
 			for _, name := range failed {
-				if hints(name) != (tc.profile == spec.ProfileHints) {
+				if profileOf(name) != tc.profile {
 					t.Errorf("-broken=%s is wrong in the %s profile only, but %s failed", tc.mode, tc.profile, name)
 				}
 			}
@@ -257,6 +273,16 @@ func fakePeer(mode string) int {
 				return 0
 			}
 		}
+	case "v1":
+		var req remote.Request
+		sc := bufio.NewScanner(os.Stdin)
+		if !sc.Scan() || json.Unmarshal(sc.Bytes(), &req) != nil {
+			return 2
+		}
+		fmt.Printf("{\"id\":%d,\"profile\":{\"name\":\"old-peer\",\"observes\":{}}}\n", req.ID)
+		for sc.Scan() {
+		}
+		return 0
 	case "silent":
 		buf := make([]byte, 4096)
 		for {
@@ -274,6 +300,8 @@ func TestDriverReportsABrokenProtocol(t *testing.T) {
 	for mode, want := range map[string]string{
 		"exit":    "fake peer: giving up at once",
 		"garbage": "not a response",
+		// A peer written for version 1 answers init without a version.
+		"v1": "the peer speaks protocol version 1 (its init response names no version) and this driver speaks version 2",
 	} {
 		t.Run(mode, func(t *testing.T) {
 			t.Setenv(envFakePeer, mode)
@@ -383,7 +411,7 @@ func initLineWith(id int, cfg spec.Config) string {
 	if err != nil {
 		panic(err)
 	}
-	b, _ := json.Marshal(remote.Request{ID: int64(id), Op: "init", Config: w, Now: "2026-01-01T00:00:00Z"})
+	b, _ := json.Marshal(remote.Request{ID: int64(id), Op: "init", Config: w, Now: "2026-01-01T00:00:00Z", Version: remote.Version})
 	return string(b)
 }
 
@@ -593,7 +621,7 @@ func TestHintsWithoutAStandardNameAreRefused(t *testing.T) {
 	if _, err := remote.DecodeConfig(w); !errors.Is(err, spec.ErrInvalidConfig) {
 		t.Errorf("DecodeConfig with an unknown profile: got %v, want spec.ErrInvalidConfig", err)
 	}
-	b, _ := json.Marshal(remote.Request{ID: 1, Op: "init", Config: w, Now: "2026-01-01T00:00:00Z"})
+	b, _ := json.Marshal(remote.Request{ID: 1, Op: "init", Config: w, Now: "2026-01-01T00:00:00Z", Version: remote.Version})
 	if r := serve(t, string(b))[1]; r.Error == nil || r.Error.Code != "invalidConfig" {
 		t.Errorf("init with unknown names: %+v, want the invalidConfig error", r.Error)
 	}

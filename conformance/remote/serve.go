@@ -22,7 +22,10 @@ import (
 // no flush may run on its own: the suite calls them. A queue that also
 // implements spec.Nominator serves the nominator requests, and the init
 // response says so. A profile the queue does not implement is its
-// spec.ErrInvalidConfig.
+// spec.ErrInvalidConfig. The requests of protocol version 2 need a queue
+// that implements spec.ObjectQueue (caller objects, update verdicts) and,
+// for the podgroups profile, spec.PodGroupQueue; a queue without them
+// answers those requests with a protocol error.
 type NewQueue func(cfg spec.Config, start time.Time) (conformance.Target, error)
 
 // maxLine bounds one request line; a snapshot response can be long, a
@@ -37,7 +40,7 @@ const maxLine = 16 << 20
 // malformed request gets a response with code "protocol" and changes
 // nothing.
 func Serve(in io.Reader, out io.Writer, newQueue NewQueue) error {
-	s := &server{out: bufio.NewWriter(out), newQueue: newQueue}
+	s := &server{out: bufio.NewWriter(out), newQueue: newQueue, codec: NewCodec(true)}
 	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
 	for sc.Scan() {
@@ -67,6 +70,7 @@ type server struct {
 	newQueue NewQueue
 	q        conformance.Target
 	cfg      spec.Config // the queue's config, for pop's "would it block?"
+	codec    *Codec      // the caller's objects that crossed (peer side)
 
 	// waiting counts the Pops answered from their own goroutine that have
 	// not returned yet; pops waits for them at the end.
@@ -104,6 +108,8 @@ func (s *server) handle(req Request) {
 		switch {
 		case s.q != nil:
 			protocol("init: the queue exists already; start a new peer for a new queue")
+		case req.Version != Version:
+			protocol("init: this peer speaks protocol version %d, the driver asked for version %d", Version, req.Version)
 		case req.Config == nil:
 			protocol("init: no config")
 		default:
@@ -124,7 +130,7 @@ func (s *server) handle(req Request) {
 			}
 			s.q, s.cfg = q, cfg
 			_, nominator := q.(spec.Nominator)
-			resp.Profile = EncodeProfile(q.Info(), nominator)
+			resp.Profile, resp.Version = EncodeProfile(q.Info(), nominator), Version
 		}
 		s.reply(resp)
 		return
@@ -137,14 +143,23 @@ func (s *server) handle(req Request) {
 	q := s.q
 	switch req.Op {
 	case "add":
-		resp.Error = encodeError(q.Add(DecodePod(req.Pod)))
-	case "pop":
+		resp.Error = encodeError(q.Add(s.codec.DecodePod(req.Pod)))
+	case "pop", "popEntity":
+		pop := s.pop
+		if req.Op == "popEntity" {
+			pq, ok := q.(spec.PodGroupQueue)
+			if !ok {
+				protocol("popEntity: the queue has no pod groups (spec.PodGroupQueue)")
+				break
+			}
+			pop = func(_ conformance.Target, resp *Response) { s.popEntity(pq, resp) }
+		}
 		// Answered here when it cannot block: no earlier Pop is waiting
 		// and there is a pod to take (only this loop changes the queue, so
 		// nobody takes it first). Otherwise from a goroutine, so that a
 		// blocked Pop does not hold up the requests after it.
 		if s.waiting.Load() == 0 && (s.canPop(q.Snapshot()) || !q.Info().Blocking) {
-			s.pop(q, &resp)
+			pop(q, &resp)
 			break
 		}
 		s.waiting.Add(1)
@@ -152,12 +167,14 @@ func (s *server) handle(req Request) {
 		go func() {
 			defer s.pops.Done()
 			defer s.waiting.Add(-1)
-			s.pop(q, &resp)
+			pop(q, &resp)
 			s.reply(resp)
 		}()
 		return
+	case "moveAllWithObjects", "addAttemptedPodGroup", "addPodGroup", "updatePodGroup", "deletePodGroup":
+		s.handleGroupsAndObjects(q, req, &resp)
 	case "addUnschedulable":
-		info, err := DecodeInfo(req.Info)
+		info, err := s.codec.DecodeInfo(req.Info)
 		if err != nil {
 			protocol("addUnschedulable: %v", err)
 			break
@@ -177,17 +194,26 @@ func (s *server) handle(req Request) {
 	case "activate":
 		pods := make([]*spec.Pod, len(req.Pods))
 		for i, p := range req.Pods {
-			pods[i] = DecodePod(p)
+			pods[i] = s.codec.DecodePod(p)
 		}
 		resp.Error = encodeError(q.Activate(pods))
 	case "update":
-		resp.Error = encodeError(q.Update(DecodePod(req.OldPod), DecodePod(req.NewPod)))
+		if req.Change == nil {
+			resp.Error = encodeError(q.Update(s.codec.DecodePod(req.OldPod), s.codec.DecodePod(req.NewPod)))
+			break
+		}
+		oq, ok := q.(spec.ObjectQueue)
+		if !ok {
+			protocol("update with a change: the queue takes no update verdicts (spec.ObjectQueue)")
+			break
+		}
+		resp.Error = encodeError(oq.UpdateWithChange(s.codec.DecodePod(req.OldPod), s.codec.DecodePod(req.NewPod), DecodePodChange(req.Change)))
 	case "delete":
-		resp.Error = encodeError(q.Delete(DecodePod(req.Pod)))
+		resp.Error = encodeError(q.Delete(s.codec.DecodePod(req.Pod)))
 	case "assignedPodAdded":
-		resp.Error = encodeError(q.AssignedPodAdded(DecodePod(req.Pod)))
+		resp.Error = encodeError(q.AssignedPodAdded(s.codec.DecodePod(req.Pod)))
 	case "assignedPodUpdated":
-		resp.Error = encodeError(q.AssignedPodUpdated(DecodePod(req.OldPod), DecodePod(req.NewPod), DecodeEvent(req.Event)))
+		resp.Error = encodeError(q.AssignedPodUpdated(s.codec.DecodePod(req.OldPod), s.codec.DecodePod(req.NewPod), DecodeEvent(req.Event)))
 	case "done":
 		resp.Error = encodeError(q.Done(spec.UID(req.UID)))
 	case "close":
@@ -195,7 +221,7 @@ func (s *server) handle(req Request) {
 	case "schedulingCycle":
 		resp.Cycle = q.SchedulingCycle()
 	case "snapshot":
-		resp.Snapshot = EncodeSnapshot(q.Snapshot())
+		resp.Snapshot = s.codec.EncodeSnapshot(q.Snapshot())
 	case "addNominatedPod", "nominatedPodsForNode":
 		n, ok := q.(spec.Nominator)
 		if !ok {
@@ -205,7 +231,7 @@ func (s *server) handle(req Request) {
 		if req.Op == "nominatedPodsForNode" {
 			resp.Pods = []*Pod{}
 			for _, p := range n.NominatedPodsForNode(req.NodeName) {
-				resp.Pods = append(resp.Pods, EncodePod(p))
+				resp.Pods = append(resp.Pods, s.codec.EncodePod(p))
 			}
 			break
 		}
@@ -214,7 +240,7 @@ func (s *server) handle(req Request) {
 			protocol("addNominatedPod: %v", err)
 			break
 		}
-		resp.Error = encodeError(n.AddNominatedPod(DecodePod(req.Pod), mode, req.NodeName))
+		resp.Error = encodeError(n.AddNominatedPod(s.codec.DecodePod(req.Pod), mode, req.NodeName))
 	case "step":
 		if req.Nanoseconds < 0 {
 			protocol("step: negative duration %dns; a clock never goes back", req.Nanoseconds)
@@ -234,9 +260,11 @@ func (s *server) canPop(snap spec.Snapshot) bool {
 	if len(snap.ActiveQ) > 0 || snap.Closed {
 		return true
 	}
-	if s.cfg.Profile == spec.ProfileHints {
+	if s.cfg.Profile.HasHints() {
 		for i := range snap.BackoffQ {
-			if len(snap.BackoffQ[i].Rejectors()) > 0 {
+			// A member of a pod group is never taken from backoffQ
+			// early: its entity has no rejectors of its own (G3).
+			if len(snap.BackoffQ[i].Rejectors()) > 0 && (s.cfg.Profile != spec.ProfilePodGroups || snap.BackoffQ[i].Pod.Group == "") {
 				return true
 			}
 		}
@@ -246,5 +274,62 @@ func (s *server) canPop(snap spec.Snapshot) bool {
 
 func (s *server) pop(q conformance.Target, resp *Response) {
 	info, cycle, err := q.Pop()
-	resp.Info, resp.Cycle, resp.Error = EncodeInfo(info), cycle, encodeError(err)
+	resp.Info, resp.Cycle, resp.Error = s.codec.EncodeInfo(info), cycle, encodeError(err)
+}
+
+func (s *server) popEntity(q spec.PodGroupQueue, resp *Response) {
+	e, cycle, err := q.PopEntity()
+	resp.Cycle, resp.Error = cycle, encodeError(err)
+	if err == nil {
+		resp.Entity = s.codec.EncodeEntity(e)
+	}
+}
+
+// handleGroupsAndObjects serves the requests of spec.ObjectQueue and
+// spec.PodGroupQueue, which a queue of version 2 implements.
+func (s *server) handleGroupsAndObjects(q conformance.Target, req Request, resp *Response) {
+	protocol := func(format string, args ...any) {
+		resp.Error = &Error{Code: codeProtocol, Message: fmt.Sprintf(format, args...)}
+	}
+	if req.Op == "moveAllWithObjects" {
+		oq, ok := q.(spec.ObjectQueue)
+		if !ok {
+			protocol("moveAllWithObjects: the queue takes no caller objects (spec.ObjectQueue)")
+			return
+		}
+		var pre spec.PreEnqueueCheck
+		if req.PreCheckRejects != nil {
+			rejects := slices.Clone(req.PreCheckRejects)
+			pre = func(p *spec.Pod) bool { return !slices.Contains(rejects, string(p.Key())) }
+		}
+		occ := spec.Occurrence{Event: DecodeEvent(req.Event), Old: s.codec.DecodePod(req.OldPod), New: s.codec.DecodePod(req.NewPod),
+			OldObject: s.codec.DecodeObject(req.OldObject), NewObject: s.codec.DecodeObject(req.NewObject)}
+		resp.Error = encodeError(oq.MoveAllToActiveOrBackoffQueueWithObjects(occ, pre))
+		return
+	}
+	pq, ok := q.(spec.PodGroupQueue)
+	if !ok {
+		protocol("%s: the queue has no pod groups (spec.PodGroupQueue)", req.Op)
+		return
+	}
+	switch req.Op {
+	case "addAttemptedPodGroup":
+		g, err := s.codec.DecodeGroupInfo(req.GroupInfo)
+		if err != nil {
+			protocol("addAttemptedPodGroup: %v", err)
+			return
+		}
+		status, err := spec.ParseAttemptStatus(req.Status)
+		if err != nil {
+			resp.Error = encodeError(err)
+			return
+		}
+		resp.Error = encodeError(pq.AddAttemptedPodGroupIfNeeded(g, req.Cycle, status))
+	case "addPodGroup":
+		resp.Error = encodeError(pq.AddPodGroup(s.codec.DecodePodGroup(req.PodGroup)))
+	case "updatePodGroup":
+		resp.Error = encodeError(pq.UpdatePodGroup(s.codec.DecodePodGroup(req.OldPodGroup), s.codec.DecodePodGroup(req.NewPodGroup)))
+	case "deletePodGroup":
+		resp.Error = encodeError(pq.DeletePodGroup(s.codec.DecodePodGroup(req.PodGroup)))
+	}
 }

@@ -52,6 +52,27 @@ type Request struct {
 	NodeName string `json:"nodeName,omitempty"`
 
 	Nanoseconds int64 `json:"nanoseconds,omitempty"` // step
+
+	// Version (init) is the protocol version the driver speaks
+	// (Version); the peer answers with its own.
+	Version int `json:"version,omitempty"`
+
+	// OldObject and NewObject (moveAllWithObjects) are the event's
+	// objects other than pods (R19).
+	OldObject *Object `json:"oldObject,omitempty"`
+	NewObject *Object `json:"newObject,omitempty"`
+	// Change (update) is the caller's verdict on the update
+	// (spec.PodChange); absent: the queue derives it.
+	Change *PodChange `json:"change,omitempty"`
+
+	// The podgroups profile's: PodGroup (addPodGroup, deletePodGroup),
+	// OldPodGroup and NewPodGroup (updatePodGroup), GroupInfo and Status
+	// (addAttemptedPodGroup, with Cycle).
+	PodGroup    *PodGroup           `json:"podGroup,omitempty"`
+	OldPodGroup *PodGroup           `json:"oldPodGroup,omitempty"`
+	NewPodGroup *PodGroup           `json:"newPodGroup,omitempty"`
+	GroupInfo   *QueuedPodGroupInfo `json:"groupInfo,omitempty"`
+	Status      string              `json:"status,omitempty"`
 }
 
 // Response is one line from the peer to the driver.
@@ -64,6 +85,10 @@ type Response struct {
 	Snapshot *Snapshot      `json:"snapshot,omitempty"` // snapshot
 	// Pods is nominatedPodsForNode's answer, in nomination order.
 	Pods []*Pod `json:"pods,omitempty"`
+	// Version (init) is the protocol version the peer speaks.
+	Version int `json:"version,omitempty"`
+	// Entity is popEntity's answer.
+	Entity *Entity `json:"entity,omitempty"`
 }
 
 // Error is an operation's error: Code is one of the codes of the package
@@ -84,6 +109,10 @@ type Pod struct {
 	ResourceVersion       string            `json:"resourceVersion,omitempty"`
 	Status                string            `json:"status,omitempty"`
 	NominatedNodeName     string            `json:"nominatedNodeName,omitempty"`
+	// Group names the pod's pod group (podgroups profile, G1).
+	Group string `json:"group,omitempty"`
+	// Object is the caller's object of the pod (R19).
+	Object *Object `json:"object,omitempty"`
 }
 
 // AffinityTerm is spec.AffinityTerm on the wire.
@@ -156,6 +185,10 @@ type InFlightEntry struct {
 	Event  *Event `json:"event,omitempty"`
 	OldPod *Pod   `json:"oldPod,omitempty"`
 	NewPod *Pod   `json:"newPod,omitempty"`
+	// OldObject and NewObject are the other objects the event carried
+	// (R19), as moveAllWithObjects sent them.
+	OldObject *Object `json:"oldObject,omitempty"`
+	NewObject *Object `json:"newObject,omitempty"`
 }
 
 // Snapshot is spec.Snapshot on the wire; each list sorted by key.
@@ -170,6 +203,9 @@ type Snapshot struct {
 	Closed            bool            `json:"closed"`
 	// InFlightEvents is the hints profile's in-flight list, in order.
 	InFlightEvents []InFlightEntry `json:"inFlightEvents,omitempty"`
+	// PodGroups is the podgroups profile's state of pod groups; absent
+	// in the other profiles.
+	PodGroups *PodGroupsState `json:"podGroups,omitempty"`
 }
 
 // Profile is conformance.TargetInfo on the wire: what the peer claims.
@@ -207,6 +243,11 @@ var errorCodes = []struct {
 	{"closed", spec.ErrClosed},
 	{"wouldBlock", spec.ErrWouldBlock},
 	{"invalidConfig", spec.ErrInvalidConfig},
+	{"invalidEvent", spec.ErrInvalidEvent},
+	{"invalidPodGroup", spec.ErrInvalidPodGroup},
+	{"podGroupNotFound", spec.ErrPodGroupNotFound},
+	{"podGroupExists", spec.ErrPodGroupExists},
+	{"groupEntity", spec.ErrGroupEntity},
 }
 
 // codeProtocol is the code of a request the peer could not understand.
@@ -288,12 +329,13 @@ func decodeTime(s string) (time.Time, error) {
 }
 
 // EncodePod returns the wire form of p; nil stays nil.
-func EncodePod(p *spec.Pod) *Pod {
+func (c *Codec) EncodePod(p *spec.Pod) *Pod {
 	if p == nil {
 		return nil
 	}
 	w := &Pod{Namespace: p.Namespace, Name: p.Name, UID: string(p.UID), Priority: p.Priority,
-		Labels: p.Labels, ResourceVersion: p.ResourceVersion, Status: p.Status, NominatedNodeName: p.NominatedNodeName}
+		Labels: p.Labels, ResourceVersion: p.ResourceVersion, Status: p.Status, NominatedNodeName: p.NominatedNodeName,
+		Group: p.Group, Object: c.EncodeObject(p.Object)}
 	for _, t := range p.RequiredAffinityTerms {
 		w.RequiredAffinityTerms = append(w.RequiredAffinityTerms, AffinityTerm(t))
 	}
@@ -301,12 +343,13 @@ func EncodePod(p *spec.Pod) *Pod {
 }
 
 // DecodePod returns the spec form of p; nil stays nil.
-func DecodePod(p *Pod) *spec.Pod {
+func (c *Codec) DecodePod(p *Pod) *spec.Pod {
 	if p == nil {
 		return nil
 	}
 	s := &spec.Pod{Namespace: p.Namespace, Name: p.Name, UID: spec.UID(p.UID), Priority: p.Priority,
-		Labels: p.Labels, ResourceVersion: p.ResourceVersion, Status: p.Status, NominatedNodeName: p.NominatedNodeName}
+		Labels: p.Labels, ResourceVersion: p.ResourceVersion, Status: p.Status, NominatedNodeName: p.NominatedNodeName,
+		Group: p.Group, Object: c.DecodeObject(p.Object)}
 	for _, t := range p.RequiredAffinityTerms {
 		s.RequiredAffinityTerms = append(s.RequiredAffinityTerms, spec.AffinityTerm(t))
 	}
@@ -314,11 +357,11 @@ func DecodePod(p *Pod) *spec.Pod {
 }
 
 // EncodeInfo returns the wire form of q; nil stays nil.
-func EncodeInfo(q *spec.QueuedPodInfo) *QueuedPodInfo {
+func (c *Codec) EncodeInfo(q *spec.QueuedPodInfo) *QueuedPodInfo {
 	if q == nil {
 		return nil
 	}
-	return &QueuedPodInfo{Pod: EncodePod(q.Pod), Timestamp: encodeTime(q.Timestamp), Attempts: q.Attempts,
+	return &QueuedPodInfo{Pod: c.EncodePod(q.Pod), Timestamp: encodeTime(q.Timestamp), Attempts: q.Attempts,
 		UnschedulablePlugins: q.UnschedulablePlugins, InitialAttemptTimestamp: encodeTime(q.InitialAttemptTimestamp),
 		UnschedulableCount: q.UnschedulableCount, ConsecutiveErrorsCount: q.ConsecutiveErrorsCount,
 		PendingPlugins: q.PendingPlugins, GatingPlugin: q.GatingPlugin, FlushTimestamp: encodeTime(q.FlushTimestamp)}
@@ -327,7 +370,7 @@ func EncodeInfo(q *spec.QueuedPodInfo) *QueuedPodInfo {
 // DecodeInfo returns the spec form of q; nil stays nil. The plugin names
 // are kept in the order they came in: normalising them is the queue's job,
 // and a snapshot that does not is a finding.
-func DecodeInfo(q *QueuedPodInfo) (*spec.QueuedPodInfo, error) {
+func (c *Codec) DecodeInfo(q *QueuedPodInfo) (*spec.QueuedPodInfo, error) {
 	if q == nil {
 		return nil, nil
 	}
@@ -343,7 +386,7 @@ func DecodeInfo(q *QueuedPodInfo) (*spec.QueuedPodInfo, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &spec.QueuedPodInfo{Pod: DecodePod(q.Pod), Timestamp: ts, Attempts: q.Attempts,
+	return &spec.QueuedPodInfo{Pod: c.DecodePod(q.Pod), Timestamp: ts, Attempts: q.Attempts,
 		UnschedulablePlugins: pluginSet(q.UnschedulablePlugins), InitialAttemptTimestamp: initial,
 		HintFields: spec.HintFields{UnschedulableCount: q.UnschedulableCount, ConsecutiveErrorsCount: q.ConsecutiveErrorsCount,
 			PendingPlugins: pluginSet(q.PendingPlugins), GatingPlugin: q.GatingPlugin, FlushTimestamp: flush}}, nil
@@ -501,21 +544,21 @@ func DecodeConfig(c *Config) (spec.Config, error) {
 	return s, nil
 }
 
-func encodeInfos(in []spec.QueuedPodInfo) []QueuedPodInfo {
+func (c *Codec) encodeInfos(in []spec.QueuedPodInfo) []QueuedPodInfo {
 	out := make([]QueuedPodInfo, 0, len(in))
 	for i := range in {
-		out = append(out, *EncodeInfo(&in[i]))
+		out = append(out, *c.EncodeInfo(&in[i]))
 	}
 	return out
 }
 
-func decodeInfos(in []QueuedPodInfo) ([]spec.QueuedPodInfo, error) {
+func (c *Codec) decodeInfos(in []QueuedPodInfo) ([]spec.QueuedPodInfo, error) {
 	if len(in) == 0 {
 		return nil, nil
 	}
 	out := make([]spec.QueuedPodInfo, 0, len(in))
 	for i := range in {
-		q, err := DecodeInfo(&in[i])
+		q, err := c.DecodeInfo(&in[i])
 		if err != nil {
 			return nil, err
 		}
@@ -528,7 +571,7 @@ func decodeInfos(in []QueuedPodInfo) ([]spec.QueuedPodInfo, error) {
 }
 
 // EncodeInFlight returns the wire form of an in-flight list.
-func EncodeInFlight(list []spec.InFlightEntry) []InFlightEntry {
+func (c *Codec) EncodeInFlight(list []spec.InFlightEntry) []InFlightEntry {
 	if len(list) == 0 {
 		return nil
 	}
@@ -538,14 +581,15 @@ func EncodeInFlight(list []spec.InFlightEntry) []InFlightEntry {
 			out = append(out, InFlightEntry{UID: string(e.UID), Key: string(e.Key)})
 			continue
 		}
-		out = append(out, InFlightEntry{Event: EncodeEvent(e.Event.Event), OldPod: EncodePod(e.Event.Old), NewPod: EncodePod(e.Event.New)})
+		out = append(out, InFlightEntry{Event: EncodeEvent(e.Event.Event), OldPod: c.EncodePod(e.Event.Old), NewPod: c.EncodePod(e.Event.New),
+			OldObject: c.EncodeObject(e.Event.OldObject), NewObject: c.EncodeObject(e.Event.NewObject)})
 	}
 	return out
 }
 
 // DecodeInFlight returns the spec form of an in-flight list. An entry that
 // is both a marker and an event record, or neither, is a protocol error.
-func DecodeInFlight(list []InFlightEntry) ([]spec.InFlightEntry, error) {
+func (c *Codec) DecodeInFlight(list []InFlightEntry) ([]spec.InFlightEntry, error) {
 	if len(list) == 0 {
 		return nil, nil
 	}
@@ -553,14 +597,15 @@ func DecodeInFlight(list []InFlightEntry) ([]spec.InFlightEntry, error) {
 	for i, e := range list {
 		marker, record := e.UID != "" || e.Key != "", e.Event != nil
 		switch {
-		case marker && (record || e.OldPod != nil || e.NewPod != nil):
+		case marker && (record || e.OldPod != nil || e.NewPod != nil || e.OldObject != nil || e.NewObject != nil):
 			return nil, fmt.Errorf("%w: in-flight entry %d is both a marker (uid %q, key %q) and an event record", ErrProtocol, i, e.UID, e.Key)
 		case marker && (e.UID == "" || e.Key == ""):
 			return nil, fmt.Errorf("%w: in-flight entry %d is a marker without both uid and key (uid %q, key %q)", ErrProtocol, i, e.UID, e.Key)
 		case marker:
 			out = append(out, spec.InFlightEntry{UID: spec.UID(e.UID), Key: spec.PodKey(e.Key)})
 		case record:
-			out = append(out, spec.InFlightEntry{Event: spec.Occurrence{Event: DecodeEvent(e.Event), Old: DecodePod(e.OldPod), New: DecodePod(e.NewPod)}})
+			out = append(out, spec.InFlightEntry{Event: spec.Occurrence{Event: DecodeEvent(e.Event), Old: c.DecodePod(e.OldPod), New: c.DecodePod(e.NewPod),
+				OldObject: c.DecodeObject(e.OldObject), NewObject: c.DecodeObject(e.NewObject)}})
 		default:
 			return nil, fmt.Errorf("%w: in-flight entry %d is neither a marker (uid, key) nor an event record (event)", ErrProtocol, i)
 		}
@@ -569,16 +614,16 @@ func DecodeInFlight(list []InFlightEntry) ([]spec.InFlightEntry, error) {
 }
 
 // EncodeSnapshot returns the wire form of s.
-func EncodeSnapshot(s spec.Snapshot) *Snapshot {
-	return &Snapshot{Now: encodeTime(s.Now), ActiveQ: encodeInfos(s.ActiveQ), BackoffQ: encodeInfos(s.BackoffQ),
-		UnschedulablePods: encodeInfos(s.UnschedulablePods), InFlight: encodeInfos(s.InFlight),
+func (c *Codec) EncodeSnapshot(s spec.Snapshot) *Snapshot {
+	return &Snapshot{Now: encodeTime(s.Now), ActiveQ: c.encodeInfos(s.ActiveQ), BackoffQ: c.encodeInfos(s.BackoffQ),
+		UnschedulablePods: c.encodeInfos(s.UnschedulablePods), InFlight: c.encodeInfos(s.InFlight),
 		SchedulingCycle: s.SchedulingCycle, MoveRequestCycle: s.MoveRequestCycle, Closed: s.Closed,
-		InFlightEvents: EncodeInFlight(s.InFlightEvents)}
+		InFlightEvents: c.EncodeInFlight(s.InFlightEvents), PodGroups: c.encodePodGroupsState(s.PodGroups)}
 }
 
 // DecodeSnapshot returns the spec form of s, lists in the order they came
 // (sorting them is the queue's job).
-func DecodeSnapshot(s *Snapshot) (spec.Snapshot, error) {
+func (c *Codec) DecodeSnapshot(s *Snapshot) (spec.Snapshot, error) {
 	if s == nil {
 		return spec.Snapshot{}, fmt.Errorf("%w: a snapshot response without a snapshot", ErrProtocol)
 	}
@@ -591,11 +636,14 @@ func DecodeSnapshot(s *Snapshot) (spec.Snapshot, error) {
 		dst *[]spec.QueuedPodInfo
 		src []QueuedPodInfo
 	}{{&out.ActiveQ, s.ActiveQ}, {&out.BackoffQ, s.BackoffQ}, {&out.UnschedulablePods, s.UnschedulablePods}, {&out.InFlight, s.InFlight}} {
-		if *p.dst, err = decodeInfos(p.src); err != nil {
+		if *p.dst, err = c.decodeInfos(p.src); err != nil {
 			return spec.Snapshot{}, err
 		}
 	}
-	if out.InFlightEvents, err = DecodeInFlight(s.InFlightEvents); err != nil {
+	if out.InFlightEvents, err = c.DecodeInFlight(s.InFlightEvents); err != nil {
+		return spec.Snapshot{}, err
+	}
+	if out.PodGroups, err = c.decodePodGroupsState(s.PodGroups); err != nil {
 		return spec.Snapshot{}, err
 	}
 	out.SchedulingCycle, out.MoveRequestCycle, out.Closed = s.SchedulingCycle, s.MoveRequestCycle, s.Closed
