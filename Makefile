@@ -262,33 +262,47 @@ bench:
 
 # schedq against the upstream queues on the same workloads
 # (internal/workload), side by side in one invocation per release, then one
-# table: workload, schedq, upstream, ratio. BENCH_RELEASES are the releases
-# measured (v1.33 in classic mode, later ones with their default gates);
-# BENCHCOUNT runs of each benchmark; the raw outputs are kept in BENCH_DIR
-# (a new temp dir unless set) for benchstat.
-BENCHCOUNT ?= 6
+# table: workload, schedq, upstream, ratio, CPU time per pod first.
+# BENCH_RELEASES are the releases measured (v1.33 in classic mode, later
+# ones with their default gates). Each release's test binary is built once;
+# then BENCHCOUNT rounds, each running every release's benchmarks once
+# (-count 1) in turn, so that a slow spell of the shared machine falls on
+# both queues of a round and every release alike: the table shows the
+# median ratio and the smallest ratio of one round. BENCH selects the
+# benchmarks (a -bench regexp); the raw outputs are kept in BENCH_DIR (a
+# new temp dir unless set) for benchstat.
+BENCHCOUNT ?= 5
+BENCH ?= .
 BENCH_DIR ?=
 BENCH_RELEASES ?= 133 137
-bench-compare:
-	@dir=$${BENCH_DIR:-$$(mktemp -d)}; mkdir -p $$dir; args=; \
-	  for r in $(BENCH_RELEASES); do $(upstream_vars); \
-	    v=v$$r; echo "$(UPSTREAM_DIR) ($$v): GOTOOLCHAIN=$$tc go test $$f -bench . -count $(BENCHCOUNT) > $$dir/$$v.txt" >&2; \
-	    (cd $(UPSTREAM_DIR) && GOTOOLCHAIN=$$tc $(GO) test $$f -run '^$$' -bench . -benchmem -count $(BENCHCOUNT) -timeout 0) > $$dir/$$v.txt || { cat $$dir/$$v.txt; exit 1; }; \
+# $(bench_rounds) builds $$dir/$$v.test for each release in $$rels (with
+# $$bench its -bench regexp) and runs BENCHCOUNT interleaved rounds into
+# $$dir/$$v.txt; $$args becomes benchtable's label=file list.
+bench_rounds = args=; for r in $$rels; do $(upstream_vars); v=v$$r; \
+	    echo "$(UPSTREAM_DIR) ($$v): GOTOOLCHAIN=$$tc go test $$f -c -o $$dir/$$v.test" >&2; \
+	    (cd $(UPSTREAM_DIR) && GOTOOLCHAIN=$$tc $(GO) test $$f -c -o $$dir/$$v.test) || exit 1; : > $$dir/$$v.txt; \
 	    args="$$args $$(echo $$v | sed 's/^v1/v1./')=$$dir/$$v.txt"; \
 	  done; \
+	  for i in $$(seq $(BENCHCOUNT)); do for r in $$rels; do v=v$$r; \
+	    echo "round $$i of $(BENCHCOUNT), $$v: -test.bench '$$bench' -test.count 1 >> $$dir/$$v.txt (load $$(cut -d' ' -f1-3 /proc/loadavg))" >&2; \
+	    (cd $(UPSTREAM_DIR) && $$dir/$$v.test -test.run '^$$' -test.bench "$$bench" -test.benchmem -test.count 1 -test.timeout 0) >> $$dir/$$v.txt || { cat $$dir/$$v.txt; exit 1; }; \
+	  done; done; rm -f $$dir/*.test
+bench-compare:
+	@dir=$${BENCH_DIR:-$$(mktemp -d)}; mkdir -p $$dir; rels="$(BENCH_RELEASES)"; bench='$(BENCH)'; \
+	  $(bench_rounds); \
 	  $(GO) run ./internal/workload/cmd/benchtable $$args; \
-	  echo "raw output: $$dir (machine: $$(nproc) CPUs, $$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'))"
+	  echo "raw output: $$dir (machine: $$(nproc) CPUs, $$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); load at the end $$(cut -d' ' -f1-3 /proc/loadavg))"
 
 # The pod-group workloads (conformance/upstream/podgroups_bench_test.go):
 # schedq's implementation in the podgroups profile against v1.37.2 with
 # GenericWorkload on, the only release with pod-group entities, in a table
-# of their own (bench-compare's first release, v1.33, has none).
+# of their own (bench-compare's first release, v1.33, has none), in
+# BENCHCOUNT rounds as bench-compare.
 bench-compare-podgroups:
-	@dir=$${BENCH_DIR:-$$(mktemp -d)}; mkdir -p $$dir; \
-	  echo "$(UPSTREAM_DIR) (v137): go test -bench PodGroup -count $(BENCHCOUNT) > $$dir/v137-podgroups.txt" >&2; \
-	  (cd $(UPSTREAM_DIR) && $(GO) test -run '^$$' -bench PodGroup -benchmem -count $(BENCHCOUNT) -timeout 0) > $$dir/v137-podgroups.txt || { cat $$dir/v137-podgroups.txt; exit 1; }; \
-	  $(GO) run ./internal/workload/cmd/benchtable v1.37=$$dir/v137-podgroups.txt; \
-	  echo "raw output: $$dir (machine: $$(nproc) CPUs, $$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'))"
+	@dir=$${BENCH_DIR:-$$(mktemp -d)}; mkdir -p $$dir; rels=137; bench=PodGroup; \
+	  $(bench_rounds); \
+	  $(GO) run ./internal/workload/cmd/benchtable $$args; \
+	  echo "raw output: $$dir (machine: $$(nproc) CPUs, $$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); load at the end $$(cut -d' ' -f1-3 /proc/loadavg))"
 
 # The real kube-scheduler on upstream's queue and on schedq's, at
 # scheduler_perf's size (realsched/, docs/realsched.md), for each of

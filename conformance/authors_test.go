@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/schedq/schedq/internal/cputime"
 	"github.com/schedq/schedq/schedqtest"
 	"github.com/schedq/schedq/spec"
 )
@@ -511,7 +512,9 @@ func BenchmarkRandomRuns(b *testing.B) {
 			defer func() { _ = flag.Set("rapid.checks", old) }()
 			_ = flag.Set("rapid.checks", strconv.Itoa(b.N))
 			b.ResetTimer()
+			cpu := cputime.Start()
 			checkDifferential(b, b, nt, nil, spec.ProfileClassic)
+			cpu.Report(b)
 		})
 	}
 }

@@ -9,6 +9,7 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/schedq/schedq/impl"
+	"github.com/schedq/schedq/internal/cputime"
 	"github.com/schedq/schedq/internal/workload"
 	"github.com/schedq/schedq/spec"
 )
@@ -66,6 +67,7 @@ func BenchmarkSnapshotLockHold(b *testing.B) {
 	probe := &spec.Pod{Namespace: "probe", Name: "probe", UID: "probe"}
 	var worst []time.Duration
 	b.ResetTimer()
+	cpu := cputime.Start()
 	for range b.N {
 		started, done := make(chan struct{}), make(chan struct{})
 		go func() {
@@ -96,6 +98,7 @@ func BenchmarkSnapshotLockHold(b *testing.B) {
 		}
 		worst = append(worst, longest)
 	}
+	cpu.Report(b)
 	b.StopTimer()
 	slices.Sort(worst)
 	b.ReportMetric(float64(worst[len(worst)/2].Nanoseconds()), "max-add-ns")

@@ -11,6 +11,7 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/schedq/schedq/impl"
+	"github.com/schedq/schedq/internal/cputime"
 	"github.com/schedq/schedq/spec"
 )
 
@@ -211,6 +212,8 @@ func BenchmarkPodGroupCycle(b *testing.B) {
 			}
 			pods := make([]*spec.Pod, bc.size)
 			b.ResetTimer()
+			cpu := cputime.Start()
+			defer cpu.Report(b)
 			for n := range b.N {
 				g := fmt.Sprintf("g%d", n)
 				if err := q.AddPodGroup(&spec.PodGroup{Namespace: "ns", Name: g}); err != nil {

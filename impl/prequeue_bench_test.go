@@ -7,6 +7,7 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/schedq/schedq/impl"
+	"github.com/schedq/schedq/internal/cputime"
 	"github.com/schedq/schedq/internal/workload"
 	"github.com/schedq/schedq/spec"
 )
@@ -28,11 +29,13 @@ func BenchmarkMoveNarrowed(b *testing.B) {
 			b.Run(name, func(b *testing.B) {
 				q, occ := narrowedQueue(b, n, named, pre)
 				b.ResetTimer()
+				cpu := cputime.Start()
 				for range b.N {
 					if err := q.MoveAllToActiveOrBackoffQueueWithObjects(occ, nil); err != nil {
 						b.Fatal(err)
 					}
 				}
+				cpu.Report(b)
 				b.StopTimer()
 				if s := q.Snapshot(); len(s.UnschedulablePods) != n {
 					b.Fatalf("%d pods parked after the requests, want all %d: the hint must skip them", len(s.UnschedulablePods), n)

@@ -36,6 +36,7 @@ import (
 	testingclock "k8s.io/utils/clock/testing"
 
 	"github.com/schedq/schedq/impl"
+	"github.com/schedq/schedq/internal/cputime"
 	"github.com/schedq/schedq/internal/workload"
 	"github.com/schedq/schedq/spec"
 )
@@ -193,19 +194,22 @@ func BenchmarkPodGroupMoveParked(b *testing.B) {
 	}
 }
 
-// perPod times b.N runs of op, each handling pods pods, and reports ns/pod
-// and allocs/pod.
+// perPod times b.N runs of op, each handling pods pods, and reports
+// cpu-ns/pod (workload.CPUTimer), ns/pod and allocs/pod.
 func perPod(b *testing.B, pods int, op func()) {
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	b.ReportAllocs()
 	b.ResetTimer()
+	cpu := cputime.Start()
 	for range b.N {
 		op()
 	}
+	cpu.Report(b)
 	b.StopTimer()
 	runtime.ReadMemStats(&after)
 	n := float64(b.N) * float64(pods)
+	b.ReportMetric(float64(cpu.Total().Nanoseconds())/n, "cpu-ns/pod")
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/n, "ns/pod")
 	b.ReportMetric(float64(after.Mallocs-before.Mallocs)/n, "allocs/pod")
 }

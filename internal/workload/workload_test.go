@@ -16,7 +16,7 @@ func TestWorkloads(t *testing.T) {
 	if err := flag.Set("test.benchtime", "1x"); err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range []Subject{Schedq(), SchedqHints(), SchedqGated()} {
+	for _, s := range []Subject{Schedq(), SchedqHints(), SchedqGated(), Floor()} {
 		testWorkloads(t, s)
 	}
 }
@@ -33,7 +33,7 @@ func testWorkloads(t *testing.T, s Subject) {
 		"HintReplay":         s.hintReplay,
 		"GatedMoves":         s.gatedMoves,
 	} {
-		if run == nil || s.gatedMoves != nil && name != "GatedMoves" {
+		if run == nil || s.gatedMoves != nil && name != "GatedMoves" || s.Name == "floor" && name != "AddPop" {
 			continue
 		}
 		t.Run(s.Name+"/"+name, func(t *testing.T) {
@@ -43,6 +43,11 @@ func testWorkloads(t *testing.T, s Subject) {
 			}
 			if len(r.Extra) == 0 {
 				t.Errorf("reported no metrics: %+v", r)
+			}
+			// Every timed workload reports its CPU time beside its wall
+			// time (the retained-bytes ones time nothing).
+			if _, timed := r.Extra["ns/pod"]; timed && r.Extra["cpu-ns/pod"] <= 0 {
+				t.Errorf("reports ns/pod but no CPU time (cpu-ns/pod %v): %+v", r.Extra["cpu-ns/pod"], r.Extra)
 			}
 			t.Log(r.String(), r.MemString())
 		})

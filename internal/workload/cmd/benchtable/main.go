@@ -1,16 +1,26 @@
 // Command benchtable turns the output of the comparison benchmarks (one
-// `go test -bench` run per upstream module, see internal/workload) into one
-// Markdown table: each workload's median for schedq and for each upstream
-// queue, and the ratio upstream/schedq, higher is better for schedq. Every
-// ratio is taken within one file, that is between sub-benchmarks of the same
-// invocation, never across runs.
+// `go test -bench` output per upstream module, see internal/workload) into
+// one Markdown table: each workload's median for schedq and for each
+// upstream queue, and the ratio upstream/schedq, higher is better for
+// schedq. Every ratio is taken within one file, that is between
+// sub-benchmarks of the same invocation, never across runs.
 //
 // Usage:
 //
 //	benchtable v1.33=v133.txt v1.37=v137.txt
 //
-// The first file's schedq medians fill the schedq column; the targets of
-// issue 7 are checked against the first file's upstream (v1.33 classic).
+// A file may hold several rounds (the same benchmarks run again, as make
+// bench-compare does, one invocation per round): the k-th result of a
+// sub-benchmark is round k. Each ratio is then shown twice: the ratio of
+// the medians (×) and the smallest ratio of one round (min ×, the schedq
+// and upstream results of the same round). CPU time per pod (cpu-ns/pod)
+// comes first in every workload and is what the targets judge: on a
+// shared machine wall time counts the waits for a core. Where the file has
+// the floor subject (workload.Floor, beside AddPop), the × floor column is
+// schedq's figure as a multiple of the floor's.
+//
+// The first file's schedq medians fill the schedq column; the targets are
+// checked against the first file's upstream (v1.33 classic).
 package main
 
 import (
@@ -128,7 +138,7 @@ func rows(r *run, subject string) []row {
 	var out, allocs []row
 	for _, w := range r.order {
 		has := func(unit string) bool { _, _, ok := r.get(w, subject, unit); return ok }
-		for _, u := range []string{"ns/pod", "p50-ns", "p99-ns", "retained-B/pod"} {
+		for _, u := range []string{"cpu-ns/pod", "ns/pod", "p50-ns", "p99-ns", "retained-B/pod"} {
 			if has(u) {
 				out = append(out, row{w, u})
 			}
@@ -140,16 +150,63 @@ func rows(r *run, subject string) []row {
 	return append(out, allocs...)
 }
 
-// target is issue 7's ratio for a row, vs upstream v1.33 classic.
+// Targets (issue 36): at least 10× upstream on CPU per pod in every
+// workload, by the median of the rounds, and at least 8× in every round.
+// The wall time, the Pop latency's median and the allocations are
+// reported without a target; the Pop latency's 99th percentile and the
+// retained bytes keep the 2× of issues 7 and 12.
+const (
+	cpuTarget      = 10
+	cpuRoundTarget = 8
+)
+
+// target is the ratio a row must reach, 0 for none.
 func target(rw row) float64 {
-	switch {
-	case rw.unit == "allocs/pod" || rw.unit == "p50-ns":
-		return 0 // reported, no target
-	case strings.HasPrefix(rw.workload, "AddPop/"):
-		return 10
-	default:
+	switch rw.unit {
+	case "cpu-ns/pod":
+		return cpuTarget
+	case "p99-ns", "retained-B/pod":
 		return 2
+	default:
+		return 0
 	}
+}
+
+// roundTarget is the ratio every single round of a row must reach.
+func roundTarget(rw row) float64 {
+	if rw.unit == "cpu-ns/pod" {
+		return cpuRoundTarget
+	}
+	return 0
+}
+
+// minRound is the smallest ratio upstream/schedq of one round: the k-th
+// values of the two, as many rounds as both have.
+func minRound(schedq, upstream []float64) (string, float64) {
+	n := min(len(schedq), len(upstream))
+	if n < 2 {
+		return "—", 0
+	}
+	lo := 0.0
+	for k := range n {
+		_, x := ratio(schedq[k], upstream[k], true)
+		if k == 0 || x < lo {
+			lo = x
+		}
+	}
+	s, _ := ratio(1, lo, true)
+	return s, lo
+}
+
+// floorCell is schedq's median as a multiple of the floor's in the same
+// file, for the rows that have a floor.
+func floorCell(r *run, rw row, subject string) string {
+	_, fm, fok := r.get(rw.workload, "floor", rw.unit)
+	_, sm, sok := r.get(rw.workload, subject, rw.unit)
+	if !fok || !sok || fm == 0 || rw.unit == "allocs/pod" {
+		return ""
+	}
+	return format(sm/fm) + "×"
 }
 
 func format(v float64) string {
@@ -221,9 +278,9 @@ func main() {
 	}
 
 	first := runs[0]
-	head := []string{"workload", "metric", "schedq"}
+	head := []string{"workload", "metric", "schedq", "× floor"}
 	for _, r := range runs {
-		head = append(head, "upstream "+r.label, "×")
+		head = append(head, "upstream "+r.label, "×", "min ×")
 	}
 	head = append(head, "target vs "+first.label)
 	fmt.Println("| " + strings.Join(head, " | ") + " |")
@@ -233,23 +290,25 @@ func main() {
 	for _, rw := range rows(first, "schedq") {
 		sv, sm, sok := first.get(rw.workload, "schedq", rw.unit)
 		n = max(n, len(sv))
-		line := []string{rw.workload, rw.unit, cell(sv, sm, sok)}
-		var firstRatio float64
+		line := []string{rw.workload, rw.unit, cell(sv, sm, sok), floorCell(first, rw, "schedq")}
+		var firstRatio, firstMin float64
 		for i, r := range runs {
 			uv, um, uok := r.get(rw.workload, "upstream", rw.unit)
-			_, rsm, rsok := r.get(rw.workload, "schedq", rw.unit)
+			rsv, rsm, rsok := r.get(rw.workload, "schedq", rw.unit)
 			s, x := ratio(rsm, um, uok && rsok)
+			ms, mx := minRound(rsv, uv)
 			if i == 0 {
-				firstRatio = x
+				firstRatio, firstMin = x, mx
 			}
-			line = append(line, cell(uv, um, uok), s)
+			line = append(line, cell(uv, um, uok), s, ms)
 		}
-		line = append(line, verdict(target(rw), firstRatio, &missed))
+		line = append(line, verdict(rw, firstRatio, firstMin, &missed))
 		fmt.Println("| " + strings.Join(line, " | ") + " |")
 	}
 	fmt.Println()
-	fmt.Printf("Medians of %d run(s) (± the largest deviation from the median). × is upstream/schedq within one\n", n)
-	fmt.Println("invocation: the schedq column is from the first run; each × uses the schedq median of its own run.")
+	fmt.Printf("Medians of %d round(s) (± the largest deviation from the median). × is upstream/schedq within one\n", n)
+	fmt.Println("file: the schedq column is from the first; each × uses the schedq median of its own file, min × the")
+	fmt.Println("smallest ratio of one round. Targets: CPU per pod ≥10× by the median and ≥8× in every round.")
 	for _, c := range first.context {
 		fmt.Println(c)
 	}
@@ -261,17 +320,23 @@ func main() {
 	}
 }
 
-// verdict is the target column of a row whose ratio is x against target t
-// (0: the row has none); a missed target is counted in missed.
-func verdict(t, x float64, missed *int) string {
-	switch {
-	case t == 0:
+// verdict is the target column of a row whose ratio of medians is x and
+// whose smallest round ratio is lo; a missed target is counted in missed.
+// With a single round, the round target is not judged.
+func verdict(rw row, x, lo float64, missed *int) string {
+	t, rt := target(rw), roundTarget(rw)
+	if t == 0 {
 		return ""
-	case x >= t:
-		return fmt.Sprintf("≥%g× met", t)
+	}
+	want := fmt.Sprintf("≥%g×", t)
+	if rt > 0 {
+		want += fmt.Sprintf(", rounds ≥%g×", rt)
+	}
+	if x >= t && (rt == 0 || lo == 0 || lo >= rt) {
+		return want + " met"
 	}
 	*missed++
-	return fmt.Sprintf("≥%g× **missed**", t)
+	return want + " **missed**"
 }
 
 // hintsTable prints the queueing-hints profile of schedq (subject
@@ -285,16 +350,17 @@ func hintsTable(r *run) {
 	}
 	fmt.Println()
 	fmt.Printf("Queueing-hints profile (schedq-hints) against upstream %s, same invocation:\n\n", r.label)
-	fmt.Println("| workload | metric | schedq classic | schedq-hints | upstream " + r.label + " | × | target |")
-	fmt.Println("|---|---|---|---|---|---|---|")
+	fmt.Println("| workload | metric | schedq classic | schedq-hints | × floor | upstream " + r.label + " | × | min × | target |")
+	fmt.Println("|---|---|---|---|---|---|---|---|---|")
 	missed := 0
 	for _, rw := range rs {
 		cv, cm, cok := r.get(rw.workload, "schedq", rw.unit)
 		hv, hm, hok := r.get(rw.workload, "schedq-hints", rw.unit)
 		uv, um, uok := r.get(rw.workload, "upstream", rw.unit)
 		s, x := ratio(hm, um, hok && uok)
-		line := []string{rw.workload, rw.unit, cell(cv, cm, cok), cell(hv, hm, hok), cell(uv, um, uok), s}
-		line = append(line, verdict(target(rw), x, &missed))
+		ms, mx := minRound(hv, uv)
+		line := []string{rw.workload, rw.unit, cell(cv, cm, cok), cell(hv, hm, hok), floorCell(r, rw, "schedq-hints"), cell(uv, um, uok), s, ms}
+		line = append(line, verdict(rw, x, mx, &missed))
 		fmt.Println("| " + strings.Join(line, " | ") + " |")
 	}
 	if missed > 0 {
