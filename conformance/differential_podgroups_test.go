@@ -49,6 +49,9 @@ func TestPodGroupsDifferentialCatchesBrokenTargets(t *testing.T) {
 	}
 	defer flag.Set("rapid.nofailfile", "false")
 	setFlag(t, "rapid.checks", "2000") // a budget: rapid stops at the first failure
+	// Shrinking (30 s per failure by default) is not what this test checks:
+	// a scenario is printed however far it got.
+	setFlag(t, "rapid.shrinktime", "2s")
 	for name, nt := range map[string]NewTarget{
 		"the end of a cycle always succeeds": func(t testing.TB, cfg spec.Config, start time.Time) Target {
 			return attemptAlwaysSucceeds{newModelT(t, cfg, start)}

@@ -99,6 +99,9 @@ func TestHintsDifferentialCatchesBrokenTargets(t *testing.T) {
 	// 30 runs. rapid stops at the first failure, so a larger budget costs
 	// nothing when it is caught and keeps the verdict independent of luck.
 	setFlag(t, "rapid.checks", "2000")
+	// Shrinking (30 s per failure by default) is not what this test checks:
+	// a scenario is printed however far it got.
+	setFlag(t, "rapid.shrinktime", "2s")
 	for name, nt := range map[string]NewTarget{
 		"done does nothing": newBrokenDone,
 		"pending plugins dropped": func(t testing.TB, cfg spec.Config, start time.Time) Target {

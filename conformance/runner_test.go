@@ -134,6 +134,9 @@ func TestDifferentialFailureRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer flag.Set("rapid.nofailfile", "false")
+	// However far shrinking got, the scenario printed must replay: a short
+	// shrink (30 s by default) checks that as well.
+	setFlag(t, "rapid.shrinktime", "2s")
 	rec := &recordTB{TB: t}
 	func() {
 		done := make(chan struct{})
