@@ -134,11 +134,13 @@ func layers(generated string) []layer {
 			return false
 		}
 	}
+	// The random layers shrink for 1 s: the table counts catches, not
+	// minimal failures (rapid shrinks 30 s per failure by default).
 	return []layer{
 		{"state machine", "./properties/", []string{"-test.run", "^(TestStateMachine|TestStateMachineHints)$",
 			"-rapid.checks=100", "-rapid.nofailfile", "-rapid.shrinktime=1s"}, true,
 			under("TestStateMachine", "TestStateMachineHints")},
-		{"model comparison", "./conformance/", []string{"-test.run", "^TestImpl$/^(differential|differential-hints)$", "-rapid.nofailfile"}, true,
+		{"model comparison", "./conformance/", []string{"-test.run", "^TestImpl$/^(differential|differential-hints)$", "-rapid.nofailfile", "-rapid.shrinktime=1s"}, true,
 			func(test string) bool {
 				return test == "TestImpl" || under("TestImpl/differential", "TestImpl/differential-hints")(test)
 			}},
