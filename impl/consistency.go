@@ -3,6 +3,7 @@ package impl
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // CheckConsistency verifies the queue's internal structures against each
@@ -271,7 +272,7 @@ func (h *podHeap) check(keyed map[*entry]bool, want int, keyOf func(*entry) (int
 		}
 	}
 	if live != h.live || live != want {
-		bad("%s: %d live slots, the heap counts %d, %d indexed pods say they are here", h.where, live, h.live, want)
+		bad("%s: %d live slots, the heap counts %d, %d indexed pods say they are here%s", h.where, live, h.live, want, h.staleNames())
 	}
 	if saturatedSlots != h.nSaturated {
 		bad("%s: %d saturated slots, nSaturated = %d", h.where, saturatedSlots, h.nSaturated)
@@ -291,6 +292,22 @@ func (h *podHeap) check(keyed map[*entry]bool, want int, keyOf func(*entry) (int
 			}
 		}
 	}
+}
+
+// staleNames names the pods of the heap's stale slots (their pod moved
+// on, the slot left for lazy removal): when the live count disagrees,
+// the pod the count still counts, or should, is among them. At most 5.
+func (h *podHeap) staleNames() string {
+	var names []string
+	for i := range h.s {
+		if s := &h.s[i]; s.e != nil && !h.isLive(s) && len(names) < 5 {
+			names = append(names, fmt.Sprintf("slot %d: %s", i, describe(s.e)))
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	return "; its stale slots hold " + strings.Join(names, ", ")
 }
 
 // check verifies the groups: each pod the indexes say is unschedulable

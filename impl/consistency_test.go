@@ -261,3 +261,42 @@ func TestCheckConsistencyCatchesRecycledLastPopped(t *testing.T) {
 		}
 	}
 }
+
+// A pod in backoffQ that says it is in activeQ (a move that changed the
+// place but neither heap): backoffQ's count mismatch names the pod its
+// counter still counts, as activeQ's names the pod it lacks.
+func TestCheckConsistencyNamesThePodOnABackoffQMismatch(t *testing.T) {
+	q, _ := newTestQueue(t)
+	p := &spec.Pod{Namespace: "ns", Name: "p", UID: "uid-1"}
+	if err := q.Add(p); err != nil {
+		t.Fatal(err)
+	}
+	popped, cycle, err := q.Pop()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := q.AddUnschedulableIfNotPresent(popped, cycle); err != nil {
+		t.Fatal(err)
+	}
+	if err := q.CheckConsistency(); err != nil {
+		t.Fatalf("the correct queue fails its consistency check: %v", err)
+	}
+	q.mu.Lock()
+	e := q.pods.findKey(keyHash(p.Namespace, p.Name), p.Namespace, p.Name)
+	if e == nil || e.loc != inBackoffQ {
+		q.mu.Unlock()
+		t.Fatalf("the pod is not in backoffQ after a failure with no plugins: %v", e)
+	}
+	e.loc = inActiveQ // the mutation
+	q.mu.Unlock()
+	err = q.CheckConsistency()
+	if err == nil {
+		t.Fatal("CheckConsistency did not catch a backoffQ slot whose pod says it is in activeQ")
+	}
+	for _, want := range []string{"backoffQ: 0 live slots, the heap counts 1, 0 indexed pods say they are here; its stale slots hold slot 0: ns/p", "activeQ: ns/p"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("the report lacks %q:\n%v", want, err)
+		}
+	}
+	t.Logf("caught: %v", err)
+}

@@ -1,12 +1,14 @@
 package linearizability_test
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"regexp"
 	"runtime"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/anishathalye/porcupine"
@@ -427,4 +429,50 @@ func firstDivergence(h *lin.History, w lin.Witness, sc schedqtest.Scenario) stri
 		j++
 	}
 	return "the states never differ"
+}
+
+// panickingModel is the model behind a mutex whose Activate panics on its
+// third call, the lock held and released by a deferred Unlock, the way a
+// nil map or an index out of range inside a queue operation would.
+type panickingModel struct {
+	*lockedq.Queue
+	activations *atomic.Int32
+}
+
+func (q panickingModel) Activate(pods []*spec.Pod) error {
+	if q.activations.Add(1) == 3 {
+		panic("activeQ index out of range (a deliberate panic)")
+	}
+	return q.Queue.Activate(pods)
+}
+
+// A queue that panics in an operation is a violation the recording
+// reports, with the operation, the panic and the history before it: not
+// a crash of the test binary.
+func TestPanickingTargetIsReported(t *testing.T) {
+	newQueue := func(cfg spec.Config, clk *testingclock.FakeClock) (spec.Queue, error) {
+		q, err := lockedq.New(cfg, clk, 0)
+		return panickingModel{q, new(atomic.Int32)}, err
+	}
+	for i := range 20 {
+		h, err := lin.Record(lin.Workload{Clients: 3, OpsPerClient: 60, Seed: uint64(i) + 1}, newQueue)
+		if err == nil {
+			continue // fewer than three Activates in this history
+		}
+		var p *lin.TargetPanic
+		if !errors.As(err, &p) {
+			t.Fatalf("seed %d: the error is not a TargetPanic: %v", i+1, err)
+		}
+		msg := err.Error()
+		for _, want := range []string{"panicked in c", "Activate", "a deliberate panic", "operations that returned before it", "panickingModel.Activate"} {
+			if !strings.Contains(msg, want) {
+				t.Errorf("the report lacks %q:\n%s", want, msg)
+			}
+		}
+		if h == nil || len(h.Operations) == 0 || p.History != h {
+			t.Errorf("the history up to the panic is not returned with it")
+		}
+		return
+	}
+	t.Fatal("no history of 20 made three Activates: the workload no longer reaches the panic")
 }

@@ -5,6 +5,7 @@ import (
 	"html"
 	"math/rand/v2"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"sort"
 	"strings"
@@ -332,6 +333,54 @@ func newUniverse(w Workload, rng *rand.Rand, objects bool) *universe {
 type recorder struct {
 	clock atomic.Int64
 	gate  sync.RWMutex
+	// panicked is the target's first panic in an operation: the
+	// recording stops there and reports it (TargetPanic) instead of the
+	// panic ending the test binary.
+	panicked atomic.Pointer[TargetPanic]
+}
+
+// TargetPanic is RecordTarget's error when the queue under test panicked
+// in an operation: a violation like a history that is not linearizable,
+// reported with the operation, the panic and its stack, and the history
+// up to it (History, also returned beside the error).
+type TargetPanic struct {
+	Client  int    // the client (the coordinator is Workload.Clients)
+	Op      string // the operation, as a history line shows it
+	Value   any    // what the target panicked with
+	Stack   string
+	History *History
+}
+
+// panicTail is how many of the last operations before a panic its
+// report lists.
+const panicTail = 30
+
+func (p *TargetPanic) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "linearizability: the target panicked in c%d's %s: %v\n", p.Client, p.Op, p.Value)
+	if h := p.History; h != nil {
+		w := h.Workload
+		ops := h.Operations[max(0, len(h.Operations)-panicTail):]
+		fmt.Fprintf(&b, "history (%d clients, seed %d): the last %d of the %d operations that returned before it:\n",
+			w.Clients, w.Seed, len(ops), len(h.Operations))
+		d := describer{start: Start}
+		for _, op := range ops {
+			fmt.Fprintf(&b, "  [%5d,%5d] c%d  %s\n", op.Call, op.Return, op.ClientId, d.long(op.Input.(Input), op.Output.(Output)))
+		}
+	}
+	fmt.Fprintf(&b, "stack of the panic:\n%s", p.Stack)
+	return b.String()
+}
+
+// guard calls f, turning a panic of the target into r.panicked.
+func (r *recorder) guard(l *log, in Input, f func() Output) (out Output, ok bool) {
+	defer func() {
+		if v := recover(); v != nil {
+			r.panicked.CompareAndSwap(nil, &TargetPanic{Client: l.id, Op: in.Op.String(), Value: v, Stack: string(debug.Stack())})
+			ok = false
+		}
+	}()
+	return f(), true
 }
 
 func readsClock(k schedqtest.Kind) bool {
@@ -365,7 +414,13 @@ func (r *recorder) doGated(l *log, in Input, concurrent bool, f func() Output) O
 		defer r.gate.RUnlock()
 	}
 	call := r.clock.Add(1)
-	out := f()
+	out, ok := r.guard(l, in, f)
+	if !ok {
+		// Not recorded: the operation never returned. Every client
+		// stops at its next operation (client.loop) and the
+		// coordinator closes the queue.
+		return Output{}
+	}
 	ret := r.clock.Add(1)
 	l.ops = append(l.ops, porcupine.Operation{ClientId: l.id, Input: in, Call: call, Output: out, Return: ret,
 		Metadata: Metadata{Client: l.id, Seq: len(l.ops), In: in, Out: out}})
@@ -488,7 +543,8 @@ func Record(w Workload, newQueue NewQueue) (*History, error) {
 }
 
 // RecordTarget is Record for a queue that owns its clock (a
-// conformance.Target, say).
+// conformance.Target, say). A panic of the queue in an operation ends the
+// recording: the error is a *TargetPanic with the history up to it.
 func RecordTarget(w Workload, newTarget NewTarget) (*History, error) {
 	w = w.withDefaults()
 	cfg := ConfigFor(w.Profile)
@@ -536,14 +592,30 @@ func RecordTarget(w Workload, newTarget NewTarget) (*History, error) {
 	h.Rescues, h.ClosedEarly, h.LostWakeups, hang = r.coordinate(coord, clients)
 	finished := make(chan struct{})
 	go func() { wg.Wait(); close(finished) }()
+	collect := func() {
+		for _, l := range logs {
+			h.Operations = append(h.Operations, l.ops...)
+		}
+		sort.Slice(h.Operations, func(i, j int) bool { return h.Operations[i].Call < h.Operations[j].Call })
+	}
 	select {
 	case <-finished:
 	case <-time.After(w.Deadline / 2):
+		if p := r.rec.panicked.Load(); p != nil {
+			// A panic that left the queue's lock held: the panic
+			// is the finding, the hang its consequence.
+			return nil, p
+		}
 		return nil, fmt.Errorf("linearizability: the recording did not finish within %v (%s), nor %v after Close:\n%s",
 			w.Deadline, hang, w.Deadline/2, describeClients(clients))
 	}
 	h.BoundarySteps = int(r.boundarySteps.Load())
 	h.QuiescentPoints = r.q8t.points
+	if p := r.rec.panicked.Load(); p != nil {
+		collect()
+		p.History = h
+		return h, p
+	}
 	// At quiescence a queue with an internal consistency check (impl's
 	// indexes, heaps and groups against the pods it holds) must pass it:
 	// a leak there shows in no history.
@@ -553,10 +625,7 @@ func RecordTarget(w Workload, newTarget NewTarget) (*History, error) {
 		}
 	}
 
-	for _, l := range logs {
-		h.Operations = append(h.Operations, l.ops...)
-	}
-	sort.Slice(h.Operations, func(i, j int) bool { return h.Operations[i].Call < h.Operations[j].Call })
+	collect()
 	h.count()
 	return h, nil
 }
@@ -575,6 +644,11 @@ func (r *run) coordinate(l *log, clients []*client) (rescues int, early bool, lo
 		select {
 		case <-r.stuck:
 		case <-poll.C: // in case a signal raced with the counters
+		}
+		if r.rec.panicked.Load() != nil {
+			// The clients stop; a Pop of theirs may sleep until Close.
+			early = true
+			break
 		}
 		if time.Now().After(deadline) {
 			hang = fmt.Sprintf("past its deadline; clients:\n%s", describeClients(clients))
@@ -762,6 +836,9 @@ func (c *client) pick() schedqtest.Kind {
 
 func (c *client) loop() {
 	for i := range c.w.OpsPerClient {
+		if c.rec.panicked.Load() != nil {
+			return
+		}
 		if c.w.QuiescentEvery > 0 && i > 0 && i%c.w.QuiescentEvery == 0 {
 			c.arrive()
 		}

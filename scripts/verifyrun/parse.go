@@ -927,3 +927,17 @@ func countLayers(r *run) []string {
 	}
 	return out
 }
+
+// perturbedRE finds the concurrent checks' own summaries: the
+// conservation rounds, the linearizability histories, the pod-group races.
+var perturbedRE = regexp.MustCompile(`(?m)^\s*\S+\.go:\d+: (\d+ rounds x \d+ workers: .*|\d+ histories \(clients .*|[a-z-]+: \d+ of \d+ trials broke the contract)`)
+
+// countPerturbed is the perturbed build's step: its tests, then what each
+// concurrent check ran.
+func countPerturbed(r *run) []string {
+	out := countTests(r)
+	for _, m := range perturbedRE.FindAllStringSubmatch(r.text, -1) {
+		out = append(out, m[1])
+	}
+	return out
+}

@@ -536,3 +536,19 @@ func TestReportLine(t *testing.T) {
 		t.Errorf("report: %q", got)
 	}
 }
+
+func TestCountPerturbed(t *testing.T) {
+	text := "=== RUN   TestImpl/conservation\n" +
+		"    conservation.go:133: 8 rounds x 4 workers: 4800 operations, 974 Pops, 106 times every worker slept in Pop, 21 rescue Adds; GOMAXPROCS [1 2 4 8 1 2 4 8]\n" +
+		"    linearizability.go:113: 12 histories (clients [2 4 8]), 2609 operations: 0 not linearizable, 0 undecided\n" +
+		"    podgroups.go:121: cleared-marker: 0 of 300 trials broke the contract; legal outcomes map[backoffQ [ns/a] count 1:300]\n"
+	got := countPerturbed(&run{text: text})
+	want := []string{
+		"8 rounds x 4 workers: 4800 operations, 974 Pops, 106 times every worker slept in Pop, 21 rescue Adds; GOMAXPROCS [1 2 4 8 1 2 4 8]",
+		"12 histories (clients [2 4 8]), 2609 operations: 0 not linearizable, 0 undecided",
+		"cleared-marker: 0 of 300 trials broke the contract",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("countPerturbed = %q, want %q", got, want)
+	}
+}
