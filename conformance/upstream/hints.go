@@ -19,6 +19,8 @@ import (
 //   - from v1.37 a registration of resource Pod is unrolled to AssignedPod,
 //     UnscheduledPod and TargetPod (unrollPodEvent); earlier releases match
 //     Pod against both pod resources when an event comes;
+//   - with pre-queueing hints on (prequeue=on), each registration's
+//     pre-queueing hint goes beside its queueing hint (prequeue.go);
 //   - upstream hints see the pod and the event's objects, not the event:
 //     the adapter passes the registered event as the Occurrence's event
 //     (the standard hints do not look at it).
@@ -40,12 +42,20 @@ func hintMapFor(cfg spec.Config, classic bool) queue.QueueingHintMap {
 			if h != nil && cfg.Profile.HasHints() && !classic {
 				fn = wrapHint(h, e)
 			}
+			var pre preHint
+			if ph := cfg.PreQueueingHints[spec.HintKey{Plugin: plugin, Event: e}]; ph != nil && cfg.PreQueueing && !classic {
+				pre = preQueueingHintOf(ph, e)
+			}
 			targets := []clusterEvent{toEvent(e)}
 			if cfg.Profile.HasHints() && !classic {
 				targets = unrollPodEvent(targets[0])
 			}
 			for _, te := range targets {
-				m[te] = append(m[te], &queue.QueueingHintFunction{PluginName: plugin, QueueingHintFn: fn})
+				f := &queue.QueueingHintFunction{PluginName: plugin, QueueingHintFn: fn}
+				if pre != nil {
+					setPreQueueingHint(f, pre)
+				}
+				m[te] = append(m[te], f)
 			}
 		}
 	}
@@ -56,11 +66,15 @@ func hintMapFor(cfg spec.Config, classic bool) queue.QueueingHintMap {
 func wrapHint(h spec.QueueingHintFn, registered spec.ClusterEvent) func(klog.Logger, *v1.Pod, interface{}, interface{}) (queueingHint, error) {
 	return func(_ klog.Logger, p *v1.Pod, oldObj, newObj interface{}) (queueingHint, error) {
 		occ := spec.Occurrence{Event: registered}
-		if o, ok := oldObj.(*v1.Pod); ok && o != nil {
-			occ.Old = toSpec(o)
+		if o, ok := fromV1Object(oldObj).(*spec.Pod); ok {
+			occ.Old = o
+		} else {
+			occ.OldObject = fromV1Object(oldObj)
 		}
-		if n, ok := newObj.(*v1.Pod); ok && n != nil {
-			occ.New = toSpec(n)
+		if n, ok := fromV1Object(newObj).(*spec.Pod); ok {
+			occ.New = n
+		} else {
+			occ.NewObject = fromV1Object(newObj)
 		}
 		r, err := h(toSpec(p), occ)
 		if err != nil {

@@ -34,5 +34,6 @@ func (t *Target) inFlightEvents() ([]spec.InFlightEntry, bool) {
 			}
 			return nil
 		},
+		Object: t.inFlightObject,
 	})
 }

@@ -414,13 +414,13 @@ type groupTarget struct{ *Target }
 
 var _ spec.PodGroupQueue = groupTarget{}
 
-// errNoCallerObjects: what groupTarget cannot pass to upstream.
-var errNoCallerObjects = errors.New("upstream adapter: takes no caller objects other than pods, and no update verdicts (upstream decides an update's events itself)")
-
 // wrapProfile is the target for cfg's profile.
 func wrapProfile(t *Target) conformance.Target {
-	if t.cfg.Profile == spec.ProfilePodGroups {
+	switch {
+	case t.cfg.Profile == spec.ProfilePodGroups:
 		return groupTarget{t}
+	case t.cfg.PreQueueing:
+		return objectTarget{t}
 	}
 	return t
 }
@@ -449,8 +449,5 @@ func (g groupTarget) MoveAllToActiveOrBackoffQueueWithObjects(occ spec.Occurrenc
 // UpdateWithChange is R9h; upstream derives the verdict itself, so only a
 // nil change (Update's own) is taken.
 func (g groupTarget) UpdateWithChange(oldPod, newPod *spec.Pod, change *spec.PodChange) error {
-	if change != nil {
-		return errNoCallerObjects
-	}
-	return g.Update(oldPod, newPod)
+	return g.updateWithChange(oldPod, newPod, change)
 }

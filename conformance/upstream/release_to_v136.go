@@ -53,3 +53,7 @@ func flushLeftover(q *queue.PriorityQueue, logger klog.Logger) {
 
 //go:linkname flushUnschedulablePodsLeftover k8s.io/kubernetes/pkg/scheduler/backend/queue.(*PriorityQueue).flushUnschedulablePodsLeftover
 func flushUnschedulablePodsLeftover(p *queue.PriorityQueue, logger klog.Logger)
+
+// setPreQueueingHint is never reached up to v1.36, which has no
+// pre-queueing hints: refusePreQueueing refuses their configs first.
+func setPreQueueingHint(*queue.QueueingHintFunction, preHint) {}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/backend/queue"
@@ -74,3 +75,20 @@ func flushLeftover(q *queue.PriorityQueue, logger klog.Logger) {
 
 //go:linkname flushUnschedulableEntitiesLeftover k8s.io/kubernetes/pkg/scheduler/backend/queue.(*PriorityQueue).flushUnschedulableEntitiesLeftover
 func flushUnschedulableEntitiesLeftover(p *queue.PriorityQueue, logger klog.Logger)
+
+// setPreQueueingHint gives f the pre-queueing hint h (QueueingHintFunction
+// has the field from v1.37; the gate that runs it is on by default from
+// v1.38, refusePreQueueing).
+func setPreQueueingHint(f *queue.QueueingHintFunction, h preHint) {
+	f.PreQueueingHintFn = func(_ klog.Logger, oldObj, newObj interface{}) (fwk.PreQueueingHintResult, error) {
+		all, pods, err := h(oldObj, newObj)
+		if err != nil || all {
+			return fwk.PreQueueingHintResult{AllPods: all}, err
+		}
+		r := fwk.PreQueueingHintResult{Pods: make([]types.NamespacedName, len(pods))}
+		for i, p := range pods {
+			r.Pods[i] = types.NamespacedName{Namespace: p.Namespace, Name: p.Name}
+		}
+		return r, nil
+	}
+}

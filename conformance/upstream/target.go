@@ -24,6 +24,7 @@ import (
 	testingclock "k8s.io/utils/clock/testing"
 
 	"github.com/schedq/schedq/conformance"
+	"github.com/schedq/schedq/schedqtest"
 	"github.com/schedq/schedq/spec"
 )
 
@@ -52,6 +53,9 @@ type Target struct {
 	// corrects the series of wildcard moves (metrics.go).
 	base    conformance.Metrics
 	relabel map[conformance.IncomingSeries]int64
+	// nodes: the caller's node behind each node the adapter converted for
+	// a move (objectTarget), so the in-flight list shows the caller's own.
+	nodes map[*v1.Node]*schedqtest.Node
 }
 
 var (
@@ -80,7 +84,7 @@ func QueueingHints() conformance.NewTarget {
 	r := Release()
 	gates := "queueing hints, SchedulerPopFromBackoffQ on"
 	if r.PreQueueingHints {
-		gates += ", SchedulerPreQueueingHints on: no plugin registers a pre-queueing hint, so a move request evaluates every parked pod"
+		gates += ", SchedulerPreQueueingHints on: the config's pre-queueing hints with prequeue=on; without it no plugin registers one, so a move request evaluates every parked pod"
 	}
 	return newTarget(false, conformance.TargetInfo{
 		Name:        r.HintsName(),
@@ -102,6 +106,10 @@ func newTarget(classic bool, prof conformance.TargetInfo) conformance.NewTarget 
 			t.Fatal(err)
 			return nil
 		}
+		if err := refusePreQueueing(cfg); err != nil {
+			t.Fatal(err)
+			return nil
+		}
 		q, clk, pods, stop, err := newQueue(cfg, start, classic)
 		if err != nil {
 			t.Fatal(err)
@@ -109,7 +117,7 @@ func newTarget(classic bool, prof conformance.TargetInfo) conformance.NewTarget 
 		logger := klog.Background()
 		tg := &Target{q: q, clock: clk, logger: logger, ctx: klog.NewContext(context.Background(), logger), profile: observes(prof, cfg, classic), cfg: cfg, classic: classic,
 			inFlight: make(map[spec.PodKey]*framework.QueuedPodInfo), popped: make(map[spec.PodGroupKey]poppedGroup), pods: pods, stopRecorder: stop,
-			base: gatherMetrics(), relabel: make(map[conformance.IncomingSeries]int64)}
+			base: gatherMetrics(), relabel: make(map[conformance.IncomingSeries]int64), nodes: make(map[*v1.Node]*schedqtest.Node)}
 		t.Cleanup(func() {
 			if !tg.closed {
 				q.Close()

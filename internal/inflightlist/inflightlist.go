@@ -33,6 +33,9 @@ type Convert struct {
 	Event func(v any) (spec.ClusterEvent, bool)
 	// Pod converts a record's oldObj or newObj: nil if it is not a pod.
 	Pod func(v any) *spec.Pod
+	// Object, if set, converts a record's oldObj or newObj that is not a
+	// pod (a node: Occurrence.OldObject, NewObject); nil for none.
+	Object func(v any) any
 }
 
 // Read returns the in-flight list of queue (a *PriorityQueue), and whether
@@ -97,5 +100,14 @@ func readRecord(x any, c Convert) (spec.Occurrence, bool) {
 	if !ok {
 		return spec.Occurrence{}, false
 	}
-	return spec.Occurrence{Event: e, Old: c.Pod(oldObj), New: c.Pod(newObj)}, true
+	occ := spec.Occurrence{Event: e, Old: c.Pod(oldObj), New: c.Pod(newObj)}
+	if c.Object != nil {
+		if occ.Old == nil {
+			occ.OldObject = c.Object(oldObj)
+		}
+		if occ.New == nil {
+			occ.NewObject = c.Object(newObj)
+		}
+	}
+	return occ, true
 }
