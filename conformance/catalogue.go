@@ -31,7 +31,8 @@ type ScenarioFile struct {
 }
 
 // Catalogue lists the scenarios of the embedded catalogue in rule order
-// (classic scenarios first, then those of the hints profile; by their first
+// (classic scenarios first, then those of the hints profile, then those
+// of the podgroups profile under podgroups/; by their first
 // rule id, R3h counting as R3, then by name).
 func Catalogue() ([]ScenarioFile, error) { return catalogue("") }
 

@@ -53,7 +53,7 @@ import (
 //   - AddAttemptedPodGroupIfNeeded of a group whose cycle is not open.
 //
 // And four findings of these runs, each declared for v1.37.2 with a
-// scenario of conformance/testdata/podgroups (named below): Activate of a member
+// scenario of conformance/testdata/scenarios/podgroups (named below): Activate of a member
 // in flight, its group known, when its group's queued entity does not move
 // to activeQ (it is in activeQ already, or PreEnqueue gates it again in
 // unschedulablePods), records a ForceActivate for the member in the

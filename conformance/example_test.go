@@ -60,9 +60,7 @@ func newImplTarget(t testing.TB, cfg spec.Config, start time.Time) conformance.T
 // check of the adapter, every scenario, and the model-differential random
 // runs, metrics included.
 func TestImpl(t *testing.T) {
-	conformance.Run(t, newImplTarget, conformance.Options{CatalogueDir: "testdata/scenarios",
-		// The podgroups profile's scenarios, as upstream v1.37.2 runs them.
-		Dirs: []string{"testdata/podgroups"}})
+	conformance.Run(t, newImplTarget, conformance.Options{CatalogueDir: "testdata/scenarios"})
 }
 
 // Example replays one scenario of the catalogue against the adapter

@@ -41,7 +41,5 @@ func newModelTarget(t testing.TB, cfg spec.Config, start time.Time) conformance.
 //
 //	go test ./conformance/ -run TestModel -rewrite
 func TestModel(t *testing.T) {
-	conformance.Run(t, newModelTarget, conformance.Options{CatalogueDir: "testdata/scenarios",
-		// The podgroups profile's scenarios, as upstream v1.37.2 runs them.
-		Dirs: []string{"testdata/podgroups"}})
+	conformance.Run(t, newModelTarget, conformance.Options{CatalogueDir: "testdata/scenarios"})
 }

@@ -24,7 +24,7 @@ import (
 const podgroupsMachine = "TestStateMachinePodGroups"
 
 // podGroupScenarios is the directory of the podgroups scenarios.
-const podGroupScenarios = "../conformance/testdata/podgroups"
+const podGroupScenarios = "../conformance/testdata/scenarios/podgroups"
 
 type pgModelTarget struct{ *model.Model }
 
@@ -69,7 +69,7 @@ func newPGImpl(t testing.TB, cfg spec.Config, start time.Time) conformance.Targe
 	return pgImplTarget{q, clk}
 }
 
-// TestPodGroupScenarios plays conformance/testdata/podgroups on the model
+// TestPodGroupScenarios plays conformance/testdata/scenarios/podgroups on the model
 // (whose output the files hold: regenerate with -rewrite) and on the
 // implementation.
 func TestPodGroupScenarios(t *testing.T) {

@@ -31,7 +31,7 @@ func TestRunShowsTheProfileAndItsInvariants(t *testing.T) {
 	}
 	wantContains(t, out, "\nprofile: classic (kube-scheduler v1.33.13", "invariants I1-I6 held after every step\n")
 	// A podgroups replay said "profile: classic" and "I1-I6 held".
-	code, out, errOut = schedq(t, "run", "../../conformance/testdata/podgroups/G1-membership.txt")
+	code, out, errOut = schedq(t, "run", "../../conformance/testdata/scenarios/podgroups/G1-membership.txt")
 	if code != exitOK {
 		t.Fatalf("exit %d\n%s%s", code, out, errOut)
 	}

@@ -94,7 +94,7 @@ func TestPeerPassesTheSuite(t *testing.T) {
 	if dir == "" {
 		dir = t.TempDir()
 	}
-	conformance.Run(t, remote.NewTarget([]string{peerBin}), conformance.Options{ResultsDir: dir, Dirs: []string{"../testdata/podgroups"}})
+	conformance.Run(t, remote.NewTarget([]string{peerBin}), conformance.Options{ResultsDir: dir})
 	b, err := os.ReadFile(filepath.Join(dir, peerProfileName+".json"))
 	if err != nil {
 		t.Fatalf("the run's report: %v", err)
@@ -141,7 +141,7 @@ var brokenModes = []struct {
 // that is not the point halves the time of the test.
 func brokenOptions(p spec.Profile) conformance.Options {
 	if p == spec.ProfilePodGroups {
-		return conformance.Options{SkipCatalogue: true, Dirs: []string{"../testdata/podgroups"}, // the podgroups scenarios only
+		return conformance.Options{Scenarios: "^podgroups/", // the podgroups scenarios only
 			SkipDifferentialIn: map[spec.Profile]string{
 				spec.ProfileClassic: "the peer is broken in the podgroups profile only",
 				spec.ProfileHints:   "the peer is broken in the podgroups profile only"}}
@@ -151,7 +151,7 @@ func brokenOptions(p spec.Profile) conformance.Options {
 			spec.ProfileClassic:   "the peer is broken in the hints profile only; the classic random runs are not this test's point",
 			spec.ProfilePodGroups: "the podgroups profile has the hints profile's rules too; its random runs are not this test's point"}}
 	}
-	return conformance.Options{Scenarios: "^[^h]", // every group but hints/
+	return conformance.Options{Scenarios: "^[^hp]", // every group but hints/ and podgroups/ (pop/ is classic: it passes too)
 		SkipDifferentialIn: map[spec.Profile]string{
 			spec.ProfileHints:     "the peer is broken in a classic rule; the hints random runs are not this test's point",
 			spec.ProfilePodGroups: "the peer is broken in a classic rule; the podgroups random runs are not this test's point"}}
@@ -220,13 +220,12 @@ func TestBrokenPeerIsCaught(t *testing.T) {
 					t.Errorf("no failure cites %s, the rule -broken=%s breaks:\n%s", w, tc.mode, tail(out))
 				}
 			}
-			// The profile of a subtest by its name: the podgroups scenarios
-			// of ../testdata/podgroups are named by their G rule.
+			// The profile of a subtest by its name.
 			profileOf := func(name string) spec.Profile {
 				switch {
 				case strings.HasPrefix(name, "hints/") || strings.HasPrefix(name, "differential-hints"):
 					return spec.ProfileHints
-				case strings.HasPrefix(name, "G") || strings.HasPrefix(name, "podgroups/") || strings.HasPrefix(name, "differential-podgroups"):
+				case strings.HasPrefix(name, "podgroups/") || strings.HasPrefix(name, "differential-podgroups"):
 					return spec.ProfilePodGroups
 				}
 				return spec.ProfileClassic

@@ -23,10 +23,6 @@ func refusePodGroups(cfg spec.Config) error {
 	return nil
 }
 
-// podGroupScenarios are the podgroups profile's scenario files, run with
-// the catalogue by TestQueueingHints.
-const podGroupScenarios = "../testdata/podgroups"
-
 // withPodGroupDifferences adds to m the podgroups scenarios that a
 // release with pod-group entities (v1.37.2) fails on purpose, each with
 // what upstream does instead and where. Neither is reachable from the API
@@ -38,34 +34,34 @@ func withPodGroupDifferences(m map[string]conformance.KnownDifference) map[strin
 	if !hasPodGroups() {
 		return m
 	}
-	m["G11-pod-group-objects"] = conformance.KnownDifference{
+	m["podgroups/G11-pod-group-objects"] = conformance.KnownDifference{
 		Kind:   conformance.KindDeparture,
 		Reason: "upstream's UpdatePodGroup of a group it does not know stores it (the workload forest's update is a map assignment), so the group becomes known; the contract says ErrPodGroupNotFound and nothing changes",
 		Source: "v1.37.2 pkg/scheduler/backend/queue/scheduling_queue.go:1601-1606 (UpdatePodGroup), workload_forest.go:75-77 (updatePodGroup)",
 	}
-	m["G9-update-of-a-member"] = conformance.KnownDifference{
+	m["podgroups/G9-update-of-a-member"] = conformance.KnownDifference{
 		Kind:   conformance.KindDeparture,
 		Reason: "an update that moves a queued member to another group is not refused upstream: the member's old entity keeps the old pod, and the new pod is added again under its new group (here to incompletePodGroupPods), so the pod is held twice; the contract says ErrInvalidPod and nothing changes",
 		Source: "v1.37.2 pkg/scheduler/backend/queue/scheduling_queue.go:1353-1456 (Update: no entity of the new group holds the pod, so it falls through to addPod)",
 	}
 	// Four findings of the podgroups random runs (conformance/
 	// differential_podgroups.go), each a scenario of its own.
-	m["G11-an-update-of-a-queued-group-reorders-activeQ"] = conformance.KnownDifference{
+	m["podgroups/G11-an-update-of-a-queued-group-reorders-activeQ"] = conformance.KnownDifference{
 		Kind:   conformance.KindDeparture,
 		Reason: "upstream's UpdatePodGroup of a group whose entity waits in activeQ changes the entity's PodGroup, and so its priority, in place without fixing the heap: the group whose priority rose stays behind the pod alone it now precedes, and Pop takes that pod; the contract ranks the entity by its group's priority at once. Not a bug upstream: the API server refuses a change of a PodGroup's spec.priority (+k8s:immutable), so no informer update reaches this; the contract re-ranks whatever it is given",
 		Source: "v1.37.2 pkg/scheduler/backend/queue/scheduling_queue.go:1611-1618 (UpdatePodGroup: rootInfo.UpdatePodGroup under the activeQ lock, no heap update)",
 	}
-	m["G3-pop-puts-members-in-flight-in-key-order"] = conformance.KnownDifference{
+	m["podgroups/G3-pop-puts-members-in-flight-in-key-order"] = conformance.KnownDifference{
 		Kind:   conformance.KindDeparture,
 		Reason: "upstream keeps a group's members ordered by priority (descending), attempts, Timestamp and name, and Pop puts them in flight, and their markers in the in-flight list, in that order; the contract lists them in key order. No event comes between the markers of one Pop, so no decision depends on it: a choice the contract could make upstream's",
 		Source: "v1.37.2 pkg/scheduler/framework/types.go:889-905 (PodGroupMemberPodsOrderingFunc), :822 (members inserted in that order)",
 	}
-	m["G7-activate-of-a-member-in-flight-records-no-event"] = conformance.KnownDifference{
+	m["podgroups/G7-activate-of-a-member-in-flight-records-no-event"] = conformance.KnownDifference{
 		Kind:   conformance.KindDeparture,
 		Reason: "upstream's Activate of a member in flight whose group's entity does not move (it is in activeQ already) falls through to the in-flight bookkeeping and records a ForceActivate for the member; the contract records nothing when nothing moves. A member's failure replays nothing (G4), so only the in-flight list differs",
 		Source: "v1.37.2 pkg/scheduler/backend/queue/scheduling_queue.go:986-994 (Activate: addEventsIfPodInFlight with EventForceActivate when activate reports no move)",
 	}
-	m["G9-an-update-of-a-member-in-flight-is-recorded-after-its-group-is-deleted"] = conformance.KnownDifference{
+	m["podgroups/G9-an-update-of-a-member-in-flight-is-recorded-after-its-group-is-deleted"] = conformance.KnownDifference{
 		Kind:   conformance.KindDeparture,
 		Reason: "upstream's Update of a member whose PodGroup object is gone finds no root and only looks in incompletePodGroupPods, so an update of a member in flight records no event; the contract records it as for any pod in flight (R9h). The same early return drops an Update of a member the queue does not hold, its group unknown, which the contract adds (R9) to incompletePodGroupPods",
 		Source: "v1.37.2 pkg/scheduler/backend/queue/scheduling_queue.go:1362-1370 (Update: no root, incompletePodGroupPods.update, return)",

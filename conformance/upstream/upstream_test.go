@@ -64,11 +64,10 @@ func TestQueueingHints(t *testing.T) {
 	opts := conformance.Options{
 		SkipDifferentialIn: map[spec.Profile]string{
 			spec.ProfileClassic: "queueing hints decide requeueing by in-flight events, not by moveRequestCycle"},
-		Ignore:           []conformance.Observation{conformance.IgnoreMetrics},
+		Ignore: []conformance.Observation{conformance.IgnoreMetrics},
+		// The catalogue's podgroups/ scenarios are n/a before v1.37,
+		// which queues no pod groups as entities (GenericWorkload).
 		KnownDifferences: withPodGroupDifferences(releaseDifferences(Release())),
-		// The podgroups profile's scenarios (GenericWorkload on; n/a
-		// before v1.37, which queues no pod groups as entities).
-		Dirs: []string{podGroupScenarios},
 	}
 	if !Release().HasHintCounts {
 		// The hints profile is v1.37.2's: v1.33 clears the rejectors at
