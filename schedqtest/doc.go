@@ -18,25 +18,11 @@
 //	inFlight: -
 //	schedulingCycle=0 moveRequestCycle=-1
 //
-// The operations (Kind lists them) are those of spec.Queue plus the clock:
-//
-//	add a [prio=10] [uid=U] [ns=NS] [labels=(app=web,v=1)] [affinity=(app=web)]
-//	add nil | add name= uid=u | add x uid=
-//	pop | pop blocked
-//	fail a [plugins=(NodeResourcesFit,TaintToleration)] [pending=(Fit)] [cycle=N]
-//	fail x never-popped [attempts=1] [cycle=N] [plugins=(...)]
-//	move NodeAdd [precheck=(a,b)]
-//	flush-backoff | flush-leftover
-//	tick 1s | tick 1ns | tick 5m0.000000001s
-//	activate a b | activate a nil
-//	update a [prio=N] [labels=(..)] [uid=U] [touch] [rename=b]
-//	delete a
-//	assigned-add web-0 [ns=NS] [labels=(app=web)]
-//	assigned-update web-0 [labels=(..)] [old-labels=(..)] event=AssignedPodUpdate
-//	done a | done uid=U
-//	close
-//	nominate a node=n1 | nominate a mode=noop      (R18, a spec.Nominator)
-//	nominated n1                                   -> "nominated to n1: a b"
+// The operations (Kind lists them) are those of spec.Queue plus the clock
+// and, in the podgroups profile, the pod-group objects. Every operation,
+// argument and config key, with an example each, is in
+// docs/scenario-language.md, which TestLanguageReference checks against
+// this parser.
 //
 // A scenario is written for one profile of the contract. Without a
 // profile it is classic and starts from Config(). "config profile=hints"
