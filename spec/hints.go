@@ -395,24 +395,51 @@ func (c Config) podStrategy(info *QueuedPodInfo, occ Occurrence, asks func(plugi
 		return StrategyAfterBackoff
 	}
 	best := StrategySkip
+	for _, a := range c.hintAnswers(rejectors, info.Pod, occ, asks) {
+		if a.Hint != HintQueue {
+			continue
+		}
+		if info.PendingPlugins.Has(a.Plugin) {
+			return StrategyImmediately
+		}
+		best = StrategyAfterBackoff
+	}
+	return best
+}
+
+// HintAnswer is one hint PodStrategy weighs: a rejector, its registration
+// matching the event, and the hint's answer.
+type HintAnswer struct {
+	Plugin       string
+	Registration ClusterEvent
+	Hint         QueueingHint
+}
+
+// HintAnswers lists the answers behind PodStrategy of a pod with
+// rejectors and an event that is not a wildcard (those decide without a
+// hint): each rejector's hint for each of its registrations that match
+// the event, in rejector order. schedq run --html shows them behind each
+// move.
+func (c Config) HintAnswers(info *QueuedPodInfo, occ Occurrence) []HintAnswer {
+	if occ.Event.IsWildCard() {
+		return nil
+	}
+	return c.hintAnswers(info.Rejectors(), info.Pod, occ, nil)
+}
+
+func (c Config) hintAnswers(rejectors PluginSet, pod *Pod, occ Occurrence, asks func(plugin string) bool) []HintAnswer {
+	var out []HintAnswer
 	for _, plugin := range rejectors {
 		if asks != nil && !asks(plugin) {
 			continue
 		}
 		for _, reg := range c.PluginEvents[plugin] {
-			if !HintsMatch(reg, occ.Event) {
-				continue
+			if HintsMatch(reg, occ.Event) {
+				out = append(out, HintAnswer{plugin, reg, c.hint(plugin, reg, pod, occ)})
 			}
-			if c.hint(plugin, reg, info.Pod, occ) != HintQueue {
-				continue
-			}
-			if info.PendingPlugins.Has(plugin) {
-				return StrategyImmediately
-			}
-			best = StrategyAfterBackoff
 		}
 	}
-	return best
+	return out
 }
 
 // hint asks one registration's hint; no hint means Queue, an error Queue,

@@ -39,7 +39,100 @@ const (
 	placeInFlight      = "inFlight"
 	placeGone          = "gone"
 	placeNotYet        = "" // before the pod first appears
+	// The podgroups profile's two waiting lists of members, outside the
+	// four places (G2, G4, G11).
+	placePending    = "pendingPodGroupPods"
+	placeIncomplete = "incompletePodGroupPods"
 )
+
+// podView is one pod in one snapshot as the page draws it: its place
+// (one of the four, or a member's waiting list), its QueuedPodInfo, and,
+// for a member of a pod group, its group and the group's queued entity.
+type podView struct {
+	place  string
+	loc    spec.Location
+	info   spec.QueuedPodInfo
+	group  spec.PodGroupKey
+	entity *spec.PodGroupEntity // nil: the member is not in its group's entity
+}
+
+func findPod(s *spec.Snapshot, k spec.PodKey) podView {
+	loc, info := s.Find(k)
+	v := podView{place: placeName(loc), loc: loc, info: info}
+	if loc == spec.Nowhere && s.PodGroups != nil {
+		for _, l := range []struct {
+			place string
+			pods  []spec.QueuedPodInfo
+		}{{placePending, s.PodGroups.PendingPodGroupPods}, {placeIncomplete, s.PodGroups.IncompletePodGroupPods}} {
+			for i := range l.pods {
+				if l.pods[i].Pod != nil && l.pods[i].Key() == k {
+					v.place, v.info = l.place, l.pods[i]
+				}
+			}
+		}
+	}
+	if v.info.Pod != nil {
+		v.group = v.info.Pod.GroupKey()
+	}
+	if e, ok := s.PodGroups.Entity(v.group); ok && v.group != "" && slices.Contains(e.Members, k) {
+		v.entity = &e
+	}
+	return v
+}
+
+// backoffExpiry is when the pod's backoff completes: a group member backs
+// off with its entity (G6), whose expiry is zero when it has none (it is
+// then not backing off: ok is false); any other pod by its own fields.
+func backoffExpiry(cfg spec.Config, v *podView) (exp time.Time, ok bool) {
+	if v.entity != nil {
+		return v.entity.BackoffExpiry, !v.entity.BackoffExpiry.IsZero()
+	}
+	return cfg.BackoffExpiry(&v.info), true
+}
+
+func isBackingOff(cfg spec.Config, v *podView, now time.Time) bool {
+	if v.entity != nil {
+		return spec.GroupIsBackingOff(v.entity.BackoffExpiry, now)
+	}
+	return cfg.IsBackingOff(&v.info, now)
+}
+
+// groupText is what the page says of a member's group: the entity's place
+// and members, whether its cycle is open and which members wait pending.
+func groupText(s *spec.Snapshot, v *podView) string {
+	if v.group == "" {
+		return ""
+	}
+	name := schedqtest.NameOf(spec.PodKey(v.group))
+	d := "; member of group " + name
+	if _, known := s.PodGroups.Known(v.group); !known {
+		d += " (its PodGroup object is not known)"
+	}
+	if e, ok := s.PodGroups.Entity(v.group); ok {
+		var ms []string
+		for _, m := range e.Members {
+			ms = append(ms, schedqtest.NameOf(m))
+		}
+		d += fmt.Sprintf(": entity in %s with %s, attempts=%d", e.Place, strings.Join(ms, ","), e.Attempts)
+	} else {
+		d += ": no queued entity"
+	}
+	if s.PodGroups != nil && slices.Contains(s.PodGroups.InCycle, v.group) {
+		d += ", its cycle is open"
+	}
+	var pending []string
+	if s.PodGroups != nil {
+		for i := range s.PodGroups.PendingPodGroupPods {
+			if p := s.PodGroups.PendingPodGroupPods[i].Pod; p != nil && p.GroupKey() == v.group {
+				pending = append(pending, p.Name)
+			}
+		}
+	}
+	if len(pending) > 0 {
+		d += ", pending members " + strings.Join(pending, ",")
+	}
+	return d
+}
 
 func placeName(l spec.Location) string {
 	switch l {
@@ -131,7 +224,8 @@ type column struct {
 type row struct {
 	Key   string
 	Name  string
-	Y     int // top of the row
+	Group string // a member's pod group, "" for a pod alone
+	Y     int    // top of the row
 	TextY int
 	BarY  int
 	Cells []cell
@@ -199,9 +293,62 @@ type stepView struct {
 	ImplState  string
 	Problems   []string
 	Move       bool
+	// Why explains a move request: for each pod in unschedulablePods
+	// before it, the preCheck's verdict, the hint answers and the
+	// strategy (hints profiles), and a gated pod's PreEnqueue verdict.
+	Why []string
+}
+
+// moveReasons explains a move request step to the page: why each pod in
+// unschedulablePods before it moved or stayed.
+func moveReasons(cfg spec.Config, before *spec.Snapshot, mv *spec.MoveRecord) []string {
+	if mv == nil {
+		return nil
+	}
+	var out []string
+	for i := range before.UnschedulablePods {
+		info := &before.UnschedulablePods[i]
+		if info.Pod == nil {
+			continue
+		}
+		var w []string
+		if mv.PreCheck != nil {
+			if mv.PreCheck(info.Pod) {
+				w = append(w, "preCheck lets it through")
+			} else {
+				w = append(w, "preCheck holds it")
+			}
+		}
+		if info.Gated() {
+			if g := cfg.RunPreEnqueue(info.Pod, info.GatingPlugin); g != "" {
+				w = append(w, "PreEnqueue: "+g+" refuses it")
+			} else {
+				w = append(w, "PreEnqueue: admitted now (gated by "+info.GatingPlugin+" before)")
+			}
+		}
+		if cfg.Profile.HasHints() {
+			var hs []string
+			for _, a := range cfg.HintAnswers(info, mv.Occurrence) {
+				hs = append(hs, fmt.Sprintf("%s for %s: %s", a.Plugin, schedqtest.EventName(a.Registration), a.Hint))
+			}
+			if len(hs) == 0 && mv.Occurrence.Event.IsWildCard() {
+				hs = append(hs, "none asked (a wildcard event)")
+			} else if len(hs) == 0 {
+				hs = append(hs, "none asked (no rejector registered for the event)")
+			}
+			w = append(w, "hints "+strings.Join(hs, ", ")+"; strategy "+cfg.PodStrategy(info, mv.Occurrence).String())
+		}
+		if len(w) > 0 {
+			out = append(out, schedqtest.NameOf(info.Key())+": "+strings.Join(w, "; "))
+		}
+	}
+	return out
 }
 
 func relTime(t time.Time) string {
+	if t.IsZero() {
+		return "never" // a zero time is unset, not a date before the start
+	}
 	d := t.Sub(schedqtest.Start)
 	if d < 0 {
 		return d.String()
@@ -286,17 +433,29 @@ func buildPage(t *trace) pageData {
 		{placeInFlight, "in flight", "popped, being scheduled; the label is the attempt"},
 		{placeGone, "gone", "deleted, done, or never queued again"},
 	}
+	if t.Cfg.Profile == spec.ProfilePodGroups {
+		p.Legend = append(p.Legend,
+			legendItem{placePending, "pendingPodGroupPods", "a member waiting for its group's open cycle to end (G4)"},
+			legendItem{placeIncomplete, "incompletePodGroupPods", "a member waiting for its group's PodGroup object (G11)"})
+	}
 
 	// The pods, in order of first appearance.
 	var keys []spec.PodKey
 	seen := map[spec.PodKey]bool{}
 	note := func(s *spec.Snapshot) {
+		lists := [][]spec.QueuedPodInfo{}
 		for _, pl := range s.Places() {
-			for i := range pl.Pods {
-				if pl.Pods[i].Pod == nil {
+			lists = append(lists, pl.Pods)
+		}
+		if s.PodGroups != nil {
+			lists = append(lists, s.PodGroups.PendingPodGroupPods, s.PodGroups.IncompletePodGroupPods)
+		}
+		for _, pods := range lists {
+			for i := range pods {
+				if pods[i].Pod == nil {
 					continue
 				}
-				if k := pl.Pods[i].Key(); !seen[k] {
+				if k := pods[i].Key(); !seen[k] {
 					seen[k] = true
 					keys = append(keys, k)
 				}
@@ -377,6 +536,15 @@ func buildPage(t *trace) pageData {
 	// Rows.
 	for r, k := range keys {
 		rw := row{Key: string(k), Name: truncate(schedqtest.NameOf(k), 24), Y: p.GridY + r*rowH}
+		// A member's row names its group (the group of its first
+		// appearance: an update cannot move a member, G9).
+		for i := range t.Steps {
+			if v := findPod(&t.Steps[i].Model, k); v.group != "" {
+				rw.Group = schedqtest.NameOf(spec.PodKey(v.group))
+				rw.Name = truncate(schedqtest.NameOf(k)+" ["+rw.Group+"]", 24)
+				break
+			}
+		}
 		rw.TextY = rw.Y + rowH/2 + 4
 		rw.BarY = rw.Y + (rowH-barH)/2
 		appeared := false
@@ -389,9 +557,9 @@ func buildPage(t *trace) pageData {
 		var prevBackingOff, prevInBackoff bool
 		for i := range t.Steps {
 			s := &t.Steps[i]
-			loc, info := s.Model.Find(k)
-			place := placeName(loc)
-			if loc != spec.Nowhere {
+			v := findPod(&s.Model, k)
+			loc, info, place := v.loc, v.info, v.place
+			if place != placeGone {
 				appeared = true
 			}
 			if !appeared {
@@ -399,12 +567,11 @@ func buildPage(t *trace) pageData {
 			}
 			x := p.GridX + i*colW
 			c := cell{Step: s.N, X: x, W: colW, Place: place}
-			c.Title = cellTitle(t, s, k, loc, &info)
+			c.Title = cellTitle(t, s, k, &v)
 			if s.Impl != nil {
-				il, _ := s.Impl.Find(k)
-				if il != loc {
-					c.Differ, c.Impl = true, placeName(il)
-					c.Title += fmt.Sprintf("\nimpl: %s", placeName(il))
+				if il := findPod(s.Impl, k).place; il != v.place {
+					c.Differ, c.Impl = true, il
+					c.Title += fmt.Sprintf("\nimpl: %s", il)
 				}
 			}
 			rw.Cells = append(rw.Cells, c)
@@ -425,14 +592,15 @@ func buildPage(t *trace) pageData {
 
 			// Backoff completion within backoffQ.
 			inBackoff := loc == spec.InBackoffQ
-			backingOff := inBackoff && t.Cfg.IsBackingOff(&info, s.Model.Now)
+			backingOff := inBackoff && isBackingOff(t.Cfg, &v, s.Model.Now)
 			if inBackoff && !backingOff {
 				if run.HatchX == 0 {
 					run.HatchX = x
 				}
 				run.HatchW = x + colW - run.HatchX
 				if prevInBackoff && prevBackingOff {
-					exp := relTime(t.Cfg.BackoffExpiry(&info))
+					e, _ := backoffExpiry(t.Cfg, &v)
+					exp := relTime(e)
 					rw.Marks = append(rw.Marks, expiryMark{Step: s.N, X: x, Y: rw.BarY - 3, Y2: rw.BarY + barH + 3,
 						Title: fmt.Sprintf("%s: backoff expired at %s (%s: %s); now %s, so the next backoffQ flush releases it",
 							schedqtest.NameOf(k), exp, rule, boundary, relTime(s.Model.Now)),
@@ -447,8 +615,8 @@ func buildPage(t *trace) pageData {
 				b.HatchRelX = b.HatchX - b.X
 			}
 			col := (b.X - p.GridX) / colW
-			loc, info := t.Steps[col].Model.Find(k)
-			b.Label = barLabel(t, loc, &info, b.W)
+			v := findPod(&t.Steps[col].Model, k)
+			b.Label = barLabel(t, &v, b.W)
 		}
 		p.Rows = append(p.Rows, rw)
 	}
@@ -496,11 +664,16 @@ func buildPage(t *trace) pageData {
 	}
 
 	// The operation list.
+	before := &t.Initial
 	for i := range t.Steps {
 		s := &t.Steps[i]
 		v := stepView{N: s.N, Line: s.Line, Clock: relTime(s.Model.Now), Op: s.Op.String(), OpClass: opClass(s.Op.Kind),
 			Result: s.Result, ImplResult: s.ImplResult, State: schedqtest.Render(s.Model, schedqtest.Start, t.Cfg),
-			Move: p.Columns[i].MoveRequest}
+			Move: p.Columns[i].MoveRequest, Why: moveReasons(t.Cfg, before, s.Move)}
+		if len(v.Why) > 0 {
+			p.Columns[i].OpTitle += "\n" + strings.Join(v.Why, "\n")
+		}
+		before = &s.Model
 		if s.Impl != nil {
 			if is := schedqtest.Render(*s.Impl, schedqtest.Start, t.Cfg); is != v.State {
 				v.ImplState = is
@@ -516,7 +689,8 @@ func buildPage(t *trace) pageData {
 
 // barLabel is the text of a bar: what matters about the pod in that
 // place, shortened when the bar is narrow (about 6.5 pixels a character).
-func barLabel(t *trace, loc spec.Location, info *spec.QueuedPodInfo, width int) string {
+func barLabel(t *trace, v *podView, width int) string {
+	loc, info := v.loc, &v.info
 	fit := func(long, short string) string {
 		if len(long)*13/2+10 <= width {
 			return long
@@ -530,7 +704,11 @@ func barLabel(t *trace, loc spec.Location, info *spec.QueuedPodInfo, width int) 
 		}
 		return ""
 	case spec.InBackoffQ:
-		exp := relTime(t.Cfg.BackoffExpiry(info))
+		e, ok := backoffExpiry(t.Cfg, v)
+		if !ok {
+			return fit("no backoff", "-")
+		}
+		exp := relTime(e)
 		return fit("until "+exp, exp)
 	case spec.InUnschedulablePods:
 		return strings.Join(info.UnschedulablePlugins, ",")
@@ -540,25 +718,28 @@ func barLabel(t *trace, loc spec.Location, info *spec.QueuedPodInfo, width int) 
 	return ""
 }
 
-func cellTitle(t *trace, s *step, k spec.PodKey, loc spec.Location, info *spec.QueuedPodInfo) string {
+func cellTitle(t *trace, s *step, k spec.PodKey, v *podView) string {
+	loc, info := v.loc, &v.info
 	head := fmt.Sprintf("%s after step %d (%s), now %s: ", schedqtest.NameOf(k), s.N, s.Op, relTime(s.Model.Now))
-	if loc == spec.Nowhere {
+	if v.place == placeGone {
 		return head + "not in the queue"
 	}
-	d := fmt.Sprintf("%s, attempts=%d, ts=%s", loc, info.Attempts, relTime(info.Timestamp))
+	d := fmt.Sprintf("%s, attempts=%d, ts=%s", v.place, info.Attempts, relTime(info.Timestamp))
 	if loc == spec.InBackoffQ {
-		exp := t.Cfg.BackoffExpiry(info)
-		d += ", expiry=" + relTime(exp)
-		if t.Cfg.IsBackingOff(info, s.Model.Now) {
-			d += " (backing off)"
-		} else {
-			d += " (backoff completed)"
+		exp, ok := backoffExpiry(t.Cfg, v)
+		switch {
+		case !ok:
+			d += ", its group's entity has no backoff"
+		case isBackingOff(t.Cfg, v, s.Model.Now):
+			d += ", expiry=" + relTime(exp) + " (backing off)"
+		default:
+			d += ", expiry=" + relTime(exp) + " (backoff completed)"
 		}
 	}
 	if len(info.UnschedulablePlugins) > 0 {
 		d += ", plugins=" + strings.Join(info.UnschedulablePlugins, ",")
 	}
-	return head + d
+	return head + d + groupText(&s.Model, v)
 }
 
 // renderHTML returns the page of a trace.

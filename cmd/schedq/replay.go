@@ -125,6 +125,10 @@ type step struct {
 	// Impl is the implementation's state after the step (nil without
 	// --impl).
 	Impl *spec.Snapshot
+	// Move is what a move request step (move, assigned-add,
+	// assigned-update) asked the model, for the page's explanation of
+	// each pod's verdict; nil otherwise and in an --impl replay.
+	Move *spec.MoveRecord
 	// Waiting is the number of Pops blocked after the step.
 	Waiting  int
 	Problems []problem
@@ -319,6 +323,7 @@ func replayModel(mr *schedqtest.ModelRun, cfg spec.Config, before spec.Snapshot,
 	if err != nil {
 		return err
 	}
+	s.Move = o.Step.Move
 	mid := mr.Model.Snapshot()
 	if !(s.Op.Kind == schedqtest.KindPop && s.Op.Blocked) { // a Pop that waits has done nothing yet
 		s.Problems = append(s.Problems, invariants(cfg, &before, &mid, o.Step, "model")...)
