@@ -88,7 +88,7 @@ func reproduce(r conformance.Report, res conformance.Result) string {
 	case r.Target.Name == conformance.TargetModel || r.Target.Name == conformance.TargetImpl:
 		return fmt.Sprintf("go test ./conformance/ -run '%s' -v", run)
 	case ok:
-		return fmt.Sprintf("(cd conformance/upstream && go test %s-run '%s' -v .)", upstreamFlags(u.release), run)
+		return fmt.Sprintf("(cd conformance/upstream && %s-run '%s' -v .)", upstreamGoTest(u.release), run)
 	}
 	return ""
 }

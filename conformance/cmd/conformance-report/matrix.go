@@ -2,8 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"sort"
@@ -12,23 +10,26 @@ import (
 
 	"github.com/schedq/schedq/conformance"
 	"github.com/schedq/schedq/conformance/concurrent"
+	"github.com/schedq/schedq/internal/releases"
 	"github.com/schedq/schedq/spec"
 )
 
 // The release matrix: the upstream targets are named
-// upstream-v<release>[-classic|-queueinghints] (conformance/upstream), one
+// upstream-v<release>[-classic|-queueinghints] (conformance/upstream), the
+// release possibly a pre-release (v1.38.0-beta.0), one
 // release per minor version; the matrix puts them side by side by release
 // and says, for every known difference and every concurrency finding, in
 // which releases it shows: first, last, and every release between.
 
 // upstreamName is the form of an upstream target's name.
-var upstreamName = regexp.MustCompile(`^upstream-v(\d+)\.(\d+)\.(\d+)(-classic|-queueinghints)?$`)
+var upstreamName = regexp.MustCompile(`^upstream-v(\d+)\.(\d+)\.(\d+)(-(?:alpha|beta|rc)\.\d+)?(-classic|-queueinghints)?$`)
 
 // upstreamTarget is one upstream target's place in the matrix.
 type upstreamTarget struct {
 	release string // "v1.35.6"
 	minor   int    // 35, for order
 	patch   int
+	pre     bool // a pre-release, before its release in order
 	classic bool // the release with queueing hints off
 }
 
@@ -39,7 +40,7 @@ func parseUpstream(name string) (upstreamTarget, bool) {
 	}
 	minor, _ := strconv.Atoi(m[2])
 	patch, _ := strconv.Atoi(m[3])
-	return upstreamTarget{release: fmt.Sprintf("v%s.%s.%s", m[1], m[2], m[3]), minor: minor, patch: patch, classic: m[4] == "-classic"}, true
+	return upstreamTarget{release: fmt.Sprintf("v%s.%s.%s%s", m[1], m[2], m[3], m[4]), minor: minor, patch: patch, pre: m[4] != "", classic: m[5] == "-classic"}, true
 }
 
 // mode names a target's gates in the matrix.
@@ -57,25 +58,39 @@ func upstreamRank(name string) (int, bool) {
 		return 0, false
 	}
 	r := u.minor*10000 + u.patch*10
+	if u.pre {
+		r -= 5
+	}
 	if !u.classic {
 		r++
 	}
 	return r, true
 }
 
-// upstreamFlags are go test's flags for a release, as the Makefile passes
-// them: the newest release is conformance/upstream's go.mod, every other
-// has go.v1NN.mod and the tag k8s1NN.
-func upstreamFlags(release string) string {
+// upstreamGoTest is the go test command of a release, as the Makefile runs
+// it from releases.txt: its toolchain if not the local one, its modfile
+// and tag if not go.mod's.
+func upstreamGoTest(release string) string {
 	u, ok := parseUpstream("upstream-" + release)
 	if !ok {
-		return ""
+		return "go test "
 	}
-	n := fmt.Sprintf("1%02d", u.minor)
-	if _, err := os.Stat(filepath.Join("conformance", "upstream", "go.v"+n+".mod")); err == nil {
-		return fmt.Sprintf("-modfile=go.v%s.mod -tags k8s%s ", n, n)
+	rs, err := releases.Load(releases.File)
+	if err != nil {
+		return "go test "
 	}
-	return ""
+	r, ok := releases.Find(rs, fmt.Sprintf("1%02d", u.minor))
+	if !ok {
+		return "go test "
+	}
+	cmd := "go test "
+	if r.Toolchain != "local" {
+		cmd = "GOTOOLCHAIN=" + r.Toolchain + " " + cmd
+	}
+	if f := r.GoFlags(); f != nil {
+		cmd += strings.Join(f, " ") + " "
+	}
+	return cmd
 }
 
 // seen is where one difference or finding shows: the releases, in order.

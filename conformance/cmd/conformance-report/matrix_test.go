@@ -108,3 +108,25 @@ func TestGeneratedTable(t *testing.T) {
 		}
 	}
 }
+
+// TestUpstreamNamesOrderPreReleases: a pre-release is a release of the
+// matrix (its name was once left out, and v1.38.0-beta.0's column with
+// it), ordered after the minor before it and before its own release,
+// classic mode first.
+func TestUpstreamNamesOrderPreReleases(t *testing.T) {
+	names := []string{"upstream-v1.38.0", "upstream-v1.38.0-beta.0", "upstream-v1.38.0-beta.0-classic", "upstream-v1.37.2"}
+	var ranks []int
+	for _, n := range names {
+		r, ok := upstreamRank(n)
+		if !ok {
+			t.Fatalf("%s is not an upstream target's name", n)
+		}
+		ranks = append(ranks, r)
+	}
+	if !(ranks[3] < ranks[2] && ranks[2] < ranks[1] && ranks[1] < ranks[0]) {
+		t.Errorf("ranks %v of %v: want v1.37.2 < v1.38.0-beta.0-classic < v1.38.0-beta.0 < v1.38.0", ranks, names)
+	}
+	if u, _ := parseUpstream("upstream-v1.38.0-beta.0"); u.release != "v1.38.0-beta.0" || u.classic {
+		t.Errorf("upstream-v1.38.0-beta.0 parsed as %+v", u)
+	}
+}
