@@ -154,6 +154,10 @@ var drawings = map[spec.Profile]drawing{
 			d.Updates = []schedqtest.UpdateChange{schedqtest.UpdateTouch, schedqtest.UpdateLabels, schedqtest.UpdateLabels}
 			d.UpdateLabels = []map[string]string{{"v": "x"}, {"v": "y"}}
 			d.AssignedLabels = []map[string]string{{"app": "web"}, {"app": "db"}}
+			// Assigned pods in another namespace too: they wake no pod
+			// PodTopologySpread rejected, nor one whose affinity term
+			// (its own namespace) they do not match (R11).
+			d.AssignedNamespaces = []string{schedqtest.Namespace, "other"}
 			d.Steps = []time.Duration{0, time.Millisecond, 500 * time.Millisecond, time.Second, time.Second + 1,
 				10 * time.Second, 5 * time.Minute, 5*time.Minute + 1}
 			// Ticks onto the instants where R5, R6 and R7 decide: an
@@ -442,6 +446,13 @@ func (dr drawing) forTarget(tb testing.TB, newTarget NewTarget, p spec.Profile) 
 	if dr.nominate && nominator && objects {
 		d.Weights[schedqtest.KindNominate], d.Weights[schedqtest.KindNominated] = 1, 1
 		d.NominationNodes = nominationNodes
+	}
+	// Close (R13, R13h), on a target that reports it in its snapshots:
+	// the upstream adapters do not, and their Pop keeps handing out
+	// queued pods after Close (a declared difference, the scenarios
+	// pop/after-close-returns-ErrClosed and hints/close/*).
+	if tg.Info().Observes.Closed {
+		d.Weights[schedqtest.KindClose] = 1
 	}
 	if dr.objects && objects {
 		d.Nodes, d.Verdicts = callerNodes, callerVerdicts[p]

@@ -628,7 +628,9 @@ func (g *Generator) genUpdate(c Chooser) bool {
 	switch {
 	case parked != nil && parked.Gated() && c.Choose(2, "lift the gate") == 1:
 		change, op.Pod.Labels, steered = UpdateNone, map[string]string{}, true
-	case parked != nil && !parked.Gated() && len(d.GateLabels) > 0 && c.Choose(2, "gate it") == 1:
+	// Three times in four: a pod another plugin rejected that a gate
+	// then holds is R4h's start, and the rarest of the two.
+	case parked != nil && !parked.Gated() && len(d.GateLabels) > 0 && c.Choose(4, "gate it") != 0:
 		change, op.Pod.Labels, steered = UpdateNone, Pick(c, "gate", d.GateLabels), true
 	}
 	labels := d.UpdateLabels
@@ -670,15 +672,28 @@ func (g *Generator) genUpdate(c Chooser) bool {
 	}
 	if len(follow) > 0 && op.Pod.Labels != nil && (steered || c.Choose(2, "then an event") == 1) {
 		g.do(Op{Kind: KindMove, Event: Pick(c, "event", follow)})
-		// Half the time a pod just gated is ungated at once, and
-		// another event of its plugins follows: the whole sequence R4h
-		// needs.
-		if steered && !parked.Gated() && c.Choose(2, "then lift it") == 1 {
+		// A pod the event has just gated (its move ran PreEnqueue,
+		// which refused it) is ungated at once, three times in four,
+		// and another event of its plugins follows: the whole sequence
+		// R4h needs. A pod the event did not gate (left parked, or
+		// moved to backoffQ) has nothing to lift.
+		if steered && !parked.Gated() && g.gatedParked(op.Pod.Name) && c.Choose(4, "then lift it") != 0 {
 			g.do(Op{Kind: KindUpdate, Pod: PodRef{Name: op.Pod.Name, UID: op.Pod.UID, Labels: map[string]string{}}})
 			g.do(Op{Kind: KindMove, Event: Pick(c, "event", follow)})
 		}
 	}
 	return true
+}
+
+// gatedParked reports whether the model holds the pod name in
+// unschedulablePods, gated by a PreEnqueue plugin.
+func (g *Generator) gatedParked(name string) bool {
+	for _, u := range g.model().Model.Snapshot().UnschedulablePods {
+		if u.Pod.Name == name {
+			return u.Gated()
+		}
+	}
+	return false
 }
 
 // registeredFor are the events of evs that a rejecting or pending plugin
