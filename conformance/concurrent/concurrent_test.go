@@ -162,7 +162,9 @@ func TestEveryWakeupCheckCanFail(t *testing.T) {
 // with this same check) does not lose one in impl, whose failure ends the
 // pod's time in flight under the lock that puts it back.
 func TestImplKeepsARequeuedPod(t *testing.T) {
-	if lost, n := concurrent.RequeueRace(t, newImplTarget, spec.DefaultHintsConfig(schedqtest.Registry), 50, false); lost != 0 {
+	lost, n := concurrent.RequeueRace(t, newImplTarget, spec.DefaultHintsConfig(schedqtest.Registry), 50, false)
+	if lost != 0 {
 		t.Errorf("impl lost the requeued pod in %d of %d trials", lost, n)
 	}
+	t.Logf("requeue race: %d of %d trials lost the pod; %s", lost, n, concurrent.Odds(n))
 }

@@ -3,6 +3,7 @@ package concurrent
 import (
 	"fmt"
 	"maps"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -74,7 +75,23 @@ func (r GroupRaceResult) String() string {
 	if len(r.Outcomes) > 0 {
 		s += fmt.Sprintf("; legal outcomes %v", r.Outcomes)
 	}
+	if r.Violations == 0 {
+		s += "; " + Odds(r.Ran)
+	}
 	return s
+}
+
+// Odds is what a race check that found nothing in trials trials can
+// claim: the chance it had to show a race that breaks the contract in 1%
+// of trials (1 - 0.99^trials), and the rate it rules out at 95%
+// confidence (the rule of three: 3/trials). A clean run is evidence
+// against a frequent race, never proof of none.
+func Odds(trials int) string {
+	if trials <= 0 {
+		return "no trials: no evidence"
+	}
+	return fmt.Sprintf("odds: a race in 1%% of trials would have shown with probability %.0f%%; a rate above %.2g%% is ruled out at 95%% confidence",
+		100*(1-math.Pow(0.99, float64(trials))), 100*min(1, 3/float64(trials)))
 }
 
 // GroupRaces are the races, each a concurrent form of a probe of upstream

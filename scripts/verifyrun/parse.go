@@ -296,7 +296,7 @@ func countLinearizability(r *run) []string {
 		out = append(out, s)
 	}
 	if m := linSlowestRE.FindStringSubmatch(r.text); m != nil {
-		out = append(out, m[1])
+		out = append(out, legalOutcomesRE.ReplaceAllString(m[1], "${1}"))
 	} else {
 		out = append(out, "no slowest check printed: the run did not finish")
 	}
@@ -930,14 +930,18 @@ func countLayers(r *run) []string {
 
 // perturbedRE finds the concurrent checks' own summaries: the
 // conservation rounds, the linearizability histories, the pod-group races.
-var perturbedRE = regexp.MustCompile(`(?m)^\s*\S+\.go:\d+: (\d+ rounds x \d+ workers: .*|\d+ histories \(clients .*|[a-z-]+: \d+ of \d+ trials broke the contract)`)
+var perturbedRE = regexp.MustCompile(`(?m)^\s*\S+\.go:\d+: (\d+ rounds x \d+ workers: .*|\d+ histories \(clients .*|[a-z-]+: \d+ of \d+ trials broke the contract.*|requeue race: .*)`)
+
+// legalOutcomesRE is the pod-group races' list of legal outcomes, which
+// the summary leaves out (the log has it).
+var legalOutcomesRE = regexp.MustCompile(`; legal outcomes .*?(; odds: |$)`)
 
 // countPerturbed is the perturbed build's step: its tests, then what each
 // concurrent check ran.
 func countPerturbed(r *run) []string {
 	out := countTests(r)
 	for _, m := range perturbedRE.FindAllStringSubmatch(r.text, -1) {
-		out = append(out, m[1])
+		out = append(out, legalOutcomesRE.ReplaceAllString(m[1], "${1}"))
 	}
 	return out
 }

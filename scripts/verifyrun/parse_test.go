@@ -541,12 +541,14 @@ func TestCountPerturbed(t *testing.T) {
 	text := "=== RUN   TestImpl/conservation\n" +
 		"    conservation.go:133: 8 rounds x 4 workers: 4800 operations, 974 Pops, 106 times every worker slept in Pop, 21 rescue Adds; GOMAXPROCS [1 2 4 8 1 2 4 8]\n" +
 		"    linearizability.go:113: 12 histories (clients [2 4 8]), 2609 operations: 0 not linearizable, 0 undecided\n" +
-		"    podgroups.go:121: cleared-marker: 0 of 300 trials broke the contract; legal outcomes map[backoffQ [ns/a] count 1:300]\n"
+		"    podgroups.go:121: cleared-marker: 0 of 300 trials broke the contract; legal outcomes map[backoffQ [ns/a] count 1:300]; odds: a race in 1% of trials would have shown with probability 95%\n" +
+		"    concurrent_test.go:170: requeue race: 0 of 50 trials lost the pod; odds: x\n"
 	got := countPerturbed(&run{text: text})
 	want := []string{
 		"8 rounds x 4 workers: 4800 operations, 974 Pops, 106 times every worker slept in Pop, 21 rescue Adds; GOMAXPROCS [1 2 4 8 1 2 4 8]",
 		"12 histories (clients [2 4 8]), 2609 operations: 0 not linearizable, 0 undecided",
-		"cleared-marker: 0 of 300 trials broke the contract",
+		"cleared-marker: 0 of 300 trials broke the contract; odds: a race in 1% of trials would have shown with probability 95%",
+		"requeue race: 0 of 50 trials lost the pod; odds: x",
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("countPerturbed = %q, want %q", got, want)
