@@ -23,9 +23,6 @@ import (
 // podgroupsMachine is the state machine of the podgroups profile.
 const podgroupsMachine = "TestStateMachinePodGroups"
 
-// podGroupScenarios is the directory of the podgroups scenarios.
-const podGroupScenarios = "../conformance/testdata/scenarios/podgroups"
-
 type pgModelTarget struct{ *model.Model }
 
 func (m pgModelTarget) Advance(d time.Duration) {
@@ -67,21 +64,6 @@ func newPGImpl(t testing.TB, cfg spec.Config, start time.Time) conformance.Targe
 	}
 	t.Cleanup(q.Close)
 	return pgImplTarget{q, clk}
-}
-
-// TestPodGroupScenarios plays conformance/testdata/scenarios/podgroups on the model
-// (whose output the files hold: regenerate with -rewrite) and on the
-// implementation.
-func TestPodGroupScenarios(t *testing.T) {
-	for _, tg := range []struct {
-		name string
-		new  conformance.NewTarget
-	}{{"model", newPGModel}, {"impl", newPGImpl}} {
-		t.Run(tg.name, func(t *testing.T) {
-			conformance.Run(t, tg.new, conformance.Options{SkipCatalogue: true, Dirs: []string{podGroupScenarios},
-				SkipDifferential: "the podgroups scenarios alone", SkipHintsDifferential: "the podgroups scenarios alone"})
-		})
-	}
 }
 
 // TestStateMachinePodGroups is TestStateMachine in the podgroups profile:
