@@ -29,6 +29,23 @@ import (
 // also grows the table. At most 3/4 of the slots are in use: blocks of
 // seven fill up sooner than single slots, and a full block costs a probe
 // one more cache line.
+//
+// Why not Go's built-in map (a Swiss table since Go 1.24): BenchmarkIndex
+// runs what AddPop asks of the two indexes per pod (two lookups that miss,
+// two inserts, two removals in random order) against a map from
+// (namespace, name) and one from UID, medians of 5 rounds, 2 cores at load
+// 11, CPU time per pod and the live heap of both indexes at N pods:
+//
+//	N        podIndex           Go maps
+//	1,000    144 ns,  37 B      390 ns, 153 B
+//	10,000   333 ns,  26 B    1,433 ns, 122 B
+//	100,000  857 ns,  42 B    2,826 ns,  98 B
+//
+// The maps store a copy of each key (32 bytes for two strings, 16 for a
+// UID) beside the pointer, and removing a pod from them hashes its key
+// again, reading the pod's strings (cache misses in a large queue), where
+// podIndex removes by the slot the entry records. It is 2.7 to 4.3 times
+// faster and holds 2.3 to 4.7 times fewer bytes: it stays.
 type podIndex struct {
 	blocks []indexBlock
 	n      int // live entries
