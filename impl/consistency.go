@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/schedq/schedq/spec"
 )
 
 // CheckConsistency verifies the queue's internal structures against each
@@ -93,6 +95,27 @@ func (q *PriorityQueue) CheckConsistency() error {
 		}
 		seen[e] = true
 	}
+	// A copy Pop handed out is held by no parked pod, and a free copy by
+	// no entry: else the next Pop would hand out a copy its caller still
+	// has.
+	freeOut := map[*spec.QueuedPodInfo]bool{}
+	for i, out := range q.freeOut {
+		switch {
+		case out == nil:
+			bad("free copy slot %d is nil", i)
+		case freeOut[out]:
+			bad("copy %p is twice in the free copies", out)
+		}
+		freeOut[out] = true
+	}
+	for e := range keyed {
+		switch {
+		case e.out != nil && e.loc == inUnschedulablePods:
+			bad("%s holds the copy Pop handed out but is parked in unschedulablePods", e.info.Key())
+		case e.out != nil && freeOut[e.out]:
+			bad("%s holds copy %p, which is free", e.info.Key(), e.out)
+		}
+	}
 	if e := q.lastPopped; e != nil && !keyed[e] {
 		bad("lastPopped is entry %p, which no index holds (recycled: Done could match a pod the queue no longer has): %s", e, describe(e))
 	}
@@ -138,7 +161,8 @@ func (q *PriorityQueue) checkSlack() error {
 func isZero(e *entry) bool {
 	return e.info.Pod == nil && e.loc == nowhere && e.pos == 0 && e.keySlot == (slotRef{}) && e.uidSlot == (slotRef{}) &&
 		e.info.Timestamp.IsZero() && e.info.InitialAttemptTimestamp.IsZero() &&
-		e.info.Attempts == 0 && e.info.UnschedulablePlugins == nil && e.info.hints == nil
+		e.info.Attempts == 0 && e.info.UnschedulablePlugins == nil &&
+		(e.info.hints == nil || spec.HintFieldsEqual(e.info.hints, &zeroHints))
 }
 
 func uidOf(e *entry) string {

@@ -22,9 +22,14 @@ type entry struct {
 	// indexes (podIndex.slots), so that Done removes it from both without
 	// hashing its key or UID again.
 	keySlot, uidSlot slotRef
+	// out is the copy Pop handed the caller for the pod, nil if none:
+	// the next Pop of the pod fills it again, and Done takes it back for
+	// any Pop (see takeBack).
+	out *spec.QueuedPodInfo
 }
 
-// place is a spec.Location in one byte, which keeps an entry at 112 bytes.
+// place is a spec.Location in one byte, which keeps an entry at 120 bytes
+// (the 128-byte size class).
 type place uint8
 
 const (
@@ -86,13 +91,62 @@ func (q *PriorityQueue) freeEntry(e *entry) {
 	if q.lastPopped == e {
 		q.lastPopped = nil
 	}
+	h := e.info.hints
 	*e = entry{}
+	if h != nil {
+		*h = zeroHints // kept for the entry's next pod (podInfo)
+		e.info.hints = h
+	}
 	if len(q.free) < maxFree {
 		q.free = append(q.free, e)
 		q.freePeak = max(q.freePeak, len(q.free))
 		return
 	}
 	q.entryPool.Put(e)
+}
+
+// Copies handed out by Pop are reused too, as spec.Queue's Pop allows:
+// the caller owns its copy until it hands it back to
+// AddUnschedulableIfNotPresent or ends the pod's cycle with Done. Handed
+// back, the copy stays with the pod's entry and the pod's next Pop fills
+// it again, as upstream's Pop hands out the same QueuedPodInfo each time
+// (the caller may go on reading it meanwhile, as the scheduler does to
+// report the failure); a pod parked in unschedulablePods lets go of it,
+// so a parked pod holds no copy. Done takes the copy back for any later
+// Pop, which overwrites it: until then it still reads as the pod Done
+// ended. So a scheduler that pops, fails or binds, and pops again
+// allocates nothing per pod. The free copies are a list of their own,
+// bounded as the entries' list is; Delete takes nothing back.
+const maxFreeOut = 1024
+
+// newOut returns a copy for Pop to fill and hand out, recycled if one is
+// free.
+func (q *PriorityQueue) newOut() *spec.QueuedPodInfo {
+	if n := len(q.freeOut); n > 0 {
+		out := q.freeOut[n-1]
+		q.freeOut[n-1] = nil
+		q.freeOut = q.freeOut[:n-1]
+		return out
+	}
+	return new(spec.QueuedPodInfo)
+}
+
+// handedBack keeps e's copy for the pod's next Pop if handed, what the
+// caller handed to AddUnschedulableIfNotPresent, is that copy; a caller
+// that hands back another object keeps the copy, which e forgets.
+func (e *entry) handedBack(handed *spec.QueuedPodInfo) {
+	if e.out != nil && handed != e.out {
+		e.out = nil
+	}
+}
+
+// takeBack recycles e's copy for any Pop: the pod's cycle ended (Done).
+func (q *PriorityQueue) takeBack(e *entry) {
+	out := e.out
+	e.out = nil
+	if out != nil && len(q.freeOut) < maxFreeOut {
+		q.freeOut = append(q.freeOut, out)
+	}
 }
 
 // hashes are a pod's hashes in the two indexes.

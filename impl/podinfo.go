@@ -8,9 +8,12 @@ import (
 
 // podInfo is what an entry keeps of its pod's spec.QueuedPodInfo: the
 // classic fields inline, under their spec names, and the hints profile's
-// (spec.HintFields, 80 bytes) behind a pointer that stays nil while they
-// are all zero, as they always are in the classic profile. So adding the
+// (spec.HintFields, 80 bytes) behind a pointer that stays nil until they
+// are first set, as they never are in the classic profile. So adding the
 // hints profile cost a classic entry one pointer, not 80 bytes per pod.
+// Once made, the record stays with the entry, zeroed when its fields are
+// all zero, and with the recycled entry too (freeEntry): a queue in steady
+// state allocates no record per pod that fails.
 // full() rebuilds the spec value for what hands it out (Pop, Snapshot) and
 // for spec's pure functions of it.
 type podInfo struct {
@@ -53,6 +56,10 @@ func (i *podInfo) set(q *spec.QueuedPodInfo) {
 		InitialAttemptTimestamp: q.InitialAttemptTimestamp,
 	}
 	if spec.HintFieldsEqual(&q.HintFields, &zeroHints) {
+		if h != nil {
+			*h = zeroHints
+			i.hints = h
+		}
 		return
 	}
 	if h == nil {
@@ -60,6 +67,17 @@ func (i *podInfo) set(q *spec.QueuedPodInfo) {
 	}
 	*h = q.HintFields
 	i.hints = h
+}
+
+// reset makes the entry stand for a fresh pod, queued at now; the hints
+// record, if the entry has one, is kept, zeroed.
+func (i *podInfo) reset(pod *spec.Pod, now time.Time) {
+	h := i.hints
+	*i = podInfo{Pod: pod, Timestamp: now}
+	if h != nil {
+		*h = zeroHints
+		i.hints = h
+	}
 }
 
 // hf returns the hint fields for writing, making them if need be.

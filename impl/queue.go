@@ -25,7 +25,7 @@
 // field is nil outside the podgroups profile). entry.go holds the entry and the places' helpers,
 // window.go backoffQ's second order for Pop in the hints profiles.
 //
-// Layout: every pod the queue holds has one entry of 112 bytes (the
+// Layout: every pod the queue holds has one entry of 120 bytes (the
 // hints profile's per-pod fields, spec.HintFields, behind a pointer that
 // stays nil in the classic profile), found by key
 // (Add, Update, Delete, Activate) and by UID (Done) in two compact hash
@@ -35,10 +35,10 @@
 // interned set of plugins that rejected them (so a move request examines
 // only the pods its event may help, unschedulable.go), and in flight is just
 // a mark on the entry. One mutex guards everything; one condition
-// variable on it wakes blocked Pops. Pop allocates only the copy it
-// returns; Add, AddUnschedulableIfNotPresent, Done and the moves allocate
-// nothing once the queue has recycled the entries of pods that are Done and
-// interned the plugin sets it is given.
+// variable on it wakes blocked Pops. Add, Pop, AddUnschedulableIfNotPresent,
+// Done and the moves allocate nothing once the queue has recycled the
+// entries of pods that are Done, the copies Pop handed out that came back
+// (entry.go), and interned the plugin sets it is given.
 package impl
 
 import (
@@ -97,10 +97,11 @@ type PriorityQueue struct {
 	// the scheduler usually ends the cycle of the pod it popped last, and
 	// Done finds that pod without hashing its UID (see Done).
 	lastPopped *entry
-	free       []*entry   // recycled entries, see newEntry
-	entryPool  sync.Pool  // more recycled entries, see newEntry
-	freePeak   int        // the longest free list since the last flush
-	freeLow    slackTimer // how long the free list has been too long
+	free       []*entry              // recycled entries, see newEntry
+	freeOut    []*spec.QueuedPodInfo // copies taken back from callers, see newOut
+	entryPool  sync.Pool             // more recycled entries, see newEntry
+	freePeak   int                   // the longest free list since the last flush
+	freeLow    slackTimer            // how long the free list has been too long
 	// lastEvent and lastLabel cache eventLabel.
 	lastEvent spec.ClusterEvent
 	lastLabel string
@@ -346,7 +347,7 @@ func (q *PriorityQueue) addLocked(pod *spec.Pod, h hashes, update bool) error {
 	}
 	e = q.entryFor(e, pod, h)
 	now := q.clock.Now()
-	e.info = podInfo{Pod: pod, Timestamp: now}
+	e.info.reset(pod, now)
 	q.nom.add(pod, spec.NominateNoop, "") // R18
 	q.put(e, q.p.added(e, from, update), now)
 	return nil
@@ -368,8 +369,8 @@ func (q *PriorityQueue) entryFor(e *entry, pod *spec.Pod, h hashes) *entry {
 }
 
 // Pop is R2 of spec.Queue. Among the maximal pods of activeQ it returns
-// the one that entered activeQ first. The copy it returns is its one
-// allocation.
+// the one that entered activeQ first, in a copy that is recycled once the
+// caller hands it back or ends the cycle (entry.go).
 func (q *PriorityQueue) Pop() (*spec.QueuedPodInfo, int64, error) {
 	return q.popWait(nil)
 }
@@ -446,17 +447,16 @@ func (q *PriorityQueue) popLocked(from place) (*spec.QueuedPodInfo, int64, error
 	token, clearRejectors := q.p.popped(e)
 	q.put(e, move{to: inFlight, why: why}, time.Time{})
 	e.pos = token
-	out := new(spec.QueuedPodInfo)
 	if clearRejectors {
-		// The interned set is never handed out (unschedulable.go).
 		e.info.UnschedulablePlugins = nil
-		*out = e.info.full()
-	} else {
-		*out = e.info.full()
-		out.UnschedulablePlugins = slices.Clone(out.UnschedulablePlugins)
-		out.PendingPlugins = slices.Clone(out.PendingPlugins)
 	}
-	return out, q.schedulingCycle, nil
+	// The copy shares the interned plugin sets, which are read-only for
+	// the caller as for the queue (spec.Queue's Pop).
+	if e.out == nil {
+		e.out = q.newOut()
+	}
+	*e.out = e.info.full()
+	return e.out, q.schedulingCycle, nil
 }
 
 // AddUnschedulableIfNotPresent is R3 of spec.Queue. The plugin set is
@@ -484,6 +484,7 @@ func (q *PriorityQueue) AddUnschedulableIfNotPresent(pInfo *spec.QueuedPodInfo, 
 	}
 	e = q.entryFor(e, pod, h)
 	e.info.set(pInfo)
+	e.handedBack(pInfo)
 	e.info.UnschedulablePlugins = plugins
 	if e.info.hints != nil {
 		e.info.hints.PendingPlugins = q.unschedulablePods.intern(e.info.hints.PendingPlugins)
@@ -894,6 +895,7 @@ func (q *PriorityQueue) Done(uid spec.UID) error {
 	if e == nil || e.loc != inFlight {
 		return fmt.Errorf("%w: Done of UID %q", spec.ErrNotInFlight, uid)
 	}
+	q.takeBack(e)
 	q.drop(e)
 	return nil
 }
@@ -1039,6 +1041,7 @@ func (q *PriorityQueue) put(e *entry, m move, now time.Time) {
 		if m.gate != "" {
 			q.gate(e, m.gate)
 		}
+		e.out = nil // a parked pod holds no copy (newOut)
 		q.unschedulablePods.add(e)
 	case inFlight:
 		e.loc = inFlight
@@ -1067,7 +1070,7 @@ func (q *PriorityQueue) putGroup(d decision, now time.Time) {
 	if d.refused != nil {
 		gate := ""
 		for i, m := range ent.members {
-			if name := d.refused[i]; name != "" {
+			if name := refusedAt(d.refused, i); name != "" {
 				q.gate(m, name)
 				gate = cmp.Or(gate, name)
 			} else if m.info.hints != nil {
@@ -1092,6 +1095,15 @@ func (q *PriorityQueue) putGroup(d decision, now time.Time) {
 		}
 	}
 	q.ready++
+}
+
+// refusedAt is the verdict of decision.refused for member i: the set is
+// empty when every member was admitted.
+func refusedAt(refused []string, i int) string {
+	if i < len(refused) {
+		return refused[i]
+	}
+	return ""
 }
 
 // unlock ends an operation: it commits the counts of a cluster event's

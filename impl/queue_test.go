@@ -387,10 +387,13 @@ func TestConcurrentSmoke(t *testing.T) {
 				seen.Store(p.Pod.Name, fmt.Sprintf("popped by popper %d at cycle %d", w, cycle))
 				switch r.IntN(3) {
 				case 0:
+					// Read before Done, which ends this popper's hold on p
+					// (spec.Queue's Pop: a later Pop may reuse it).
+					name := p.Pod.Name
 					if err := q.Done(p.Pod.UID); err != nil {
 						fail("Done: %v", err)
 					}
-					seen.Delete(p.Pod.Name)
+					seen.Delete(name)
 					if done.Add(1) == total {
 						q.Close()
 					}

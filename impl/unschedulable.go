@@ -14,8 +14,9 @@ import (
 // Interning: the scheduler names the same few plugins over and over, so a
 // failed pod shares one immutable copy of its set with every pod rejected by
 // the same plugins instead of the queue cloning it: no allocation per
-// failure, no copy per pod in memory. The queue never writes to a set and
-// never hands one out: Pop clears the plugins and Snapshot clones them. The
+// failure, no copy per pod in memory. The queue never writes to a set;
+// Pop hands the sets out shared, read-only for the caller (spec.Queue's
+// Pop), and Snapshot clones them. The
 // table is bounded: plugin names are arbitrary strings, and past
 // maxInternedSets the queue keeps a private copy per pod, as a Go map would.
 //

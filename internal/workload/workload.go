@@ -479,8 +479,11 @@ func schedulingLoop[P, I any](b *testing.B, t Target[P, I]) {
 			}
 			for j, f := range inFlight {
 				if j == mixBatch-1 {
+					// The pod is read first: Done ends the caller's hold
+					// on what Pop returned (spec.Queue's Pop).
+					p := t.PodOf(f.info)
 					q.Done(f.info)
-					q.Add(t.PodOf(f.info))
+					q.Add(p)
 					continue
 				}
 				q.Fail(f.info, f.cycle, true)
