@@ -63,8 +63,8 @@ type gentity struct {
 
 // decision is the profile's verdict for one entity: where it goes, and
 // its members' PreEnqueue verdicts (refused[i] for members[i], "":
-// admitted; nil: not examined, its gate as it was). The zero decision
-// moves nothing.
+// admitted; empty, not nil: every member admitted; nil: not examined,
+// its gate as it was). The zero decision moves nothing.
 type decision struct {
 	ent     *gentity
 	to      place
@@ -248,14 +248,32 @@ func (g *podgroupsProfile) admitEntity(ent *gentity, to place) decision {
 
 // refusals runs the PreEnqueue plugins (caller code) for each member of
 // ent and returns, member by member, the plugin that refuses it ("":
-// admitted). It changes nothing.
+// admitted), or allAdmitted if none refuses. It changes nothing. A member
+// joining a queued group re-admits the group, which asks every member
+// again, as upstream's re-queue of the group does: so the verdicts cost
+// nothing to keep while every member passes (no plugin at all, the
+// common case, asks nothing), and allocate only once one is refused.
 func (g *podgroupsProfile) refusals(ent *gentity) []string {
-	out := make([]string, len(ent.members))
+	if len(g.names) == 0 {
+		return allAdmitted
+	}
+	var out []string
 	for i, m := range ent.members {
-		out[i] = g.preEnqueue(m.info.Pod, m.info.gating())
+		if name := g.preEnqueue(m.info.Pod, m.info.gating()); name != "" {
+			if out == nil {
+				out = make([]string, len(ent.members))
+			}
+			out[i] = name
+		}
+	}
+	if out == nil {
+		return allAdmitted
 	}
 	return out
 }
+
+// allAdmitted is refusals' verdict when no member is refused.
+var allAdmitted = []string{}
 
 // replace decides ent's place again after a member joined or left, by
 // the place it was in (G2, G8); with no member left it leaves the queue.
@@ -445,11 +463,15 @@ func (g *podgroupsProfile) join(e *entry, now time.Time) decision {
 	case g.inCycle[k]:
 		g.wait(e, inPending)
 	default:
-		ent := &gentity{key: k, members: []*entry{e}, params: spec.EntityParams{Timestamp: now}}
+		// Room for a small group's members: they join one by one.
+		ent := &gentity{key: k, members: append(make([]*entry, 0, minGroupRoom), e), params: spec.EntityParams{Timestamp: now}}
 		return g.admitEntity(ent, inActiveQ)
 	}
 	return decision{}
 }
+
+// minGroupRoom is the room a new entity makes for its members.
+const minGroupRoom = 8
 
 // wait puts e, detached, in pendingPodGroupPods or
 // incompletePodGroupPods (loc).
@@ -482,12 +504,19 @@ func (g *podgroupsProfile) waiters(k spec.PodGroupKey, loc place) []*entry {
 // any entity of its key), its members with it; entering activeQ it takes
 // the next seq.
 func (g *podgroupsProfile) settle(ent *gentity, to place) {
-	if old := g.entities[ent.key]; old != nil {
-		g.unindex(old) // ent itself, or an entity of the key ent replaces
+	old := g.entities[ent.key]
+	if old == ent && ent.place == to && to != inUnschedulablePods {
+		// A member joined a queued entity that stays where it is: the
+		// indexes hold it already (parked entities are indexed by their
+		// gate, which may have changed).
+	} else {
+		if old != nil {
+			g.unindex(old) // ent itself, or an entity of the key ent replaces
+		}
+		ent.place = to
+		g.entities[ent.key] = ent
+		g.index(ent)
 	}
-	ent.place = to
-	g.entities[ent.key] = ent
-	g.index(ent)
 	for _, m := range ent.members {
 		m.loc = inEntity
 	}
@@ -557,7 +586,8 @@ func (q *PriorityQueue) popGroup() (spec.QueuedEntity, int64, error) {
 	ent := g.best()
 	g.drop(ent)
 	ent.params.Attempts++
-	out := &spec.QueuedPodGroupInfo{PodGroup: g.objects[ent.key], EntityParams: ent.params}
+	out := &spec.QueuedPodGroupInfo{PodGroup: g.objects[ent.key], EntityParams: ent.params,
+		Members: make([]spec.QueuedPodInfo, 0, len(ent.members))}
 	for _, m := range ent.members {
 		m.info.Attempts++
 		token, _ := q.p.popped(m)
@@ -583,10 +613,6 @@ func (q *PriorityQueue) AddAttemptedPodGroupIfNeeded(gInfo *spec.QueuedPodGroupI
 	}
 	if status < spec.AttemptSuccess || status > spec.AttemptError {
 		return fmt.Errorf("%w: attempt status %v", spec.ErrInvalidPodGroup, status)
-	}
-	uids := make(map[spec.UID]bool, len(gInfo.Members))
-	for i := range gInfo.Members {
-		uids[gInfo.Members[i].Pod.UID] = true
 	}
 	q.mu.Lock()
 	defer q.unlock()
@@ -614,7 +640,7 @@ func (q *PriorityQueue) AddAttemptedPodGroupIfNeeded(gInfo *spec.QueuedPodGroupI
 	if status == spec.AttemptSuccess {
 		ent.params.UnschedulableCount, ent.params.ConsecutiveErrorsCount = 0, 0
 		ent.params.BackoffExpiry = time.Time{}
-		if !slices.ContainsFunc(pending, func(e *entry) bool { return uids[e.info.Pod.UID] }) {
+		if !slices.ContainsFunc(pending, func(e *entry) bool { return attemptedMember(gInfo, e.info.Pod.UID) }) {
 			ent.params.Timestamp = now
 		}
 	} else {
@@ -627,6 +653,13 @@ func (q *PriorityQueue) AddAttemptedPodGroupIfNeeded(gInfo *spec.QueuedPodGroupI
 	}
 	q.putGroup(g.admitEntity(ent, to), now)
 	return nil
+}
+
+// attemptedMember reports whether uid is a member of the cycle gInfo
+// ended. Read only when members wait pending, which is rare: a scan, not a
+// set built for every cycle.
+func attemptedMember(gInfo *spec.QueuedPodGroupInfo, uid spec.UID) bool {
+	return slices.ContainsFunc(gInfo.Members, func(m spec.QueuedPodInfo) bool { return m.Pod.UID == uid })
 }
 
 // AddPodGroup is G11 of spec.PodGroupQueue.

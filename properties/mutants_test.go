@@ -148,7 +148,7 @@ var mutants = []mutant{
 		name: "pg-success-timestamp-always-now",
 		test: podgroupsMachine,
 		file: "impl/podgroups.go",
-		old:  "\t\tif !slices.ContainsFunc(pending, func(e *entry) bool { return uids[e.info.Pod.UID] }) {",
+		old:  "\t\tif !slices.ContainsFunc(pending, func(e *entry) bool { return attemptedMember(gInfo, e.info.Pod.UID) }) {",
 		new:  "\t\tif true {",
 		desc: "G5: after a successful cycle a member that failed in it loses the group's place in activeQ (Timestamp becomes now)",
 	},
