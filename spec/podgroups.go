@@ -337,7 +337,13 @@ func GroupOrderInfo(g *PodGroup, p *EntityParams) QueuedPodInfo {
 // activeQ through PreEnqueue. PreEnqueue of an entity (R17) runs for each
 // member (its gating plugin first, as R17); the first member, by key,
 // that a plugin refuses gates the entity with that plugin, and a gated
-// entity waits in unschedulablePods. ErrAlreadyQueued if the member's key
+// entity waits in unschedulablePods. So a member joining a queued entity
+// asks PreEnqueue about every member again, the newcomer and the rest, as
+// upstream's re-queue of the group runs the plugins over the whole
+// entity: a verdict may depend on more than the pod (DefaultPreemption's
+// does), so asking only the newcomer would not be the same queue; a
+// queue keeps the quadratic count of calls cheap instead (impl allocates
+// nothing for it while every member passes). ErrAlreadyQueued if the member's key
 // is held anywhere (upstream adds it to its entity a second time; a
 // member's new version comes through Update).
 //
