@@ -307,9 +307,13 @@ bench-compare-podgroups:
 # The real kube-scheduler on upstream's queue and on schedq's, at
 # scheduler_perf's size (realsched/, docs/realsched.md), for each of
 # REALSCHED_RELEASES: v1.33.13 (realsched/go.mod, schedq's classic profile)
-# and v1.37.2 (go.v137.mod with tag v137, the hints profile), on a real
+# v1.37.2 (go.v137.mod with tag v137, the hints profile) and v1.38.0-beta.0
+# (go.v138.mod with tag v138, the hints profile with pre-queueing hints;
+# built with its toolchain from releases.txt, go1.27.3), on a real
 # kube-apiserver and etcd started in the test process (the realapi build
-# tag; REALSCHED_API= runs on the fake clientset instead). REALSCHED_COUNT
+# tag; REALSCHED_API= runs on the fake clientset instead). v1.38.0-beta.0
+# runs on the fake clientset only: its kube-apiserver imports
+# k8s.io/apiextensions-api, which has no v0.38.0-beta.0 on the module proxy. REALSCHED_COUNT
 # rounds of one run each (upstream then schedq per workload: interleaved,
 # where go test -count would run each one back to back): raw benchmark
 # lines in REALSCHED_OUT.vNNN, then benchstat's upstream/schedq table per
@@ -317,17 +321,19 @@ bench-compare-podgroups:
 # only (its 10-minute budget: the API server's cold build alone is longer).
 .PHONY: realsched
 REALSCHED_COUNT ?= 3
-REALSCHED_RELEASES ?= 133 137
+REALSCHED_RELEASES ?= 133 137 138
+realsched_tc = tc=$$(awk -v r=$$r '!/^\#/ && $$1 == r {print $$5}' $(CURDIR)/$(UPSTREAM_TABLE))
 REALSCHED_API ?= realapi
 REALSCHED_FLAGS ?= -realsched.nodes=500 -realsched.pods=5000 -realsched.timeout=15m
 REALSCHED_OUT ?= $(or $(TMPDIR),/tmp)/schedq-realsched.txt
 realsched:
 	@if [ -n "$(REALSCHED_API)" ]; then echo "realsched: on a real kube-apiserver and etcd in process (build tag $(REALSCHED_API)); a cold build of its test binary takes 8-15 minutes and about 3 GB per release"; \
 	  else echo "realsched: on the fake clientset (REALSCHED_API empty)"; fi
-	@for r in $(REALSCHED_RELEASES); do out=$(REALSCHED_OUT).v$$r; : > $$out; \
-	  f="-modfile=go.v$$r.mod -tags=v$$r,$(REALSCHED_API)"; [ $$r = 133 ] && f="-tags=$(REALSCHED_API)"; \
-	  echo "realsched: kube-scheduler release $$r (cd realsched && go test $$f -bench .) > $$out" >&2; \
-	  start=$$(date +%s); (cd realsched && $(GO) test $$f -c -o $$out.test) || exit 1; \
+	@for r in $(REALSCHED_RELEASES); do out=$(REALSCHED_OUT).v$$r; : > $$out; $(realsched_tc); \
+	  api=$(REALSCHED_API); [ $$r = 138 ] && [ -n "$$api" ] && { echo "realsched: v$$r on the fake clientset (no apiextensions-api v0.38.0-beta.0 for its kube-apiserver)" >&2; api=; }; \
+	  f="-modfile=go.v$$r.mod -tags=v$$r,$$api"; [ $$r = 133 ] && f="-tags=$$api"; \
+	  echo "realsched: kube-scheduler release $$r (cd realsched && GOTOOLCHAIN=$$tc go test $$f -bench .) > $$out" >&2; \
+	  start=$$(date +%s); (cd realsched && GOTOOLCHAIN=$$tc $(GO) test $$f -c -o $$out.test) || exit 1; \
 	  echo "realsched: v$$r test binary built in $$(( $$(date +%s) - start )) s" >&2; \
 	  for i in $$(seq $(REALSCHED_COUNT)); do \
 	    (cd realsched && $$out.test -test.run '^$$' -test.bench . -test.benchtime 1x -test.count 1 -test.timeout 0 $(REALSCHED_FLAGS)) | tee -a $$out || exit 1; done; \
@@ -341,10 +347,10 @@ realsched:
 REALSCHED_CHECK_FLAGS ?= -realsched.nodes=20 -realsched.pods=200
 .PHONY: realsched-check
 realsched-check:
-	@status=0; for r in $(REALSCHED_RELEASES); do f="-modfile=go.v$$r.mod -tags v$$r"; [ $$r = 133 ] && f=; \
-	  v=$$(cd realsched && $(GO) list $$f -m -f '{{.Version}}' k8s.io/kubernetes 2>/dev/null); \
-	  echo "realsched-check: kube-scheduler $${v:-release $$r} (cd realsched && go test $$f -run '^TestRealScheduler$$' $(REALSCHED_CHECK_FLAGS))"; \
-	  (cd realsched && $(GO) test $(TESTFLAGS) $$f -count=1 -timeout 60m -run '^TestRealScheduler$$' . $(REALSCHED_CHECK_FLAGS)) || status=1; \
+	@status=0; for r in $(REALSCHED_RELEASES); do f="-modfile=go.v$$r.mod -tags v$$r"; [ $$r = 133 ] && f=; $(realsched_tc); \
+	  v=$$(cd realsched && GOTOOLCHAIN=$$tc $(GO) list $$f -m -f '{{.Version}}' k8s.io/kubernetes 2>/dev/null); \
+	  echo "realsched-check: kube-scheduler $${v:-release $$r} (cd realsched && GOTOOLCHAIN=$$tc go test $$f -run '^TestRealScheduler$$' $(REALSCHED_CHECK_FLAGS))"; \
+	  (cd realsched && GOTOOLCHAIN=$$tc $(GO) test $(TESTFLAGS) $$f -count=1 -timeout 60m -run '^TestRealScheduler$$' . $(REALSCHED_CHECK_FLAGS)) || status=1; \
 	done; exit $$status
 
 fmt:

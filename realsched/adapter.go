@@ -366,7 +366,7 @@ func (a *Adapter) preCheck(pc preEnqueueCheck) spec.PreEnqueueCheck {
 				ok = true
 			}
 		}()
-		return pc(e.info.Pod)
+		return askPreCheck(pc, e.info.Pod, e.info)
 	}
 }
 
@@ -437,8 +437,9 @@ func (a *Adapter) UpdateNominatedPod(logger klog.Logger, oldPod *v1.Pod, newPodI
 	a.fail(a.q.AddNominatedPod(sp, mode, node))
 }
 
-// NominatedPodsForNode is R18, as upstream's PodInfos.
-func (a *Adapter) NominatedPodsForNode(nodeName string) []nominatedInfo {
+// nominatedPodsForNode is R18, as upstream's PodInfos (NominatedPodsForNode
+// in the release file: v1.38 passes a logger).
+func (a *Adapter) nominatedPodsForNode(nodeName string) []nominatedInfo {
 	pods := a.q.NominatedPodsForNode(nodeName)
 	if len(pods) == 0 {
 		return nil

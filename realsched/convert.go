@@ -94,12 +94,18 @@ func objectOf(p *spec.Pod, obj any) any {
 // with its hint in the hints profile (a registration without one answers
 // Queue, R16). In the classic profile (hints off) there are no hints, and a
 // plugin that registered a node Add but no node taint update gets the taint
-// update too (v1.33's workaround for preCheck hiding node adds).
-func Registry(ctx context.Context, profiles map[string]upstreamProfile, bad func(error)) (spec.PluginEvents, spec.QueueingHints, error) {
+// update too (v1.33's workaround for preCheck hiding node adds). Where the
+// release runs pre-queueing hints (v1.38), each registration's
+// PreQueueingHintFn is its pre-queueing hint (R20).
+func Registry(ctx context.Context, profiles map[string]upstreamProfile, bad func(error)) (spec.PluginEvents, spec.QueueingHints, spec.PreQueueingHints, error) {
 	reg := spec.PluginEvents{}
 	var hints spec.QueueingHints
 	if hintsProfile {
 		hints = spec.QueueingHints{}
+	}
+	var pre spec.PreQueueingHints
+	if preQueueing {
+		pre = spec.PreQueueingHints{}
 	}
 	names := make([]string, 0, len(profiles))
 	for n := range profiles {
@@ -110,7 +116,7 @@ func Registry(ctx context.Context, profiles map[string]upstreamProfile, bad func
 		for _, ext := range profiles[n].EnqueueExtensions() {
 			evs, err := ext.EventsToRegister(ctx)
 			if err != nil {
-				return nil, nil, fmt.Errorf("profile %s, plugin %s: %w", n, ext.Name(), err)
+				return nil, nil, nil, fmt.Errorf("profile %s, plugin %s: %w", n, ext.Name(), err)
 			}
 			var add, taint bool
 			for _, ev := range evs {
@@ -124,13 +130,16 @@ func Registry(ctx context.Context, profiles map[string]upstreamProfile, bad func
 				if fn := hintOf(ev); hints != nil && fn != nil {
 					hints[spec.HintKey{Plugin: ext.Name(), Event: se}] = specHint(ext.Name(), fn, bad)
 				}
+				if fn := preHintOf(ev); pre != nil && fn != nil {
+					pre[spec.HintKey{Plugin: ext.Name(), Event: se}] = specPreHint(ext.Name(), fn, bad)
+				}
 			}
 			if add && !taint && !hintsProfile {
 				reg[ext.Name()] = append(reg[ext.Name()], spec.ClusterEvent{Resource: spec.ResourceNode, ActionType: spec.UpdateNodeTaint})
 			}
 		}
 	}
-	return reg, hints, nil
+	return reg, hints, pre, nil
 }
 
 // specHint is an upstream queueing hint as R16's function: the pod's
@@ -157,14 +166,32 @@ func specHint(plugin string, fn upstreamHintFn, bad func(error)) spec.QueueingHi
 	}
 }
 
+// specPreHint is an upstream pre-queueing hint as R20's function: the
+// occurrence's objects (objectOf) in, the named pods as keys out. A hint
+// that panics is reported to bad and narrows nothing (the queue runs
+// hints under its lock).
+func specPreHint(plugin string, fn upstreamPreHintFn, bad func(error)) spec.PreQueueingHintFn {
+	return func(occ spec.Occurrence) (r spec.PreQueueingResult, err error) {
+		defer func() {
+			if x := recover(); x != nil {
+				err = fmt.Errorf("pre-queueing hint of %s panicked: %v", plugin, x)
+				bad(err)
+				r = spec.AllPods
+			}
+		}()
+		return callPreHint(fn, objectOf(occ.Old, occ.OldObject), objectOf(occ.New, occ.NewObject))
+	}
+}
+
 // Config is the spec.Config of the release's profile (classic on v1.33,
-// hints on v1.37) for the scheduler's profiles: the registry and the
-// queueing hints (Registry) and their PreEnqueue plugins
+// hints on v1.37, hints with pre-queueing hints on v1.38) for the
+// scheduler's profiles: the registry and the queueing hints (Registry) and
+// their PreEnqueue plugins
 // (preEnqueuePlugins). bad is told of every pod a PreEnqueue plugin or a
 // hint could not be asked about. The adapter's queue and the trace check's
 // model run with the same.
 func Config(ctx context.Context, profiles map[string]upstreamProfile, bad func(error)) (spec.Config, error) {
-	reg, hints, err := Registry(ctx, profiles, bad)
+	reg, hints, pre, err := Registry(ctx, profiles, bad)
 	if err != nil {
 		return spec.Config{}, err
 	}
@@ -172,6 +199,9 @@ func Config(ctx context.Context, profiles map[string]upstreamProfile, bad func(e
 	if hintsProfile {
 		cfg.Profile = spec.ProfileHints
 		cfg.QueueingHints = hints
+	}
+	if preQueueing {
+		cfg.PreQueueing, cfg.PreQueueingHints = true, pre
 	}
 	cfg.PreEnqueuePlugins = preEnqueuePlugins(profiles, bad)
 	return cfg, nil

@@ -446,3 +446,36 @@ func (t *timed) AddUnschedulablePodIfNotPresent(logger klog.Logger, p *queuedPod
 func newInformerFactory(cs kubernetes.Interface) informers.SharedInformerFactory {
 	return scheduler.NewInformerFactory(cs, 0, nil)
 }
+
+// NominatedPodsForNode is R18 (nominatedPodsForNode).
+func (a *Adapter) NominatedPodsForNode(nodeName string) []nominatedInfo {
+	return a.nominatedPodsForNode(nodeName)
+}
+
+// NominatedPodsForNode is checked (nominatedPodsForNode).
+func (r *Recorder) NominatedPodsForNode(node string) []nominatedInfo {
+	return r.nominatedPodsForNode(node, r.inner.NominatedPodsForNode)
+}
+
+// askPreCheck asks upstream's preCheck about pod: up to v1.37 it takes
+// the pod itself.
+func askPreCheck(pc preEnqueueCheck, pod *v1.Pod, _ *podInfo) bool { return pc(pod) }
+
+// preCheckOn is f as this release's preCheck (the tests' own).
+func preCheckOn(f func(*v1.Pod) bool) preEnqueueCheck { return f }
+
+// preQueueing: this release's default gates run no pre-queueing hints.
+const preQueueing = false
+
+// upstreamPreHintFn: no pre-queueing hints here (preQueueing is false).
+type upstreamPreHintFn = func()
+
+func preHintOf(any) upstreamPreHintFn { return nil }
+
+func callPreHint(upstreamPreHintFn, any, any) (spec.PreQueueingResult, error) {
+	return spec.AllPods, nil
+}
+
+// addPodGroupRefused makes the release's pod-group call that the adapter
+// refuses (the tests' own).
+func addPodGroupRefused(a *Adapter) { a.AddPodGroup(klog.Background(), nil) }

@@ -1,4 +1,4 @@
-//go:build v137
+//go:build v137 || v138
 
 package realsched
 
@@ -14,7 +14,9 @@ import (
 )
 
 // TestOffByDefaultRefused: with a gate whose path schedq's hints profile
-// leaves out turned on (or SchedulerPopFromBackoffQ turned off), the
+// leaves out turned on (or SchedulerPopFromBackoffQ turned off, or
+// SchedulerPreQueueingHints turned to what the release does not ship:
+// on for v1.37, off for v1.38, which models it on), the
 // adapter refuses to start with ErrOffByDefault naming the gate; with the
 // defaults it starts; and a pod-group call on a running adapter is refused
 // and counted, never half-done.
@@ -26,7 +28,7 @@ func TestOffByDefaultRefused(t *testing.T) {
 		{"GenericWorkload", map[string]bool{string(features.GenericWorkload): true}},
 		{"CompositePodGroup", map[string]bool{string(features.GenericWorkload): true, string(features.TopologyAwareWorkloadScheduling): true, string(features.CompositePodGroup): true}},
 		{"SchedulerAsyncAPICalls", map[string]bool{string(features.SchedulerAsyncAPICalls): true}},
-		{"SchedulerPreQueueingHints", map[string]bool{string(features.SchedulerPreQueueingHints): true}},
+		{"SchedulerPreQueueingHints", map[string]bool{string(features.SchedulerPreQueueingHints): !preQueueing}},
 		{"SchedulerPopFromBackoffQ", map[string]bool{string(features.SchedulerPopFromBackoffQ): false}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -53,10 +55,13 @@ func TestOffByDefaultRefused(t *testing.T) {
 		t.Fatalf("NewAdapter with the default gates: %v", err)
 	}
 	defer a.Close()
+	if cfg, err := Config(context.Background(), nil, func(error) {}); err != nil || cfg.PreQueueing != preQueueing {
+		t.Errorf("the adapter's config: PreQueueing %v (%v); the release's default gates: %v", cfg.PreQueueing, err, preQueueing)
+	}
 	if err := a.AddAttemptedPodGroupIfNeeded(klog.Background(), nil, 0, nil); !errors.Is(err, ErrOffByDefault) {
 		t.Errorf("AddAttemptedPodGroupIfNeeded: %v, want ErrOffByDefault", err)
 	}
-	a.AddPodGroup(klog.Background(), nil)
+	addPodGroupRefused(a)
 	if _, err := a.PatchPodStatus(nil, nil, nil); !errors.Is(err, ErrOffByDefault) {
 		t.Errorf("PatchPodStatus: %v, want ErrOffByDefault", err)
 	}

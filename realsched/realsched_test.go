@@ -223,7 +223,7 @@ func TestAdapterBadInput(t *testing.T) {
 	if err := a.addUnschedulable(info, a.SchedulingCycle()-1); err != nil {
 		t.Fatal(err)
 	}
-	a.MoveAllToActiveOrBackoffQueue(logger, clusterEvent{Resource: "*", ActionType: actionAll}, nil, nil, func(*v1.Pod) bool { panic("boom") })
+	a.MoveAllToActiveOrBackoffQueue(logger, clusterEvent{Resource: "*", ActionType: actionAll}, nil, nil, preCheckOn(func(*v1.Pod) bool { panic("boom") }))
 	if a.Errors() == before {
 		t.Error("the preCheck panic was not counted")
 	}

@@ -675,7 +675,7 @@ func (r *Recorder) MoveAllToActiveOrBackoffQueue(logger klog.Logger, event clust
 			passed := []string{}
 			mpc = func(p *spec.Pod) bool {
 				o := r.objOf(p)
-				ok := o == nil || pc(o)
+				ok := o == nil || askPreCheck(pc, o, nil)
 				if ok {
 					passed = append(passed, p.Name)
 				}
@@ -893,16 +893,17 @@ func (r *Recorder) UpdateNominatedPod(logger klog.Logger, oldPod *v1.Pod, newPod
 	r.inner.UpdateNominatedPod(logger, oldPod, newPodInfo)
 }
 
-// NominatedPodsForNode is checked under the read lock (the scheduler's
+// nominatedPodsForNode is checked under the read lock (the scheduler's
 // parallel Filter calls stay parallel); calls where both sides list
-// nothing are counted, not kept.
-func (r *Recorder) NominatedPodsForNode(node string) []nominatedInfo {
+// nothing are counted, not kept. inner is the wrapped queue's
+// NominatedPodsForNode (its signature is the release's).
+func (r *Recorder) nominatedPodsForNode(node string, inner func(string) []nominatedInfo) []nominatedInfo {
 	if r.conc != nil {
-		return r.inner.NominatedPodsForNode(node)
+		return inner(node)
 	}
 	start := time.Now()
 	r.mu.RLock()
-	got := r.inner.NominatedPodsForNode(node)
+	got := inner(node)
 	if r.bad != nil {
 		r.mu.RUnlock()
 		return got

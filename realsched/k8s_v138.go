@@ -1,0 +1,497 @@
+//go:build v138
+
+package realsched
+
+// The upstream API of kube-scheduler v1.38.0-beta.0 that the rest of the
+// package uses, under the names k8s_v133.go gives v1.33.13's: built with
+// `GOTOOLCHAIN=go1.27.3 go test -modfile=go.v138.mod -tags v138` (the
+// release needs Go 1.27). The queue runs in schedq's hints profile with
+// pre-queueing hints (Config.PreQueueing: v1.38's default gates), the
+// plugins' PreQueueingHintFns as its pre-queueing hints, and the paths
+// that are off by default refuse to start (refuseOffByDefault).
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+	_ "unsafe" // go:linkname
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/component-base/featuregate"
+	"k8s.io/klog/v2"
+	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/pkg/features"
+	"k8s.io/kubernetes/pkg/scheduler"
+	"k8s.io/kubernetes/pkg/scheduler/backend/queue"
+	"k8s.io/kubernetes/pkg/scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler/profile"
+
+	"github.com/schedq/schedq/spec"
+)
+
+// Release is the kube-scheduler release this build runs.
+const Release = "v1.38.0-beta.0"
+
+// hintsProfile: v1.38 runs queueing hints, schedq's hints profile.
+const hintsProfile = true
+
+// preQueueing: v1.38's default gates run pre-queueing hints (R20-R22).
+const preQueueing = true
+
+// upstreamPreHintFn is a registration's pre-queueing hint.
+type upstreamPreHintFn = fwk.PreQueueingHintFn
+
+// The upstream types, by the names this package uses.
+type (
+	upstreamQueue    = queue.SchedulingQueue
+	preEnqueueCheck  = queue.PreEnqueueCheck
+	clusterEvent     = fwk.ClusterEvent
+	queuedPodInfo    = framework.QueuedPodInfo
+	podInfo          = framework.PodInfo
+	nominatingInfo   = fwk.NominatingInfo
+	upstreamProfile  = framework.Framework
+	enqueueExtension = fwk.EnqueueExtensions
+	preEnqueuePlugin = fwk.PreEnqueuePlugin
+	status           = fwk.Status
+	nominatedInfo    = fwk.PodInfo
+	upstreamHintFn   = fwk.QueueingHintFn
+	podSignature     = fwk.PodSignature
+)
+
+const (
+	modeOverride = fwk.ModeOverride
+	nodeResource = fwk.Node
+	actionAdd    = fwk.Add
+	actionTaint  = fwk.UpdateNodeTaint
+	actionAll    = fwk.All
+)
+
+// ErrOffByDefault is the adapter's refusal of a path kube-scheduler v1.38
+// leaves off by default: schedq's hints profile does not model it, and a
+// queue that half-works there would lose or strand pods silently.
+var ErrOffByDefault = errors.New("realsched: a path off by default in kube-scheduler v1.37.2 is not supported by schedq's hints profile")
+
+// offByDefault are the gates whose paths the hints profile leaves out
+// (spec.ProfileHints): pod groups (GenericWorkload, CompositePodGroup),
+// asynchronous API calls (SchedulerAsyncAPICalls: the queue would patch pod
+// status); each must be off. SchedulerPopFromBackoffQ and
+// SchedulerPreQueueingHints must be on (R2h pops from backoffQ; the
+// config's pre-queueing hints are the plugins', R20).
+var offByDefault = []featuregate.Feature{features.GenericWorkload, features.CompositePodGroup, features.SchedulerAsyncAPICalls}
+
+// onByDefault are the gates whose paths the config models as on.
+var onByDefault = []featuregate.Feature{features.SchedulerPopFromBackoffQ, features.SchedulerPreQueueingHints}
+
+func refuseOffByDefault() error {
+	var errs []error
+	for _, g := range offByDefault {
+		if utilfeature.DefaultFeatureGate.Enabled(g) {
+			errs = append(errs, fmt.Errorf("feature gate %s is on", g))
+		}
+	}
+	for _, g := range onByDefault {
+		if !utilfeature.DefaultFeatureGate.Enabled(g) {
+			errs = append(errs, fmt.Errorf("feature gate %s is off", g))
+		}
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("%w: %w", ErrOffByDefault, errors.Join(errs...))
+	}
+	return nil
+}
+
+// setGates selects v1.38's default gates for the paths the adapter
+// refuses, and for TopologyAwareWorkloadScheduling, which CompositePodGroup
+// needs (they are process-wide: a test that turned one on leaves it as
+// it found it, and both queues of a comparison run under the same ones).
+func setGates() error {
+	m := map[string]bool{string(features.TopologyAwareWorkloadScheduling): false}
+	for _, g := range offByDefault {
+		m[string(g)] = false
+	}
+	for _, g := range onByDefault {
+		m[string(g)] = true
+	}
+	return utilfeature.DefaultMutableFeatureGate.SetFromMap(m)
+}
+
+// preEnqueueAdmits runs pl on pod as upstream's queue does (a background
+// context): any status but success refuses it.
+func preEnqueueAdmits(pl preEnqueuePlugin, pod *v1.Pod) bool {
+	return pl.PreEnqueue(context.Background(), pod).IsSuccess()
+}
+
+func newPodInfo(p *v1.Pod) (*podInfo, error) { return framework.NewPodInfo(p) }
+
+// newQueuedPodInfo builds what Pop returns in this release: the pod of the
+// side table with the queue's fields, the hint fields included, and the
+// pod's signature.
+func newQueuedPodInfo(e *sideEntry, info *spec.QueuedPodInfo) *queuedPodInfo {
+	f := info.InitialAttemptTimestamp
+	return &queuedPodInfo{PodInfo: e.info, PodSignature: e.sig, QueueingParams: framework.QueueingParams{
+		Timestamp: info.Timestamp, Attempts: info.Attempts, InitialAttemptTimestamp: &f,
+		UnschedulableCount: info.UnschedulableCount, ConsecutiveErrorsCount: info.ConsecutiveErrorsCount,
+		FlushTimestamp: info.FlushTimestamp, GatingPlugin: info.GatingPlugin,
+		UnschedulablePlugins: sets.New[string](info.UnschedulablePlugins...), PendingPlugins: sets.New[string](info.PendingPlugins...),
+	}}
+}
+
+// hintFieldsOf are the hint fields of a pod handed back (R3h counts from
+// them).
+func hintFieldsOf(p *queuedPodInfo) spec.HintFields {
+	return spec.HintFields{UnschedulableCount: p.UnschedulableCount, ConsecutiveErrorsCount: p.ConsecutiveErrorsCount,
+		PendingPlugins: spec.NewPluginSet(sets.List(p.PendingPlugins)...), GatingPlugin: p.GatingPlugin, FlushTimestamp: p.FlushTimestamp}
+}
+
+// initialAttempt reads InitialAttemptTimestamp (a pointer).
+func initialAttempt(q *queuedPodInfo) time.Time {
+	if q.InitialAttemptTimestamp == nil {
+		return time.Time{}
+	}
+	return *q.InitialAttemptTimestamp
+}
+
+// podOfInfo is a nominator argument's pod, nil for none.
+func podOfInfo(pi nominatedInfo) *v1.Pod {
+	if pi == nil {
+		return nil
+	}
+	return pi.GetPod()
+}
+
+// infoOf is a nominator argument's parsed PodInfo (nil if it is another
+// implementation: the adapter parses the pod again).
+func infoOf(pi nominatedInfo) *podInfo {
+	p, _ := pi.(*podInfo)
+	return p
+}
+
+// actionNames pairs v1.37's action bits with spec's by name: v1.37 placed
+// its new bits among the others (spec/event.go).
+var actionNames = sync.OnceValue(func() map[fwk.ActionType]spec.ActionType {
+	byName := map[string]spec.ActionType{}
+	for b := spec.ActionType(1); b&spec.All != 0; b <<= 1 {
+		byName[b.String()] = b
+	}
+	m := map[fwk.ActionType]spec.ActionType{}
+	for b := fwk.ActionType(1); b&fwk.All != 0; b <<= 1 {
+		if s, ok := byName[b.String()]; ok {
+			m[b] = s
+		}
+	}
+	return m
+})
+
+// specAction is a in spec's bits; v1.37's general Update is spec's
+// (UpdatePodOther included), and a bit without a name in spec becomes the
+// general update.
+func specAction(a fwk.ActionType) spec.ActionType {
+	switch a {
+	case fwk.All:
+		return spec.All
+	case fwk.Update:
+		return spec.Update
+	}
+	var out spec.ActionType
+	for b, s := range actionNames() {
+		if a&b != 0 {
+			out |= s
+			a &^= b
+		}
+	}
+	if a != 0 {
+		out |= spec.Update
+	}
+	return out
+}
+
+// specResource: v1.37 calls the unscheduled-pod resource UnscheduledPod.
+func specResource(r fwk.EventResource) spec.EventResource {
+	if r == fwk.UnscheduledPod {
+		return spec.ResourceUnschedulablePod
+	}
+	return spec.EventResource(r)
+}
+
+// hintOf is a registration's queueing hint (nil: always Queue).
+func hintOf(ev fwk.ClusterEventWithHint) upstreamHintFn { return ev.QueueingHintFn }
+
+// preHintOf is a registration's pre-queueing hint (nil: all pods, R20).
+func preHintOf(ev fwk.ClusterEventWithHint) upstreamPreHintFn { return ev.PreQueueingHintFn }
+
+// callPreHint asks fn about a move's objects: all pods, or the pods it
+// names as keys.
+func callPreHint(fn upstreamPreHintFn, oldObj, newObj any) (spec.PreQueueingResult, error) {
+	r, err := fn(klog.Background(), oldObj, newObj)
+	if err != nil || r.AllPods {
+		return spec.AllPods, err
+	}
+	keys := make([]spec.PodKey, len(r.Pods))
+	for i, n := range r.Pods {
+		keys[i] = spec.PodKey(n.Namespace + "/" + n.Name)
+	}
+	return spec.PodsNamed(keys...), nil
+}
+
+func callHint(fn upstreamHintFn, pod *v1.Pod, oldObj, newObj any) (spec.QueueingHint, error) {
+	h, err := fn(klog.Background(), pod, oldObj, newObj)
+	if h == fwk.Queue {
+		return spec.HintQueue, err
+	}
+	return spec.HintSkip, err
+}
+
+// updateEvents are the events v1.37.2's queue derives from an update of a
+// pending pod, for the pod itself (TargetPod): one per scheduling property
+// that changed, or the general update.
+func updateEvents(oldPod, newPod *v1.Pod) []spec.ClusterEvent {
+	evs := framework.PodSchedulingPropertiesChange(newPod, oldPod, true)
+	out := make([]spec.ClusterEvent, len(evs))
+	for i, e := range evs {
+		out[i] = specEvent(e)
+	}
+	return out
+}
+
+// signer signs a pod with its own profile, as upstream's queue does when a
+// new version of the pod comes in (Add, Update).
+func signer(ctx context.Context, profiles map[string]upstreamProfile) func(*v1.Pod) podSignature {
+	return func(p *v1.Pod) podSignature {
+		if f := profiles[p.Spec.SchedulerName]; f != nil {
+			return f.SignPod(ctx, p)
+		}
+		return nil
+	}
+}
+
+func recorderFactory() profile.RecorderFactory {
+	return func(string) events.EventRecorderLogger { return &events.FakeRecorder{} }
+}
+
+// upstreamInFlight are the pods v1.37's queue has in flight.
+func upstreamInFlight(pq *queue.PriorityQueue) []string { return podKeys(pq.InFlightPods()) }
+
+//go:linkname upstreamFlushLeftover k8s.io/kubernetes/pkg/scheduler/backend/queue.(*PriorityQueue).flushUnschedulableEntitiesLeftover
+func upstreamFlushLeftover(p *queue.PriorityQueue, logger klog.Logger)
+
+// labelOf is a cluster event's metric label.
+func labelOf(e clusterEvent) string { return e.Label() }
+
+// setNextPod points the scheduling loop at q (Scheduler.NextEntity).
+func setNextPod(s *scheduler.Scheduler, q upstreamQueue) { s.NextEntity = q.Pop }
+
+// popUpstream calls the wrapped queue's Pop; an entity that is not a pod
+// (a pod group: GenericWorkload is off) is an error.
+func popUpstream(q upstreamQueue, logger klog.Logger) (*queuedPodInfo, error) {
+	e, err := q.Pop(logger)
+	if e == nil {
+		return nil, err
+	}
+	p, ok := e.(*queuedPodInfo)
+	if !ok {
+		return nil, fmt.Errorf("Pop returned a %T, not a pod", e)
+	}
+	return p, err
+}
+
+// entity is p as Pop's interface result: no typed nil.
+func entity(p *queuedPodInfo, err error) (framework.QueuedEntityInfo, error) {
+	if p == nil {
+		return nil, err
+	}
+	return p, err
+}
+
+// The adapter's methods whose signatures are v1.37's.
+
+// Add is R1h.
+func (a *Adapter) Add(ctx context.Context, pod *v1.Pod) { a.add(pod) }
+
+// AddUnschedulablePodIfNotPresent is R3h.
+func (a *Adapter) AddUnschedulablePodIfNotPresent(_ context.Context, pInfo *queuedPodInfo, cycle int64) error {
+	return a.addUnschedulable(pInfo, cycle)
+}
+
+// Pop is R2h; a closed queue returns nothing, as upstream's.
+func (a *Adapter) Pop(logger klog.Logger) (framework.QueuedEntityInfo, error) {
+	p, err := a.pop()
+	if errors.Is(err, spec.ErrClosed) {
+		return nil, nil
+	}
+	return entity(p, err)
+}
+
+// Update is R9h.
+func (a *Adapter) Update(ctx context.Context, oldPod, newPod *v1.Pod) { a.update(oldPod, newPod) }
+
+// Delete is R10h.
+func (a *Adapter) Delete(logger klog.Logger, pod *v1.Pod) { a.delete(pod) }
+
+// GetPod finds a queued pod by name (no pod groups).
+func (a *Adapter) GetPod(_ context.Context, name, namespace string, _ *v1.PodSchedulingGroup) (*queuedPodInfo, bool) {
+	return a.getPod(name, namespace)
+}
+
+// refuse counts a call on a path the adapter refuses (the gates that reach
+// it are off: NewAdapter refuses them) and returns the error.
+func (a *Adapter) refuse(what string) error {
+	err := fmt.Errorf("%w: %s", ErrOffByDefault, what)
+	a.fail(err)
+	return err
+}
+
+// AddAttemptedPodGroupIfNeeded is refused: pod groups (GenericWorkload).
+func (a *Adapter) AddAttemptedPodGroupIfNeeded(klog.Logger, *framework.QueuedPodGroupInfo, int64, *fwk.Status) error {
+	return a.refuse("AddAttemptedPodGroupIfNeeded (pod groups)")
+}
+
+// AddGenericPodGroup is refused: pod groups (GenericWorkload).
+func (a *Adapter) AddGenericPodGroup(klog.Logger, *fwk.GenericPodGroup) {
+	_ = a.refuse("AddGenericPodGroup")
+}
+
+// UpdateGenericPodGroup is refused: pod groups (GenericWorkload).
+func (a *Adapter) UpdateGenericPodGroup(klog.Logger, *fwk.GenericPodGroup) {
+	_ = a.refuse("UpdateGenericPodGroup")
+}
+
+// DeleteGenericPodGroup is refused: pod groups (GenericWorkload).
+func (a *Adapter) DeleteGenericPodGroup(klog.Logger, *fwk.GenericPodGroup) {
+	_ = a.refuse("DeleteGenericPodGroup")
+}
+
+// PatchPodStatus is refused: asynchronous API calls
+// (SchedulerAsyncAPICalls).
+func (a *Adapter) PatchPodStatus(*v1.Pod, []*v1.PodCondition, *fwk.NominatingInfo) (<-chan error, error) {
+	return nil, a.refuse("PatchPodStatus (asynchronous API calls)")
+}
+
+// GetPodGroup finds nothing: the adapter queues no pod groups.
+func (a *Adapter) GetPodGroup(string, string) (*framework.QueuedPodGroupInfo, bool) {
+	return nil, false
+}
+
+// PendingPodGroupPods lists nothing: no pod groups.
+func (a *Adapter) PendingPodGroupPods() []*v1.Pod { return nil }
+
+// IncompletePodGroupPodsPods lists nothing: no pod groups.
+func (a *Adapter) IncompletePodGroupPodsPods() []*v1.Pod { return nil }
+
+// The recorder's.
+
+// Add is recorded and checked.
+func (r *Recorder) Add(ctx context.Context, pod *v1.Pod) {
+	r.add(pod, func() { r.inner.Add(ctx, pod) })
+}
+
+// AddUnschedulablePodIfNotPresent is recorded and checked.
+func (r *Recorder) AddUnschedulablePodIfNotPresent(ctx context.Context, p *queuedPodInfo, cycle int64) error {
+	return r.addUnschedulable(p, cycle, func() error { return r.inner.AddUnschedulablePodIfNotPresent(ctx, p, cycle) })
+}
+
+// Pop is recorded and checked.
+func (r *Recorder) Pop(logger klog.Logger) (framework.QueuedEntityInfo, error) {
+	return entity(r.pop(logger))
+}
+
+// Update is recorded and checked.
+func (r *Recorder) Update(ctx context.Context, oldPod, newPod *v1.Pod) {
+	r.update(oldPod, newPod, func() { r.inner.Update(ctx, oldPod, newPod) })
+}
+
+// Delete is recorded and checked.
+func (r *Recorder) Delete(logger klog.Logger, pod *v1.Pod) {
+	r.delete(pod, func() { r.inner.Delete(logger, pod) })
+}
+
+// The pod-group and status-patch calls are passed through
+// unchecked: the default gates never make them.
+
+func (r *Recorder) AddAttemptedPodGroupIfNeeded(logger klog.Logger, pg *framework.QueuedPodGroupInfo, cycle int64, s *fwk.Status) error {
+	return r.inner.AddAttemptedPodGroupIfNeeded(logger, pg, cycle, s)
+}
+func (r *Recorder) AddGenericPodGroup(logger klog.Logger, g *fwk.GenericPodGroup) {
+	r.inner.AddGenericPodGroup(logger, g)
+}
+func (r *Recorder) UpdateGenericPodGroup(logger klog.Logger, g *fwk.GenericPodGroup) {
+	r.inner.UpdateGenericPodGroup(logger, g)
+}
+func (r *Recorder) DeleteGenericPodGroup(logger klog.Logger, g *fwk.GenericPodGroup) {
+	r.inner.DeleteGenericPodGroup(logger, g)
+}
+func (r *Recorder) PatchPodStatus(p *v1.Pod, c []*v1.PodCondition, n *fwk.NominatingInfo) (<-chan error, error) {
+	return r.inner.PatchPodStatus(p, c, n)
+}
+func (r *Recorder) GetPodGroup(name, ns string) (*framework.QueuedPodGroupInfo, bool) {
+	return r.inner.GetPodGroup(name, ns)
+}
+func (r *Recorder) GetPod(ctx context.Context, name, ns string, g *v1.PodSchedulingGroup) (*queuedPodInfo, bool) {
+	return r.inner.GetPod(ctx, name, ns, g)
+}
+func (r *Recorder) PendingPodGroupPods() []*v1.Pod { return r.inner.PendingPodGroupPods() }
+func (r *Recorder) IncompletePodGroupPodsPods() []*v1.Pod {
+	return r.inner.IncompletePodGroupPodsPods()
+}
+
+// The timer's.
+
+// Pop of the timer.
+func (t *timed) Pop(logger klog.Logger) (framework.QueuedEntityInfo, error) {
+	return entity(t.pop(logger))
+}
+
+// AddUnschedulablePodIfNotPresent ends the attempt.
+func (t *timed) AddUnschedulablePodIfNotPresent(ctx context.Context, p *queuedPodInfo, cycle int64) error {
+	t.failed(p)
+	return t.upstreamQueue.AddUnschedulablePodIfNotPresent(ctx, p, cycle)
+}
+
+func newInformerFactory(cs kubernetes.Interface) informers.SharedInformerFactory {
+	return scheduler.NewInformerFactory(cs, 0, nil)
+}
+
+// NominatedPodsForNode is R18 (nominatedPodsForNode).
+func (a *Adapter) NominatedPodsForNode(_ klog.Logger, nodeName string) []nominatedInfo {
+	return a.nominatedPodsForNode(nodeName)
+}
+
+// NominatedPodsForNode is checked (nominatedPodsForNode).
+func (r *Recorder) NominatedPodsForNode(logger klog.Logger, node string) []nominatedInfo {
+	return r.nominatedPodsForNode(node, func(n string) []nominatedInfo { return r.inner.NominatedPodsForNode(logger, n) })
+}
+
+// askPreCheck asks upstream's preCheck about pod: v1.38's takes a queued
+// entity, here the pod alone (info: its parsed PodInfo, nil to parse it).
+func askPreCheck(pc preEnqueueCheck, pod *v1.Pod, info *podInfo) bool {
+	if info == nil {
+		var err error
+		if info, err = framework.NewPodInfo(pod); err != nil {
+			return true // a pod that cannot be parsed moves: a wasted attempt, not a loss
+		}
+	}
+	return pc(&queuedPodInfo{PodInfo: info})
+}
+
+// preCheckOn is f as this release's preCheck (the tests' own): f sees
+// every pod of the entity, and all must pass.
+func preCheckOn(f func(*v1.Pod) bool) preEnqueueCheck {
+	return func(e framework.QueuedEntityInfo) bool {
+		for p := range e.ForEachPodInfo() {
+			if !f(p.Pod) {
+				return false
+			}
+		}
+		return true
+	}
+}
+
+// addPodGroupRefused makes the release's pod-group call that the adapter
+// refuses (the tests' own).
+func addPodGroupRefused(a *Adapter) { a.AddGenericPodGroup(klog.Background(), nil) }
