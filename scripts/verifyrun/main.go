@@ -164,7 +164,7 @@ func steps(upstream []string) []*step {
 		},
 		{
 			name:  "conformance over the protocol (cmd/schedq-peer)",
-			cmd:   "go test -json -race -count=1 -timeout 60m ./conformance/remote/",
+			cmd:   "go test -json -race -count=1 -timeout 60m ./conformance/remote/ -rapid.checks=300",
 			env:   []string{"SCHEDQ_CONFORMANCE_RESULTS=${VERIFY_TMP}/results", "SCHEDQ_REMOTE_PEER_RACE=1"},
 			count: countConformance,
 		},
