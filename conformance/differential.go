@@ -80,27 +80,6 @@ type drawing struct {
 	avoid func(op schedqtest.Op, m *schedqtest.ModelRun) string
 }
 
-// callerVerdicts are the verdicts an update may carry (spec.PodChange,
-// R19) in each profile: the classic profile reads Relevant, the hints
-// profile Events (a label event Gate's hint reads, raised here whatever
-// the labels do).
-var callerVerdicts = map[spec.Profile][]spec.PodChange{
-	spec.ProfileClassic: {{Relevant: true}, {Relevant: false}},
-	spec.ProfileHints: {
-		{Relevant: true},
-		{Events: []spec.ClusterEvent{{Resource: spec.ResourceTargetPod, ActionType: spec.UpdatePodLabel}}},
-		{Relevant: true, Events: []spec.ClusterEvent{{Resource: spec.ResourceTargetPod, ActionType: spec.Update}}},
-	},
-}
-
-// callerNodes are the node objects a move carries (R19): in the hints
-// runs with zone-hint=on, a node in zone a helps a pod that wants zone a
-// and one in zone b does not.
-var callerNodes = []*schedqtest.Node{
-	{Name: "n1", Labels: map[string]string{"zone": "a"}},
-	{Name: "n2", Labels: map[string]string{"zone": "b"}},
-}
-
 // nominationNodes are the nodes the runs nominate to; an Override to no
 // node is left to the scenarios (v1.33.13 keeps it under the node "").
 var nominationNodes = []string{"n1", "n2"}
@@ -131,7 +110,7 @@ func valid(p spec.Profile, kinds ...schedqtest.Kind) *schedqtest.Drawing {
 	}
 	d.Names, d.Priorities = diffNames, []int32{0, 1, 2}
 	d.GateLabels, d.Recreate, d.BadInput, d.MadeUpInfos, d.OtherCycles = nil, false, false, false, 0
-	d.Nodes, d.Verdicts, d.NominationNodes = nil, nil, nil
+	d.Nodes, d.Verdicts, d.NominationNodes, d.PreQueueing = nil, nil, nil, false
 	d.ActivateMax, d.AssignedNamespaces = 1, []string{schedqtest.Namespace}
 	return d
 }
@@ -192,7 +171,8 @@ var drawings = map[spec.Profile]drawing{
 			d.FollowEvents = events("NodeAdd", "NodeLabel", "NodeTaint", "AssignedPodAdd")
 			d.Updates = []schedqtest.UpdateChange{schedqtest.UpdateLabels}
 			d.UpdateLabels = []map[string]string{{}, {"gated": "yes"}, {"fit": "label"}}
-			d.AssignedLabels = []map[string]string{{"app": "web"}}
+			// The second names pods for Affinity's pre-queueing hint.
+			d.AssignedLabels = []map[string]string{{"app": "web"}, {"app": "web", schedqtest.WakesLabel: "a_c"}}
 			d.Steps = []time.Duration{0, time.Millisecond, 300 * time.Millisecond, 700 * time.Millisecond, time.Second,
 				2 * time.Second, 10 * time.Second, 5 * time.Minute, 5*time.Minute + 1}
 			return d
@@ -455,8 +435,22 @@ func (dr drawing) forTarget(tb testing.TB, newTarget NewTarget, p spec.Profile) 
 		d.Weights[schedqtest.KindClose] = 1
 	}
 	if dr.objects && objects {
-		d.Nodes, d.Verdicts = callerNodes, callerVerdicts[p]
+		// The generator's node objects and verdicts (R19).
+		d.Nodes, d.Verdicts = schedqtest.Drawings[p].Nodes, schedqtest.Drawings[p].Verdicts
 		if p == spec.ProfileHints {
+			// Half the runs with pre-queueing hints (R20-R22), whose
+			// answers the node objects and assigned pods carry, and a
+			// registration added beside Fit's (add-register=, drawn by
+			// DrawConfig): on a queue that takes objects. The upstream
+			// adapters take none; v1.38's, once it wires the hints of a
+			// config (schedqtest.UpstreamPreQueueingHint) and its
+			// registrations, can take these runs too. A queue that
+			// refuses the setting (a protocol peer: the protocol has no
+			// pre-queueing hints) runs none.
+			if tgp, _ := constructTarget(tb, newTarget, schedqtest.ConfigChange{Profile: p, PreQueueing: true}.Build(), schedqtest.Start); tgp != nil {
+				tgp.Close()
+				d.PreQueueing = true
+			}
 			d.Labels = append(slices.Clone(d.Labels), map[string]string{"zone": "a"})
 			d.Configs = slices.Clone(d.Configs)
 			for i := range d.Configs {

@@ -2,6 +2,7 @@ package schedqtest
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -27,6 +28,14 @@ import (
 // key=value (R17); given alone it replaces only the PreEnqueue plugins.
 // Hints are constant answers here, as in the specs: a hint reading the pod
 // or the event's objects is one of the standard set's Go functions.
+//
+// add-register= lists registrations in the same form that the profile's
+// own plugins (ProfilePlugins) add to its registry, which keeps its hints
+// and PreEnqueue plugins: a second plugin on an event a standard plugin
+// registers, so that one move asks two plugins (with prequeue=on, one may
+// name pods while the other narrows nothing: R21, R22).
+//
+//	config profile=hints prequeue=on add-register=(Affinity:NodeAdd)
 
 // SkipHint is the hint of a declared registration ":skip": always QueueSkip.
 func SkipHint(*spec.Pod, spec.Occurrence) (spec.QueueingHint, error) { return spec.HintSkip, nil }
@@ -113,6 +122,18 @@ func (c ConfigChange) checkDeclared() error {
 	if c.Register != "" && c.ZoneHint {
 		return fmt.Errorf("config: zone-hint=on adds a hint to the standard registry, which register=(...) replaces: declare the registrations instead")
 	}
+	if c.AddRegister != "" && c.Register != "" {
+		return fmt.Errorf("config: register=(...) replaces the registry that add-register=(...) adds to: declare every registration in register=(...)")
+	}
+	for _, d := range declarations("register", c.AddRegister) {
+		known := slices.DeleteFunc(slices.Clone(ProfilePlugins(c.Profile)), func(n string) bool { return n == "UnregisteredPlugin" })
+		if !slices.Contains(known, d.plugin) {
+			return fmt.Errorf("config: add-register=(%s): %q is not a registered plugin of the %v profile (%s)", c.AddRegister, d.plugin, c.Profile, strings.Join(known, ", "))
+		}
+		if d.skip && !c.Profile.HasHints() {
+			return fmt.Errorf("config: add-register=(...:skip) is for a profile with queueing hints; the %v profile has none", c.Profile)
+		}
+	}
 	if c.PreEnqueue != "" && c.Gates {
 		return fmt.Errorf("config: gates=on and preenqueue=(...) both set the PreEnqueue plugins: write one")
 	}
@@ -120,8 +141,25 @@ func (c ConfigChange) checkDeclared() error {
 }
 
 // applyDeclared replaces the registry, hints and PreEnqueue plugins of cfg
-// by the declared ones.
+// by the declared ones, and adds the added registrations (copying the
+// maps, which may be the profile's shared ones).
 func (c ConfigChange) applyDeclared(cfg spec.Config) spec.Config {
+	if c.AddRegister != "" {
+		regs := spec.PluginEvents{}
+		for pl, evs := range cfg.PluginEvents {
+			regs[pl] = slices.Clone(evs)
+		}
+		cfg.PluginEvents, cfg.QueueingHints = regs, maps.Clone(cfg.QueueingHints)
+		for _, d := range declarations("register", c.AddRegister) {
+			regs[d.plugin] = append(regs[d.plugin], d.event)
+			if d.skip {
+				if cfg.QueueingHints == nil {
+					cfg.QueueingHints = spec.QueueingHints{}
+				}
+				cfg.QueueingHints[spec.HintKey{Plugin: d.plugin, Event: d.event}] = SkipHint
+			}
+		}
+	}
 	if c.Register != "" {
 		cfg.PluginEvents = spec.PluginEvents{}
 		cfg.QueueingHints = nil
@@ -151,6 +189,9 @@ func (c ConfigChange) declaredWords() []string {
 	var w []string
 	if c.Register != "" {
 		w = append(w, "register=("+c.Register+")")
+	}
+	if c.AddRegister != "" {
+		w = append(w, "add-register=("+c.AddRegister+")")
 	}
 	if c.PreEnqueue != "" {
 		w = append(w, "preenqueue=("+c.PreEnqueue+")")

@@ -1,6 +1,7 @@
 package schedqtest
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -51,6 +52,52 @@ func TestDeclaredRegistry(t *testing.T) {
 		{"config preenqueue=(G:gate)", "want plugin:key=value"},
 		{"config gates=on preenqueue=(G:gate=true)", "write one"},
 		{"config profile=hints zone-hint=on register=(P1:NodeAdd)", "declare the registrations"},
+	} {
+		if _, err := parseConfigLine(t, bad.line); err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("%s: error %v, want one containing %q", bad.line, err, bad.want)
+		}
+	}
+}
+
+// add-register adds to the profile's registry and keeps its hints and
+// PreEnqueue plugins; the shared HintsRegistry stays as it is.
+func TestAddedRegistrations(t *testing.T) {
+	line := "config profile=hints prequeue=on add-register=(Affinity:NodeAdd,Flaky:NodeLabel:skip)"
+	c, err := parseConfigLine(t, line)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.String() != line {
+		t.Errorf("String() = %q, want the line back", c.String())
+	}
+	cfg := c.Build()
+	if err := cfg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if want := []spec.ClusterEvent{HintsRegistry[PluginAffinity][0], NodeAdd}; !slices.Equal(cfg.PluginEvents[PluginAffinity], want) {
+		t.Errorf("Affinity registers %v, want %v", cfg.PluginEvents[PluginAffinity], want)
+	}
+	if len(HintsRegistry[PluginAffinity]) != 1 || len(HintsRegistry[PluginFlaky]) != 1 || len(HintsConfig().QueueingHints) != 3 {
+		t.Errorf("add-register changed the shared registry or hints: %v", HintsRegistry)
+	}
+	if cfg.QueueingHints[spec.HintKey{Plugin: PluginFit, Event: NodeLabel}] == nil || cfg.PreEnqueuePlugins[PluginGate] == nil {
+		t.Errorf("add-register dropped the profile's hints or PreEnqueue plugins")
+	}
+	if h, _ := cfg.QueueingHints[spec.HintKey{Plugin: PluginFlaky, Event: NodeLabel}](&spec.Pod{}, spec.Occurrence{}); h != spec.HintSkip {
+		t.Errorf("the :skip hint answers %v", h)
+	}
+	// Fit names a; Affinity has no pre-queueing hint for NodeAdd, so the
+	// request evaluates every pod (R21).
+	n := cfg.PreQueueingNarrowing(spec.Occurrence{Event: NodeAdd, NewObject: &Node{Name: "n1", Labels: map[string]string{WakesLabel: "a"}}})
+	if n == nil || !n.AllPods || !n.Named[PluginFit][spec.PodKey(Namespace+"/a")] {
+		t.Errorf("narrowing %+v, want Fit naming ns/a beside all pods", n)
+	}
+	for _, bad := range []struct{ line, want string }{
+		{"config profile=hints add-register=(Other:NodeAdd)", "not a registered plugin"},
+		{"config profile=hints add-register=(UnregisteredPlugin:NodeAdd)", "not a registered plugin"},
+		{"config add-register=(Fit:NodeAdd:skip)", "not a registered plugin"},
+		{"config add-register=(NodeResourcesFit:NodeAdd:skip)", "has none"},
+		{"config profile=hints register=(P1:NodeAdd) add-register=(Fit:PVAdd)", "declare every registration"},
 	} {
 		if _, err := parseConfigLine(t, bad.line); err == nil || !strings.Contains(err.Error(), bad.want) {
 			t.Errorf("%s: error %v, want one containing %q", bad.line, err, bad.want)

@@ -3,6 +3,7 @@ package schedqtest
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"pgregory.net/rapid"
@@ -417,6 +418,13 @@ func (g *Generator) fail(c Chooser, name string, vary bool) bool {
 	if d.Boundaries && g.where(name) == spec.InUnschedulablePods && c.Choose(3, "then to a boundary") == 2 {
 		g.tickToBoundary(c)
 	}
+	if g.where(name) == spec.InUnschedulablePods {
+		// With pre-queueing hints, half the time an event of the parked
+		// pods' plugins whose object names some of them.
+		if op := (Op{Kind: KindMove}); g.preQueueingMove(c, &op) {
+			g.do(op)
+		}
+	}
 	return true
 }
 
@@ -443,6 +451,9 @@ func drawPlugins(c Chooser, label string, plugins []string) []string {
 // node with zone-hint=on).
 func (g *Generator) genMove(c Chooser) bool {
 	op := Op{Kind: KindMove, Event: Pick(c, "event", g.d.Events), PreCheck: g.d.DrawPreCheck(c)}
+	if g.preQueueingMove(c, &op) {
+		return g.do(op)
+	}
 	if len(g.d.Nodes) > 0 && c.Choose(3, "node object") > 0 {
 		op.NewObject = Pick(c, "node", g.d.Nodes)
 		if c.Choose(2, "old object") == 1 {
@@ -450,6 +461,47 @@ func (g *Generator) genMove(c Chooser) bool {
 		}
 	}
 	return g.do(op)
+}
+
+// preQueueingMove, with pre-queueing hints on (R20-R22) and a queue that
+// takes objects, half the time makes op an event that a rejecting or
+// pending plugin of a parked pod registered (a registration, as upstream
+// raises it), carrying a node whose WakesLabel names some
+// of the parked pods (or a pod of no queue): the standard pre-queueing
+// hints then name pods, so the request is narrowed (or, beside a plugin
+// that narrows nothing, evaluates every pod while asking the narrowed
+// plugin about its own only) with pods parked on both sides of the names.
+// By chance it comes rarely: an event a parked pod's plugin registered,
+// with an object naming some parked pods but not all. A move (genMove)
+// and a failure that parks a pod (fail) try it.
+func (g *Generator) preQueueingMove(c Chooser, op *Op) bool {
+	if !g.cfg.PreQueueing || len(g.d.Nodes) == 0 || c.Choose(2, "pre-queueing move") == 0 {
+		return false
+	}
+	parked := g.model().Model.Snapshot().UnschedulablePods
+	if len(parked) == 0 {
+		return false
+	}
+	u := Pick(c, "parked pod", parked)
+	var evs []spec.ClusterEvent
+	for _, pl := range slices.Concat(u.UnschedulablePlugins, u.PendingPlugins) {
+		evs = append(evs, g.cfg.PluginEvents[pl]...)
+	}
+	if len(evs) == 0 {
+		return false
+	}
+	op.Event = Pick(c, "registered event", evs)
+	var names []string
+	for _, p := range parked {
+		if c.Choose(2, "named "+p.Pod.Name) == 1 {
+			names = append(names, p.Pod.Name)
+		}
+	}
+	if len(names) == 0 {
+		names = []string{"z"} // a pod of no queue: the hint names no queued pod
+	}
+	op.NewObject = &Node{Name: "n6", Labels: map[string]string{WakesLabel: strings.Join(names, "_")}}
+	return true
 }
 
 // DrawPreCheck is the names a move's preCheck lets through: nil (no

@@ -153,6 +153,10 @@ type ConfigChange struct {
 	// Register and PreEnqueue are "register=(...)" and "preenqueue=(...)":
 	// the scenario's own plugins (declare.go), in canonical spelling.
 	Register, PreEnqueue string
+	// AddRegister is "add-register=(...)": registrations of the profile's
+	// own plugins added to its registry, which it keeps with its hints
+	// (declare.go), in canonical spelling.
+	AddRegister string
 	// PreQueueing is "prequeue=on" in a hints scenario: the pre-queueing
 	// setting of v1.38 (spec.Config.PreQueueing, R20-R22) with the
 	// standard pre-queueing hints (StandardPreQueueingHints) of the
@@ -257,14 +261,17 @@ func ParseConfig(args []datadriven.CmdArg) (ConfigChange, error) {
 				c.PreQueueing = true
 			}
 			continue
-		case "register", "preenqueue":
+		case "register", "preenqueue", "add-register":
 			v, err := parseDeclared(a)
 			if err != nil {
 				return c, err
 			}
-			if a.Key == "register" {
+			switch a.Key {
+			case "register":
 				c.Register = v
-			} else {
+			case "add-register":
+				c.AddRegister = v
+			default:
 				c.PreEnqueue = v
 			}
 			continue
@@ -275,7 +282,7 @@ func ParseConfig(args []datadriven.CmdArg) (ConfigChange, error) {
 		case "leftover":
 			dst = &c.Leftover
 		default:
-			return c, fmt.Errorf("config: unknown setting %q (want profile, gates, zone-hint, prequeue, register, preenqueue, initial-backoff, max-backoff, leftover)", a.Key)
+			return c, fmt.Errorf("config: unknown setting %q (want profile, gates, zone-hint, prequeue, register, add-register, preenqueue, initial-backoff, max-backoff, leftover)", a.Key)
 		}
 		if len(a.Vals) != 1 {
 			return c, fmt.Errorf("config: %s takes one duration", a.Key)

@@ -23,6 +23,20 @@ type Drawing struct {
 	Weights map[Kind]int
 	// Configs are the configs a run draws from (DrawConfig).
 	Configs []ConfigChange
+	// PreQueueing: half the runs draw their config with prequeue=on
+	// (v1.38's pre-queueing hints, R20-R22; hints profile only). The
+	// standard pre-queueing hints answer what the event's object says
+	// (WakesLabel), so which plugins narrow, and to which pods, is the
+	// node objects' and assigned pods' labels the swarm keeps: a node
+	// without the label answers all pods, as a plugin without a hint.
+	PreQueueing bool
+	// PreQueueingRegisters are the add-register= values such a run draws
+	// from ("": none): a second plugin, with no pre-queueing hint, on an
+	// event a plugin with one registers, so that one move request both
+	// names pods and narrows nothing (R21) and a narrowed plugin is asked
+	// only about its own pods while every pod is evaluated (R22). The
+	// standard registry has no event two plugins register.
+	PreQueueingRegisters []string
 
 	// The pods: a small universe of names, so that collisions, re-adds
 	// and pods deleted and re-created under the same name are common.
@@ -98,7 +112,16 @@ type Drawing struct {
 }
 
 // DrawConfig is the config of a run: one of the drawing's configs.
-func (d *Drawing) DrawConfig(c Chooser) ConfigChange { return Pick(c, "config", d.Configs) }
+func (d *Drawing) DrawConfig(c Chooser) ConfigChange {
+	cc := Pick(c, "config", d.Configs)
+	if d.PreQueueing && c.Choose(2, "prequeue") == 1 {
+		cc.PreQueueing = true
+		if len(d.PreQueueingRegisters) > 0 {
+			cc.AddRegister = Pick(c, "prequeue registrations", d.PreQueueingRegisters)
+		}
+	}
+	return cc
+}
 
 // Clone returns a copy of d whose tables can be changed.
 func (d *Drawing) Clone() *Drawing {
@@ -119,8 +142,9 @@ var mandatory = []Kind{KindAdd, KindPop}
 // Testing", ISSTA 2012): each sequence first draws, with c, which of the
 // drawing's operations, events, plugins (and so hint answers), labels
 // (and so gates), update changes and clock steps it may use, and with
-// what weights. A sequence that leaves most of a table out draws the rest
-// often, so the combinations a uniform draw makes rare (a gated pod and
+// what weights, and which node objects and assigned pods (whose labels
+// are the pre-queueing hints' answers). A sequence that leaves most of a
+// table out draws the rest often, so the combinations a uniform draw makes rare (a gated pod and
 // another plugin's event; a failure while its event is in flight; a tick
 // exactly onto an expiry) come up in some sequences many times. Each
 // operation other than add and pop is left out a third of the time and
@@ -152,6 +176,8 @@ func (d *Drawing) Swarm(c Chooser) *Drawing {
 	s.UpdateLabels = subset(c, "update labels", d.UpdateLabels)
 	s.FollowEvents = subset(c, "follow events", d.FollowEvents)
 	s.Steps = subset(c, "steps", d.Steps)
+	s.Nodes = subset(c, "nodes", d.Nodes)
+	s.AssignedLabels = subset(c, "assigned labels", d.AssignedLabels)
 	s.Priorities = subset(c, "priorities", d.Priorities)
 	return s
 }
@@ -230,6 +256,17 @@ var (
 		{Name: "n1", Labels: map[string]string{"zone": "a"}},
 		{Name: "n2", Labels: map[string]string{"zone": "b"}},
 	}
+	// The hints profile's node objects: genNodes and nodes whose
+	// WakesLabel names pods (a pod of no queue, z: no pod at all), the
+	// answers of the standard pre-queueing hints (R20).
+	genHintsNodes = append(slices.Clone(genNodes),
+		&Node{Name: "n3", Labels: map[string]string{"zone": "a", WakesLabel: "a_b"}},
+		&Node{Name: "n4", Labels: map[string]string{"zone": "b", WakesLabel: "c"}},
+		&Node{Name: "n5", Labels: map[string]string{"zone": "a", WakesLabel: "z"}},
+	)
+	// The hints profile's assigned pods: one names pods for Affinity's
+	// pre-queueing hint.
+	genHintsAssignedLabels = append(slices.Clone(genLabels), map[string]string{"app": "web", WakesLabel: "a_c"})
 	// The caller's verdicts of an update (R19): the classic profile reads
 	// Relevant, the hints profile Events (the label event Gate's hint
 	// reads, which the derived verdict raises only when labels change).
@@ -297,16 +334,22 @@ var Drawings = map[spec.Profile]*Drawing{
 			KindTick: 4, KindActivate: 1, KindUpdate: 2, KindDelete: 1, KindAssignedAdd: 1, KindAssignedUpdate: 1,
 			KindDone: 1, KindClose: 1, KindNominate: 1, KindNominated: 1},
 		// And backoff switched off (max-backoff=0s, R7h).
-		Configs: inProfile(spec.ProfileHints, append(slices.Clone(genConfigs), ConfigChange{NoBackoff: true})...),
-		Names:   genNames, Priorities: genPriority, Labels: genHintsLabels, GateLabels: genHintsGateLabel, Affinities: genAffinity,
+		Configs:     inProfile(spec.ProfileHints, append(slices.Clone(genConfigs), ConfigChange{NoBackoff: true})...),
+		PreQueueing: true,
+		// Affinity on NodeAdd (Queue), Flaky on NodeLabel (QueueSkip):
+		// each beside Fit, whose pre-queueing hint names pods. Every
+		// pre-queueing run has one: a move of Fit's other event, or of
+		// Gate's or Affinity's, is still narrowed alone.
+		PreQueueingRegisters: []string{"Affinity:NodeAdd", "Flaky:NodeLabel:skip", "Affinity:NodeAdd,Flaky:NodeLabel:skip"},
+		Names:                genNames, Priorities: genPriority, Labels: genHintsLabels, GateLabels: genHintsGateLabel, Affinities: genAffinity,
 		Recreate: true, BadInput: true,
 		Plugins: HintsPlugins, Pending: HintsPlugins, OtherCycles: 5, MadeUpInfos: true,
-		Events: genHintsEvents, Nodes: genNodes, ActivateMax: 3,
+		Events: genHintsEvents, Nodes: genHintsNodes, ActivateMax: 3,
 		// Labels change more often: they gate and ungate pods (R17).
 		Updates: []UpdateChange{UpdateNone, UpdateTouch, UpdatePriority, UpdateLabels, UpdateAffinity, UpdateBoth, UpdateRename,
 			UpdateLabels, UpdateLabels, UpdateLabels},
 		UpdateLabels: genHintsNewLabels, Verdicts: genHintsVerdicts, ParkedUpdates: true, FollowEvents: genHintsRegistered,
-		AssignedLabels: genLabels, AssignedNamespaces: []string{Namespace, "other"}, AssignedEvents: genAssignedEvents,
+		AssignedLabels: genHintsAssignedLabels, AssignedNamespaces: []string{Namespace, "other"}, AssignedEvents: genAssignedEvents,
 		Steps: genSteps, Boundaries: true,
 		NominationNodes: []string{"n1", "n2", ""},
 	},
