@@ -65,7 +65,7 @@ test-main:
 	@# race detector has nothing to find there and made it the slowest
 	@# package of a cold make test (120 s of about 10 minutes), so it runs
 	@# without -race.
-	$(GO) test -count=1 ./tla/
+	$(GO) test -count=1 -short ./tla/
 	@# The generated run at make test's size: 300 steps of each profile's
 	@# TLA+ graph (GraphExt, GraphHints, cut to one Pop and one tick), each a
 	@# shortest scenario ending in that step, on the model and impl.

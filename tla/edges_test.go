@@ -416,16 +416,19 @@ func exploreRecording(t *testing.T, b *bound) (*exploration, *edgeRecorder) {
 
 func TestEdgeScenarios(t *testing.T) {
 	for _, cfg := range strings.Split(*edgesCfg, ",") {
-		module := ""
+		module, large := "", false
 		for _, gc := range graphConfigs {
 			if gc.cfg == cfg {
-				module = gc.module
+				module, large = gc.module, gc.large
 			}
 		}
 		if module == "" {
 			t.Fatalf("-edges.cfg: %s is not an agreement configuration", cfg)
 		}
 		t.Run(strings.TrimSuffix(cfg, ".cfg"), func(t *testing.T) {
+			if large && testing.Short() && *edgesOut == "" {
+				t.Skipf("-short: %s is one of the two largest graphs; make verify's tla step checks its steps", cfg)
+			}
 			t.Parallel()
 			edgeScenarios(t, cfg, module)
 		})
