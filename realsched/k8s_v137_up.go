@@ -1,0 +1,131 @@
+//go:build v137 || v138
+
+package realsched
+
+// The parts of the upstream API that v1.37.2 and v1.38.0-beta.0 share
+// (k8s_v137.go and k8s_v138.go hold what differs): the queued pod's
+// fields, the nominator's arguments, the event bits and the queueing
+// hints.
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/klog/v2"
+	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler/framework"
+
+	"github.com/schedq/schedq/spec"
+)
+
+// preEnqueueAdmits runs pl on pod as upstream's queue does (a background
+// context): any status but success refuses it.
+func preEnqueueAdmits(pl preEnqueuePlugin, pod *v1.Pod) bool {
+	return pl.PreEnqueue(context.Background(), pod).IsSuccess()
+}
+
+func newPodInfo(p *v1.Pod) (*podInfo, error) { return framework.NewPodInfo(p) }
+
+// newQueuedPodInfo builds what Pop returns in this release: the pod of the
+// side table with the queue's fields, the hint fields included, and the
+// pod's signature.
+func newQueuedPodInfo(e *sideEntry, info *spec.QueuedPodInfo) *queuedPodInfo {
+	f := info.InitialAttemptTimestamp
+	return &queuedPodInfo{PodInfo: e.info, PodSignature: e.sig, QueueingParams: framework.QueueingParams{
+		Timestamp: info.Timestamp, Attempts: info.Attempts, InitialAttemptTimestamp: &f,
+		UnschedulableCount: info.UnschedulableCount, ConsecutiveErrorsCount: info.ConsecutiveErrorsCount,
+		FlushTimestamp: info.FlushTimestamp, GatingPlugin: info.GatingPlugin,
+		UnschedulablePlugins: sets.New[string](info.UnschedulablePlugins...), PendingPlugins: sets.New[string](info.PendingPlugins...),
+	}}
+}
+
+// hintFieldsOf are the hint fields of a pod handed back (R3h counts from
+// them).
+func hintFieldsOf(p *queuedPodInfo) spec.HintFields {
+	return spec.HintFields{UnschedulableCount: p.UnschedulableCount, ConsecutiveErrorsCount: p.ConsecutiveErrorsCount,
+		PendingPlugins: spec.NewPluginSet(sets.List(p.PendingPlugins)...), GatingPlugin: p.GatingPlugin, FlushTimestamp: p.FlushTimestamp}
+}
+
+// initialAttempt reads InitialAttemptTimestamp (a pointer).
+func initialAttempt(q *queuedPodInfo) time.Time {
+	if q.InitialAttemptTimestamp == nil {
+		return time.Time{}
+	}
+	return *q.InitialAttemptTimestamp
+}
+
+// podOfInfo is a nominator argument's pod, nil for none.
+func podOfInfo(pi nominatedInfo) *v1.Pod {
+	if pi == nil {
+		return nil
+	}
+	return pi.GetPod()
+}
+
+// infoOf is a nominator argument's parsed PodInfo (nil if it is another
+// implementation: the adapter parses the pod again).
+func infoOf(pi nominatedInfo) *podInfo {
+	p, _ := pi.(*podInfo)
+	return p
+}
+
+// actionNames pairs v1.37's action bits with spec's by name: v1.37 placed
+// its new bits among the others (spec/event.go).
+var actionNames = sync.OnceValue(func() map[fwk.ActionType]spec.ActionType {
+	byName := map[string]spec.ActionType{}
+	for b := spec.ActionType(1); b&spec.All != 0; b <<= 1 {
+		byName[b.String()] = b
+	}
+	m := map[fwk.ActionType]spec.ActionType{}
+	for b := fwk.ActionType(1); b&fwk.All != 0; b <<= 1 {
+		if s, ok := byName[b.String()]; ok {
+			m[b] = s
+		}
+	}
+	return m
+})
+
+// specAction is a in spec's bits; v1.37's general Update is spec's
+// (UpdatePodOther included), and a bit without a name in spec becomes the
+// general update.
+func specAction(a fwk.ActionType) spec.ActionType {
+	switch a {
+	case fwk.All:
+		return spec.All
+	case fwk.Update:
+		return spec.Update
+	}
+	var out spec.ActionType
+	for b, s := range actionNames() {
+		if a&b != 0 {
+			out |= s
+			a &^= b
+		}
+	}
+	if a != 0 {
+		out |= spec.Update
+	}
+	return out
+}
+
+// specResource: v1.37 calls the unscheduled-pod resource UnscheduledPod.
+func specResource(r fwk.EventResource) spec.EventResource {
+	if r == fwk.UnscheduledPod {
+		return spec.ResourceUnschedulablePod
+	}
+	return spec.EventResource(r)
+}
+
+// hintOf is a registration's queueing hint (nil: always Queue).
+func hintOf(ev fwk.ClusterEventWithHint) upstreamHintFn { return ev.QueueingHintFn }
+
+func callHint(fn upstreamHintFn, pod *v1.Pod, oldObj, newObj any) (spec.QueueingHint, error) {
+	h, err := fn(klog.Background(), pod, oldObj, newObj)
+	if h == fwk.Queue {
+		return spec.HintQueue, err
+	}
+	return spec.HintSkip, err
+}
