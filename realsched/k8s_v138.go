@@ -20,7 +20,6 @@ import (
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/events"
 	"k8s.io/component-base/featuregate"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
@@ -28,7 +27,6 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler"
 	"k8s.io/kubernetes/pkg/scheduler/backend/queue"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
-	"k8s.io/kubernetes/pkg/scheduler/profile"
 
 	"github.com/schedq/schedq/spec"
 )
@@ -134,67 +132,6 @@ func callPreHint(fn upstreamPreHintFn, oldObj, newObj any) (spec.PreQueueingResu
 		keys[i] = spec.PodKey(n.Namespace + "/" + n.Name)
 	}
 	return spec.PodsNamed(keys...), nil
-}
-
-// updateEvents are the events v1.37.2's queue derives from an update of a
-// pending pod, for the pod itself (TargetPod): one per scheduling property
-// that changed, or the general update.
-func updateEvents(oldPod, newPod *v1.Pod) []spec.ClusterEvent {
-	evs := framework.PodSchedulingPropertiesChange(newPod, oldPod, true)
-	out := make([]spec.ClusterEvent, len(evs))
-	for i, e := range evs {
-		out[i] = specEvent(e)
-	}
-	return out
-}
-
-// signer signs a pod with its own profile, as upstream's queue does when a
-// new version of the pod comes in (Add, Update).
-func signer(ctx context.Context, profiles map[string]upstreamProfile) func(*v1.Pod) podSignature {
-	return func(p *v1.Pod) podSignature {
-		if f := profiles[p.Spec.SchedulerName]; f != nil {
-			return f.SignPod(ctx, p)
-		}
-		return nil
-	}
-}
-
-func recorderFactory() profile.RecorderFactory {
-	return func(string) events.EventRecorderLogger { return &events.FakeRecorder{} }
-}
-
-// upstreamInFlight are the pods v1.37's queue has in flight.
-func upstreamInFlight(pq *queue.PriorityQueue) []string { return podKeys(pq.InFlightPods()) }
-
-//go:linkname upstreamFlushLeftover k8s.io/kubernetes/pkg/scheduler/backend/queue.(*PriorityQueue).flushUnschedulableEntitiesLeftover
-func upstreamFlushLeftover(p *queue.PriorityQueue, logger klog.Logger)
-
-// labelOf is a cluster event's metric label.
-func labelOf(e clusterEvent) string { return e.Label() }
-
-// setNextPod points the scheduling loop at q (Scheduler.NextEntity).
-func setNextPod(s *scheduler.Scheduler, q upstreamQueue) { s.NextEntity = q.Pop }
-
-// popUpstream calls the wrapped queue's Pop; an entity that is not a pod
-// (a pod group: GenericWorkload is off) is an error.
-func popUpstream(q upstreamQueue, logger klog.Logger) (*queuedPodInfo, error) {
-	e, err := q.Pop(logger)
-	if e == nil {
-		return nil, err
-	}
-	p, ok := e.(*queuedPodInfo)
-	if !ok {
-		return nil, fmt.Errorf("Pop returned a %T, not a pod", e)
-	}
-	return p, err
-}
-
-// entity is p as Pop's interface result: no typed nil.
-func entity(p *queuedPodInfo, err error) (framework.QueuedEntityInfo, error) {
-	if p == nil {
-		return nil, err
-	}
-	return p, err
 }
 
 // The adapter's methods whose signatures are v1.37's.
