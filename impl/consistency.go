@@ -95,25 +95,10 @@ func (q *PriorityQueue) CheckConsistency() error {
 		}
 		seen[e] = true
 	}
-	// A copy Pop handed out is held by no parked pod, and a free copy by
-	// no entry: else the next Pop would hand out a copy its caller still
-	// has.
-	freeOut := map[*spec.QueuedPodInfo]bool{}
-	for i, out := range q.freeOut {
-		switch {
-		case out == nil:
-			bad("free copy slot %d is nil", i)
-		case freeOut[out]:
-			bad("copy %p is twice in the free copies", out)
-		}
-		freeOut[out] = true
-	}
+	// A copy Pop handed out is held by no parked pod.
 	for e := range keyed {
-		switch {
-		case e.out != nil && e.loc == inUnschedulablePods:
+		if e.out != nil && e.loc == inUnschedulablePods {
 			bad("%s holds the copy Pop handed out but is parked in unschedulablePods", e.info.Key())
-		case e.out != nil && freeOut[e.out]:
-			bad("%s holds copy %p, which is free", e.info.Key(), e.out)
 		}
 	}
 	if e := q.lastPopped; e != nil && !keyed[e] {

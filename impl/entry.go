@@ -23,8 +23,8 @@ type entry struct {
 	// hashing its key or UID again.
 	keySlot, uidSlot slotRef
 	// out is the copy Pop handed the caller for the pod, nil if none:
-	// the next Pop of the pod fills it again, and Done takes it back for
-	// any Pop (see takeBack).
+	// the next Pop of the pod fills it again once handed back; Done lets
+	// go of it (see handedBack).
 	out *spec.QueuedPodInfo
 }
 
@@ -105,31 +105,17 @@ func (q *PriorityQueue) freeEntry(e *entry) {
 	q.entryPool.Put(e)
 }
 
-// Copies handed out by Pop are reused too, as spec.Queue's Pop allows:
-// the caller owns its copy until it hands it back to
-// AddUnschedulableIfNotPresent or ends the pod's cycle with Done. Handed
-// back, the copy stays with the pod's entry and the pod's next Pop fills
-// it again, as upstream's Pop hands out the same QueuedPodInfo each time
-// (the caller may go on reading it meanwhile, as the scheduler does to
-// report the failure); a pod parked in unschedulablePods lets go of it,
-// so a parked pod holds no copy. Done takes the copy back for any later
-// Pop, which overwrites it: until then it still reads as the pod Done
-// ended. So a scheduler that pops, fails or binds, and pops again
-// allocates nothing per pod. The free copies are a list of their own,
-// bounded as the entries' list is; Delete takes nothing back.
-const maxFreeOut = 1024
-
-// newOut returns a copy for Pop to fill and hand out, recycled if one is
-// free.
-func (q *PriorityQueue) newOut() *spec.QueuedPodInfo {
-	if n := len(q.freeOut); n > 0 {
-		out := q.freeOut[n-1]
-		q.freeOut[n-1] = nil
-		q.freeOut = q.freeOut[:n-1]
-		return out
-	}
-	return new(spec.QueuedPodInfo)
-}
+// Copies handed out by Pop are reused too, as spec.Queue's Pop allows,
+// but only by the pod they were handed out for: the caller owns its copy
+// until it hands it back to AddUnschedulableIfNotPresent, and a copy
+// handed back stays with the pod's entry for the pod's next Pop, as
+// upstream's Pop hands out the same QueuedPodInfo each time. A pod parked
+// in unschedulablePods lets go of it, so a parked pod holds no copy. Done
+// lets go of it too rather than recycling it for another pod's Pop: Done
+// may come from another goroutine than the one that popped the pod (the
+// linearizability clients end each other's pods' cycles), which may
+// still be reading the copy; a recycled copy refilled by an unrelated Pop
+// was a data race there, found by make verify's race build.
 
 // handedBack keeps e's copy for the pod's next Pop if handed, what the
 // caller handed to AddUnschedulableIfNotPresent, is that copy; a caller
@@ -137,15 +123,6 @@ func (q *PriorityQueue) newOut() *spec.QueuedPodInfo {
 func (e *entry) handedBack(handed *spec.QueuedPodInfo) {
 	if e.out != nil && handed != e.out {
 		e.out = nil
-	}
-}
-
-// takeBack recycles e's copy for any Pop: the pod's cycle ended (Done).
-func (q *PriorityQueue) takeBack(e *entry) {
-	out := e.out
-	e.out = nil
-	if out != nil && len(q.freeOut) < maxFreeOut {
-		q.freeOut = append(q.freeOut, out)
 	}
 }
 

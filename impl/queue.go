@@ -97,11 +97,10 @@ type PriorityQueue struct {
 	// the scheduler usually ends the cycle of the pod it popped last, and
 	// Done finds that pod without hashing its UID (see Done).
 	lastPopped *entry
-	free       []*entry              // recycled entries, see newEntry
-	freeOut    []*spec.QueuedPodInfo // copies taken back from callers, see newOut
-	entryPool  sync.Pool             // more recycled entries, see newEntry
-	freePeak   int                   // the longest free list since the last flush
-	freeLow    slackTimer            // how long the free list has been too long
+	free       []*entry   // recycled entries, see newEntry
+	entryPool  sync.Pool  // more recycled entries, see newEntry
+	freePeak   int        // the longest free list since the last flush
+	freeLow    slackTimer // how long the free list has been too long
 	// lastEvent and lastLabel cache eventLabel.
 	lastEvent spec.ClusterEvent
 	lastLabel string
@@ -453,7 +452,7 @@ func (q *PriorityQueue) popLocked(from place) (*spec.QueuedPodInfo, int64, error
 	// The copy shares the interned plugin sets, which are read-only for
 	// the caller as for the queue (spec.Queue's Pop).
 	if e.out == nil {
-		e.out = q.newOut()
+		e.out = new(spec.QueuedPodInfo)
 	}
 	*e.out = e.info.full()
 	return e.out, q.schedulingCycle, nil
@@ -895,7 +894,7 @@ func (q *PriorityQueue) Done(uid spec.UID) error {
 	if e == nil || e.loc != inFlight {
 		return fmt.Errorf("%w: Done of UID %q", spec.ErrNotInFlight, uid)
 	}
-	q.takeBack(e)
+	e.out = nil // Done lets go of the copy (entry.go: handedBack)
 	q.drop(e)
 	return nil
 }
@@ -1041,7 +1040,7 @@ func (q *PriorityQueue) put(e *entry, m move, now time.Time) {
 		if m.gate != "" {
 			q.gate(e, m.gate)
 		}
-		e.out = nil // a parked pod holds no copy (newOut)
+		e.out = nil // a parked pod holds no copy (entry.go: handedBack)
 		q.unschedulablePods.add(e)
 	case inFlight:
 		e.loc = inFlight
