@@ -562,8 +562,8 @@ var mutants = []mutant{
 		name: "done-keeps-the-pod-in-flight",
 		rule: "R12",
 		file: "impl/queue.go",
-		old:  "\t\treturn fmt.Errorf(\"%w: Done of UID %q\", spec.ErrNotInFlight, uid)\n\t}\n\tq.takeBack(e)\n\tq.drop(e)\n",
-		new:  "\t\treturn fmt.Errorf(\"%w: Done of UID %q\", spec.ErrNotInFlight, uid)\n\t}\n\tif q.windowed {\n\t\tq.takeBack(e)\n\t\tq.drop(e)\n\t}\n",
+		old:  "\t\treturn fmt.Errorf(\"%w: Done of UID %q\", spec.ErrNotInFlight, uid)\n\t}\n\te.out = nil // Done lets go of the copy (entry.go: handedBack)\n\tq.drop(e)\n",
+		new:  "\t\treturn fmt.Errorf(\"%w: Done of UID %q\", spec.ErrNotInFlight, uid)\n\t}\n\tif q.windowed {\n\t\te.out = nil\n\t\tq.drop(e)\n\t}\n",
 		desc: "R12 (classic): Done returns nil but leaves the pod in flight",
 	},
 	{
