@@ -38,6 +38,11 @@ type driver struct {
 	shadow *schedqtest.ModelRun // pair's
 	target Target
 	info   TargetInfo
+	// closed: a step closed the target, so the run's cleanup must not
+	// close it again (upstream's second Close panics: finding F05, which
+	// the close scenarios report; a random run that drew Close is not
+	// about it).
+	closed bool
 
 	// noExpect skips the expectation run (the differential runs, whose
 	// failure report computes it afterwards).
@@ -131,6 +136,9 @@ func (d *driver) begin() error {
 // its shadow while the target has not failed, and returns the expected
 // output.
 func (d *driver) step(op schedqtest.Op) (string, error) {
+	if op.Kind == schedqtest.KindClose {
+		d.closed = true
+	}
 	if d.expect == nil {
 		if err := d.begin(); err != nil {
 			return "", err
