@@ -2,13 +2,14 @@
 
 package realsched
 
-// The parts of the upstream API that v1.37.2 and v1.38.0-beta.0 share
-// (k8s_v137.go and k8s_v138.go hold what differs): the queued pod's
-// fields, the nominator's arguments, the event bits, the queueing
-// hints, the leftover flush and Pop's entities.
+// What kube-scheduler v1.37.2 and v1.38.0-beta.0 share of the upstream
+// API this package uses, written once for both: k8s_v137.go and
+// k8s_v138.go hold only what differs (the release, its gates, and the
+// calls v1.38 re-signed or renamed).
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -16,6 +17,8 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
@@ -195,4 +198,115 @@ func entity(p *queuedPodInfo, err error) (framework.QueuedEntityInfo, error) {
 		return nil, err
 	}
 	return p, err
+}
+
+// The upstream types, by the names this package uses.
+type (
+	upstreamQueue    = queue.SchedulingQueue
+	preEnqueueCheck  = queue.PreEnqueueCheck
+	clusterEvent     = fwk.ClusterEvent
+	queuedPodInfo    = framework.QueuedPodInfo
+	podInfo          = framework.PodInfo
+	nominatingInfo   = fwk.NominatingInfo
+	upstreamProfile  = framework.Framework
+	enqueueExtension = fwk.EnqueueExtensions
+	preEnqueuePlugin = fwk.PreEnqueuePlugin
+	status           = fwk.Status
+	nominatedInfo    = fwk.PodInfo
+	upstreamHintFn   = fwk.QueueingHintFn
+	podSignature     = fwk.PodSignature
+)
+
+const (
+	modeOverride = fwk.ModeOverride
+	nodeResource = fwk.Node
+	actionAdd    = fwk.Add
+	actionTaint  = fwk.UpdateNodeTaint
+	actionAll    = fwk.All
+)
+
+// Add is R1h.
+func (a *Adapter) Add(ctx context.Context, pod *v1.Pod) { a.add(pod) }
+
+// Pop is R2h; a closed queue returns nothing, as upstream's.
+func (a *Adapter) Pop(logger klog.Logger) (framework.QueuedEntityInfo, error) {
+	p, err := a.pop()
+	if errors.Is(err, spec.ErrClosed) {
+		return nil, nil
+	}
+	return entity(p, err)
+}
+
+// Update is R9h.
+func (a *Adapter) Update(ctx context.Context, oldPod, newPod *v1.Pod) { a.update(oldPod, newPod) }
+
+// Delete is R10h.
+func (a *Adapter) Delete(logger klog.Logger, pod *v1.Pod) { a.delete(pod) }
+
+// refuse counts a call on a path the adapter refuses (the gates that reach
+// it are off: NewAdapter refuses them) and returns the error.
+func (a *Adapter) refuse(what string) error {
+	err := fmt.Errorf("%w: %s", ErrOffByDefault, what)
+	a.fail(err)
+	return err
+}
+
+// AddAttemptedPodGroupIfNeeded is refused: pod groups (GenericWorkload).
+func (a *Adapter) AddAttemptedPodGroupIfNeeded(klog.Logger, *framework.QueuedPodGroupInfo, int64, *fwk.Status) error {
+	return a.refuse("AddAttemptedPodGroupIfNeeded (pod groups)")
+}
+
+// PatchPodStatus is refused: asynchronous API calls
+// (SchedulerAsyncAPICalls).
+func (a *Adapter) PatchPodStatus(*v1.Pod, []*v1.PodCondition, *fwk.NominatingInfo) (<-chan error, error) {
+	return nil, a.refuse("PatchPodStatus (asynchronous API calls)")
+}
+
+// PendingPodGroupPods lists nothing: no pod groups.
+func (a *Adapter) PendingPodGroupPods() []*v1.Pod { return nil }
+
+// IncompletePodGroupPodsPods lists nothing: no pod groups.
+func (a *Adapter) IncompletePodGroupPodsPods() []*v1.Pod { return nil }
+
+// Add is recorded and checked.
+func (r *Recorder) Add(ctx context.Context, pod *v1.Pod) {
+	r.add(pod, func() { r.inner.Add(ctx, pod) })
+}
+
+// Pop is recorded and checked.
+func (r *Recorder) Pop(logger klog.Logger) (framework.QueuedEntityInfo, error) {
+	return entity(r.pop(logger))
+}
+
+// Update is recorded and checked.
+func (r *Recorder) Update(ctx context.Context, oldPod, newPod *v1.Pod) {
+	r.update(oldPod, newPod, func() { r.inner.Update(ctx, oldPod, newPod) })
+}
+
+// Delete is recorded and checked.
+func (r *Recorder) Delete(logger klog.Logger, pod *v1.Pod) {
+	r.delete(pod, func() { r.inner.Delete(logger, pod) })
+}
+
+func (r *Recorder) AddAttemptedPodGroupIfNeeded(logger klog.Logger, pg *framework.QueuedPodGroupInfo, cycle int64, s *fwk.Status) error {
+	return r.inner.AddAttemptedPodGroupIfNeeded(logger, pg, cycle, s)
+}
+
+func (r *Recorder) PatchPodStatus(p *v1.Pod, c []*v1.PodCondition, n *fwk.NominatingInfo) (<-chan error, error) {
+	return r.inner.PatchPodStatus(p, c, n)
+}
+
+func (r *Recorder) PendingPodGroupPods() []*v1.Pod { return r.inner.PendingPodGroupPods() }
+
+func (r *Recorder) IncompletePodGroupPodsPods() []*v1.Pod {
+	return r.inner.IncompletePodGroupPodsPods()
+}
+
+// Pop of the timer.
+func (t *timed) Pop(logger klog.Logger) (framework.QueuedEntityInfo, error) {
+	return entity(t.pop(logger))
+}
+
+func newInformerFactory(cs kubernetes.Interface) informers.SharedInformerFactory {
+	return scheduler.NewInformerFactory(cs, 0, nil)
 }

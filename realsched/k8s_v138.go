@@ -18,14 +18,10 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
-	"k8s.io/client-go/informers"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/component-base/featuregate"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/features"
-	"k8s.io/kubernetes/pkg/scheduler"
-	"k8s.io/kubernetes/pkg/scheduler/backend/queue"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 
 	"github.com/schedq/schedq/spec"
@@ -42,31 +38,6 @@ const preQueueing = true
 
 // upstreamPreHintFn is a registration's pre-queueing hint.
 type upstreamPreHintFn = fwk.PreQueueingHintFn
-
-// The upstream types, by the names this package uses.
-type (
-	upstreamQueue    = queue.SchedulingQueue
-	preEnqueueCheck  = queue.PreEnqueueCheck
-	clusterEvent     = fwk.ClusterEvent
-	queuedPodInfo    = framework.QueuedPodInfo
-	podInfo          = framework.PodInfo
-	nominatingInfo   = fwk.NominatingInfo
-	upstreamProfile  = framework.Framework
-	enqueueExtension = fwk.EnqueueExtensions
-	preEnqueuePlugin = fwk.PreEnqueuePlugin
-	status           = fwk.Status
-	nominatedInfo    = fwk.PodInfo
-	upstreamHintFn   = fwk.QueueingHintFn
-	podSignature     = fwk.PodSignature
-)
-
-const (
-	modeOverride = fwk.ModeOverride
-	nodeResource = fwk.Node
-	actionAdd    = fwk.Add
-	actionTaint  = fwk.UpdateNodeTaint
-	actionAll    = fwk.All
-)
 
 // ErrOffByDefault is the adapter's refusal of a path kube-scheduler v1.38
 // leaves off by default: schedq's hints profile does not model it, and a
@@ -136,45 +107,14 @@ func callPreHint(fn upstreamPreHintFn, oldObj, newObj any) (spec.PreQueueingResu
 
 // The adapter's methods whose signatures are v1.37's.
 
-// Add is R1h.
-func (a *Adapter) Add(ctx context.Context, pod *v1.Pod) { a.add(pod) }
-
 // AddUnschedulablePodIfNotPresent is R3h.
 func (a *Adapter) AddUnschedulablePodIfNotPresent(_ context.Context, pInfo *queuedPodInfo, cycle int64) error {
 	return a.addUnschedulable(pInfo, cycle)
 }
 
-// Pop is R2h; a closed queue returns nothing, as upstream's.
-func (a *Adapter) Pop(logger klog.Logger) (framework.QueuedEntityInfo, error) {
-	p, err := a.pop()
-	if errors.Is(err, spec.ErrClosed) {
-		return nil, nil
-	}
-	return entity(p, err)
-}
-
-// Update is R9h.
-func (a *Adapter) Update(ctx context.Context, oldPod, newPod *v1.Pod) { a.update(oldPod, newPod) }
-
-// Delete is R10h.
-func (a *Adapter) Delete(logger klog.Logger, pod *v1.Pod) { a.delete(pod) }
-
 // GetPod finds a queued pod by name (no pod groups).
 func (a *Adapter) GetPod(_ context.Context, name, namespace string, _ *v1.PodSchedulingGroup) (*queuedPodInfo, bool) {
 	return a.getPod(name, namespace)
-}
-
-// refuse counts a call on a path the adapter refuses (the gates that reach
-// it are off: NewAdapter refuses them) and returns the error.
-func (a *Adapter) refuse(what string) error {
-	err := fmt.Errorf("%w: %s", ErrOffByDefault, what)
-	a.fail(err)
-	return err
-}
-
-// AddAttemptedPodGroupIfNeeded is refused: pod groups (GenericWorkload).
-func (a *Adapter) AddAttemptedPodGroupIfNeeded(klog.Logger, *framework.QueuedPodGroupInfo, int64, *fwk.Status) error {
-	return a.refuse("AddAttemptedPodGroupIfNeeded (pod groups)")
 }
 
 // AddGenericPodGroup is refused: pod groups (GenericWorkload).
@@ -192,56 +132,21 @@ func (a *Adapter) DeleteGenericPodGroup(klog.Logger, *fwk.GenericPodGroup) {
 	_ = a.refuse("DeleteGenericPodGroup")
 }
 
-// PatchPodStatus is refused: asynchronous API calls
-// (SchedulerAsyncAPICalls).
-func (a *Adapter) PatchPodStatus(*v1.Pod, []*v1.PodCondition, *fwk.NominatingInfo) (<-chan error, error) {
-	return nil, a.refuse("PatchPodStatus (asynchronous API calls)")
-}
-
 // GetPodGroup finds nothing: the adapter queues no pod groups.
 func (a *Adapter) GetPodGroup(string, string) (*framework.QueuedPodGroupInfo, bool) {
 	return nil, false
 }
 
-// PendingPodGroupPods lists nothing: no pod groups.
-func (a *Adapter) PendingPodGroupPods() []*v1.Pod { return nil }
-
-// IncompletePodGroupPodsPods lists nothing: no pod groups.
-func (a *Adapter) IncompletePodGroupPodsPods() []*v1.Pod { return nil }
-
 // The recorder's.
-
-// Add is recorded and checked.
-func (r *Recorder) Add(ctx context.Context, pod *v1.Pod) {
-	r.add(pod, func() { r.inner.Add(ctx, pod) })
-}
 
 // AddUnschedulablePodIfNotPresent is recorded and checked.
 func (r *Recorder) AddUnschedulablePodIfNotPresent(ctx context.Context, p *queuedPodInfo, cycle int64) error {
 	return r.addUnschedulable(p, cycle, func() error { return r.inner.AddUnschedulablePodIfNotPresent(ctx, p, cycle) })
 }
 
-// Pop is recorded and checked.
-func (r *Recorder) Pop(logger klog.Logger) (framework.QueuedEntityInfo, error) {
-	return entity(r.pop(logger))
-}
-
-// Update is recorded and checked.
-func (r *Recorder) Update(ctx context.Context, oldPod, newPod *v1.Pod) {
-	r.update(oldPod, newPod, func() { r.inner.Update(ctx, oldPod, newPod) })
-}
-
-// Delete is recorded and checked.
-func (r *Recorder) Delete(logger klog.Logger, pod *v1.Pod) {
-	r.delete(pod, func() { r.inner.Delete(logger, pod) })
-}
-
 // The pod-group and status-patch calls are passed through
 // unchecked: the default gates never make them.
 
-func (r *Recorder) AddAttemptedPodGroupIfNeeded(logger klog.Logger, pg *framework.QueuedPodGroupInfo, cycle int64, s *fwk.Status) error {
-	return r.inner.AddAttemptedPodGroupIfNeeded(logger, pg, cycle, s)
-}
 func (r *Recorder) AddGenericPodGroup(logger klog.Logger, g *fwk.GenericPodGroup) {
 	r.inner.AddGenericPodGroup(logger, g)
 }
@@ -251,35 +156,20 @@ func (r *Recorder) UpdateGenericPodGroup(logger klog.Logger, g *fwk.GenericPodGr
 func (r *Recorder) DeleteGenericPodGroup(logger klog.Logger, g *fwk.GenericPodGroup) {
 	r.inner.DeleteGenericPodGroup(logger, g)
 }
-func (r *Recorder) PatchPodStatus(p *v1.Pod, c []*v1.PodCondition, n *fwk.NominatingInfo) (<-chan error, error) {
-	return r.inner.PatchPodStatus(p, c, n)
-}
+
 func (r *Recorder) GetPodGroup(name, ns string) (*framework.QueuedPodGroupInfo, bool) {
 	return r.inner.GetPodGroup(name, ns)
 }
 func (r *Recorder) GetPod(ctx context.Context, name, ns string, g *v1.PodSchedulingGroup) (*queuedPodInfo, bool) {
 	return r.inner.GetPod(ctx, name, ns, g)
 }
-func (r *Recorder) PendingPodGroupPods() []*v1.Pod { return r.inner.PendingPodGroupPods() }
-func (r *Recorder) IncompletePodGroupPodsPods() []*v1.Pod {
-	return r.inner.IncompletePodGroupPodsPods()
-}
 
 // The timer's.
-
-// Pop of the timer.
-func (t *timed) Pop(logger klog.Logger) (framework.QueuedEntityInfo, error) {
-	return entity(t.pop(logger))
-}
 
 // AddUnschedulablePodIfNotPresent ends the attempt.
 func (t *timed) AddUnschedulablePodIfNotPresent(ctx context.Context, p *queuedPodInfo, cycle int64) error {
 	t.failed(p)
 	return t.upstreamQueue.AddUnschedulablePodIfNotPresent(ctx, p, cycle)
-}
-
-func newInformerFactory(cs kubernetes.Interface) informers.SharedInformerFactory {
-	return scheduler.NewInformerFactory(cs, 0, nil)
 }
 
 // NominatedPodsForNode is R18 (nominatedPodsForNode).
