@@ -35,10 +35,11 @@
 // interned set of plugins that rejected them (so a move request examines
 // only the pods its event may help, unschedulable.go), and in flight is just
 // a mark on the entry. One mutex guards everything; one condition
-// variable on it wakes blocked Pops. Add, Pop, AddUnschedulableIfNotPresent,
+// variable on it wakes blocked Pops. Add, AddUnschedulableIfNotPresent,
 // Done and the moves allocate nothing once the queue has recycled the
-// entries of pods that are Done, the copies Pop handed out that came back
-// (entry.go), and interned the plugin sets it is given.
+// entries of pods that are Done and interned the plugin sets it is given;
+// Pop allocates one copy per pod's stay, which the pod's retries reuse
+// once the caller hands it back (entry.go).
 package impl
 
 import (
@@ -368,8 +369,8 @@ func (q *PriorityQueue) entryFor(e *entry, pod *spec.Pod, h hashes) *entry {
 }
 
 // Pop is R2 of spec.Queue. Among the maximal pods of activeQ it returns
-// the one that entered activeQ first, in a copy that is recycled once the
-// caller hands it back or ends the cycle (entry.go).
+// the one that entered activeQ first, in a copy that the pod's next Pop
+// refills once the caller hands it back (entry.go).
 func (q *PriorityQueue) Pop() (*spec.QueuedPodInfo, int64, error) {
 	return q.popWait(nil)
 }

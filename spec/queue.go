@@ -383,14 +383,16 @@ type Queue interface {
 	// to AddUnschedulableIfNotPresent), and podSchedulingCycle, the new
 	// schedulingCycle, to hand back with it. The caller owns the copy, and
 	// the plugin sets in it, until it hands the copy back to
-	// AddUnschedulableIfNotPresent or ends the pod's cycle with Done (R12):
-	// from then on a queue may reuse it for a later Pop, so a caller that
-	// still needs the pod reads it first. Upstream's guide: its Pop hands
-	// out the queue's own QueuedPodInfo, which the queue keeps again when
-	// the scheduler hands it back; reusing the copy is what lets a queue
-	// pop without allocating. The plugin sets in the copy may be shared
-	// with the queue and are read-only: a caller records other plugins by
-	// assigning a new set, as the scheduler does.
+	// AddUnschedulableIfNotPresent: from then on a queue may refill it for
+	// the pod's next Pop, so a caller that still needs the pod reads it
+	// first. Done (R12) leaves the copy with the caller: whoever ends the
+	// cycle may be another goroutine than the one reading the copy.
+	// Upstream's guide: its Pop hands out the queue's own QueuedPodInfo,
+	// which the queue keeps again when the scheduler hands it back;
+	// refilling the copy is what lets a pod's retries pop without
+	// allocating. The plugin sets in the copy may be shared with the queue
+	// and are read-only: a caller records other plugins by assigning a new
+	// set, as the scheduler does.
 	//
 	// While activeQ is empty Pop blocks until a pod enters activeQ or the
 	// queue is closed; a queue that cannot wait (package model) returns
