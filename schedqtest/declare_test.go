@@ -19,8 +19,10 @@ func parseConfigLine(t *testing.T, line string) (ConfigChange, error) {
 	return ParseConfig(args)
 }
 
-func TestDeclaredRegistry(t *testing.T) {
-	line := "config profile=hints register=(P1:NodeAdd,P2:NodeAdd:skip,P2:PVAdd,G:PodLabel) preenqueue=(G:gate=true)"
+// buildConfigLine parses a config line that must be valid, checks that it
+// prints back as written, and builds its config.
+func buildConfigLine(t *testing.T, line string) spec.Config {
+	t.Helper()
 	c, err := parseConfigLine(t, line)
 	if err != nil {
 		t.Fatal(err)
@@ -32,6 +34,12 @@ func TestDeclaredRegistry(t *testing.T) {
 	if err := cfg.Validate(); err != nil {
 		t.Fatal(err)
 	}
+	return cfg
+}
+
+func TestDeclaredRegistry(t *testing.T) {
+	line := "config profile=hints register=(P1:NodeAdd,P2:NodeAdd:skip,P2:PVAdd,G:PodLabel) preenqueue=(G:gate=true)"
+	cfg := buildConfigLine(t, line)
 	if len(cfg.PluginEvents) != 3 || len(cfg.PluginEvents["P2"]) != 2 || cfg.PluginEvents["G"][0] != PodLabel {
 		t.Errorf("PluginEvents = %v", cfg.PluginEvents)
 	}
@@ -63,17 +71,7 @@ func TestDeclaredRegistry(t *testing.T) {
 // PreEnqueue plugins; the shared HintsRegistry stays as it is.
 func TestAddedRegistrations(t *testing.T) {
 	line := "config profile=hints prequeue=on add-register=(Affinity:NodeAdd,Flaky:NodeLabel:skip)"
-	c, err := parseConfigLine(t, line)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c.String() != line {
-		t.Errorf("String() = %q, want the line back", c.String())
-	}
-	cfg := c.Build()
-	if err := cfg.Validate(); err != nil {
-		t.Fatal(err)
-	}
+	cfg := buildConfigLine(t, line)
 	if want := []spec.ClusterEvent{HintsRegistry[PluginAffinity][0], NodeAdd}; !slices.Equal(cfg.PluginEvents[PluginAffinity], want) {
 		t.Errorf("Affinity registers %v, want %v", cfg.PluginEvents[PluginAffinity], want)
 	}
