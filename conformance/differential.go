@@ -431,12 +431,9 @@ func (dr drawing) forTarget(tb testing.TB, newTarget NewTarget, p spec.Profile) 
 		d.Weights[schedqtest.KindNominate], d.Weights[schedqtest.KindNominated] = 1, 1
 		d.NominationNodes = nominationNodes
 	}
-	// Close (R13, R13h), on a target that reports it in its snapshots,
-	// except upstream's queues: their Close empties the in-flight list and
-	// their Pop keeps handing out queued pods after it (declared
-	// differences of pop/after-close-returns-ErrClosed and hints/close/*,
-	// which a random run cannot leave out).
-	if info := tg.Info(); info.Observes.Closed && !strings.HasPrefix(info.Name, "upstream-") {
+	// Close (R13, R13h), on a target that reports it in its snapshots and
+	// whose Close is the contract's (TargetInfo.CloseDiffers).
+	if info := tg.Info(); info.Observes.Closed && info.CloseDiffers == "" {
 		d.Weights[schedqtest.KindClose] = 1
 	}
 	if dr.objects && objects {

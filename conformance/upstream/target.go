@@ -158,6 +158,9 @@ func refuseClassic(cfg spec.Config) error {
 func observes(p conformance.TargetInfo, cfg spec.Config, classic bool) conformance.TargetInfo {
 	r := Release()
 	p.Observes = conformance.Observes{PodInfo: true, MoveRequestCycle: r.HasMoveRequestCycle, Metrics: classic}
+	// Declared differences: pop/after-close-returns-ErrClosed,
+	// hints/close/* (F05).
+	p.CloseDiffers = "upstream's Close empties the in-flight list, its Pop keeps handing out queued pods after Close, and a second Close panics (F05)"
 	if cfg.Profile.HasHints() && !classic {
 		p.Observes.InFlightEvents = true
 		p.Observes.HintCounts = r.HasHintCounts
