@@ -379,10 +379,26 @@ func truncate(s string, n int) string {
 	return string(r[:n-1]) + "…"
 }
 
-// buildPage lays out the timeline of a trace.
+// buildPage lays out the timeline of a trace in the order a reader meets
+// it: the header and legend, the grid's geometry, one column per step, one
+// row per pod, the counters under the grid and the operation list.
 func buildPage(t *trace) pageData {
+	p := pageHeader(t)
+	keys := podsInOrder(t)
+	colW := layoutGrid(&p, t, keys)
+	stepColumns(&p, t, colW)
+	for r, k := range keys {
+		p.Rows = append(p.Rows, podRow(t, &p, k, r, colW))
+	}
+	p.Counters = counterRows(t, p.Columns, p.CounterY)
+	stepList(&p, t)
+	return p
+}
+
+// pageHeader is what the page says above the timeline: the scenario, the
+// verdict, the problems and notes, and the legend of places.
+func pageHeader(t *trace) pageData {
 	sc := &t.File.sc
-	hints := t.Cfg.Profile.HasHints()
 	p := pageData{
 		Title:   "schedq scenario " + sc.Name,
 		Name:    sc.Name,
@@ -419,7 +435,7 @@ func buildPage(t *trace) pageData {
 			p.Problems = append(p.Problems, pageProblem{Step: s.N, Text: fmt.Sprintf("step %d (line %d) %s: %s", s.N, s.Line, s.Op, pr)})
 		}
 	}
-	rule, boundary := backoffRule(t.Cfg.Profile)
+	rule, _ := backoffRule(t.Cfg.Profile)
 	p.BackoffRule = rule
 	completed := "now is past the expiry (" + rule + "): the next backoffQ flush (R5) releases it"
 	if t.Cfg.Profile.HasHints() {
@@ -438,8 +454,12 @@ func buildPage(t *trace) pageData {
 			legendItem{placePending, "pendingPodGroupPods", "a member waiting for its group's open cycle to end (G4)"},
 			legendItem{placeIncomplete, "incompletePodGroupPods", "a member waiting for its group's PodGroup object (G11)"})
 	}
+	return p
+}
 
-	// The pods, in order of first appearance.
+// podsInOrder lists the pods of a trace in order of first appearance, in
+// the model's snapshots or impl's: one row each.
+func podsInOrder(t *trace) []spec.PodKey {
 	var keys []spec.PodKey
 	seen := map[spec.PodKey]bool{}
 	note := func(s *spec.Snapshot) {
@@ -468,7 +488,13 @@ func buildPage(t *trace) pageData {
 			note(t.Steps[i].Impl)
 		}
 	}
+	return keys
+}
 
+// layoutGrid sizes the page for the pods' rows and the trace's steps: the
+// label column, the grid, the counters and the room the rotated labels
+// need. It returns the width of a column.
+func layoutGrid(p *pageData, t *trace, keys []spec.PodKey) (colW int) {
 	maxName := 8
 	for _, k := range keys {
 		maxName = max(maxName, len([]rune(schedqtest.NameOf(k))))
@@ -477,7 +503,7 @@ func buildPage(t *trace) pageData {
 	p.LabelW = max(min(24, maxName)*8, 110) + 2*labelPad
 	// Columns fit a 1400-pixel window while they can stay readable; a
 	// long scenario scrolls.
-	colW := min(64, max(40, 1120/max(1, len(t.Steps))))
+	colW = min(64, max(40, 1120/max(1, len(t.Steps))))
 	// The labels are rotated by 40 degrees: a label of n characters
 	// rises about n*7*sin(40°) = 4.5n pixels.
 	longestOp, longestClock := 0, 0
@@ -495,14 +521,18 @@ func buildPage(t *trace) pageData {
 	if slices.ContainsFunc(t.Steps, func(s step) bool { return s.Waiting > 0 }) {
 		counters++
 	}
-	if hints {
+	if t.Cfg.Profile.HasHints() {
 		counters++ // the in-flight list
 	}
 	p.BottomY = p.CounterY + counters*counterH + 4
 	p.W = p.GridX + p.GridW + 130 // room for the last rotated label
 	p.H = p.BottomY + footerH
+	return colW
+}
 
-	// Columns.
+// stepColumns adds a column per step: its rotated operation label, its
+// clock, and the marks of a problem or a move request.
+func stepColumns(p *pageData, t *trace, colW int) {
 	prevNow, prevMRC := t.Initial.Now, t.Initial.MoveRequestCycle
 	for i := range t.Steps {
 		s := &t.Steps[i]
@@ -532,122 +562,129 @@ func buildPage(t *trace) pageData {
 		prevNow, prevMRC = s.Model.Now, s.Model.MoveRequestCycle
 		p.Columns = append(p.Columns, c)
 	}
+}
 
-	// Rows.
-	for r, k := range keys {
-		rw := row{Key: string(k), Name: truncate(schedqtest.NameOf(k), 24), Y: p.GridY + r*rowH}
-		// A member's row names its group (the group of its first
-		// appearance: an update cannot move a member, G9).
-		for i := range t.Steps {
-			if v := findPod(&t.Steps[i].Model, k); v.group != "" {
-				rw.Group = schedqtest.NameOf(spec.PodKey(v.group))
-				rw.Name = truncate(schedqtest.NameOf(k)+" ["+rw.Group+"]", 24)
-				break
-			}
+// podRow is the row of pod k, the r-th to appear: a cell per step, bars
+// joining the steps the pod spends in one place unchanged, the hatch of a
+// completed backoff and the mark of the step its backoff expired.
+func podRow(t *trace, p *pageData, k spec.PodKey, r, colW int) row {
+	rule, boundary := backoffRule(t.Cfg.Profile)
+	rw := row{Key: string(k), Name: truncate(schedqtest.NameOf(k), 24), Y: p.GridY + r*rowH}
+	// A member's row names its group (the group of its first
+	// appearance: an update cannot move a member, G9).
+	for i := range t.Steps {
+		if v := findPod(&t.Steps[i].Model, k); v.group != "" {
+			rw.Group = schedqtest.NameOf(spec.PodKey(v.group))
+			rw.Name = truncate(schedqtest.NameOf(k)+" ["+rw.Group+"]", 24)
+			break
 		}
-		rw.TextY = rw.Y + rowH/2 + 4
-		rw.BarY = rw.Y + (rowH-barH)/2
-		appeared := false
-		type entry struct {
-			place string
-			info  spec.QueuedPodInfo
-		}
-		var run *bar
-		var runEntry entry
-		var prevBackingOff, prevInBackoff bool
-		for i := range t.Steps {
-			s := &t.Steps[i]
-			v := findPod(&s.Model, k)
-			loc, info, place := v.loc, v.info, v.place
-			if place != placeGone {
-				appeared = true
-			}
-			if !appeared {
-				place = placeNotYet
-			}
-			x := p.GridX + i*colW
-			c := cell{Step: s.N, X: x, W: colW, Place: place}
-			c.Title = cellTitle(t, s, k, &v)
-			if s.Impl != nil {
-				if il := findPod(s.Impl, k).place; il != v.place {
-					c.Differ, c.Impl = true, il
-					c.Title += fmt.Sprintf("\nimpl: %s", il)
-				}
-			}
-			rw.Cells = append(rw.Cells, c)
-
-			// Bars.
-			cur := entry{place, info}
-			same := run != nil && runEntry.place == cur.place && (place == placeGone || place == placeNotYet ||
-				(runEntry.info.Attempts == info.Attempts && runEntry.info.Timestamp.Equal(info.Timestamp) &&
-					slices.Equal(runEntry.info.UnschedulablePlugins, info.UnschedulablePlugins)))
-			if same {
-				run.W += colW
-			} else if place != placeNotYet {
-				rw.Bars = append(rw.Bars, bar{X: x, W: colW, Place: place})
-				run, runEntry = &rw.Bars[len(rw.Bars)-1], cur
-			} else {
-				run = nil
-			}
-
-			// Backoff completion within backoffQ.
-			inBackoff := loc == spec.InBackoffQ
-			backingOff := inBackoff && isBackingOff(t.Cfg, &v, s.Model.Now)
-			if inBackoff && !backingOff {
-				if run.HatchX == 0 {
-					run.HatchX = x
-				}
-				run.HatchW = x + colW - run.HatchX
-				if prevInBackoff && prevBackingOff {
-					e, _ := backoffExpiry(t.Cfg, &v)
-					exp := relTime(e)
-					rw.Marks = append(rw.Marks, expiryMark{Step: s.N, X: x, Y: rw.BarY - 3, Y2: rw.BarY + barH + 3,
-						Title: fmt.Sprintf("%s: backoff expired at %s (%s: %s); now %s, so the next backoffQ flush releases it",
-							schedqtest.NameOf(k), exp, rule, boundary, relTime(s.Model.Now)),
-						Path: fmt.Sprintf("M%d %d l-5 -6 h10 z", x, rw.BarY-1)})
-				}
-			}
-			prevInBackoff, prevBackingOff = inBackoff, backingOff
-		}
-		for i := range rw.Bars {
-			b := &rw.Bars[i]
-			if b.HatchW > 0 {
-				b.HatchRelX = b.HatchX - b.X
-			}
-			col := (b.X - p.GridX) / colW
-			v := findPod(&t.Steps[col].Model, k)
-			b.Label = barLabel(t, &v, b.W)
-		}
-		p.Rows = append(p.Rows, rw)
 	}
+	rw.TextY = rw.Y + rowH/2 + 4
+	rw.BarY = rw.Y + (rowH-barH)/2
+	appeared := false
+	type entry struct {
+		place string
+		info  spec.QueuedPodInfo
+	}
+	var run *bar
+	var runEntry entry
+	var prevBackingOff, prevInBackoff bool
+	for i := range t.Steps {
+		s := &t.Steps[i]
+		v := findPod(&s.Model, k)
+		loc, info, place := v.loc, v.info, v.place
+		if place != placeGone {
+			appeared = true
+		}
+		if !appeared {
+			place = placeNotYet
+		}
+		x := p.GridX + i*colW
+		c := cell{Step: s.N, X: x, W: colW, Place: place}
+		c.Title = cellTitle(t, s, k, &v)
+		if s.Impl != nil {
+			if il := findPod(s.Impl, k).place; il != v.place {
+				c.Differ, c.Impl = true, il
+				c.Title += fmt.Sprintf("\nimpl: %s", il)
+			}
+		}
+		rw.Cells = append(rw.Cells, c)
 
-	// Counters.
-	sc1 := counterRow{Label: "schedulingCycle", Y: p.CounterY, TextY: p.CounterY + 14}
-	mr := counterRow{Label: "moveRequestCycle", Y: p.CounterY + counterH, TextY: p.CounterY + counterH + 14}
+		// Bars.
+		cur := entry{place, info}
+		same := run != nil && runEntry.place == cur.place && (place == placeGone || place == placeNotYet ||
+			(runEntry.info.Attempts == info.Attempts && runEntry.info.Timestamp.Equal(info.Timestamp) &&
+				slices.Equal(runEntry.info.UnschedulablePlugins, info.UnschedulablePlugins)))
+		if same {
+			run.W += colW
+		} else if place != placeNotYet {
+			rw.Bars = append(rw.Bars, bar{X: x, W: colW, Place: place})
+			run, runEntry = &rw.Bars[len(rw.Bars)-1], cur
+		} else {
+			run = nil
+		}
+
+		// Backoff completion within backoffQ.
+		inBackoff := loc == spec.InBackoffQ
+		backingOff := inBackoff && isBackingOff(t.Cfg, &v, s.Model.Now)
+		if inBackoff && !backingOff {
+			if run.HatchX == 0 {
+				run.HatchX = x
+			}
+			run.HatchW = x + colW - run.HatchX
+			if prevInBackoff && prevBackingOff {
+				e, _ := backoffExpiry(t.Cfg, &v)
+				exp := relTime(e)
+				rw.Marks = append(rw.Marks, expiryMark{Step: s.N, X: x, Y: rw.BarY - 3, Y2: rw.BarY + barH + 3,
+					Title: fmt.Sprintf("%s: backoff expired at %s (%s: %s); now %s, so the next backoffQ flush releases it",
+						schedqtest.NameOf(k), exp, rule, boundary, relTime(s.Model.Now)),
+					Path: fmt.Sprintf("M%d %d l-5 -6 h10 z", x, rw.BarY-1)})
+			}
+		}
+		prevInBackoff, prevBackingOff = inBackoff, backingOff
+	}
+	for i := range rw.Bars {
+		b := &rw.Bars[i]
+		if b.HatchW > 0 {
+			b.HatchRelX = b.HatchX - b.X
+		}
+		col := (b.X - p.GridX) / colW
+		v := findPod(&t.Steps[col].Model, k)
+		b.Label = barLabel(t, &v, b.W)
+	}
+	return rw
+}
+
+// counterRows are the rows under the grid, a value per column:
+// schedulingCycle, moveRequestCycle, the blocked Pops when some Pop waited,
+// and the in-flight list of a profile with hints.
+func counterRows(t *trace, cols []column, y0 int) []counterRow {
+	sc := counterRow{Label: "schedulingCycle", Y: y0, TextY: y0 + 14}
+	mr := counterRow{Label: "moveRequestCycle", Y: y0 + counterH, TextY: y0 + counterH + 14}
 	prevSC := t.Initial.SchedulingCycle
-	for _, c := range p.Columns {
-		sc1.Values = append(sc1.Values, counterValue{CX: c.CX, Text: fmt.Sprint(c.SchedulingCycle), Changed: c.SchedulingCycle != prevSC})
+	for _, c := range cols {
+		sc.Values = append(sc.Values, counterValue{CX: c.CX, Text: fmt.Sprint(c.SchedulingCycle), Changed: c.SchedulingCycle != prevSC})
 		mr.Values = append(mr.Values, counterValue{CX: c.CX, Text: fmt.Sprint(c.MoveRequestCycle), Changed: c.MoveRequestChange})
 		prevSC = c.SchedulingCycle
 	}
-	p.Counters = []counterRow{sc1, mr}
+	rows := []counterRow{sc, mr}
 	if slices.ContainsFunc(t.Steps, func(s step) bool { return s.Waiting > 0 }) {
-		w := counterRow{Label: "blocked Pops", Y: p.CounterY + 2*counterH, TextY: p.CounterY + 2*counterH + 14}
+		w := counterRow{Label: "blocked Pops", Y: y0 + 2*counterH, TextY: y0 + 2*counterH + 14}
 		prev := 0
-		for i, c := range p.Columns {
+		for i, c := range cols {
 			n := t.Steps[i].Waiting
 			w.Values = append(w.Values, counterValue{CX: c.CX, Text: fmt.Sprint(n), Changed: n != prev})
 			prev = n
 		}
-		p.Counters = append(p.Counters, w)
+		rows = append(rows, w)
 	}
-	if hints {
+	if t.Cfg.Profile.HasHints() {
 		// The in-flight list (R15): its length after each step, the
 		// entries on hover.
-		y := p.CounterY + (len(p.Counters))*counterH
+		y := y0 + len(rows)*counterH
 		fl := counterRow{Label: "in-flight list", Y: y, TextY: y + 14}
 		prev := len(t.Initial.InFlightEvents)
-		for i, c := range p.Columns {
+		for i, c := range cols {
 			evs := t.Steps[i].Model.InFlightEvents
 			title := "in-flight list after step " + fmt.Sprint(t.Steps[i].N) + ": empty"
 			if len(evs) > 0 {
@@ -660,10 +697,15 @@ func buildPage(t *trace) pageData {
 			fl.Values = append(fl.Values, counterValue{CX: c.CX, Text: fmt.Sprint(len(evs)), Title: title, Changed: len(evs) != prev})
 			prev = len(evs)
 		}
-		p.Counters = append(p.Counters, fl)
+		rows = append(rows, fl)
 	}
+	return rows
+}
 
-	// The operation list.
+// stepList is the operation list under the timeline: each step's
+// operation, result and state (impl's when it differs), and why a move
+// request moved what it moved, which the step's column shows on hover too.
+func stepList(p *pageData, t *trace) {
 	before := &t.Initial
 	for i := range t.Steps {
 		s := &t.Steps[i]
@@ -684,7 +726,6 @@ func buildPage(t *trace) pageData {
 		}
 		p.Steps = append(p.Steps, v)
 	}
-	return p
 }
 
 // barLabel is the text of a bar: what matters about the pod in that
