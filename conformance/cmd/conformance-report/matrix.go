@@ -154,69 +154,47 @@ func contains(l []int, n int) bool {
 // every known difference (and failure) and every concurrency finding with
 // the releases where it shows.
 func renderMatrix(reports []conformance.Report, conc []concurrent.Report) string {
-	var targets []upstreamTarget
-	byName := map[string]upstreamTarget{}
-	for _, r := range reports {
-		if u, ok := parseUpstream(r.Target.Name); ok {
-			targets = append(targets, u)
-			byName[r.Target.Name] = u
-		}
-	}
-	if len(targets) == 0 {
+	byName, order := upstreamReleases(reports)
+	if len(order) == 0 {
 		return ""
 	}
-	releases := map[string]upstreamTarget{}
-	var order []upstreamTarget
-	for _, u := range targets {
-		if _, ok := releases[u.release]; !ok {
-			releases[u.release] = u
+	var b strings.Builder
+	writeReleaseTotals(&b, reports, conc, byName, order)
+	writeDifferencesByRelease(&b, reports, byName, order)
+	writeFindingsByRelease(&b, conc, order)
+	return b.String()
+}
+
+// upstreamReleases finds the upstream targets among reports: byName maps
+// each target's name to its release and mode, order is one target per
+// release, oldest first.
+func upstreamReleases(reports []conformance.Report) (byName map[string]upstreamTarget, order []upstreamTarget) {
+	byName = map[string]upstreamTarget{}
+	releases := map[string]bool{}
+	for _, r := range reports {
+		u, ok := parseUpstream(r.Target.Name)
+		if !ok {
+			continue
+		}
+		byName[r.Target.Name] = u
+		if !releases[u.release] {
+			releases[u.release] = true
 			order = append(order, u)
 		}
 	}
 	sort.Slice(order, func(i, j int) bool { return order[i].minor < order[j].minor })
+	return byName, order
+}
 
-	var b strings.Builder
+// writeReleaseTotals writes the matrix's first table: a row per release,
+// the outcomes of each mode and profile and the concurrent run's.
+func writeReleaseTotals(b *strings.Builder, reports []conformance.Report, conc []concurrent.Report, byName map[string]upstreamTarget, order []upstreamTarget) {
 	b.WriteString("\n## Release matrix\n\n")
 	b.WriteString("Every kube-scheduler release the suite ran, from one adapter source (conformance/upstream, one build per\n")
 	b.WriteString("release), in each mode: *classic mode* is the release with queueing hints and pop-from-backoffQ off (only\n")
 	b.WriteString("v1.33 can switch them off: from v1.34 the gate is locked on, and v1.37 removed it, so every scenario is\n")
 	b.WriteString("n/a there); *default gates* is the release as it ships. Rows: the scenarios of each contract profile.\n\n")
 	b.WriteString("| release | classic mode: classic scenarios | default gates: classic scenarios | default gates: hints scenarios | concurrent (default gates) |\n|---|---|---|---|---|\n")
-	cell := func(name string, p spec.Profile) string {
-		for _, r := range reports {
-			if r.Target.Name != name {
-				continue
-			}
-			if len(r.Results) == 0 {
-				return "n/a (the target cannot run: see Targets)"
-			}
-			m := map[conformance.Outcome]int{}
-			for _, res := range r.Results {
-				if conformance.ProfileOf(res) == p {
-					m[res.Outcome]++
-				}
-			}
-			return outcomes(m)
-		}
-		return "not run"
-	}
-	concCell := func(release string) string {
-		for _, c := range conc {
-			u, ok := parseUpstream(c.Target.Name)
-			if !ok || u.release != release || u.classic {
-				continue
-			}
-			s := fmt.Sprintf("%d wake-ups, %d ops", len(c.Wakeups), c.Conservation.Operations)
-			if n := len(c.Conservation.Violations); n > 0 {
-				s = fmt.Sprintf("**FAIL** (%d violations), ", n) + s
-			}
-			if n := len(c.Findings); n > 0 {
-				s += fmt.Sprintf(", %d known finding(s)", n)
-			}
-			return s
-		}
-		return "not run"
-	}
 	for _, u := range order {
 		classicName, hintsName := "", ""
 		for name, t := range byName {
@@ -229,12 +207,55 @@ func renderMatrix(reports []conformance.Report, conc []concurrent.Report) string
 				hintsName = name
 			}
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", u.release, cell(classicName, spec.ProfileClassic),
-			cell(hintsName, spec.ProfileClassic), cell(hintsName, spec.ProfileHints), concCell(u.release))
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", u.release, outcomeCell(reports, classicName, spec.ProfileClassic),
+			outcomeCell(reports, hintsName, spec.ProfileClassic), outcomeCell(reports, hintsName, spec.ProfileHints), concurrentCell(conc, u.release))
 	}
+}
 
-	// Differences: every scenario that is not a pass (nor n/a) on some
-	// upstream target, by scenario and mode.
+// outcomeCell counts the outcomes of target name's scenarios of profile p.
+func outcomeCell(reports []conformance.Report, name string, p spec.Profile) string {
+	for _, r := range reports {
+		if r.Target.Name != name {
+			continue
+		}
+		if len(r.Results) == 0 {
+			return "n/a (the target cannot run: see Targets)"
+		}
+		m := map[conformance.Outcome]int{}
+		for _, res := range r.Results {
+			if conformance.ProfileOf(res) == p {
+				m[res.Outcome]++
+			}
+		}
+		return outcomes(m)
+	}
+	return "not run"
+}
+
+// concurrentCell sums up the concurrent run of release's default-gates
+// target: its wake-ups and operations, violations and findings.
+func concurrentCell(conc []concurrent.Report, release string) string {
+	for _, c := range conc {
+		u, ok := parseUpstream(c.Target.Name)
+		if !ok || u.release != release || u.classic {
+			continue
+		}
+		s := fmt.Sprintf("%d wake-ups, %d ops", len(c.Wakeups), c.Conservation.Operations)
+		if n := len(c.Conservation.Violations); n > 0 {
+			s = fmt.Sprintf("**FAIL** (%d violations), ", n) + s
+		}
+		if n := len(c.Findings); n > 0 {
+			s += fmt.Sprintf(", %d known finding(s)", n)
+		}
+		return s
+	}
+	return "not run"
+}
+
+// writeDifferencesByRelease writes every scenario that is not a pass (nor
+// n/a) on some upstream target, by scenario and mode, with the releases
+// where it shows.
+func writeDifferencesByRelease(b *strings.Builder, reports []conformance.Report, byName map[string]upstreamTarget, order []upstreamTarget) {
 	diffs := map[[2]string]*seen{}
 	var keys [][2]string
 	for _, r := range reports {
@@ -281,17 +302,14 @@ func renderMatrix(reports []conformance.Report, conc []concurrent.Report) string
 	for _, k := range keys {
 		s := diffs[k]
 		first, last, gaps := s.span(order)
-		if gaps == "" {
-			gaps = "-"
-		}
-		kind := s.kind
-		if kind == "" {
-			kind = "-"
-		}
-		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s | %s | %s |\n", s.what, s.mode, kind, first, last, gaps, cellText(s.detail))
+		fmt.Fprintf(b, "| `%s` | %s | %s | %s | %s | %s | %s |\n", s.what, s.mode, orDash(s.kind), first, last, orDash(gaps), cellText(s.detail))
 	}
+}
 
-	// Concurrency findings, by title.
+// writeFindingsByRelease writes every concurrency finding that shows on
+// some upstream target, by title, with the releases where it shows and
+// each release's measured rate.
+func writeFindingsByRelease(b *strings.Builder, conc []concurrent.Report, order []upstreamTarget) {
 	finds := map[string]*seen{}
 	var titles []string
 	for _, c := range conc {
@@ -315,16 +333,13 @@ func renderMatrix(reports []conformance.Report, conc []concurrent.Report) string
 	b.WriteString("\n### Concurrency findings by release\n\n")
 	if len(titles) == 0 {
 		b.WriteString("None.\n")
-		return b.String()
+		return
 	}
 	b.WriteString("| finding | mode | kind | first | last | not in | measured |\n|---|---|---|---|---|---|---|\n")
 	for _, t := range titles {
 		s := finds[t]
 		sort.Sort(byMinor{s})
 		first, last, gaps := s.span(order)
-		if gaps == "" {
-			gaps = "-"
-		}
 		var rates []string
 		for _, c := range conc {
 			for _, f := range c.Findings {
@@ -334,13 +349,16 @@ func renderMatrix(reports []conformance.Report, conc []concurrent.Report) string
 			}
 		}
 		sort.Strings(rates)
-		kind := s.kind
-		if kind == "" {
-			kind = "-"
-		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", cellText(t), s.mode, kind, first, last, gaps, cellText(strings.Join(rates, "; ")))
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %s |\n", cellText(t), s.mode, orDash(s.kind), first, last, orDash(gaps), cellText(strings.Join(rates, "; ")))
 	}
-	return b.String()
+}
+
+// orDash is s, or "-" for an empty table cell.
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }
 
 // findingShows: a declared finding shows on a target if its reproduction
