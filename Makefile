@@ -4,7 +4,7 @@ PKGS     ?= ./...
 BENCHTIME ?= 1x
 COUNT    ?= 6
 
-.PHONY: all test test-main test-kubernetes race vet verify bench bench-compare bench-compare-podgroups fmt linearizability conformance fuzz
+.PHONY: all test test-main test-kubernetes race vet verify bench bench-compare bench-compare-podgroups bench-compare-prequeue fmt linearizability conformance fuzz
 
 # The upstream kube-scheduler queues as conformance targets: one module of
 # its own (it keeps Kubernetes out of the main module's dependencies),
@@ -300,6 +300,18 @@ bench-compare:
 # BENCHCOUNT rounds as bench-compare.
 bench-compare-podgroups:
 	@dir=$${BENCH_DIR:-$$(mktemp -d)}; mkdir -p $$dir; rels=137; bench=PodGroup; \
+	  $(bench_rounds); \
+	  $(GO) run ./internal/workload/cmd/benchtable $$args; \
+	  echo "raw output: $$dir (machine: $$(nproc) CPUs, $$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); load at the end $$(cut -d' ' -f1-3 /proc/loadavg))"
+
+# The move requests narrowed by a pre-queueing hint (workload
+# NarrowedMoves): schedq's hints profile with pre-queueing hints against
+# the releases whose default gates run them (v1.38.0-beta.0 on, built
+# with its toolchain from releases.txt), in a table of their own, in
+# BENCHCOUNT rounds as bench-compare.
+PREQUEUE_RELEASES ?= 138
+bench-compare-prequeue:
+	@dir=$${BENCH_DIR:-$$(mktemp -d)}; mkdir -p $$dir; rels="$(PREQUEUE_RELEASES)"; bench=NarrowedMoves; \
 	  $(bench_rounds); \
 	  $(GO) run ./internal/workload/cmd/benchtable $$args; \
 	  echo "raw output: $$dir (machine: $$(nproc) CPUs, $$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); load at the end $$(cut -d' ' -f1-3 /proc/loadavg))"

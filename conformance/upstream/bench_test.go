@@ -29,6 +29,7 @@ import (
 	testingclock "k8s.io/utils/clock/testing"
 
 	"github.com/schedq/schedq/internal/workload"
+	"github.com/schedq/schedq/spec"
 )
 
 // benchClassic: the release is measured in classic mode.
@@ -67,11 +68,22 @@ func BenchmarkGatedMoves(b *testing.B) {
 	workload.GatedMoves(b, workload.SchedqGated(), workload.Of("upstream", upstreamGatedTarget))
 }
 
+// BenchmarkNarrowedMoves runs where the release's default gates run
+// pre-queueing hints (v1.38 on): schedq's hints profile with pre-queueing
+// hints against the release's queue, each with a pre-queueing hint that
+// names the same pods. `make bench-compare-prequeue` tabulates it.
+func BenchmarkNarrowedMoves(b *testing.B) {
+	if !Release().PreQueueingHints {
+		b.Skip(Release().Version + "'s default gates leave SchedulerPreQueueingHints off")
+	}
+	workload.NarrowedMoves(b, workload.SchedqNarrowed(), workload.Of("upstream", upstreamNarrowedTarget))
+}
+
 // upstreamTarget is the release's PriorityQueue, built as the conformance
 // target builds it.
 var upstreamTarget = workload.Target[*v1.Pod, *framework.QueuedPodInfo]{
 	New: func(tb testing.TB) workload.Queue[*v1.Pod, *framework.QueuedPodInfo] {
-		return newBenchQueue(tb)
+		return newBenchQueue(tb, workload.Config())
 	},
 	Pod: func(i int, priority int32) *v1.Pod {
 		return &v1.Pod{
@@ -83,11 +95,7 @@ var upstreamTarget = workload.Target[*v1.Pod, *framework.QueuedPodInfo]{
 	PodOf:    func(info *framework.QueuedPodInfo) *v1.Pod { return info.Pod },
 }
 
-func newBenchQueue(tb testing.TB, opts ...queue.Option) *upstream {
-	cfg := workload.Config()
-	if len(opts) > 0 {
-		cfg = workload.GatedConfig()
-	}
+func newBenchQueue(tb testing.TB, cfg spec.Config, opts ...queue.Option) *upstream {
 	q, clk, _, stop, err := newQueue(cfg, workload.Start, benchClassic, opts...)
 	if err != nil {
 		tb.Fatal(err)
@@ -102,12 +110,35 @@ func newBenchQueue(tb testing.TB, opts ...queue.Option) *upstream {
 var upstreamGatedTarget = func() workload.Target[*v1.Pod, *framework.QueuedPodInfo] {
 	t := upstreamTarget
 	t.New = func(tb testing.TB) workload.Queue[*v1.Pod, *framework.QueuedPodInfo] {
-		return newBenchQueue(tb, withPreEnqueuePlugins(gate{}))
+		return newBenchQueue(tb, workload.GatedConfig(), withPreEnqueuePlugins(gate{}))
 	}
 	t.GatedPod = func(i int, priority int32) *v1.Pod {
 		p := upstreamTarget.Pod(i, priority)
 		p.Labels = map[string]string{workload.GateLabel: "yes"}
 		return p
+	}
+	return t
+}()
+
+// upstreamNarrowedTarget is upstreamTarget with workload.PreQueueingConfig:
+// Plugin's NodeAdd registration has upstream's default queueing hint and
+// a pre-queueing hint naming the pods, as a plugin of kube-scheduler
+// registers them, its answer built once (setNamingPreQueueingHint) so that
+// the adapter's conversions cost nothing; every move request carries a
+// node, as a NodeAdd event does.
+var upstreamNarrowedTarget = func() workload.Target[*v1.Pod, *framework.QueuedPodInfo] {
+	t := upstreamTarget
+	t.Narrowed = func(tb testing.TB, named []int) workload.NarrowedQueue[*v1.Pod, *framework.QueuedPodInfo] {
+		keys := make([]types.NamespacedName, len(named))
+		for i, n := range named {
+			keys[i] = types.NamespacedName{Namespace: "bench", Name: fmt.Sprintf("pod-%d", n)}
+		}
+		f := &queue.QueueingHintFunction{PluginName: workload.Plugin, QueueingHintFn: queueHint}
+		setNamingPreQueueingHint(f, keys)
+		hints := queue.QueueingHintMapPerProfile{SchedulerName: {toEvent(workload.NodeAdd): {f}}}
+		u := newBenchQueue(tb, workload.PreQueueingConfig(named), queue.WithQueueingHintMapPerProfile(hints))
+		u.object = &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1"}}
+		return u
 	}
 	return t
 }()
@@ -130,6 +161,9 @@ type upstream struct {
 	logger  klog.Logger
 	ctx     context.Context
 	nodeAdd clusterEvent
+	// object, if set, is the new object of every move request (a node:
+	// upstream asks no pre-queueing hint for a request without objects).
+	object any
 }
 
 func (u *upstream) Add(p *v1.Pod) { addPod(u.q, u.ctx, p) }
@@ -162,8 +196,11 @@ func (u *upstream) Fail(info *framework.QueuedPodInfo, cycle int64, rejected boo
 func (u *upstream) Done(info *framework.QueuedPodInfo) { u.q.Done(info.Pod.UID) }
 
 func (u *upstream) MoveAll(preCheck func(*v1.Pod) bool) {
-	u.q.MoveAllToActiveOrBackoffQueue(u.logger, u.nodeAdd, nil, nil, preEnqueueCheck(preCheck))
+	u.q.MoveAllToActiveOrBackoffQueue(u.logger, u.nodeAdd, nil, u.object, preEnqueueCheck(preCheck))
 }
+
+// ActiveLen counts activeQ (workload.NarrowedQueue); untimed.
+func (u *upstream) ActiveLen() int { return len(u.q.PodsInActiveQ()) }
 
 func (u *upstream) FlushBackoffQ()       { flushBackoffQCompleted(u.q, u.logger) }
 func (u *upstream) Step(d time.Duration) { u.clock.Step(d) }

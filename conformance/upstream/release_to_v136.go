@@ -8,6 +8,7 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 	"k8s.io/kubernetes/pkg/scheduler/backend/queue"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
@@ -57,3 +58,7 @@ func flushUnschedulablePodsLeftover(p *queue.PriorityQueue, logger klog.Logger)
 // setPreQueueingHint is never reached up to v1.36, which has no
 // pre-queueing hints: refusePreQueueing refuses their configs first.
 func setPreQueueingHint(*queue.QueueingHintFunction, preHint) {}
+
+// setNamingPreQueueingHint is never reached up to v1.36 either
+// (BenchmarkNarrowedMoves skips where the gate is off).
+func setNamingPreQueueingHint(*queue.QueueingHintFunction, []types.NamespacedName) {}

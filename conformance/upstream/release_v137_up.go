@@ -76,6 +76,13 @@ func flushLeftover(q *queue.PriorityQueue, logger klog.Logger) {
 //go:linkname flushUnschedulableEntitiesLeftover k8s.io/kubernetes/pkg/scheduler/backend/queue.(*PriorityQueue).flushUnschedulableEntitiesLeftover
 func flushUnschedulableEntitiesLeftover(p *queue.PriorityQueue, logger klog.Logger)
 
+// setNamingPreQueueingHint gives f a pre-queueing hint that names pods on
+// every call, with no conversion: the comparison benchmarks'.
+func setNamingPreQueueingHint(f *queue.QueueingHintFunction, pods []types.NamespacedName) {
+	r := fwk.PreQueueingHintResult{Pods: pods}
+	f.PreQueueingHintFn = func(klog.Logger, interface{}, interface{}) (fwk.PreQueueingHintResult, error) { return r, nil }
+}
+
 // setPreQueueingHint gives f the pre-queueing hint h (QueueingHintFunction
 // has the field from v1.37; the gate that runs it is on by default from
 // v1.38, refusePreQueueing).

@@ -70,6 +70,38 @@ var SchedqGatedTarget = func() Target[*spec.Pod, *spec.QueuedPodInfo] {
 	return t
 }()
 
+// PreQueueingConfig is HintsConfig with pre-queueing hints on (R20) and
+// a pre-queueing hint on Plugin's NodeAdd registration that names the
+// pods of SchedqTarget.Pod's indexes named, its answer built once.
+func PreQueueingConfig(named []int) spec.Config {
+	keys := make([]spec.PodKey, len(named))
+	for i, n := range named {
+		keys[i] = spec.PodKey(fmt.Sprintf("bench/pod-%d", n))
+	}
+	answer := spec.PodsNamed(keys...)
+	cfg := HintsConfig()
+	cfg.PreQueueing = true
+	cfg.PreQueueingHints = spec.PreQueueingHints{
+		{Plugin: Plugin, Event: NodeAdd}: func(spec.Occurrence) (spec.PreQueueingResult, error) { return answer, nil },
+	}
+	return cfg
+}
+
+// SchedqNarrowed is schedq's implementation with PreQueueingConfig, for
+// NarrowedMoves; it is named "schedq", the one schedq of that table.
+func SchedqNarrowed() Subject { return Of("schedq", SchedqNarrowedTarget) }
+
+// SchedqNarrowedTarget is the Target behind SchedqNarrowed.
+var SchedqNarrowedTarget = func() Target[*spec.Pod, *spec.QueuedPodInfo] {
+	t := SchedqHintsTarget
+	t.Narrowed = func(tb testing.TB, named []int) NarrowedQueue[*spec.Pod, *spec.QueuedPodInfo] {
+		s := newSchedq(tb, PreQueueingConfig(named))
+		s.object = "node n1"
+		return s
+	}
+	return t
+}()
+
 func newSchedq(tb testing.TB, cfg spec.Config) *schedq {
 	clk := clocktesting.NewFakeClock(Start)
 	q, err := impl.New(cfg, impl.WithClock(clk))
@@ -102,6 +134,9 @@ type schedq struct {
 	q        *impl.PriorityQueue
 	clock    *clocktesting.FakeClock
 	rejected spec.PluginSet
+	// object, if set, is the node object of every move request
+	// (NarrowedMoves: a request with no object asks no pre-queueing hint).
+	object any
 }
 
 func must(err error) {
@@ -133,8 +168,15 @@ func (s *schedq) Fail(info *spec.QueuedPodInfo, cycle int64, rejected bool) {
 func (s *schedq) Done(info *spec.QueuedPodInfo) { must(s.q.Done(info.Pod.UID)) }
 
 func (s *schedq) MoveAll(preCheck func(*spec.Pod) bool) {
+	if s.object != nil {
+		must(s.q.MoveAllToActiveOrBackoffQueueWithObjects(spec.Occurrence{Event: NodeAdd, NewObject: s.object}, preCheck))
+		return
+	}
 	s.q.MoveAllToActiveOrBackoffQueue(NodeAdd, preCheck)
 }
+
+// ActiveLen counts activeQ (NarrowedQueue), from a snapshot: untimed.
+func (s *schedq) ActiveLen() int { return len(s.q.Snapshot().ActiveQ) }
 
 func (s *schedq) FlushBackoffQ()       { s.q.FlushBackoffQCompleted() }
 func (s *schedq) Step(d time.Duration) { s.clock.Step(d) }

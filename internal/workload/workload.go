@@ -84,6 +84,22 @@ type Target[P, I any] struct {
 	// registered only Pod/UpdatePodLabel: the queue is in a profile with
 	// PreEnqueue plugins. GatedMoves runs only the targets that have it.
 	GatedPod func(i int, priority int32) P
+	// Narrowed, if set, is New with pre-queueing hints on (R20) and a
+	// pre-queueing hint on Plugin's NodeAdd registration that names the
+	// pods of Pod's indexes named on every call, its answer built once,
+	// so that a request pays for the queue's work alone. The queue's
+	// MoveAll passes a node object: a request without one asks no
+	// pre-queueing hint. NarrowedMoves runs only the targets that have it.
+	Narrowed func(tb testing.TB, named []int) NarrowedQueue[P, I]
+}
+
+// NarrowedQueue is a Queue whose activeQ can be counted, for
+// NarrowedMoves' untimed check that a request moved exactly the named
+// pods (too few would leave a later Pop blocked, too many would measure
+// a scan of unschedulablePods).
+type NarrowedQueue[P, I any] interface {
+	Queue[P, I]
+	ActiveLen() int
 }
 
 // Subject is a named Target with its type parameters erased, so that
@@ -99,7 +115,8 @@ type Subject struct {
 	retained         func(b *testing.B, unschedulable bool)
 	afterDrain       func(b *testing.B, n int, unschedulable bool)
 	hintReplay       func(b *testing.B)
-	gatedMoves       func(b *testing.B) // nil if the target has no gates
+	gatedMoves       func(b *testing.B)           // nil if the target has no gates
+	narrowedMoves    func(b *testing.B, n, k int) // nil if the target has no Narrowed
 }
 
 // Of names a Target as a Subject; the name is the last element of every
@@ -119,6 +136,9 @@ func Of[P, I any](name string, t Target[P, I]) Subject {
 	}
 	if t.GatedPod == nil {
 		s.gatedMoves = nil
+	}
+	if t.Narrowed != nil {
+		s.narrowedMoves = func(b *testing.B, n, k int) { narrowedMoves(b, t, n, k) }
 	}
 	return s
 }
@@ -223,6 +243,36 @@ func HintReplay(b *testing.B, subjects ...Subject) {
 // unschedulable pod held. Only targets with GatedPod run it.
 func GatedMoves(b *testing.B, subjects ...Subject) {
 	each(b, subjects, func(s Subject) func(*testing.B) { return s.gatedMoves })
+}
+
+// NarrowedSizes are the sizes of unschedulablePods in NarrowedMoves.
+var NarrowedSizes = []int{1_000, 10_000}
+
+// NarrowedNamed is how many pods NarrowedMoves' pre-queueing hint names
+// at size n: 1, 10 and n/10.
+func NarrowedNamed(n int) []int { return []int{1, 10, n / 10} }
+
+// NarrowedMoves is a move request narrowed by a pre-queueing hint (R20,
+// R21; SchedulerPreQueueingHints, on by default from v1.38): N pods wait
+// in unschedulablePods rejected by Plugin, and Plugin's pre-queueing hint
+// for NodeAdd names k of them, spread over the queue (pod 0, N/k, 2N/k,
+// ...). The request carries a node object and moves the named pods, whose
+// backoff has completed, to activeQ (Plugin's queueing hint is the
+// default, Queue); untimed, they fail again before the next request. One
+// op is one request; ns/pod is per named pod: a queue whose request costs
+// in proportion to the named pods shows the same ns/pod at N = 1k and
+// 10k for the same k, one that visits unschedulablePods ten times more.
+// Only targets with Narrowed run it.
+func NarrowedMoves(b *testing.B, subjects ...Subject) {
+	for _, n := range NarrowedSizes {
+		for _, k := range NarrowedNamed(n) {
+			for _, s := range subjects {
+				if s.narrowedMoves != nil {
+					b.Run(fmt.Sprintf("N=%d/k=%d/%s", n, k, s.Name), func(b *testing.B) { s.narrowedMoves(b, n, k) })
+				}
+			}
+		}
+	}
 }
 
 // each runs, for every subject that has it, the workload that run selects,
@@ -651,4 +701,28 @@ func retainedAfterDrain[P, I any](b *testing.B, t Target[P, I], n int, unschedul
 	b.ReportMetric(drainedSum/float64(b.N), "drained-B")
 	b.ReportMetric(retainedSum/float64(b.N), "retained-B")
 	b.ReportMetric(peakSum/float64(b.N), "peak-B")
+}
+
+func narrowedMoves[P, I any](b *testing.B, t Target[P, I], n, k int) {
+	named := make([]int, k)
+	for i := range named {
+		named[i] = i * (n / k)
+	}
+	q := t.Narrowed(b, named)
+	defer q.Close()
+	addAll(q, pods(t, n))
+	failAll(q, n, true, 0)
+	// One untimed request first, checked: it moves exactly the k named
+	// pods (the benchmark measures narrowing, not a scan), and the failures
+	// after each request find them in activeQ.
+	q.Step(PastMaxBackoff)
+	q.MoveAll(nil)
+	if got := q.ActiveLen(); got != k {
+		b.Fatalf("a move request whose pre-queueing hint names %d of %d parked pods moved %d to activeQ, want %d", k, n, got, k)
+	}
+	failAll(q, k, true, 0)
+	timeRounds(b, k,
+		func() { q.Step(PastMaxBackoff) },
+		func() { q.MoveAll(nil) },
+		func() { failAll(q, k, true, 0) })
 }

@@ -3,6 +3,8 @@ package workload
 import (
 	"flag"
 	"testing"
+
+	"github.com/schedq/schedq/spec"
 )
 
 // The workloads' benchmarks against schedq alone are in impl/bench_test.go
@@ -51,5 +53,35 @@ func testWorkloads(t *testing.T, s Subject) {
 			}
 			t.Log(r.String(), r.MemString())
 		})
+	}
+}
+
+// TestNarrowedMoves runs NarrowedMoves once against schedq at every size,
+// and once against a broken target whose queue leaves pre-queueing hints
+// off, so that every request moves all N parked pods: the workload's check
+// must catch it rather than measure a scan as a narrowed request.
+func TestNarrowedMoves(t *testing.T) {
+	if err := flag.Set("test.benchtime", "1x"); err != nil {
+		t.Fatal(err)
+	}
+	s := SchedqNarrowed()
+	for _, n := range NarrowedSizes {
+		for _, k := range NarrowedNamed(n) {
+			r := testing.Benchmark(func(b *testing.B) { s.narrowedMoves(b, n, k) })
+			if r.N != 1 || r.Extra["cpu-ns/pod"] <= 0 {
+				t.Errorf("N=%d k=%d: ran %d times, cpu-ns/pod %v, want 1 run with CPU time", n, k, r.N, r.Extra["cpu-ns/pod"])
+			}
+		}
+	}
+	broken := SchedqNarrowedTarget
+	broken.Narrowed = func(tb testing.TB, named []int) NarrowedQueue[*spec.Pod, *spec.QueuedPodInfo] {
+		cfg := PreQueueingConfig(named)
+		cfg.PreQueueing = false
+		q := newSchedq(tb, cfg)
+		q.object = "node n1"
+		return q
+	}
+	if r := testing.Benchmark(func(b *testing.B) { Of("broken", broken).narrowedMoves(b, 1_000, 10) }); r.N != 0 {
+		t.Errorf("a queue that moves every parked pod passed NarrowedMoves' check (ran %d times)", r.N)
 	}
 }
