@@ -68,9 +68,9 @@ func (c *classic) mayHelp(plugins spec.PluginSet, ev spec.ClusterEvent) bool {
 }
 
 // narrowing (D8): the classic profile has no pre-queueing hints.
-func (c *classic) narrowing(spec.Occurrence) *spec.Narrowing { return nil }
+func (c *classic) narrowing(spec.Occurrence) *narrowed { return nil }
 
-func (c *classic) moveTo(v view, e *entry, occ spec.Occurrence, _ *spec.Narrowing, grouped bool) move {
+func (c *classic) moveTo(v view, e *entry, occ spec.Occurrence, _ *narrowed, grouped bool) move {
 	if skippedWhileGated(&e.info) {
 		return move{}
 	}

@@ -24,6 +24,9 @@ type hints struct {
 	cfg  *spec.Config
 	regs map[string][]hintReg
 	gates
+	// narrow is the current move request's narrowing (R20), refilled by
+	// each request under the queue's lock.
+	narrow narrowed
 
 	list  []flightEntry
 	head  int    // list[head:] is the in-flight list
@@ -87,9 +90,10 @@ func (h *hints) podStrategy(info *podInfo, occ spec.Occurrence) spec.Strategy {
 }
 
 // narrowedStrategy is spec.Config.MoveStrategy: podStrategy asking only the
-// rejectors n allows (R22). The pod's key is built only when n narrowed
-// some plugin, so a request without pre-queueing hints allocates nothing.
-func (h *hints) narrowedStrategy(info *podInfo, occ spec.Occurrence, n *spec.Narrowing) spec.Strategy {
+// rejectors n allows (R22). The pod's key is needed only when n narrowed
+// some plugin, and is built only when the request did not find the pod by
+// it (keyOf), so a request allocates nothing per pod.
+func (h *hints) narrowedStrategy(info *podInfo, occ spec.Occurrence, n *narrowed) spec.Strategy {
 	pending := info.pending()
 	if len(info.UnschedulablePlugins) == 0 && len(pending) == 0 {
 		return spec.StrategyAfterBackoff
@@ -102,7 +106,7 @@ func (h *hints) narrowedStrategy(info *podInfo, occ spec.Occurrence, n *spec.Nar
 	}
 	var key spec.PodKey
 	if n != nil && len(n.Named) > 0 {
-		key = info.Key()
+		key = n.keyOf(info)
 	}
 	best := spec.StrategySkip
 	for _, set := range [2]spec.PluginSet{info.UnschedulablePlugins, pending} {
@@ -262,13 +266,14 @@ func (h *hints) mayHelp(plugins spec.PluginSet, ev spec.ClusterEvent) bool {
 // that could not narrow (no pre-queueing hint, all pods, an error, a
 // panic) is not narrowed, and its other registrations need not be asked:
 // pre-queueing hints are pure.
-func (h *hints) narrowing(occ spec.Occurrence) *spec.Narrowing {
+func (h *hints) narrowing(occ spec.Occurrence) *narrowed {
 	if !h.cfg.PreQueueing || occ.Event.IsWildCard() || !occ.HasObjects() {
 		return nil
 	}
-	n := &spec.Narrowing{Named: map[string]map[spec.PodKey]bool{}}
+	n := &h.narrow
+	n.reset()
 	for plugin, regs := range h.regs {
-		var named map[spec.PodKey]bool
+		var named *namedKeys
 		all := false
 		for _, r := range regs {
 			if !spec.HintsMatch(r.ev, occ.Event) {
@@ -280,16 +285,18 @@ func (h *hints) narrowing(occ spec.Occurrence) *spec.Narrowing {
 				break
 			}
 			if named == nil {
-				named = make(map[spec.PodKey]bool, len(res.Pods))
+				named = n.add(plugin)
 			}
-			for _, k := range res.Pods {
-				named[k] = true
-			}
+			named.keys = append(named.keys, res.Pods...)
 		}
-		if all {
+		switch {
+		case all:
 			n.AllPods = true
-		} else if named != nil {
-			n.Named[plugin] = named
+			if named != nil {
+				n.drop()
+			}
+		case named != nil:
+			n.settle()
 		}
 	}
 	return n
@@ -310,7 +317,7 @@ func preSays(fn spec.PreQueueingHintFn, occ spec.Occurrence) (r spec.PreQueueing
 	return r, err == nil
 }
 
-func (h *hints) moveTo(v view, e *entry, occ spec.Occurrence, n *spec.Narrowing, _ bool) move {
+func (h *hints) moveTo(v view, e *entry, occ spec.Occurrence, n *narrowed, _ bool) move {
 	if g := e.info.gating(); g != "" && !h.cfg.GatingEventMatches(g, occ.Event) {
 		return move{}
 	}

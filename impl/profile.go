@@ -58,8 +58,8 @@ type profile interface {
 	// rejector; moveTo asks only the rejectors it allows (R22).
 	ofInterest(ev spec.ClusterEvent) bool
 	mayHelp(plugins spec.PluginSet, ev spec.ClusterEvent) bool
-	narrowing(occ spec.Occurrence) *spec.Narrowing
-	moveTo(v view, e *entry, occ spec.Occurrence, n *spec.Narrowing, grouped bool) move
+	narrowing(occ spec.Occurrence) *narrowed
+	moveTo(v view, e *entry, occ spec.Occurrence, n *narrowed, grouped bool) move
 	requested(occ spec.Occurrence) (setMoveRequestCycle bool)
 	// assigned (D2) selects the unschedulable pods an assigned pod's add
 	// or update (event) may help (R11, R11h).

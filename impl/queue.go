@@ -584,7 +584,9 @@ func (q *PriorityQueue) moveRequest(occ spec.Occurrence, now time.Time, keep fun
 				continue
 			}
 			if g := q.unschedulablePods.groupOfEntry(e); g == &q.unschedulablePods.private || q.p.mayHelp(g.plugins, occ.Event) {
+				n.current = k // the hints need not build the key again
 				consider(g, e)
+				n.current = ""
 			}
 		}
 	} else {
@@ -600,6 +602,9 @@ func (q *PriorityQueue) moveRequest(occ spec.Occurrence, now time.Time, keep fun
 		})
 	}
 	q.scratch = choices
+	if n != nil {
+		n.trim()
+	}
 	var groups []decision
 	if q.groups != nil {
 		groups = q.groups.decide(occ, now, keep, stamp) // G10, reading only
