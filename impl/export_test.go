@@ -13,3 +13,6 @@ func (q *PriorityQueue) FlushesRunning() bool {
 	defer q.mu.Unlock()
 	return q.running
 }
+
+// CopyBlock is copyBlock: how many Pop copies one allocation holds.
+const CopyBlock = copyBlock

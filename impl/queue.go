@@ -38,8 +38,9 @@
 // variable on it wakes blocked Pops. Add, AddUnschedulableIfNotPresent,
 // Done and the moves allocate nothing once the queue has recycled the
 // entries of pods that are Done and interned the plugin sets it is given;
-// Pop allocates one copy per pod's stay, which the pod's retries reuse
-// once the caller hands it back (entry.go).
+// Pop needs one copy per pod's stay, which the pod's retries reuse once
+// the caller hands it back (entry.go), and takes it from blocks of
+// copyBlock: one allocation per 64 stays.
 package impl
 
 import (
@@ -91,6 +92,9 @@ type PriorityQueue struct {
 	// scratch holds a move request's choices (moveRequest), reused;
 	// scratchPeak is the most since the last flush, scratchLow how long
 	// it has been oversized (see shrink).
+	// copies is the unused rest of the block Pop's copies come from
+	// (newCopy).
+	copies      []spec.QueuedPodInfo
 	scratch     []choice
 	scratchPeak int
 	scratchLow  slackTimer
@@ -453,10 +457,29 @@ func (q *PriorityQueue) popLocked(from place) (*spec.QueuedPodInfo, int64, error
 	// The copy shares the interned plugin sets, which are read-only for
 	// the caller as for the queue (spec.Queue's Pop).
 	if e.out == nil {
-		e.out = new(spec.QueuedPodInfo)
+		e.out = q.newCopy()
 	}
 	*e.out = e.info.full()
 	return e.out, q.schedulingCycle, nil
+}
+
+// copyBlock is how many Pop copies one allocation makes room for (128
+// bytes each, 8 KiB a block). A copy is never refilled for another pod
+// (the goroutine that popped a pod may read its copy after anyone's Done:
+// entry.go), so every pod's stay needs a new one; taking them from blocks
+// makes that one allocation per copyBlock stays instead of one per stay.
+// The price: a caller that keeps a copy keeps its whole block alive.
+const copyBlock = 64
+
+// newCopy is room for one Pop copy, handed out once: no other pod's Pop
+// ever refills it.
+func (q *PriorityQueue) newCopy() *spec.QueuedPodInfo {
+	if len(q.copies) == 0 {
+		q.copies = make([]spec.QueuedPodInfo, copyBlock)
+	}
+	c := &q.copies[0]
+	q.copies = q.copies[1:]
+	return c
 }
 
 // AddUnschedulableIfNotPresent is R3 of spec.Queue. The plugin set is
