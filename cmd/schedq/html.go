@@ -569,18 +569,7 @@ func stepColumns(p *pageData, t *trace, colW int) {
 // completed backoff and the mark of the step its backoff expired.
 func podRow(t *trace, p *pageData, k spec.PodKey, r, colW int) row {
 	rule, boundary := backoffRule(t.Cfg.Profile)
-	rw := row{Key: string(k), Name: truncate(schedqtest.NameOf(k), 24), Y: p.GridY + r*rowH}
-	// A member's row names its group (the group of its first
-	// appearance: an update cannot move a member, G9).
-	for i := range t.Steps {
-		if v := findPod(&t.Steps[i].Model, k); v.group != "" {
-			rw.Group = schedqtest.NameOf(spec.PodKey(v.group))
-			rw.Name = truncate(schedqtest.NameOf(k)+" ["+rw.Group+"]", 24)
-			break
-		}
-	}
-	rw.TextY = rw.Y + rowH/2 + 4
-	rw.BarY = rw.Y + (rowH-barH)/2
+	rw := newRow(t, k, p.GridY+r*rowH)
 	appeared := false
 	type entry struct {
 		place string
@@ -600,15 +589,7 @@ func podRow(t *trace, p *pageData, k spec.PodKey, r, colW int) row {
 			place = placeNotYet
 		}
 		x := p.GridX + i*colW
-		c := cell{Step: s.N, X: x, W: colW, Place: place}
-		c.Title = cellTitle(t, s, k, &v)
-		if s.Impl != nil {
-			if il := findPod(s.Impl, k).place; il != v.place {
-				c.Differ, c.Impl = true, il
-				c.Title += fmt.Sprintf("\nimpl: %s", il)
-			}
-		}
-		rw.Cells = append(rw.Cells, c)
+		rw.Cells = append(rw.Cells, podCell(t, s, k, &v, place, x, colW))
 
 		// Bars.
 		cur := entry{place, info}
@@ -643,16 +624,53 @@ func podRow(t *trace, p *pageData, k spec.PodKey, r, colW int) row {
 		}
 		prevInBackoff, prevBackingOff = inBackoff, backingOff
 	}
+	labelBars(t, &rw, k, p.GridX, colW)
+	return rw
+}
+
+// newRow is pod k's row at height y, before its cells: its name, and its
+// group's (the group of its first appearance: an update cannot move a
+// member, G9).
+func newRow(t *trace, k spec.PodKey, y int) row {
+	rw := row{Key: string(k), Name: truncate(schedqtest.NameOf(k), 24), Y: y}
+	for i := range t.Steps {
+		if v := findPod(&t.Steps[i].Model, k); v.group != "" {
+			rw.Group = schedqtest.NameOf(spec.PodKey(v.group))
+			rw.Name = truncate(schedqtest.NameOf(k)+" ["+rw.Group+"]", 24)
+			break
+		}
+	}
+	rw.TextY = rw.Y + rowH/2 + 4
+	rw.BarY = rw.Y + (rowH-barH)/2
+	return rw
+}
+
+// podCell is pod k's cell at step s, in place (its model view v), marked
+// where impl has the pod elsewhere.
+func podCell(t *trace, s *step, k spec.PodKey, v *podView, place string, x, colW int) cell {
+	c := cell{Step: s.N, X: x, W: colW, Place: place}
+	c.Title = cellTitle(t, s, k, v)
+	if s.Impl != nil {
+		if il := findPod(s.Impl, k).place; il != v.place {
+			c.Differ, c.Impl = true, il
+			c.Title += fmt.Sprintf("\nimpl: %s", il)
+		}
+	}
+	return c
+}
+
+// labelBars labels each bar of pod k's row with what matters about the pod
+// at its first step, and places its backoff-completed hatch.
+func labelBars(t *trace, rw *row, k spec.PodKey, gridX, colW int) {
 	for i := range rw.Bars {
 		b := &rw.Bars[i]
 		if b.HatchW > 0 {
 			b.HatchRelX = b.HatchX - b.X
 		}
-		col := (b.X - p.GridX) / colW
+		col := (b.X - gridX) / colW
 		v := findPod(&t.Steps[col].Model, k)
 		b.Label = barLabel(t, &v, b.W)
 	}
-	return rw
 }
 
 // counterRows are the rows under the grid, a value per column:
