@@ -355,14 +355,15 @@ realsched:
 # The real scheduler's correctness run for make verify: TestRealScheduler
 # (every workload on upstream's queue and on schedq's, every pod bound
 # once, none lost, the trace checked) for each of REALSCHED_RELEASES, at
-# REALSCHED_CHECK_FLAGS' size; TESTFLAGS go to go test.
+# REALSCHED_CHECK_FLAGS' size, and TestLinkedSignatures (the go:linkname
+# declarations against the release); TESTFLAGS go to go test.
 REALSCHED_CHECK_FLAGS ?= -realsched.nodes=20 -realsched.pods=200
 .PHONY: realsched-check
 realsched-check:
 	@status=0; for r in $(REALSCHED_RELEASES); do f="-modfile=go.v$$r.mod -tags v$$r"; [ $$r = 133 ] && f=; $(realsched_tc); \
 	  v=$$(cd realsched && GOTOOLCHAIN=$$tc $(GO) list $$f -m -f '{{.Version}}' k8s.io/kubernetes 2>/dev/null); \
-	  echo "realsched-check: kube-scheduler $${v:-release $$r} (cd realsched && GOTOOLCHAIN=$$tc go test $$f -run '^TestRealScheduler$$' $(REALSCHED_CHECK_FLAGS))"; \
-	  (cd realsched && GOTOOLCHAIN=$$tc $(GO) test $(TESTFLAGS) $$f -count=1 -timeout 60m -run '^TestRealScheduler$$' . $(REALSCHED_CHECK_FLAGS)) || status=1; \
+	  echo "realsched-check: kube-scheduler $${v:-release $$r} (cd realsched && GOTOOLCHAIN=$$tc go test $$f -run '^(TestRealScheduler|TestLinkedSignatures)$$' $(REALSCHED_CHECK_FLAGS))"; \
+	  (cd realsched && GOTOOLCHAIN=$$tc $(GO) test $(TESTFLAGS) $$f -count=1 -timeout 60m -run '^(TestRealScheduler|TestLinkedSignatures)$$' . $(REALSCHED_CHECK_FLAGS)) || status=1; \
 	done; exit $$status
 
 fmt:
