@@ -197,6 +197,12 @@ func (g *Generator) model() *ModelRun { return g.r.Shadow() }
 
 func (g *Generator) where(name string) spec.Location { return g.model().Model.Where(Key(name)) }
 
+// find is where the model holds the pod name, and its entry there.
+func (g *Generator) find(name string) (spec.Location, spec.QueuedPodInfo) {
+	s := g.model().Model.Snapshot()
+	return s.Find(Key(name))
+}
+
 // bad draws whether this operation takes bad input: one draw in badInput,
 // if the drawing draws bad input at all.
 func (g *Generator) bad(c Chooser) bool {
@@ -417,6 +423,15 @@ func (g *Generator) fail(c Chooser, name string, vary bool) bool {
 	}
 	if d.Boundaries && g.where(name) == spec.InUnschedulablePods && c.Choose(3, "then to a boundary") == 2 {
 		g.tickToBoundary(c)
+	}
+	// Where updates gate parked pods (the hints profile), three in four
+	// failures that park a pod rejected by plugins go on to gate it: a
+	// parked pod is what R4h's sequence starts from, and in a sequence of
+	// make test's size an update rarely finds one.
+	if d.ParkedUpdates && len(d.GateLabels) > 0 && len(op.Plugins) > 0 && c.Choose(4, "then gate it") != 0 {
+		if loc, u := g.find(name); loc == spec.InUnschedulablePods && !u.Gated() {
+			g.gateParked(c, &u, nil)
+		}
 	}
 	if g.where(name) == spec.InUnschedulablePods {
 		// With pre-queueing hints, half the time an event of the parked
@@ -650,16 +665,10 @@ const (
 // same name) and a copy with a change of the drawing's. Where the drawing
 // says so (the hints profile), half the updates are of a pod in
 // unschedulablePods (R9h): half of those of a gated pod lift its gate
-// (drop its labels), half of those of an ungated one gate it (a label
-// of GateLabels), each followed by an event one of the pod's rejecting
-// or pending plugins registered, which re-examines it. Whether a move
-// request re-examines a pod its gate no longer holds for an event its
-// gating plugin did not register (R4h) takes such a sequence: a pod
-// rejected by a plugin, gated by an update and an event of that plugin,
-// ungated by an update, then another event of that plugin; it rarely
-// comes by chance, so half the gates put on are lifted at once, and
-// another such event follows. Other label changes are, half the time,
-// followed by one of FollowEvents.
+// (drop its labels), followed by an event one of the pod's rejecting or
+// pending plugins registered, which re-examines it; three in four of
+// those of an ungated one gate it (gateParked). Other label changes are,
+// half the time, followed by one of FollowEvents.
 func (g *Generator) genUpdate(c Chooser) bool {
 	d := g.d
 	op := Op{Kind: KindUpdate, Pod: PodRef{Name: Pick(c, "pod", d.Names)}}
@@ -683,7 +692,7 @@ func (g *Generator) genUpdate(c Chooser) bool {
 	// Three times in four: a pod another plugin rejected that a gate
 	// then holds is R4h's start, and the rarest of the two.
 	case parked != nil && !parked.Gated() && len(d.GateLabels) > 0 && c.Choose(4, "gate it") != 0:
-		change, op.Pod.Labels, steered = UpdateNone, Pick(c, "gate", d.GateLabels), true
+		return g.gateParked(c, parked, op.Pod.UID)
 	}
 	labels := d.UpdateLabels
 	if g.gated() {
@@ -724,17 +733,63 @@ func (g *Generator) genUpdate(c Chooser) bool {
 	}
 	if len(follow) > 0 && op.Pod.Labels != nil && (steered || c.Choose(2, "then an event") == 1) {
 		g.do(Op{Kind: KindMove, Event: Pick(c, "event", follow)})
-		// A pod the event has just gated (its move ran PreEnqueue,
-		// which refused it) is ungated at once, three times in four,
-		// and another event of its plugins follows: the whole sequence
-		// R4h needs. A pod the event did not gate (left parked, or
-		// moved to backoffQ) has nothing to lift.
-		if steered && !parked.Gated() && g.gatedParked(op.Pod.Name) && c.Choose(4, "then lift it") != 0 {
-			g.do(Op{Kind: KindUpdate, Pod: PodRef{Name: op.Pod.Name, UID: op.Pod.UID, Labels: map[string]string{}}})
-			g.do(Op{Kind: KindMove, Event: Pick(c, "event", follow)})
-		}
 	}
 	return true
+}
+
+// gateParked updates the parked, ungated pod u to a label of GateLabels
+// and plays the rest of R4h's sequence (does a move request re-examine a
+// gated pod for an event its gating plugin did not register?): an event
+// of u's rejectors that moves it, so that PreEnqueue runs and gates it
+// (its gating plugin joins its rejectors); three times in four, once it
+// is gated, an update that lifts the gate (Hold registered no event, so
+// the update's own events leave it gated) and an event its other
+// rejectors' hints would requeue it on, which the gate must keep from
+// moving it. Left to chance the sequence is rare: before this steering
+// the hints state machine caught R4h's mutant in about half its runs of
+// make test's size (docs/mutants.md). uid, if set, is the UID of the
+// updated object.
+func (g *Generator) gateParked(c Chooser, u *spec.QueuedPodInfo, uid *string) bool {
+	name := u.Pod.Name
+	if !g.do(Op{Kind: KindUpdate, Pod: PodRef{Name: name, UID: uid, Labels: Pick(c, "gate", g.d.GateLabels)}}) {
+		return false
+	}
+	follow := g.registeredFor(u, g.d.FollowEvents)
+	if len(follow) == 0 {
+		return true
+	}
+	g.do(Op{Kind: KindMove, Event: Pick(c, "event", g.steerEvents(name, follow, false))})
+	if g.gatedParked(name) && c.Choose(4, "then lift it") != 0 {
+		g.do(Op{Kind: KindUpdate, Pod: PodRef{Name: name, UID: uid, Labels: map[string]string{}}})
+		g.do(Op{Kind: KindMove, Event: Pick(c, "event", g.steerEvents(name, follow, true))})
+	}
+	return true
+}
+
+// steerEvents are the events of evs on which a move request would requeue
+// the parked pod name as the model holds it, by its rejectors' hints
+// alone (MoveStrategy, no pre-queueing narrowing: these events carry no
+// object). With pastGate, only those its gating plugin did not register:
+// the events R4h's gated filter alone keeps from moving it. All of evs if
+// none is such an event, so that the draw still happens.
+func (g *Generator) steerEvents(name string, evs []spec.ClusterEvent, pastGate bool) []spec.ClusterEvent {
+	loc, u := g.find(name)
+	if loc != spec.InUnschedulablePods {
+		return evs
+	}
+	var out []spec.ClusterEvent
+	for _, e := range evs {
+		if pastGate && (!u.Gated() || g.cfg.GatingEventMatches(u.GatingPlugin, e)) {
+			continue
+		}
+		if g.cfg.MoveStrategy(&u, spec.Occurrence{Event: e}, nil) != spec.StrategySkip {
+			out = append(out, e)
+		}
+	}
+	if len(out) == 0 {
+		return evs
+	}
+	return out
 }
 
 // gatedParked reports whether the model holds the pod name in

@@ -208,9 +208,9 @@ var (
 	genAffinity  = []map[string]string{nil, {"app": "web"}, {"app": "db"}, {}}
 	genGateLabel = []map[string]string{{"gated": "yes"}, {"hold": "yes"}}
 	// The hints profile's gates an update puts on a parked pod: Hold's
-	// twice as often as Gate's, since only a gate whose plugin registered
-	// no event for the update stays when the label goes (R4h).
-	genHintsGateLabel = []map[string]string{{"hold": "yes"}, {"gated": "yes"}, {"hold": "yes"}}
+	// three times as often as Gate's, since only a gate whose plugin
+	// registered no event for the update stays when the label goes (R4h).
+	genHintsGateLabel = []map[string]string{{"hold": "yes"}, {"gated": "yes"}, {"hold": "yes"}, {"hold": "yes"}}
 	// The hints profile's labels: those its hints and PreEnqueue plugins
 	// read (fit=label for Fit's NodeLabel hint, zone=a for its NodeAdd
 	// hint with zone-hint=on; gated=yes and hold=yes for Gate and Hold).
