@@ -52,6 +52,12 @@
 //     and a failure's replay of an event recorded in flight must see it.
 //     The model gets the same objects, compares them by identity, and
 //     the state key numbers them (objects.go).
+//   - Gates (R17, R4h; Workload.Gates, gates.go). The implementation's
+//     histories have PreEnqueue plugins: some pods are added gated,
+//     updates put gates on and lift them, and in the hints profile a
+//     client takes a pod of its own that waits parked through the
+//     sequence that shows whether a move request re-examines a gated
+//     pod for an event its gating plugin did not register.
 //   - Pod groups (spec.ProfilePodGroups, podgroups.go). Against a queue
 //     that implements spec.PodGroupQueue, about half of the clients' pods
 //     are members of one of two pod groups, clients add, update and
@@ -92,7 +98,8 @@
 // may have seen and the checker's work with it.
 //
 // Files: ops.go (the operations of a history), objects.go (the caller
-// objects of the workload and of saved histories), apply.go (replaying one on
+// objects of the workload and of saved histories), gates.go (the
+// PreEnqueue plugins of a workload and the gating sequences), apply.go (replaying one on
 // the model, and why the model rejects it), porcupine.go (the porcupine
 // model and its state), describe.go (rendering in queue terms), harness.go
 // (recording), podgroups.go (the pod-group workload), check.go (checking,

@@ -3,6 +3,7 @@ package linearizability
 import (
 	"fmt"
 	"html"
+	"maps"
 	"math/rand/v2"
 	"runtime"
 	"runtime/debug"
@@ -100,8 +101,9 @@ func Config() spec.Config { return ConfigFor(spec.ProfileClassic) }
 // pod whose zone label the event's node has (or that has none), QueueSkip
 // for a pod of another zone, an error (Queue) for an event without a node.
 // Every other registered event has no hint (Queue), and there is no
-// PreEnqueue plugin. A history saved as JSON keeps the config without its
-// hints, which are a function of the profile (ReadHistory). The podgroups
+// PreEnqueue plugin (a workload with Gates adds them: gates.go). A
+// history saved as JSON keeps the config without its hints and
+// PreEnqueue plugins, functions of the workload (ReadHistory). The podgroups
 // profile is the hints profile with pod groups: the same hint.
 func ConfigFor(p spec.Profile) spec.Config {
 	cfg := schedqtest.Config()
@@ -184,8 +186,14 @@ type Workload struct {
 	// operation, what the queue holds) instead of hanging the test.
 	Deadline time.Duration
 	// Profile is the queue's profile (spec.Config.Profile): the config
-	// of the recording is ConfigFor(Profile).
+	// of the recording is ConfigFor(Profile), with Gates' PreEnqueue
+	// plugins.
 	Profile spec.Profile
+	// Gates gives the config PreEnqueue plugins and the clients' pods
+	// the labels they refuse (gates.go; R17, R4h): for a queue with
+	// PreEnqueue plugins of the contract's, the implementation's tests.
+	// The podgroups profile draws none.
+	Gates bool
 	// QuiescentEvery is how many operations each client issues between
 	// quiescent points (default 4; negative: none). At a quiescent point
 	// every live client has returned from its last operation and waits;
@@ -259,6 +267,9 @@ type History struct {
 	LostWakeups []string
 	// BoundarySteps is how many clock steps landed on a boundary.
 	BoundarySteps int
+	// HoldSequences is how many times a client played R4h's sequence to
+	// its last event (Workload.Gates, holdParked).
+	HoldSequences int
 }
 
 // Model returns the porcupine model for this history.
@@ -305,6 +316,10 @@ func newUniverse(w Workload, rng *rand.Rand, objects bool) *universe {
 				Labels: map[string]string{"app": u.appVals[rng.IntN(2)]}}
 			if rng.IntN(2) == 0 {
 				p.Labels["zone"] = zones[rng.IntN(len(zones))]
+			}
+			// With Gates one pod in six is added gated (R17).
+			if gl := (&run{w: w}).gateLabels(); len(gl) > 0 && rng.IntN(6) == 0 {
+				maps.Copy(p.Labels, gl[rng.IntN(len(gl))])
 			}
 			if objects {
 				p.Object = PodObject{Pod: name}
@@ -437,8 +452,8 @@ type run struct {
 	freeMu sync.Mutex
 	free   map[spec.PodKey]bool
 	burst  barrier
-	// boundarySteps counts the steered steps.
-	boundarySteps atomic.Int64
+	// boundarySteps counts the steered steps, holdSequences R4h's.
+	boundarySteps, holdSequences atomic.Int64
 	// alive counts clients still issuing operations (changed under
 	// q8t.mu), progress the operations returned: with each client's
 	// inPopNow and atPoint they tell the coordinator when every live
@@ -547,7 +562,7 @@ func Record(w Workload, newQueue NewQueue) (*History, error) {
 // recording: the error is a *TargetPanic with the history up to it.
 func RecordTarget(w Workload, newTarget NewTarget) (*History, error) {
 	w = w.withDefaults()
-	cfg := ConfigFor(w.Profile)
+	cfg := w.config()
 	q, err := newTarget(cfg, Start)
 	if err != nil {
 		return nil, err
@@ -610,6 +625,7 @@ func RecordTarget(w Workload, newTarget NewTarget) (*History, error) {
 			w.Deadline, hang, w.Deadline/2, describeClients(clients))
 	}
 	h.BoundarySteps = int(r.boundarySteps.Load())
+	h.HoldSequences = int(r.holdSequences.Load())
 	h.QuiescentPoints = r.q8t.points
 	if p := r.rec.panicked.Load(); p != nil {
 		collect()
@@ -1040,6 +1056,9 @@ func (c *client) issue(k schedqtest.Kind) {
 		_, p := c.own()
 		op.Pod, in.Pods = schedqtest.PodRef{Name: p.Name}, []*spec.Pod{p}
 	case schedqtest.KindUpdate:
+		if c.w.Gates && c.w.Profile == spec.ProfileHints && c.rng.IntN(2) == 0 && c.holdParked() {
+			return
+		}
 		i, old := c.own()
 		if c.w.OnlyFreeAdds && !c.takeFree(old.Key()) {
 			return // an update in flight would be queued twice upstream
@@ -1060,6 +1079,8 @@ func (c *client) issue(k schedqtest.Kind) {
 			if c.rng.IntN(2) == 0 {
 				op.Pod.Labels["zone"] = zones[c.rng.IntN(len(zones))]
 			}
+			// A gate put on, or (new labels without one) lifted.
+			op.Pod.Labels = c.withGate(op.Pod.Labels)
 		default:
 			op.Touch = true // status only
 		}

@@ -45,8 +45,9 @@ type jsonOp struct {
 // WriteJSON saves the history to path.
 func (h *History) WriteJSON(path string) error {
 	cfg := h.Config
-	// Functions do not marshal; the workload's hints are a function of
-	// the profile (ConfigFor), and ReadHistory puts them back.
+	// Functions do not marshal; the workload's hints and PreEnqueue
+	// plugins are a function of the workload (Workload.config), and
+	// ReadHistory puts them back.
 	cfg.QueueingHints, cfg.PreEnqueuePlugins = nil, nil
 	jh := jsonHistory{Workload: h.Workload, Config: cfg, Rescues: h.Rescues,
 		BlockedPops: h.BlockedPops, ClosedEarly: h.ClosedEarly, Overlapping: h.Overlapping}
@@ -76,7 +77,8 @@ func ReadHistory(path string) (*History, error) {
 	if err := json.Unmarshal(b, &jh); err != nil {
 		return nil, err
 	}
-	jh.Config.QueueingHints = ConfigFor(jh.Workload.Profile).QueueingHints
+	cfg := jh.Workload.config()
+	jh.Config.QueueingHints, jh.Config.PreEnqueuePlugins = cfg.QueueingHints, cfg.PreEnqueuePlugins
 	h := &History{Workload: jh.Workload, Config: jh.Config, Rescues: jh.Rescues,
 		BlockedPops: jh.BlockedPops, ClosedEarly: jh.ClosedEarly, Overlapping: jh.Overlapping}
 	errs := map[string]error{}

@@ -103,6 +103,9 @@ func (w Witness) ScenarioOps(name string, cfg spec.Config) schedqtest.Scenario {
 	// The profile decides what "pop" is (PopEntity in the podgroups
 	// profile) and what the state prints.
 	sc.Config.Profile = cfg.Profile
+	// A classic workload with Gates has gates=on's PreEnqueue plugins
+	// (the hints profile's scenarios have Hold always).
+	sc.Config.Gates = cfg.Profile == spec.ProfileClassic && len(cfg.PreEnqueuePlugins) > 0
 	if cfg.PodInitialBackoffDuration != def.PodInitialBackoffDuration {
 		sc.Config.InitialBackoff = cfg.PodInitialBackoffDuration
 	}
