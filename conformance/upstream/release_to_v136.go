@@ -48,12 +48,10 @@ func assignedPodUpdated(q *queue.PriorityQueue, logger klog.Logger, oldPod, newP
 
 func unrollPodEvent(e clusterEvent) []clusterEvent { return []clusterEvent{e} }
 
-func flushLeftover(q *queue.PriorityQueue, logger klog.Logger) {
-	flushUnschedulablePodsLeftover(q, logger)
-}
-
-//go:linkname flushUnschedulablePodsLeftover k8s.io/kubernetes/pkg/scheduler/backend/queue.(*PriorityQueue).flushUnschedulablePodsLeftover
-func flushUnschedulablePodsLeftover(p *queue.PriorityQueue, logger klog.Logger)
+// flushLeftover is the release's leftover flush (flush.go).
+//
+//go:linkname flushLeftover k8s.io/kubernetes/pkg/scheduler/backend/queue.(*PriorityQueue).flushUnschedulablePodsLeftover
+func flushLeftover(p *queue.PriorityQueue, logger klog.Logger)
 
 // setPreQueueingHint is never reached up to v1.36, which has no
 // pre-queueing hints: refusePreQueueing refuses their configs first.

@@ -69,12 +69,10 @@ func less(a, b fwk.QueuedEntityInfo) bool {
 	return pa > pb || pa == pb && a.GetTimestamp().Before(b.GetTimestamp())
 }
 
-func flushLeftover(q *queue.PriorityQueue, logger klog.Logger) {
-	flushUnschedulableEntitiesLeftover(q, logger)
-}
-
-//go:linkname flushUnschedulableEntitiesLeftover k8s.io/kubernetes/pkg/scheduler/backend/queue.(*PriorityQueue).flushUnschedulableEntitiesLeftover
-func flushUnschedulableEntitiesLeftover(p *queue.PriorityQueue, logger klog.Logger)
+// flushLeftover is the release's leftover flush (flush.go).
+//
+//go:linkname flushLeftover k8s.io/kubernetes/pkg/scheduler/backend/queue.(*PriorityQueue).flushUnschedulableEntitiesLeftover
+func flushLeftover(p *queue.PriorityQueue, logger klog.Logger)
 
 // setNamingPreQueueingHint gives f a pre-queueing hint that names pods on
 // every call, with no conversion: the comparison benchmarks'.
