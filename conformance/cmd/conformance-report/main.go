@@ -277,41 +277,64 @@ func renderConcurrent(reports []concurrent.Report) string {
 	b.WriteString("against the model (package linearizability), for profiles with the model's semantics.\n\n")
 	b.WriteString("| target | wake-ups | conservation | linearizability | findings |\n|---|---|---|---|---|\n")
 	for _, r := range reports {
-		counts := map[conformance.Outcome]int{}
-		for _, w := range r.Wakeups {
-			counts[w.Outcome]++
-		}
-		var wk []string
-		for _, o := range []conformance.Outcome{conformance.Pass, conformance.NotApplicable, conformance.Fail} {
-			if counts[o] > 0 {
-				wk = append(wk, fmt.Sprintf("%d %s", counts[o], o))
-			}
-		}
-		c := r.Conservation
-		cons := fmt.Sprintf("%d rounds x %d workers, %d ops, %d Pops, all workers asleep in Pop %d times", c.Rounds, c.Workers, c.Operations, c.Pops, c.Stuck)
-		switch {
-		case len(c.Violations) > 0:
-			cons = "**FAIL**: " + cons
-		case len(c.KnownViolations) > 0:
-			cons += fmt.Sprintf("; %d known violation(s) seen", len(c.KnownViolations))
-		default:
-			cons += "; no violation"
-		}
-		linz := "n/a (semantics differ from the model's)"
-		if l := r.Linearizability; l != nil {
-			linz = fmt.Sprintf("%d histories (clients %s), %d ops", l.Histories, l.Clients, l.Operations)
-			if l.Failures+l.Undecided > 0 {
-				linz = fmt.Sprintf("**FAIL** (%d not linearizable, %d undecided): ", l.Failures, l.Undecided) + linz
-			} else {
-				linz += ", all linearizable"
-			}
-			if l.Adapter != "" {
-				linz += " (" + l.Adapter + ")"
-			}
-		}
-		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %d |\n", r.Target.Name, strings.Join(wk, ", "), cons, linz, len(r.Findings))
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %d |\n", r.Target.Name, wakeupCounts(r), conservationCell(r.Conservation), linearizabilityCell(r.Linearizability), len(r.Findings))
 	}
-	// Wake-up checks, check x target.
+	writeWakeupChecks(&b, reports)
+	if notes := concurrentNotes(reports); len(notes) > 0 {
+		b.WriteString("\n" + strings.Join(notes, "\n") + "\n")
+	}
+	writeConcurrencyFindings(&b, reports)
+	return b.String()
+}
+
+// wakeupCounts counts a target's wake-up checks by outcome.
+func wakeupCounts(r concurrent.Report) string {
+	counts := map[conformance.Outcome]int{}
+	for _, w := range r.Wakeups {
+		counts[w.Outcome]++
+	}
+	var wk []string
+	for _, o := range []conformance.Outcome{conformance.Pass, conformance.NotApplicable, conformance.Fail} {
+		if counts[o] > 0 {
+			wk = append(wk, fmt.Sprintf("%d %s", counts[o], o))
+		}
+	}
+	return strings.Join(wk, ", ")
+}
+
+// conservationCell sums up a target's conservation rounds.
+func conservationCell(c concurrent.ConservationResult) string {
+	cons := fmt.Sprintf("%d rounds x %d workers, %d ops, %d Pops, all workers asleep in Pop %d times", c.Rounds, c.Workers, c.Operations, c.Pops, c.Stuck)
+	switch {
+	case len(c.Violations) > 0:
+		return "**FAIL**: " + cons
+	case len(c.KnownViolations) > 0:
+		return cons + fmt.Sprintf("; %d known violation(s) seen", len(c.KnownViolations))
+	default:
+		return cons + "; no violation"
+	}
+}
+
+// linearizabilityCell sums up a target's linearizability histories, n/a
+// where it has none.
+func linearizabilityCell(l *concurrent.LinearizabilityResult) string {
+	if l == nil {
+		return "n/a (semantics differ from the model's)"
+	}
+	linz := fmt.Sprintf("%d histories (clients %s), %d ops", l.Histories, l.Clients, l.Operations)
+	if l.Failures+l.Undecided > 0 {
+		linz = fmt.Sprintf("**FAIL** (%d not linearizable, %d undecided): ", l.Failures, l.Undecided) + linz
+	} else {
+		linz += ", all linearizable"
+	}
+	if l.Adapter != "" {
+		linz += " (" + l.Adapter + ")"
+	}
+	return linz
+}
+
+// writeWakeupChecks writes the wake-up checks' table, check x target.
+func writeWakeupChecks(b *strings.Builder, reports []concurrent.Report) {
 	var checks []string
 	cell := map[[2]string]concurrent.WakeResult{}
 	for _, r := range reports {
@@ -324,19 +347,24 @@ func renderConcurrent(reports []concurrent.Report) string {
 		}
 	}
 	b.WriteString("\n### Wake-up checks\n\n")
-	tableHead(&b, []string{"operation", "rules"}, len(reports), func(i int) string { return reports[i].Target.Name })
+	tableHead(b, []string{"operation", "rules"}, len(reports), func(i int) string { return reports[i].Target.Name })
 	for _, ch := range checks {
-		fmt.Fprintf(&b, "| %s | %s |", ch, cell[[2]string{ch, ""}].Rules)
+		fmt.Fprintf(b, "| %s | %s |", ch, cell[[2]string{ch, ""}].Rules)
 		for _, r := range reports {
 			w, ok := cell[[2]string{ch, r.Target.Name}]
 			if !ok {
 				b.WriteString(" not run |")
 				continue
 			}
-			fmt.Fprintf(&b, " %s |", mark[w.Outcome])
+			fmt.Fprintf(b, " %s |", mark[w.Outcome])
 		}
 		b.WriteString("\n")
 	}
+}
+
+// concurrentNotes lists, by target, every wake-up check that did not pass,
+// every conservation violation and the linearizability check's detail.
+func concurrentNotes(reports []concurrent.Report) []string {
 	var notes []string
 	for _, r := range reports {
 		for _, w := range r.Wakeups {
@@ -351,28 +379,30 @@ func renderConcurrent(reports []concurrent.Report) string {
 			notes = append(notes, fmt.Sprintf("- `%s`, linearizability: %s", r.Target.Name, firstLine(l.Detail)))
 		}
 	}
-	if len(notes) > 0 {
-		b.WriteString("\n" + strings.Join(notes, "\n") + "\n")
-	}
+	return notes
+}
+
+// writeConcurrencyFindings writes each target's declared concurrency
+// findings: how often each was reproduced and seen, and its reproduction.
+func writeConcurrencyFindings(b *strings.Builder, reports []concurrent.Report) {
 	b.WriteString("\n### Concurrency violations found\n\n")
 	found := false
 	for _, r := range reports {
 		for _, f := range r.Findings {
 			found = true
-			fmt.Fprintf(&b, "#### %s: %s\n\n", r.Target.Name, f.Title)
+			fmt.Fprintf(b, "#### %s: %s\n\n", r.Target.Name, f.Title)
 			if f.Rate != "" {
-				fmt.Fprintf(&b, "Reproduced in %s (conformance/upstream, the reproduction subtest).", f.Rate)
+				fmt.Fprintf(b, "Reproduced in %s (conformance/upstream, the reproduction subtest).", f.Rate)
 			}
 			if n := len(r.Conservation.KnownViolations); n > 0 {
-				fmt.Fprintf(&b, " Seen %d time(s) in the conservation rounds of this run, confirmed by upstream's own log line for the pod.", n)
+				fmt.Fprintf(b, " Seen %d time(s) in the conservation rounds of this run, confirmed by upstream's own log line for the pod.", n)
 			}
-			fmt.Fprintf(&b, "\n\n```\n%s\n```\n\nSource: %s\n\n", f.Reproduction, f.Source)
+			fmt.Fprintf(b, "\n\n```\n%s\n```\n\nSource: %s\n\n", f.Reproduction, f.Source)
 		}
 	}
 	if !found {
 		b.WriteString("None: every target passed the checks above.\n")
 	}
-	return b.String()
 }
 
 func firstLine(s string) string {
