@@ -110,7 +110,7 @@ func valid(p spec.Profile, kinds ...schedqtest.Kind) *schedqtest.Drawing {
 	}
 	d.Names, d.Priorities = diffNames, []int32{0, 1, 2}
 	d.GateLabels, d.Recreate, d.BadInput, d.MadeUpInfos, d.OtherCycles = nil, false, false, false, 0
-	d.Nodes, d.Verdicts, d.NominationNodes, d.PreQueueing = nil, nil, nil, false
+	d.Nodes, d.Verdicts, d.NominationNodes, d.PreQueueing, d.GroupsV138 = nil, nil, nil, false, false
 	d.ActivateMax, d.AssignedNamespaces = 1, []string{schedqtest.Namespace}
 	return d
 }
@@ -435,6 +435,14 @@ func (dr drawing) forTarget(tb testing.TB, newTarget NewTarget, p spec.Profile) 
 	// whose Close is the contract's (TargetInfo.CloseDiffers).
 	if info := tg.Info(); info.Observes.Closed && info.CloseDiffers == "" {
 		d.Weights[schedqtest.KindClose] = 1
+	}
+	if p == spec.ProfilePodGroups {
+		// Half the runs with v1.38's group rules (G12, G13), on a target
+		// that takes them (upstream v1.37.2's refuses them).
+		if tg138, _ := constructTarget(tb, newTarget, schedqtest.ConfigChange{Profile: p, GroupsV138: true}.Build(), schedqtest.Start); tg138 != nil {
+			tg138.Close()
+			d.GroupsV138 = true
+		}
 	}
 	if dr.objects && objects {
 		// The generator's node objects and verdicts (R19).

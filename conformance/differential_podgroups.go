@@ -93,7 +93,7 @@ import (
 func init() {
 	d := drawings[spec.ProfileHints]
 	d.test, d.scenario = "differential-podgroups", "model-differential random runs (podgroups)"
-	d.rules = []spec.Rule{"G1-G11"}
+	d.rules = []spec.Rule{"G1-G13"}
 	// The profile leaves the metrics of entities out of its contract
 	// (spec.PodGroupQueue): none is compared (driver.begin).
 	d.metrics = ""
@@ -105,6 +105,7 @@ func init() {
 	g.Weights = valid(spec.ProfilePodGroups, append(slices.Clone(diffKinds), schedqtest.KindPodGroupAdd,
 		schedqtest.KindPodGroupUpdate, schedqtest.KindPodGroupDelete, schedqtest.KindAttempted)...).Weights
 	g.Configs = []schedqtest.ConfigChange{{Profile: spec.ProfilePodGroups}}
+	g.GroupsV138 = false // forTarget draws it for a target that takes it
 	g.Groups, g.GroupPriorities = []string{"g1", "g2"}, []int32{0, 1, 3}
 	g.Boundaries = false
 	d.gen = g

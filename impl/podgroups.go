@@ -64,11 +64,13 @@ type gentity struct {
 // decision is the profile's verdict for one entity: where it goes, and
 // its members' PreEnqueue verdicts (refused[i] for members[i], "":
 // admitted; empty, not nil: every member admitted; nil: not examined,
-// its gate as it was). The zero decision moves nothing.
+// its gate as it was; unasked[i]: PreEnqueue stopped before members[i],
+// G12, which keeps its gate as it was). The zero decision moves nothing.
 type decision struct {
 	ent     *gentity
 	to      place
 	refused []string
+	unasked []bool
 }
 
 func newPodGroups(cfg *spec.Config) *podgroupsProfile {
@@ -240,10 +242,15 @@ func (g *podgroupsProfile) check(keyed map[*entry]bool, bad func(string, ...any)
 // state (members joining and leaving, cycles), never a place ---
 
 // admitEntity is G2's way towards to: PreEnqueue (R17) runs for each
-// member of ent, in key order; putGroup gates the entity by the first
-// member refused.
+// member of ent, in key order (G12 with PodGroupsV138: in MemberOrder up
+// to the first refused); putGroup gates the entity by the first member
+// refused.
 func (g *podgroupsProfile) admitEntity(ent *gentity, to place) decision {
-	return decision{ent, to, g.refusals(ent)}
+	if g.cfg.PodGroupsV138 {
+		refused, unasked := g.firstRefusal(ent)
+		return decision{ent, to, refused, unasked}
+	}
+	return decision{ent, to, g.refusals(ent), nil}
 }
 
 // refusals runs the PreEnqueue plugins (caller code) for each member of
@@ -274,6 +281,36 @@ func (g *podgroupsProfile) refusals(ent *gentity) []string {
 
 // allAdmitted is refusals' verdict when no member is refused.
 var allAdmitted = []string{}
+
+// firstRefusal is G12: refusals in spec.MemberOrder, stopping at the first
+// member refused; unasked marks the members after it (nil if none).
+func (g *podgroupsProfile) firstRefusal(ent *gentity) (refused []string, unasked []bool) {
+	if len(g.names) == 0 {
+		return allAdmitted, nil
+	}
+	order := make([]int, len(ent.members))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int {
+		x, y := ent.members[a].info.full(), ent.members[b].info.full()
+		return spec.MemberOrder(&x, &y)
+	})
+	refused = make([]string, len(ent.members))
+	for n, i := range order {
+		m := ent.members[i]
+		if refused[i] = g.preEnqueue(m.info.Pod, m.info.gating()); refused[i] != "" {
+			if rest := order[n+1:]; len(rest) > 0 {
+				unasked = make([]bool, len(ent.members))
+				for _, j := range rest {
+					unasked[j] = true
+				}
+			}
+			break
+		}
+	}
+	return refused, unasked
+}
 
 // replace decides ent's place again after a member joined or left, by
 // the place it was in (G2, G8); with no member left it leaves the queue.
@@ -342,9 +379,23 @@ func (g *podgroupsProfile) decide(occ spec.Occurrence, now time.Time, keep func(
 // strategyPlace is where G10's strategy for occ sends ent (nowhere: it
 // stays).
 func (g *podgroupsProfile) strategyPlace(ent *gentity, occ spec.Occurrence, now time.Time) place {
+	// G13 (spec.Config.GatedEntityStrategy): a gated entity's members
+	// without rejectors are skipped, unless no member is gated any more.
+	skipping := g.cfg.PodGroupsV138 && ent.params.Gated()
+	var sawGated, skipped bool
 	best := spec.StrategySkip
 	for _, m := range ent.members {
+		if m.info.gating() != "" {
+			sawGated = true
+		}
+		if skipping && !m.info.rejected() {
+			skipped = true
+			continue
+		}
 		best = max(best, g.podStrategy(&m.info, occ))
+	}
+	if skipping && !sawGated && skipped {
+		best = max(best, spec.StrategyAfterBackoff)
 	}
 	switch {
 	case best == spec.StrategySkip:

@@ -1098,6 +1098,9 @@ func (q *PriorityQueue) putGroup(d decision, now time.Time) {
 	if d.refused != nil {
 		gate := ""
 		for i, m := range ent.members {
+			if d.unasked != nil && d.unasked[i] {
+				continue // G12: PreEnqueue stopped before it
+			}
 			if name := refusedAt(d.refused, i); name != "" {
 				q.gate(m, name)
 				gate = cmp.Or(gate, name)

@@ -102,6 +102,14 @@ func (m *Model) waiting(k spec.PodGroupKey, loc spec.Location) []spec.PodKey {
 // and a gated entity waits in unschedulablePods.
 func (m *Model) admitEntity(k spec.PodGroupKey, keys []spec.PodKey, e entity, to spec.Location) {
 	gate := ""
+	if m.cfg.PodGroupsV138 {
+		// G12: in MemberOrder, up to the first member refused.
+		keys = slices.Clone(keys)
+		slices.SortFunc(keys, func(a, b spec.PodKey) int {
+			ra, rb := m.pods[a], m.pods[b]
+			return spec.MemberOrder(&ra.info, &rb.info)
+		})
+	}
 	for _, key := range keys {
 		r := m.pods[key]
 		if g := m.cfg.RunPreEnqueue(r.info.Pod, r.info.GatingPlugin); g != "" {
@@ -114,6 +122,9 @@ func (m *Model) admitEntity(k spec.PodGroupKey, keys []spec.PodKey, e entity, to
 			r.info.GatingPlugin = ""
 		}
 		m.pods[key] = r
+		if gate != "" && m.cfg.PodGroupsV138 {
+			break
+		}
 	}
 	e.params.GatingPlugin = gate
 	if gate != "" {
@@ -439,14 +450,17 @@ func (g *podgroups) deleted(m *Model, r record) {
 	}
 }
 
-// strategy is G10: the most urgent strategy of the entity's members.
-func (m *Model) entityStrategy(keys []spec.PodKey, occ spec.Occurrence) spec.Strategy {
-	best := spec.StrategySkip
-	for _, key := range keys {
+// entityStrategy is G10 (and G13 for a gated entity): the most urgent
+// strategy of group k's members.
+func (m *Model) entityStrategy(k spec.PodGroupKey, occ spec.Occurrence) spec.Strategy {
+	var infos []*spec.QueuedPodInfo
+	for _, key := range m.members(k) {
 		r := m.pods[key]
-		best = max(best, m.cfg.PodStrategy(&r.info, occ))
+		infos = append(infos, &r.info)
 	}
-	return best
+	e := m.groups().entities[k]
+	return m.cfg.GatedEntityStrategy(e.params.Gated(), infos,
+		func(info *spec.QueuedPodInfo) spec.Strategy { return m.cfg.PodStrategy(info, occ) })
 }
 
 // placeByStrategy requeues a parked entity by its strategy (G10).
@@ -486,7 +500,7 @@ func (g *podgroups) move(m *Model, keys []spec.PodKey, occ spec.Occurrence) {
 		if e.params.Gated() && !m.cfg.GatingEventMatches(e.params.GatingPlugin, occ.Event) {
 			continue
 		}
-		m.placeByStrategy(k, m.entityStrategy(m.members(k), occ))
+		m.placeByStrategy(k, m.entityStrategy(k, occ))
 	}
 	g.hints.move(m, alone, occ)
 }
@@ -537,7 +551,7 @@ func (g *podgroups) updateUnschedulable(m *Model, key spec.PodKey, oldPod, newPo
 		return
 	}
 	for _, ev := range change.Events {
-		m.placeByStrategy(k, m.entityStrategy(m.members(k), spec.Occurrence{Event: ev, Old: oldPod, New: newPod}))
+		m.placeByStrategy(k, m.entityStrategy(k, spec.Occurrence{Event: ev, Old: oldPod, New: newPod}))
 		if g.entities[k].place != spec.InUnschedulablePods {
 			return
 		}

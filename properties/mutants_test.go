@@ -96,6 +96,40 @@ var mutants = []mutant{
 	// The podgroups profile's rows (G1-G11, IG1-IG4): each is caught by
 	// the podgroups state machine (podgroups_test.go); the report lists
 	// which of its scenarios catch it too.
+	// v1.38's group rules (groups=v1.38: G12, G13), which the podgroups
+	// machine draws in half its runs.
+	{
+		name: "pg138-unasked-member-loses-its-gate",
+		test: podgroupsMachine,
+		file: "impl/queue.go",
+		old:  "\t\t\tif d.unasked != nil && d.unasked[i] {\n",
+		new:  "\t\t\tif false && d.unasked != nil && d.unasked[i] {\n",
+		desc: "G12: the members PreEnqueue stopped before are treated as admitted, so an earlier gate of theirs is cleared",
+	},
+	{
+		name: "pg138-preenqueue-in-key-order",
+		test: podgroupsMachine,
+		file: "impl/podgroups.go",
+		old:  "\tslices.SortFunc(order, func(a, b int) int {\n",
+		new:  "\tslices.SortFunc(order[:0], func(a, b int) int {\n",
+		desc: "G12: PreEnqueue asks the members in key order, not MemberOrder, so another member gates the group",
+	},
+	{
+		name: "pg138-gated-group-asks-members-without-rejectors",
+		test: podgroupsMachine,
+		file: "impl/podgroups.go",
+		old:  "\t\tif skipping && !m.info.rejected() {\n",
+		new:  "\t\tif false && skipping && !m.info.rejected() {\n",
+		desc: "G13: a gated group's members without rejectors are asked, and R16 requeues the group for them",
+	},
+	{
+		name: "pg138-group-without-gated-member-stays",
+		test: podgroupsMachine,
+		file: "impl/podgroups.go",
+		old:  "\tif skipping && !sawGated && skipped {\n",
+		new:  "\tif false && skipping && !sawGated && skipped {\n",
+		desc: "G13: a gated group whose gated member was deleted is not requeued for its members without rejectors",
+	},
 	{
 		name: "pg-pop-leaves-a-member-queued",
 		test: podgroupsMachine,

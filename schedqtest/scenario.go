@@ -153,6 +153,10 @@ type ConfigChange struct {
 	// Register and PreEnqueue are "register=(...)" and "preenqueue=(...)":
 	// the scenario's own plugins (declare.go), in canonical spelling.
 	Register, PreEnqueue string
+	// GroupsV138 is "groups=v1.38" in a podgroups scenario: v1.38's group
+	// rules (spec.Config.PodGroupsV138, G12 and G13); "groups=v1.37"
+	// (the default) is v1.37.2's.
+	GroupsV138 bool
 	// AddRegister is "add-register=(...)": registrations of the profile's
 	// own plugins added to its registry, which it keeps with its hints
 	// (declare.go), in canonical spelling.
@@ -199,6 +203,7 @@ func (c ConfigChange) Apply(cfg spec.Config) spec.Config {
 	if c.PreQueueing {
 		cfg = withPreQueueing(cfg)
 	}
+	cfg.PodGroupsV138 = c.GroupsV138
 	return cfg
 }
 
@@ -219,6 +224,9 @@ func (c ConfigChange) String() string {
 	}
 	if c.PreQueueing {
 		w = append(w, "prequeue=on")
+	}
+	if c.GroupsV138 {
+		w = append(w, "groups=v1.38")
 	}
 	w = append(w, c.declaredWords()...)
 	for _, f := range []struct {
@@ -261,6 +269,12 @@ func ParseConfig(args []datadriven.CmdArg) (ConfigChange, error) {
 				c.PreQueueing = true
 			}
 			continue
+		case "groups":
+			if len(a.Vals) != 1 || (a.Vals[0] != "v1.38" && a.Vals[0] != "v1.37") {
+				return c, fmt.Errorf("config: write groups=v1.38 (v1.38's group rules, G12 and G13) or groups=v1.37 (the default)")
+			}
+			c.GroupsV138 = a.Vals[0] == "v1.38"
+			continue
 		case "register", "preenqueue", "add-register":
 			v, err := parseDeclared(a)
 			if err != nil {
@@ -282,7 +296,7 @@ func ParseConfig(args []datadriven.CmdArg) (ConfigChange, error) {
 		case "leftover":
 			dst = &c.Leftover
 		default:
-			return c, fmt.Errorf("config: unknown setting %q (want profile, gates, zone-hint, prequeue, register, add-register, preenqueue, initial-backoff, max-backoff, leftover)", a.Key)
+			return c, fmt.Errorf("config: unknown setting %q (want profile, gates, zone-hint, prequeue, groups, register, add-register, preenqueue, initial-backoff, max-backoff, leftover)", a.Key)
 		}
 		if len(a.Vals) != 1 {
 			return c, fmt.Errorf("config: %s takes one duration", a.Key)
@@ -299,6 +313,9 @@ func ParseConfig(args []datadriven.CmdArg) (ConfigChange, error) {
 	}
 	if c.Gates && c.Profile != spec.ProfileClassic {
 		return c, fmt.Errorf("config: gates=on is for the classic profile; the hints profile always has its PreEnqueue plugins")
+	}
+	if c.GroupsV138 && c.Profile != spec.ProfilePodGroups {
+		return c, fmt.Errorf("config: groups=v1.38 is for the podgroups profile (v1.38's group rules); the %v profile has no groups", c.Profile)
 	}
 	if c.PreQueueing && c.Profile != spec.ProfileHints {
 		return c, fmt.Errorf("config: prequeue=on is for the hints profile (v1.38's default there); the %v profile does not have it", c.Profile)

@@ -30,6 +30,9 @@ type Drawing struct {
 	// node objects' and assigned pods' labels the swarm keeps: a node
 	// without the label answers all pods, as a plugin without a hint.
 	PreQueueing bool
+	// GroupsV138: half the runs draw their config with groups=v1.38
+	// (v1.38's group rules, G12 and G13; podgroups profile only).
+	GroupsV138 bool
 	// PreQueueingRegisters are the add-register= values such a run draws
 	// from ("": none): a second plugin, with no pre-queueing hint, on an
 	// event a plugin with one registers, so that one move request both
@@ -114,6 +117,9 @@ type Drawing struct {
 // DrawConfig is the config of a run: one of the drawing's configs.
 func (d *Drawing) DrawConfig(c Chooser) ConfigChange {
 	cc := Pick(c, "config", d.Configs)
+	if d.GroupsV138 && c.Choose(2, "groups=v1.38") == 1 {
+		cc.GroupsV138 = true
+	}
 	if d.PreQueueing && c.Choose(2, "prequeue") == 1 {
 		cc.PreQueueing = true
 		if len(d.PreQueueingRegisters) > 0 {
@@ -369,7 +375,8 @@ var Drawings = map[spec.Profile]*Drawing{
 			{Profile: spec.ProfilePodGroups, InitialBackoff: 2 * time.Second, MaxBackoff: 2 * time.Second},
 		},
 		Names: genNames, Priorities: genPriority, Labels: genHintsLabels,
-		Groups: []string{"g1", "g2"}, GroupPriorities: []int32{0, 5, -1},
+		GroupsV138: true,
+		Groups:     []string{"g1", "g2"}, GroupPriorities: []int32{0, 5, -1},
 		BadInput: true,
 		Plugins:  HintsPlugins, Pending: HintsPlugins,
 		Events: genHintsEvents, ActivateMax: 1,

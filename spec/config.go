@@ -49,6 +49,13 @@ type Config struct {
 	// set; a registered event without one answers AllPods. Not
 	// serialized, like QueueingHints.
 	PreQueueingHints PreQueueingHints `json:"-"`
+	// PodGroupsV138 is the podgroups profile's v1.38 setting: G12 and G13
+	// in place of v1.37.2's PreEnqueue of an entity and strategy of a
+	// gated one (PodGroupQueue). Not a feature gate upstream: v1.38 has
+	// them whatever its gates say. Off (the zero value) is v1.37.2, so
+	// every podgroups config written before it keeps its meaning; only the
+	// podgroups profile takes it.
+	PodGroupsV138 bool `json:",omitempty"`
 }
 
 // Upstream defaults (kube-scheduler v1.33).

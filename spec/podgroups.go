@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -27,7 +28,59 @@ const (
 	G9Update        Rule = "G9 Update of a member"
 	G10GroupMove    Rule = "G10 move requests over groups"
 	G11PodGroupObj  Rule = "G11 pod-group objects"
+	// G12 and G13 are v1.38's (Config.PodGroupsV138); they replace G2's
+	// PreEnqueue of an entity and refine G10's strategy of a gated one.
+	G12FirstGated Rule = "G12 PreEnqueue over a group stops at its first refused member"
+	G13GatedSkips Rule = "G13 a gated group's strategy skips its members without rejectors"
 )
+
+// MemberOrder is the order in which v1.38 asks a group's members (G12):
+// higher Priority first, then more Attempts, then the earlier Timestamp,
+// then the name. Upstream keeps each group's members sorted so
+// (PodGroupMemberPodsOrderingFunc) when they join the entity; schedq
+// sorts when it asks, which is the same order unless a member's priority
+// changed in place while queued.
+func MemberOrder(a, b *QueuedPodInfo) int {
+	switch {
+	case a.Pod.Priority != b.Pod.Priority:
+		return cmp.Compare(b.Pod.Priority, a.Pod.Priority)
+	case a.Attempts != b.Attempts:
+		return cmp.Compare(b.Attempts, a.Attempts)
+	case !a.Timestamp.Equal(b.Timestamp):
+		return a.Timestamp.Compare(b.Timestamp)
+	}
+	return cmp.Compare(a.Pod.Name, b.Pod.Name)
+}
+
+// GatedEntityStrategy is G10's strategy of an entity with G13: strategy
+// is a member's strategy for the event (PodStrategy or MoveStrategy).
+// Without PodGroupsV138, or for an entity not gated, it is the most
+// urgent strategy of the members (G10). With it, for a gated entity, a
+// member with no rejecting and no pending plugin (one PreEnqueue did not
+// reach, G12, or one that joined the entity while it was parked) is
+// skipped, so that R16's answer for a pod without rejectors (after
+// backoff) does not requeue a group still gated by another member; but
+// when no member is gated any more (the gated one was deleted, G8) and a
+// member was skipped, the strategy is at least after backoff.
+func (c Config) GatedEntityStrategy(gated bool, members []*QueuedPodInfo, strategy func(*QueuedPodInfo) Strategy) Strategy {
+	skipping := c.PodGroupsV138 && gated
+	best := StrategySkip
+	var sawGated, skipped bool
+	for _, m := range members {
+		if m.GatingPlugin != "" {
+			sawGated = true
+		}
+		if skipping && len(m.UnschedulablePlugins) == 0 && len(m.PendingPlugins) == 0 {
+			skipped = true
+			continue
+		}
+		best = max(best, strategy(m))
+	}
+	if skipping && !sawGated && skipped {
+		best = max(best, StrategyAfterBackoff)
+	}
+	return best
+}
 
 // Errors of the podgroups profile. Like every error of the contract, each
 // comes with nothing changed (I4).
@@ -390,6 +443,27 @@ func GroupOrderInfo(g *PodGroup, p *EntityParams) QueuedPodInfo {
 // preCheck. Its strategy for an event is the most urgent PodStrategy (R16)
 // of its members; requeued after backoff it goes to backoffQ while it is
 // backing off (G6), else towards activeQ.
+//
+// # v1.38's group rules (Config.PodGroupsV138)
+//
+// kube-scheduler v1.38 changes two rules for groups, whatever its feature
+// gates say; the podgroups profile has them with Config.PodGroupsV138 and
+// v1.37.2's (the ones above) without.
+//
+// G12 PreEnqueue over a group (replacing G2's "PreEnqueue of an entity"):
+// the members are asked in MemberOrder, and the first one a plugin
+// refuses gates the entity with that plugin; the members after it are not
+// asked, and keep their gating plugin and rejecting plugins as they were.
+// (v1.37.2 asks every member.)
+//
+// G13 the strategy of a gated entity (G10, and the events of G9's update
+// in unschedulablePods) skips the members with no rejecting and no
+// pending plugin, unless no member is gated any more
+// (Config.GatedEntityStrategy).
+//
+// CompositePodGroup is beta in v1.38 but its gate is off by default, even
+// with GenericWorkload on: the setting, like v1.37.2's rules, covers
+// groups of one level (see below).
 //
 // # What the contract leaves out
 //

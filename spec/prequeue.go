@@ -207,9 +207,10 @@ func (c Config) MoveStrategy(info *QueuedPodInfo, occ Occurrence, n *Narrowing) 
 	return c.podStrategy(info, occ, func(plugin string) bool { return n.Asks(plugin, info.Key()) })
 }
 
-// validatePreQueueing reports what makes the pre-queueing setting invalid:
-// it is a setting of the profiles with queueing hints, and each
-// pre-queueing hint needs the setting, a function and a registration.
+// validatePreQueueing reports what makes the v1.38 settings invalid:
+// pre-queueing is a setting of the profiles with queueing hints, and each
+// pre-queueing hint needs the setting, a function and a registration;
+// PodGroupsV138 is the podgroups profile's.
 func (c Config) validatePreQueueing() []error {
 	var errs []error
 	switch {
@@ -217,6 +218,9 @@ func (c Config) validatePreQueueing() []error {
 		errs = append(errs, fmt.Errorf("PreQueueing is set in the podgroups profile, which does not have it yet: v1.38 changes the group rules with it (D8)"))
 	case c.PreQueueing && !c.Profile.HasHints():
 		errs = append(errs, fmt.Errorf("PreQueueing is set but the profile is %v, which has no queueing hints", c.Profile))
+	}
+	if c.PodGroupsV138 && c.Profile != ProfilePodGroups {
+		errs = append(errs, fmt.Errorf("PodGroupsV138 is set but the profile is %v: it is the podgroups profile's v1.38 setting (G12, G13)", c.Profile))
 	}
 	if len(c.PreQueueingHints) > 0 && !c.PreQueueing {
 		errs = append(errs, fmt.Errorf("PreQueueingHints are set but PreQueueing is off: set it (SchedulerPreQueueingHints) or drop them"))

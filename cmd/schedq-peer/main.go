@@ -19,7 +19,7 @@
 //	ignore-done   Done answers success and leaves the pod in flight (R12)
 //	ignore-hints  the queue is built without the config's queueing hints, so
 //	              every registered event answers Queue (R16): wrong in the
-//	              hints profile only (the classic profile has no hints)
+//	              profiles with hints (hints, podgroups), not the classic
 //	split-group   PopEntity of a group of several members leaves its last
 //	              member out of flight: pending in the group's open cycle,
 //	              missing from the popped group (G3, IG2): wrong in the

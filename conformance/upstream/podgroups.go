@@ -2,6 +2,8 @@ package upstream
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/schedq/schedq/conformance"
 	"github.com/schedq/schedq/spec"
@@ -20,7 +22,18 @@ func refusePodGroups(cfg spec.Config) error {
 		return fmt.Errorf("%w: %s queues no pod groups as entities (GenericWorkload's entity queue is v1.37's): no podgroups profile",
 			spec.ErrInvalidConfig, Release().Version)
 	}
+	if cfg.PodGroupsV138 && !groupRulesV138() {
+		return fmt.Errorf("%w: %s queues groups by v1.37.2's rules, not v1.38's (G12, G13): no groups=v1.38",
+			spec.ErrInvalidConfig, Release().Version)
+	}
 	return nil
+}
+
+// groupRulesV138 reports whether the release queues groups by v1.38's
+// rules (spec.Config.PodGroupsV138): v1.38 and later.
+func groupRulesV138() bool {
+	minor, err := strconv.Atoi(strings.TrimPrefix(Release().Minor(), "1."))
+	return err == nil && minor >= 38
 }
 
 // withPodGroupDifferences adds to m the podgroups scenarios that a
