@@ -99,6 +99,7 @@
 //	profile                                  "classic" (or absent), "hints" or "podgroups"
 //	queueingHints                            hints and podgroups: [{"plugin":P,"event":E,"hint":NAME}, ...] (R16)
 //	preEnqueuePlugins                        {"PluginName": NAME, ...} (R17), in every profile
+//	groupRules                               podgroups: "v1.38" for v1.38's group rules (G12, G13); absent, v1.37.2's
 //
 // In the hints and podgroups profiles each entry of queueingHints gives the registration
 // (plugin P and one event E that P registered in pluginEvents, equal in
@@ -127,6 +128,12 @@
 // or an error (e.g. code "invalidConfig"), after which the peer serves
 // nothing but may be sent init again. A second init after a successful one,
 // and any other request before it, is a protocol error.
+//
+// A peer that applies a config's "groupRules" says so with the same word
+// in its profile ("groupRules":"v1.38"); one that does not know them
+// answers invalidConfig. A peer written before the setting answers neither
+// and ignores the field, so the driver refuses such a peer for that config
+// (invalidConfig, the suite's n/a) rather than check v1.38's rules on it.
 //
 // "inFlightEvents" claims the snapshot's in-flight list, "hintCounts" the
 // hint fields of each pod (with "podInfo"); in the hints profile the

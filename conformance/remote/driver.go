@@ -184,6 +184,12 @@ func startIn(cmd []string, dir string, cfg spec.Config, start time.Time) (*Peer,
 			err = fmt.Errorf("%w: the peer speaks protocol version %d and this driver speaks version %d", ErrProtocol, resp.Version, Version)
 		case resp.Profile == nil:
 			err = fmt.Errorf("%w: the init response has no profile", ErrProtocol)
+		case resp.Profile.GroupRules != wcfg.GroupRules && wcfg.GroupRules == "":
+			err = fmt.Errorf("%w: the init profile confirms group rules %q that the config did not ask for", ErrProtocol, resp.Profile.GroupRules)
+		case resp.Profile.GroupRules != wcfg.GroupRules:
+			err = fmt.Errorf("%w: the config asks for group rules %q (G12, G13) and the peer's init profile confirms %q: "+
+				"a peer that applies them answers with \"groupRules\":%q in its profile, one that does not answers invalidConfig",
+				spec.ErrInvalidConfig, wcfg.GroupRules, resp.Profile.GroupRules, wcfg.GroupRules)
 		}
 	}
 	if err != nil {

@@ -289,6 +289,18 @@ func fakePeer(mode string) int {
 		for sc.Scan() {
 		}
 		return 0
+	case "v2-without-group-rules":
+		// A version-2 peer written before groupRules: it answers init
+		// without confirming them (the driver must not wait for more).
+		var req remote.Request
+		sc := bufio.NewScanner(os.Stdin)
+		if !sc.Scan() || json.Unmarshal(sc.Bytes(), &req) != nil {
+			return 2
+		}
+		fmt.Printf("{\"id\":%d,\"version\":%d,\"profile\":{\"name\":\"older-peer\",\"observes\":{}}}\n", req.ID, remote.Version)
+		for sc.Scan() {
+		}
+		return 0
 	case "silent":
 		buf := make([]byte, 4096)
 		for {
@@ -322,6 +334,36 @@ func TestDriverReportsABrokenProtocol(t *testing.T) {
 	}
 	if _, err := remote.Start([]string{filepath.Join(t.TempDir(), "no-such-peer")}, cfg, start); err == nil {
 		t.Error("Start of a missing program succeeded")
+	}
+}
+
+// TestGroupRulesCrossOrAreRefused: v1.38's group rules (G12, G13) reach
+// the reference peer, which confirms them; a peer that does not confirm
+// them (one written before the setting) is refused with
+// spec.ErrInvalidConfig (the suite's n/a) saying what it must answer,
+// and an unknown groupRules word is the peer's invalidConfig.
+func TestGroupRulesCrossOrAreRefused(t *testing.T) {
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	cfg := schedqtest.ConfigChange{Profile: spec.ProfilePodGroups, GroupsV138: true}.Build()
+	p, err := remote.Start([]string{peerBin}, cfg, start)
+	if err != nil {
+		t.Fatalf("the reference peer with groups=v1.38: %v", err)
+	}
+	p.Stop()
+	t.Run("older-peer", func(t *testing.T) {
+		t.Setenv(envFakePeer, "v2-without-group-rules")
+		_, err := remote.Start([]string{os.Args[0]}, cfg, start)
+		if !errors.Is(err, spec.ErrInvalidConfig) || !strings.Contains(err.Error(), `"groupRules":"v1.38"`) {
+			t.Fatalf("a peer that does not confirm groupRules: got %v, want spec.ErrInvalidConfig naming the answer", err)
+		}
+	})
+	w, err := remote.EncodeConfig(cfg)
+	if err != nil || w.GroupRules != "v1.38" {
+		t.Fatalf("EncodeConfig: groupRules %q, %v; want \"v1.38\"", w.GroupRules, err)
+	}
+	w.GroupRules = "v1.99"
+	if _, err := remote.DecodeConfig(w); !errors.Is(err, spec.ErrInvalidConfig) || !strings.Contains(err.Error(), `"v1.99"`) {
+		t.Errorf("DecodeConfig with groupRules v1.99: got %v, want spec.ErrInvalidConfig naming it", err)
 	}
 }
 

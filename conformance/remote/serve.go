@@ -131,6 +131,9 @@ func (s *server) handle(req Request) {
 			s.q, s.cfg = q, cfg
 			_, nominator := q.(spec.Nominator)
 			resp.Profile, resp.Version = EncodeProfile(q.Info(), nominator), Version
+			if cfg.PodGroupsV138 {
+				resp.Profile.GroupRules = groupRulesV138
+			}
 		}
 		s.reply(resp)
 		return

@@ -166,7 +166,14 @@ type Config struct {
 	// PreEnqueuePlugins maps each PreEnqueue plugin to the name of its
 	// function.
 	PreEnqueuePlugins map[string]string `json:"preEnqueuePlugins,omitempty"`
+	// GroupRules is "v1.38" for the podgroups profile's v1.38 group rules
+	// (spec.Config.PodGroupsV138: G12, G13); absent, v1.37.2's.
+	GroupRules string `json:"groupRules,omitempty"`
 }
+
+// groupRulesV138 is GroupRules' word for spec.Config.PodGroupsV138, in
+// the config and in the peer's profile that confirms it.
+const groupRulesV138 = "v1.38"
 
 // QueueingHint is one entry of spec.QueueingHints on the wire: the
 // registration (a plugin and one event it registered in pluginEvents) and
@@ -219,6 +226,11 @@ type Profile struct {
 	// nominatedPodsForNode (spec.Nominator, R18); without it the suite
 	// reports the nominator scenarios n/a.
 	Nominator bool `json:"nominator,omitempty"`
+	// GroupRules confirms the config's groupRules: the peer applies them.
+	// A peer written before the setting never names it, so the driver
+	// refuses the setting on it (spec.ErrInvalidConfig, n/a) instead of
+	// checking v1.38's rules on a queue that ignored them.
+	GroupRules string `json:"groupRules,omitempty"`
 }
 
 // Observes is conformance.Observes on the wire.
@@ -439,6 +451,9 @@ func EncodeConfig(c spec.Config) (*Config, error) {
 			w.PluginEvents[p] = out
 		}
 	}
+	if c.PodGroupsV138 {
+		w.GroupRules = groupRulesV138
+	}
 	var errs []error
 	if c.PreQueueing {
 		// Decided: the protocol has no words for pre-queueing hints
@@ -508,6 +523,13 @@ func DecodeConfig(c *Config) (spec.Config, error) {
 		}
 	}
 	var errs []error
+	switch c.GroupRules {
+	case "":
+	case groupRulesV138:
+		s.PodGroupsV138 = true
+	default:
+		errs = append(errs, fmt.Errorf("groupRules %q: the only group rules besides v1.37.2's (absent) are %q", c.GroupRules, groupRulesV138))
+	}
 	for _, h := range c.QueueingHints {
 		fn, ok := schedqtest.QueueingHintByName(h.Hint)
 		if !ok {
