@@ -55,7 +55,8 @@ import (
 // it caught. The goal rates are reported, not enforced. It is CPU-heavy
 // (three builds per row and 3N+4 layer runs, two rows at a time: see
 // docs/mutants.md for the figures), so it runs only when asked, in make
-// mutant-layers (N=20) and make verify (N=5):
+// mutant-layers (N=20, every row) and make verify (N=5, the rows of the
+// rules hardest to reach):
 //
 //	go test -run '^TestMutantLayers$' -layers -layers.runs=5 -v ./properties/
 var (
@@ -236,6 +237,15 @@ func TestMutantLayers(t *testing.T) {
 	}
 	if len(rows) == 0 {
 		t.Fatalf("no row of the mutant table matches -layers.only=%q", *layersOnly)
+	}
+	if *layersOnly != "" {
+		total := 0
+		for _, m := range mutants {
+			if m.rule != "" {
+				total++
+			}
+		}
+		t.Logf("layers: only %d of %d rows (-layers.only=%s); make mutant-layers runs every row", len(rows), total, *layersOnly)
 	}
 	runs := max(*layersRuns, 1)
 	dir := *layersDir

@@ -95,8 +95,13 @@ func steps(upstream []string) []*step {
 			// step fails on a clear drop against the published rates
 			// (one-sided Fisher exact test, family-wise false-alarm rate
 			// 1%) or a fixed layer's change, never on one unlucky run.
-			name: "properties: mutants by layer, catch rates (docs/mutants.md)",
-			cmd: "go test -json -count=1 -timeout 120m -run '^TestMutantLayers$' ./properties/ -layers -layers.runs=" + strconv.Itoa(layersRuns) +
+			//
+			// Only the rows of the rules the generators reach least (the
+			// two-layer goal's and the pre-queueing setting's): every row
+			// at N=5 is about an hour of two cores, more than the rest of
+			// make verify together; make mutant-layers runs them all.
+			name: "properties: mutants by layer, catch rates of the rules hardest to reach (docs/mutants.md)",
+			cmd: "go test -json -count=1 -timeout 120m -run '^TestMutantLayers$' ./properties/ -layers -layers.only='^(R4h|R11|R13|R13h|R17|R20|R21|R22) ' -layers.runs=" + strconv.Itoa(layersRuns) +
 				" -layers.dir=${VERIFY_TMP}/layers -layers.out=${VERIFY_TMP}/layers/table.md -v",
 			count: countLayers,
 		},

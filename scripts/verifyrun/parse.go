@@ -901,6 +901,7 @@ var (
 	layersRunsRE  = regexp.MustCompile(`(?m)^\s*(\d+) rows, (\d+) layers \(random ones (\d+) runs each\), (\S+) in all`)
 	layersGoalRE  = regexp.MustCompile(`(?m)(goal: .*)$`)
 	layersGuardRE = regexp.MustCompile(`(?m)(guard: .*)$`)
+	layersOnlyRE  = regexp.MustCompile(`layers: only (\d+) of (\d+) rows \(-layers.only=(.*)\); `)
 )
 
 // countLayers reads TestMutantLayers' log: the size of the table (rows,
@@ -909,7 +910,11 @@ var (
 func countLayers(r *run) []string {
 	var out []string
 	if m := layersRunsRE.FindStringSubmatch(r.text); m != nil {
-		out = append(out, fmt.Sprintf("%s mutants x %s layers, each random layer %s runs per mutant (catch rates k/%s), %s", m[1], m[2], m[3], m[3], m[4]))
+		line := fmt.Sprintf("%s mutants x %s layers, each random layer %s runs per mutant (catch rates k/%s), %s", m[1], m[2], m[3], m[3], m[4])
+		if o := layersOnlyRE.FindStringSubmatch(r.text); o != nil {
+			line = fmt.Sprintf("%s of the table's %s mutants (-layers.only=%s; make mutant-layers runs every row) x %s layers, each random layer %s runs per mutant (catch rates k/%s), %s", o[1], o[2], o[3], m[2], m[3], m[3], m[4])
+		}
+		out = append(out, line)
 	} else if d := countTests(r); d != nil {
 		out = append(out, "no table: the run did not finish ("+d[0]+")")
 	}

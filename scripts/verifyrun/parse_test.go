@@ -509,6 +509,18 @@ func TestCountLayers(t *testing.T) {
 	}
 }
 
+// A run of some rows says so: the size line names the rows it ran of
+// the table's and the command that runs every row.
+func TestCountLayersSaysWhichRows(t *testing.T) {
+	text := "    layers_test.go:250: layers: only 10 of 63 rows (-layers.only=^(R4h|R17) ); make mutant-layers runs every row\n" +
+		"    layers_test.go:300: \n        10 rows, 5 layers (random ones 5 runs each), 9m1s in all (go test ...).\n"
+	got := countLayers(&run{text: text})
+	want := "10 of the table's 63 mutants (-layers.only=^(R4h|R17) ; make mutant-layers runs every row) x 5 layers, each random layer 5 runs per mutant (catch rates k/5), 9m1s"
+	if len(got) == 0 || got[0] != want {
+		t.Errorf("countLayers = %q, want first line %q", got, want)
+	}
+}
+
 // The tree check fails a run that changed the checkout, naming the file.
 func TestTreeChanged(t *testing.T) {
 	if got := treeChanged("", ""); !strings.Contains(got, "empty at the end") || strings.Contains(got, "FAILED") {
