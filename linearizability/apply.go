@@ -43,6 +43,11 @@ func apply(m *model.Model, q spec.Queue, in Input, out Output, opts ModelOptions
 	case KindSnapshot:
 		s := m.Snapshot()
 		return out.Snapshot != nil && s.Diff(out.Snapshot) == ""
+	case schedqtest.KindNominated:
+		// R18: the pods nominated to the node, in nomination order, each
+		// as the queue holds it.
+		o, err := in.exec(q, m.Step, m.Config().Profile)
+		return err == nil && schedqtest.SameError(o.Err(), out.Err) && slices.EqualFunc(o.NominatedPods, out.Nominated, spec.PodsEqual)
 	}
 	if opts.SilentNoOps && out.Err == nil {
 		// Where the model errs it changes nothing; a target that is
@@ -95,6 +100,9 @@ func Explain(m *model.Model, in Input, out Output) string {
 	o, err := in.exec(before, before.Step, before.Config().Profile)
 	if err != nil {
 		return fmt.Sprintf("the model cannot run it: %v", err)
+	}
+	if in.Op.Kind == schedqtest.KindNominated && schedqtest.SameError(o.Err(), out.Err) {
+		return fmt.Sprintf("%s: the model lists %s, the queue listed %s", spec.R18Nominator, schedqtest.PodList(o.NominatedPods), schedqtest.PodList(out.Nominated))
 	}
 	return fmt.Sprintf("the model returns %s, the queue returned %s", errName(o.Err()), errName(out.Err))
 }

@@ -57,6 +57,12 @@ func (d describer) operation(in Input, out Output) string {
 			names[i] = podName(out.Group.Members[i].Pod)
 		}
 		return fmt.Sprintf("pop → group %s [%s] #%d", out.Group.PodGroup.Name, strings.Join(names, ","), out.Cycle)
+	case in.Op.Kind == schedqtest.KindNominated && out.Err == nil:
+		names := make([]string, len(out.Nominated))
+		for i, p := range out.Nominated {
+			names[i] = podName(p)
+		}
+		return fmt.Sprintf("%s → [%s]", in.Op, strings.Join(names, ","))
 	}
 	return in.Op.String() + " → " + errName(out.Err)
 }

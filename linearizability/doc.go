@@ -58,6 +58,10 @@
 //     client takes a pod of its own that waits parked through the
 //     sequence that shows whether a move request re-examines a gated
 //     pod for an event its gating plugin did not register.
+//   - Nominations (R18; Workload.Nominations, nominations.go). On a
+//     queue with a nominator, the implementation's histories nominate
+//     clients' pods and ask which pods a node has; the model checks each
+//     list, and the state key holds the nominations.
 //   - Pod groups (spec.ProfilePodGroups, podgroups.go). Against a queue
 //     that implements spec.PodGroupQueue, about half of the clients' pods
 //     are members of one of two pod groups, clients add, update and
@@ -99,7 +103,8 @@
 //
 // Files: ops.go (the operations of a history), objects.go (the caller
 // objects of the workload and of saved histories), gates.go (the
-// PreEnqueue plugins of a workload and the gating sequences), apply.go (replaying one on
+// PreEnqueue plugins of a workload and the gating sequences),
+// nominations.go (the nominator's operations), apply.go (replaying one on
 // the model, and why the model rejects it), porcupine.go (the porcupine
 // model and its state), describe.go (rendering in queue terms), harness.go
 // (recording), podgroups.go (the pod-group workload), check.go (checking,

@@ -47,11 +47,25 @@ type Stepper interface {
 // start. As with NewQueue, it must not run its periodic flushes.
 type NewTarget func(cfg spec.Config, start time.Time) (Stepper, error)
 
-// fakeClocked is a queue on a fake clock the harness owns.
+// fakeClocked is a queue on a fake clock the harness owns; nom is the
+// queue's nominator, if it has one (Workload.Nominations).
 type fakeClocked struct {
 	spec.Queue
 	clk *testingclock.FakeClock
+	nom spec.Nominator
 }
+
+// AddNominatedPod and NominatedPodsForNode pass on to the queue's
+// nominator: the workload calls them only if it has one (nominator).
+func (f fakeClocked) AddNominatedPod(pod *spec.Pod, mode spec.NominatingMode, nodeName string) error {
+	return f.nom.AddNominatedPod(pod, mode, nodeName)
+}
+
+func (f fakeClocked) NominatedPodsForNode(nodeName string) []*spec.Pod {
+	return f.nom.NominatedPodsForNode(nodeName)
+}
+
+func (f fakeClocked) nominator() spec.Nominator { return f.nom }
 
 // objectClocked is a fakeClocked queue that takes caller objects
 // (spec.ObjectQueue): the workload draws them only for such a queue.
@@ -194,6 +208,12 @@ type Workload struct {
 	// PreEnqueue plugins of the contract's, the implementation's tests.
 	// The podgroups profile draws none.
 	Gates bool
+	// Nominations adds the nominator's operations (R18; nominations.go):
+	// clients nominate their own pods and ask which pods a node has, on
+	// a queue with a nominator (spec.Nominator). For the
+	// implementation's tests: the upstream nominators list pods
+	// otherwise in ways no declaration covers yet.
+	Nominations bool
 	// QuiescentEvery is how many operations each client issues between
 	// quiescent points (default 4; negative: none). At a quiescent point
 	// every live client has returned from its last operation and waits;
@@ -547,13 +567,15 @@ func Record(w Workload, newQueue NewQueue) (*History, error) {
 		if err != nil {
 			return nil, err
 		}
+		nom, _ := q.(spec.Nominator)
+		f := fakeClocked{q, clk, nom}
 		if pq, ok := q.(spec.PodGroupQueue); ok {
-			return groupClocked{objectClocked{fakeClocked{q, clk}, pq}, pq}, nil
+			return groupClocked{objectClocked{f, pq}, pq}, nil
 		}
 		if oq, ok := q.(spec.ObjectQueue); ok {
-			return objectClocked{fakeClocked{q, clk}, oq}, nil
+			return objectClocked{f, oq}, nil
 		}
-		return fakeClocked{q, clk}, nil
+		return f, nil
 	})
 }
 
@@ -819,6 +841,7 @@ var weights = []weight{
 	{schedqtest.KindMove, 6}, {schedqtest.KindActivate, 5}, {schedqtest.KindDelete, 5}, {schedqtest.KindUpdate, 5},
 	{KindSnapshot, 7}, {schedqtest.KindFlushLeftover, 3}, {schedqtest.KindAssignedAdd, 2},
 	{schedqtest.KindAssignedUpdate, 1}, {schedqtest.KindDone, 2},
+	{schedqtest.KindNominate, 4}, {schedqtest.KindNominated, 3},
 }
 
 var totalWeight = sumWeights(weights)
@@ -840,7 +863,7 @@ func (c *client) pick() schedqtest.Kind {
 		n := c.rng.IntN(total)
 		for _, w := range ws {
 			if n < w.w {
-				if w.kind == KindSnapshot && c.w.NoSnapshots {
+				if w.kind == KindSnapshot && c.w.NoSnapshots || isNomination(w.kind) && !c.nominations() {
 					break
 				}
 				return w.kind
@@ -978,7 +1001,7 @@ func (r *run) exec(in Input) Output {
 	if err != nil {
 		panic(fmt.Sprintf("linearizability: the workload made an operation the executor cannot run: %s: %v", in.Op, err))
 	}
-	out := Output{Err: o.Err(), Cycle: o.Cycle}
+	out := Output{Err: o.Err(), Cycle: o.Cycle, Nominated: slices.Clone(o.NominatedPods)}
 	if o.Popped != nil {
 		cp := *o.Popped
 		out.Info = &cp
@@ -1103,6 +1126,8 @@ func (c *client) issue(k schedqtest.Kind) {
 		f = func() Output { s := c.q.Snapshot(); return Output{Snapshot: &s} }
 	case schedqtest.KindPodGroupAdd, schedqtest.KindPodGroupUpdate, schedqtest.KindPodGroupDelete:
 		c.podGroupOp(op)
+	case schedqtest.KindNominate, schedqtest.KindNominated:
+		c.nominationOp(&in)
 	}
 	c.rec.doGated(c.log, in, k == schedqtest.KindTick && c.rng.Float64() < c.w.ConcurrentSteps, f)
 }

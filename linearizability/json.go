@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 
 	"github.com/anishathalye/porcupine"
 
@@ -40,6 +41,7 @@ type jsonOp struct {
 	Group        *spec.QueuedPodGroupInfo `json:",omitempty"`
 	Cycle        int64                    `json:",omitempty"`
 	Snapshot     *spec.Snapshot           `json:",omitempty"`
+	Nominated    []*spec.Pod              `json:",omitempty"`
 }
 
 // WriteJSON saves the history to path.
@@ -54,7 +56,7 @@ func (h *History) WriteJSON(path string) error {
 	for _, op := range h.Operations {
 		in, out := op.Input.(Input), op.Output.(Output)
 		jo := jsonOp{Client: op.ClientId, Call: op.Call, Return: op.Return, Op: in.Op.String(), Pods: in.Pods,
-			Popped: in.Popped, PoppedGroup: in.PoppedGroup, Info: out.Info, Group: out.Group, Cycle: out.Cycle, Snapshot: out.Snapshot}
+			Popped: in.Popped, PoppedGroup: in.PoppedGroup, Info: out.Info, Group: out.Group, Cycle: out.Cycle, Snapshot: out.Snapshot, Nominated: out.Nominated}
 		if out.Err != nil {
 			jo.Err = errName(out.Err)
 		}
@@ -97,7 +99,7 @@ func ReadHistory(path string) (*History, error) {
 		// by identity, so they go back onto the workload's own.
 		canonOp(&op)
 		bad := []error{canonInfo(jo.Info), canonSnapshot(jo.Snapshot)}
-		for _, p := range jo.Pods {
+		for _, p := range slices.Concat(jo.Pods, jo.Nominated) {
 			bad = append(bad, canonPod(p))
 		}
 		if jo.Popped != nil {
@@ -111,7 +113,7 @@ func ReadHistory(path string) (*History, error) {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
 		in := Input{Op: op, Pods: jo.Pods, Popped: jo.Popped, PoppedGroup: jo.PoppedGroup}
-		out := Output{Info: jo.Info, Group: jo.Group, Cycle: jo.Cycle, Snapshot: jo.Snapshot}
+		out := Output{Info: jo.Info, Group: jo.Group, Cycle: jo.Cycle, Snapshot: jo.Snapshot, Nominated: jo.Nominated}
 		if jo.Err != "" {
 			s, ok := errs[jo.Err]
 			if !ok {

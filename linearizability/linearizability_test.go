@@ -194,7 +194,7 @@ func checkHistoriesIn(t *testing.T, name string, profile spec.Profile, newQueue 
 	undecided := 0
 	for i := range n {
 		w := workload(clients, i, base)
-		w.Profile, w.Gates = profile, true
+		w.Profile, w.Gates, w.Nominations = profile, true, true
 		h, err := record(w, i, newQueue)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
@@ -329,7 +329,7 @@ func TestHistoryRoundTripsThroughJSON(t *testing.T) {
 
 func roundTrip(t *testing.T, p spec.Profile, base uint64) {
 	w := workload(4, 0, base)
-	w.Profile, w.Gates = p, true
+	w.Profile, w.Gates, w.Nominations = p, true, true
 	h, err := lin.Record(w, newImpl)
 	if err != nil {
 		t.Fatal(err)

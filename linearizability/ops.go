@@ -43,6 +43,8 @@ type Output struct {
 	Cycle int64
 	// Snapshot is what Snapshot returned.
 	Snapshot *spec.Snapshot
+	// Nominated is what NominatedPodsForNode returned ("nominated").
+	Nominated []*spec.Pod
 }
 
 // exec performs the operation on q, a queue of profile p, through an

@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"hash/fnv"
 	"html"
+	"maps"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -91,8 +93,7 @@ func (k *podKeys) object(obj any) string {
 }
 
 // stateKey is the model's state as text: equal keys, equal states (the
-// key holds every field Model.Equal compares but the nominator, which no
-// workload operation fills). Pods are listed per place in key order, as
+// key holds every field Model.Equal compares, the nominator included). Pods are listed per place in key order, as
 // Snapshot sorts them.
 func (k *podKeys) stateKey(m *model.Model) string {
 	s := m.Snapshot()
@@ -122,6 +123,18 @@ func (k *podKeys) stateKey(m *model.Model) string {
 	}
 	for _, pl := range s.Places() {
 		pods(pl.Loc.String(), pl.Pods)
+	}
+	// The nominator (R18), as stored: per node, the pod objects in
+	// nomination order.
+	if noms := m.Nominations(); len(noms) > 0 {
+		b.WriteString("|nominated:")
+		for _, node := range slices.Sorted(maps.Keys(noms)) {
+			b.WriteString(node + "=")
+			for _, p := range noms[node] {
+				b.WriteString(k.of(p) + ",")
+			}
+			b.WriteByte(';')
+		}
 	}
 	if g := s.PodGroups; g != nil {
 		// The podgroups profile: the objects, the entities with their

@@ -98,3 +98,16 @@ func (m *Model) NominatedPodsForNode(nodeName string) []*spec.Pod {
 }
 
 var _ spec.Nominator = (*Model)(nil)
+
+// Nominations are the stored nominations: per node, the pod objects as
+// nominated, in nomination order (NominatedPodsForNode lists each as the
+// queue holds it now instead). A state key that must tell apart every
+// two states Equal does (linearizability's) reads them; the slices are
+// copies, the pods shared and read-only.
+func (m *Model) Nominations() map[string][]*spec.Pod {
+	out := make(map[string][]*spec.Pod, len(m.nom.byNode))
+	for node, pods := range m.nom.byNode {
+		out[node] = slices.Clone(pods)
+	}
+	return out
+}
