@@ -351,22 +351,42 @@ func (g *podgroupsProfile) leaveGroup(e *entry, now time.Time) decision {
 // the caller's keep and the PreEnqueue plugins may panic, and the move
 // request is all or nothing (moveRequest). keep selects by members; for
 // the leftover flush (stamp) entities are taken by their own age instead.
-func (g *podgroupsProfile) decide(occ spec.Occurrence, now time.Time, keep func(*entry) bool, stamp bool) []decision {
+func (g *podgroupsProfile) decide(occ spec.Occurrence, now time.Time, keep func(*entry) bool, stamp bool, n *narrowed, named []spec.PodGroupKey) []decision {
 	var out []decision
-	for gp, ents := range g.parked {
-		if gp != "" && !g.cfg.GatingEventMatches(gp, occ.Event) {
-			continue // no group its gate parks is examined
+	consider := func(ent *gentity) {
+		if stamp {
+			if !g.old(ent, now) {
+				return
+			}
+		} else if !slices.ContainsFunc(ent.members, keep) {
+			return
 		}
-		for _, ent := range ents {
-			if stamp {
-				if !g.old(ent, now) {
-					continue
-				}
-			} else if !slices.ContainsFunc(ent.members, keep) {
+		if to := g.strategyPlace(ent, occ, n, now); to != nowhere {
+			out = append(out, g.admitEntity(ent, to))
+		}
+	}
+	if n != nil && !n.AllPods {
+		// G14: only the parked entities of the named members' groups,
+		// each once: in proportion to the named pods, not to the parked
+		// entities.
+		slices.Sort(named)
+		for _, k := range slices.Compact(named) {
+			ent := g.entities[k]
+			if ent == nil || ent.place != inUnschedulablePods {
 				continue
 			}
-			if to := g.strategyPlace(ent, occ, now); to != nowhere {
-				out = append(out, g.admitEntity(ent, to))
+			if gp := ent.params.GatingPlugin; gp != "" && !g.cfg.GatingEventMatches(gp, occ.Event) {
+				continue
+			}
+			consider(ent)
+		}
+	} else {
+		for gp, ents := range g.parked {
+			if gp != "" && !g.cfg.GatingEventMatches(gp, occ.Event) {
+				continue // no group its gate parks is examined
+			}
+			for _, ent := range ents {
+				consider(ent)
 			}
 		}
 	}
@@ -377,8 +397,9 @@ func (g *podgroupsProfile) decide(occ spec.Occurrence, now time.Time, keep func(
 }
 
 // strategyPlace is where G10's strategy for occ sends ent (nowhere: it
-// stays).
-func (g *podgroupsProfile) strategyPlace(ent *gentity, occ spec.Occurrence, now time.Time) place {
+// stays), each member asking only the rejectors n allows (R22, G14; nil:
+// every rejector).
+func (g *podgroupsProfile) strategyPlace(ent *gentity, occ spec.Occurrence, n *narrowed, now time.Time) place {
 	// G13 (spec.Config.GatedEntityStrategy): a gated entity's members
 	// without rejectors are skipped, unless no member is gated any more.
 	skipping := g.cfg.PodGroupsV138 && ent.params.Gated()
@@ -392,7 +413,7 @@ func (g *podgroupsProfile) strategyPlace(ent *gentity, occ spec.Occurrence, now 
 			skipped = true
 			continue
 		}
-		best = max(best, g.podStrategy(&m.info, occ))
+		best = max(best, g.narrowedStrategy(&m.info, occ, n))
 	}
 	if skipping && !sawGated && skipped {
 		best = max(best, spec.StrategyAfterBackoff)
@@ -488,7 +509,7 @@ func (g *podgroupsProfile) updated(e *entry, oldPod, newPod *spec.Pod, change *s
 		return decision{}
 	}
 	for _, ev := range updateEvents(oldPod, newPod, change) {
-		if to := g.strategyPlace(ent, spec.Occurrence{Event: ev, Old: oldPod, New: newPod}, now); to != nowhere {
+		if to := g.strategyPlace(ent, spec.Occurrence{Event: ev, Old: oldPod, New: newPod}, nil, now); to != nowhere {
 			return g.admitEntity(ent, to)
 		}
 	}

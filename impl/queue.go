@@ -595,6 +595,7 @@ func (q *PriorityQueue) moveRequest(occ spec.Occurrence, now time.Time, keep fun
 			choices = append(choices, choice{e, g, m})
 		}
 	}
+	var named []spec.PodGroupKey // G14: the groups of the named members
 	if n != nil && !n.AllPods {
 		// R21: only the named pods, found by key: the request costs in
 		// proportion to them, not to unschedulablePods. In key order, so
@@ -603,6 +604,10 @@ func (q *PriorityQueue) moveRequest(occ spec.Occurrence, now time.Time, keep fun
 		for _, k := range n.Candidates() {
 			ns, name, _ := strings.Cut(string(k), "/")
 			e := q.pods.findKey(keyHash(ns, name), ns, name)
+			if e != nil && q.groups != nil && e.info.Pod.Group != "" {
+				named = append(named, e.info.Pod.GroupKey())
+				continue
+			}
 			if e == nil || e.loc != inUnschedulablePods {
 				continue
 			}
@@ -625,12 +630,12 @@ func (q *PriorityQueue) moveRequest(occ spec.Occurrence, now time.Time, keep fun
 		})
 	}
 	q.scratch = choices
-	if n != nil {
-		n.trim()
-	}
 	var groups []decision
 	if q.groups != nil {
-		groups = q.groups.decide(occ, now, keep, stamp) // G10, reading only
+		groups = q.groups.decide(occ, now, keep, stamp, n, named) // G10, G14, reading only
+	}
+	if n != nil {
+		n.trim()
 	}
 	q.metrics.event = occ.Event
 	for i := range choices {

@@ -451,8 +451,9 @@ func (g *podgroups) deleted(m *Model, r record) {
 }
 
 // entityStrategy is G10 (and G13 for a gated entity): the most urgent
-// strategy of group k's members.
-func (m *Model) entityStrategy(k spec.PodGroupKey, occ spec.Occurrence) spec.Strategy {
+// strategy of group k's members, each asking only the rejectors n allows
+// (R22, G14; nil: every rejector).
+func (m *Model) entityStrategy(k spec.PodGroupKey, occ spec.Occurrence, n *spec.Narrowing) spec.Strategy {
 	var infos []*spec.QueuedPodInfo
 	for _, key := range m.members(k) {
 		r := m.pods[key]
@@ -460,7 +461,7 @@ func (m *Model) entityStrategy(k spec.PodGroupKey, occ spec.Occurrence) spec.Str
 	}
 	e := m.groups().entities[k]
 	return m.cfg.GatedEntityStrategy(e.params.Gated(), infos,
-		func(info *spec.QueuedPodInfo) spec.Strategy { return m.cfg.PodStrategy(info, occ) })
+		func(info *spec.QueuedPodInfo) spec.Strategy { return m.cfg.MoveStrategy(info, occ, n) })
 }
 
 // placeByStrategy requeues a parked entity by its strategy (G10).
@@ -478,11 +479,13 @@ func (m *Model) placeByStrategy(k spec.PodGroupKey, s spec.Strategy) {
 }
 
 // move (D2) is R4h over entities (G10): the entities with a listed member
-// are evaluated as a whole, the pods alone as the hints profile does.
+// are evaluated as a whole, those of a named pod only when the request is
+// narrowed (G14), the pods alone as the hints profile does.
 func (g *podgroups) move(m *Model, keys []spec.PodKey, occ spec.Occurrence) {
 	if !m.cfg.IsEventOfInterestHints(occ.Event) {
 		return
 	}
+	n := m.cfg.PreQueueingNarrowing(occ)
 	var alone []spec.PodKey
 	groups := map[spec.PodGroupKey]bool{}
 	for _, k := range keys {
@@ -494,15 +497,28 @@ func (g *podgroups) move(m *Model, keys []spec.PodKey, occ spec.Occurrence) {
 	}
 	for _, k := range slices.Sorted(maps.Keys(groups)) {
 		e, ok := g.entities[k]
-		if !ok || e.place != spec.InUnschedulablePods {
+		if !ok || e.place != spec.InUnschedulablePods || !m.namesGroup(n, k) {
 			continue
 		}
 		if e.params.Gated() && !m.cfg.GatingEventMatches(e.params.GatingPlugin, occ.Event) {
 			continue
 		}
-		m.placeByStrategy(k, m.entityStrategy(k, occ))
+		m.placeByStrategy(k, m.entityStrategy(k, occ, n))
 	}
 	g.hints.move(m, alone, occ)
+}
+
+// namesGroup is G14: whether a request narrowed as n evaluates group k's
+// parked entity. Not narrowed: yes; narrowed: when some plugin named a pod
+// the queue holds as a member of k.
+func (m *Model) namesGroup(n *spec.Narrowing, k spec.PodGroupKey) bool {
+	if n == nil || n.AllPods {
+		return true
+	}
+	return slices.ContainsFunc(n.Candidates(), func(key spec.PodKey) bool {
+		r, ok := m.pods[key]
+		return ok && r.info.Pod.GroupKey() == k
+	})
 }
 
 func (g *podgroups) assignedPodAdded(m *Model, pod *spec.Pod) {
@@ -551,7 +567,7 @@ func (g *podgroups) updateUnschedulable(m *Model, key spec.PodKey, oldPod, newPo
 		return
 	}
 	for _, ev := range change.Events {
-		m.placeByStrategy(k, m.entityStrategy(k, spec.Occurrence{Event: ev, Old: oldPod, New: newPod}))
+		m.placeByStrategy(k, m.entityStrategy(k, spec.Occurrence{Event: ev, Old: oldPod, New: newPod}, nil))
 		if g.entities[k].place != spec.InUnschedulablePods {
 			return
 		}

@@ -317,8 +317,11 @@ func ParseConfig(args []datadriven.CmdArg) (ConfigChange, error) {
 	if c.GroupsV138 && c.Profile != spec.ProfilePodGroups {
 		return c, fmt.Errorf("config: groups=v1.38 is for the podgroups profile (v1.38's group rules); the %v profile has no groups", c.Profile)
 	}
-	if c.PreQueueing && c.Profile != spec.ProfileHints {
-		return c, fmt.Errorf("config: prequeue=on is for the hints profile (v1.38's default there); the %v profile does not have it", c.Profile)
+	switch {
+	case c.PreQueueing && c.Profile == spec.ProfilePodGroups && !c.GroupsV138:
+		return c, fmt.Errorf("config: prequeue=on in the podgroups profile needs groups=v1.38 (G14: v1.38 has both)")
+	case c.PreQueueing && !c.Profile.HasHints():
+		return c, fmt.Errorf("config: prequeue=on is for the hints and podgroups profiles (v1.38's default there); the %v profile does not have it", c.Profile)
 	}
 	if c.ZoneHint && !c.Profile.HasHints() {
 		return c, fmt.Errorf("config: zone-hint=on is for the hints profile; the classic profile has no queueing hints")

@@ -24,7 +24,8 @@ type Drawing struct {
 	// Configs are the configs a run draws from (DrawConfig).
 	Configs []ConfigChange
 	// PreQueueing: half the runs draw their config with prequeue=on
-	// (v1.38's pre-queueing hints, R20-R22; hints profile only). The
+	// (v1.38's pre-queueing hints, R20-R22; in the podgroups profile G14,
+	// only in the runs with groups=v1.38). The
 	// standard pre-queueing hints answer what the event's object says
 	// (WakesLabel), so which plugins narrow, and to which pods, is the
 	// node objects' and assigned pods' labels the swarm keeps: a node
@@ -120,7 +121,8 @@ func (d *Drawing) DrawConfig(c Chooser) ConfigChange {
 	if d.GroupsV138 && c.Choose(2, "groups=v1.38") == 1 {
 		cc.GroupsV138 = true
 	}
-	if d.PreQueueing && c.Choose(2, "prequeue") == 1 {
+	// Pre-queueing over groups (G14) is v1.38's, with its group rules.
+	if d.PreQueueing && (cc.Profile != spec.ProfilePodGroups || cc.GroupsV138) && c.Choose(2, "prequeue") == 1 {
 		cc.PreQueueing = true
 		if len(d.PreQueueingRegisters) > 0 {
 			cc.AddRegister = Pick(c, "prequeue registrations", d.PreQueueingRegisters)
@@ -376,7 +378,10 @@ var Drawings = map[spec.Profile]*Drawing{
 		},
 		Names: genNames, Priorities: genPriority, Labels: genHintsLabels,
 		GroupsV138: true,
-		Groups:     []string{"g1", "g2"}, GroupPriorities: []int32{0, 5, -1},
+		// With v1.38's group rules, pre-queueing hints in half the runs
+		// (G14), named by the nodes' WakesLabel as in the hints profile.
+		PreQueueing: true, Nodes: genHintsNodes,
+		Groups: []string{"g1", "g2"}, GroupPriorities: []int32{0, 5, -1},
 		BadInput: true,
 		Plugins:  HintsPlugins, Pending: HintsPlugins,
 		Events: genHintsEvents, ActivateMax: 1,

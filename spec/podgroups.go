@@ -32,6 +32,8 @@ const (
 	// PreEnqueue of an entity and refine G10's strategy of a gated one.
 	G12FirstGated Rule = "G12 PreEnqueue over a group stops at its first refused member"
 	G13GatedSkips Rule = "G13 a gated group's strategy skips its members without rejectors"
+	// G14 is v1.38's with Config.PreQueueing too: R20-R22 over groups.
+	G14GroupNarrowing Rule = "G14 pre-queueing hints over groups"
 )
 
 // MemberOrder is the order in which v1.38 asks a group's members (G12):
@@ -461,6 +463,24 @@ func GroupOrderInfo(g *PodGroup, p *EntityParams) QueuedPodInfo {
 // pending plugin, unless no member is gated any more
 // (Config.GatedEntityStrategy).
 //
+// G14 pre-queueing hints over groups (Config.PreQueueing, which the
+// podgroups profile takes only with PodGroupsV138: v1.38 has both by
+// default, and either without the other is no release's queue). A move
+// request's narrowing (R20) chooses parked entities as R21 chooses parked
+// pods: a narrowed request evaluates a parked entity only when some plugin
+// named a pod of its group that the queue holds (a member queued, in
+// flight or waiting), once however many of its pods were named; every
+// other parked entity is left as it is. A request that is not narrowed
+// evaluates every parked entity (G10). In an evaluated entity each member
+// asks a narrowed plugin only if that plugin named it (R22,
+// Config.MoveStrategy), so a member nobody named answers QueueSkip for the
+// narrowed plugins; a member without rejectors answers after backoff,
+// named or not, unless G13 skips it (Config.GatedEntityStrategy). Upstream finds a
+// named pod's group through its pod informer, so there a named pod the
+// queue no longer holds (a bound member) selects its group's entity too;
+// the contract knows a pod's group only while it holds the pod, and such
+// a name selects nothing.
+//
 // CompositePodGroup is beta in v1.38 but its gate is off by default, even
 // with GenericWorkload on: the setting, like v1.37.2's rules, covers
 // groups of one level (see below).
@@ -474,7 +494,7 @@ func GroupOrderInfo(g *PodGroup, p *EntityParams) QueuedPodInfo {
 // (it gives up on a cycle), which a contract would have to fix first. A
 // one-level group is the root of itself, so every rule here is the
 // composite rule restricted to trees of height one. Also out: pods whose
-// resize is deferred (queued alone upstream), PreQueueingHints, the
+// resize is deferred (queued alone upstream), the
 // metrics of groups (R14 counts pods), and the nominator's view of members
 // (R18 holds for them as for any pod).
 //

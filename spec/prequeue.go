@@ -214,8 +214,8 @@ func (c Config) MoveStrategy(info *QueuedPodInfo, occ Occurrence, n *Narrowing) 
 func (c Config) validatePreQueueing() []error {
 	var errs []error
 	switch {
-	case c.PreQueueing && c.Profile == ProfilePodGroups:
-		errs = append(errs, fmt.Errorf("PreQueueing is set in the podgroups profile, which does not have it yet: v1.38 changes the group rules with it (D8)"))
+	case c.PreQueueing && c.Profile == ProfilePodGroups && !c.PodGroupsV138:
+		errs = append(errs, fmt.Errorf("PreQueueing is set in the podgroups profile without PodGroupsV138: pre-queueing hints over groups (G14) are v1.38's, which has v1.38's group rules too (G12, G13); set both or neither"))
 	case c.PreQueueing && !c.Profile.HasHints():
 		errs = append(errs, fmt.Errorf("PreQueueing is set but the profile is %v, which has no queueing hints", c.Profile))
 	}

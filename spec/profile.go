@@ -58,11 +58,11 @@ import "fmt"
 //     of a pod's rejectors it asks. Classic: every parked pod, every
 //     rejector (R4). Hints: the same with Config.PreQueueing off (v1.37.2);
 //     with it on (v1.38) the pre-queueing hints choose (R20-R22). Podgroups:
-//     every parked pod and entity; Validate refuses PreQueueing there for
-//     now, because v1.38 changes the group rules in the same release
-//     (PreEnqueue over a group, a gated group losing its gated member) and
-//     a podgroups profile with v1.38's narrowing but v1.37.2's group rules
-//     would be no release's queue. D8 is a pure function
+//     the same, with the named pods choosing entities by their groups
+//     (G14); Validate takes PreQueueing there only with PodGroupsV138,
+//     because v1.38 changes the group rules in the same release (G12,
+//     G13) and a podgroups profile with v1.38's narrowing but v1.37.2's
+//     group rules would be no release's queue. D8 is a pure function
 //     of the config and the occurrence, answered in spec
 //     (Config.PreQueueingNarrowing, Narrowing.Evaluates, Config.MoveStrategy).
 type Profile int

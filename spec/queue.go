@@ -260,6 +260,13 @@ type PreEnqueueCheck func(pod *Pod) bool
 // replays it through its queueing hints alone (R3h): pre-queueing hints
 // choose among parked pods, never among pods in flight.
 //
+// In the podgroups profile the setting comes with v1.38's group rules
+// (Config.PodGroupsV138): G12, PreEnqueue over a group stops at its first
+// refused member in MemberOrder; G13, a gated group's strategy skips its
+// members without rejectors unless none is gated; G14, a narrowed request
+// evaluates a parked group only if it named one of the group's pods, each
+// member asking only the plugins that named it. PodGroupQueue states them.
+//
 // Their invariant is I8 (prequeue_invariants.go): pre-queueing hints only
 // leave pods parked, and only where one was unsound (left out a pod its own
 // queueing hint requeues); the contract allows that, as upstream does, and
