@@ -430,6 +430,11 @@ func (g groupTarget) MoveAllToActiveOrBackoffQueueWithObjects(occ spec.Occurrenc
 	if err := occ.Validate(); err != nil {
 		return err
 	}
+	if g.cfg.PreQueueing {
+		// G14: the pre-queueing hints read the event's node objects, as
+		// in the hints profile.
+		return objectTarget(g).MoveAllToActiveOrBackoffQueueWithObjects(occ, pre)
+	}
 	if occ.OldObject != nil || occ.NewObject != nil {
 		return errNoCallerObjects
 	}
