@@ -745,3 +745,37 @@ func readReport(t *testing.T, file string) Report {
 	}
 	return r
 }
+
+// A queue of the hints profiles only (a gang scheduler's, say) refuses the
+// classic config: the preflight checks its adapter in the first profile
+// it accepts instead of stopping there, and a target that refuses every
+// profile fails the preflight saying so.
+func TestPreflightRunsInAProfileTheTargetAccepts(t *testing.T) {
+	only := func(p spec.Profile) NewTarget {
+		return func(t testing.TB, cfg spec.Config, start time.Time) Target {
+			if cfg.Profile != p {
+				t.Fatal(fmt.Errorf("%w: this queue has only the %v profile", spec.ErrInvalidConfig, p))
+			}
+			return newModelT(t, cfg, start)
+		}
+	}
+	for _, p := range []spec.Profile{spec.ProfileHints, spec.ProfilePodGroups} {
+		rec := &recordTB{TB: t}
+		done := make(chan struct{})
+		go func() { defer close(done); Preflight(rec, only(p)) }()
+		if <-done; rec.Failed() {
+			t.Errorf("the preflight of a queue of the %v profile only failed:\n%s", p, rec)
+		}
+	}
+	none := func(t testing.TB, cfg spec.Config, start time.Time) Target {
+		t.Fatal(fmt.Errorf("%w: this queue has no profile", spec.ErrInvalidConfig))
+		return nil
+	}
+	rec := &recordTB{TB: t}
+	done := make(chan struct{})
+	go func() { defer close(done); Preflight(rec, none) }()
+	<-done
+	if !rec.Failed() || !strings.Contains(rec.String(), "the target refuses the config of every profile") {
+		t.Errorf("the preflight of a queue that refuses every profile: want a failure saying so, got:\n%s", rec)
+	}
+}

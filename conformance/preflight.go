@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"testing"
@@ -34,9 +35,29 @@ var preflightOps = []string{
 // fails; it returns the target's profile.
 func Preflight(t testing.TB, newTarget NewTarget) TargetInfo {
 	t.Helper()
-	cfg := schedqtest.Config()
 	start := schedqtest.Start
-	target := newTarget(t, cfg, start)
+	// The preflight runs in the first profile the target accepts, so that
+	// a queue of the hints or podgroups profile only (a gang scheduler's)
+	// is checked too rather than stopped at its refusal of the classic
+	// config.
+	var target Target
+	var refusals []string
+	for _, p := range []spec.Profile{spec.ProfileClassic, spec.ProfileHints, spec.ProfilePodGroups} {
+		cfg := schedqtest.Config()
+		if p != spec.ProfileClassic {
+			cfg = schedqtest.HintsConfig()
+			cfg.Profile = p
+		}
+		tg, na := constructTarget(t, newTarget, cfg, start)
+		if tg != nil {
+			target = tg
+			break
+		}
+		refusals = append(refusals, na)
+	}
+	if target == nil {
+		t.Fatalf("adapter mistake: the target refuses the config of every profile:\n%s", strings.Join(refusals, "\n"))
+	}
 	defer target.Close()
 	info := target.Info()
 	if info.Name == "" {
