@@ -130,11 +130,13 @@ var brokenModes = []struct {
 	mode    string
 	profile spec.Profile // the profile the peer is wrong in; the other one it passes
 	want    []string     // in the failure output
+	python  bool         // the Python peer's --broken=MODE (pythonPeer), not cmd/schedq-peer's
 }{
-	{"no-shortcut", spec.ProfileClassic, []string{"R3", "I3"}},
-	{"ignore-done", spec.ProfileClassic, []string{"R12"}},
-	{"ignore-hints", spec.ProfileHints, []string{"R16", "R4h"}},
-	{"split-group", spec.ProfilePodGroups, []string{"G3", "IG2"}},
+	{"no-shortcut", spec.ProfileClassic, []string{"R3", "I3"}, false},
+	{"ignore-done", spec.ProfileClassic, []string{"R12"}, false},
+	{"ignore-hints", spec.ProfileHints, []string{"R16", "R4h"}, false},
+	{"split-group", spec.ProfilePodGroups, []string{"G3", "IG2"}, false},
+	{"split-group", spec.ProfilePodGroups, []string{"G3", "IG2"}, true},
 }
 
 // brokenOptions are the suite's options against a peer broken in profile
@@ -170,8 +172,12 @@ func TestSuiteOnBrokenPeer(t *testing.T) {
 		t.Skip("the child of TestBrokenPeerIsCaught; runs only there")
 	}
 	for _, b := range brokenModes {
-		if b.mode == mode {
+		if b.mode == mode && !b.python {
 			conformance.Run(t, remote.NewTarget([]string{peerBin, "-broken=" + mode}), brokenOptions(b.profile))
+			return
+		}
+		if python, ok := strings.CutPrefix(mode, "python-"); ok && b.python && b.mode == python {
+			conformance.Run(t, remote.NewTarget(append(pythonPeer(t), "--broken="+python)), brokenOptions(b.profile))
 			return
 		}
 	}
@@ -184,7 +190,14 @@ func TestSuiteOnBrokenPeer(t *testing.T) {
 // scenarios of the profile the peer is wrong in fail.
 func TestBrokenPeerIsCaught(t *testing.T) {
 	for _, tc := range brokenModes {
-		t.Run(tc.mode, func(t *testing.T) {
+		name := tc.mode
+		if tc.python {
+			name = "python-" + tc.mode
+		}
+		t.Run(name, func(t *testing.T) {
+			if tc.python {
+				pythonPeer(t) // skips where the Python peer does not run
+			}
 			t.Parallel()
 			// -rapid.nofailfile: the expected failure must not leave a
 			// file in testdata; a short shrink keeps the test quick (the failure,
@@ -198,7 +211,7 @@ func TestBrokenPeerIsCaught(t *testing.T) {
 					env = append(env, e)
 				}
 			}
-			cmd.Env = append(env, envBrokenMode+"="+tc.mode, envPeerBin+"="+peerBin)
+			cmd.Env = append(env, envBrokenMode+"="+name, envPeerBin+"="+peerBin)
 			out, err := cmd.CombinedOutput()
 			var exit *exec.ExitError
 			if !errors.As(err, &exit) {

@@ -168,9 +168,12 @@ func steps(upstream []string) []*step {
 			count: countConformance,
 		},
 		{
-			name:  "conformance over the protocol (cmd/schedq-peer)",
+			// The reference peer, and the Python peer of
+			// conformance/remote/testdata/pypeer (skipped, saying so,
+			// without python3).
+			name:  "conformance over the protocol (cmd/schedq-peer, the Python peer)",
 			cmd:   "go test -json -race -count=1 -timeout 60m ./conformance/remote/ -rapid.checks=300",
-			env:   []string{"SCHEDQ_CONFORMANCE_RESULTS=${VERIFY_TMP}/results", "SCHEDQ_REMOTE_PEER_RACE=1"},
+			env:   []string{"SCHEDQ_CONFORMANCE_RESULTS=${VERIFY_TMP}/results", "SCHEDQ_REMOTE_PEER_RACE=1", "SCHEDQ_REMOTE_PYTHON_PEER=1"},
 			count: countConformance,
 		},
 		{
