@@ -6,7 +6,8 @@
 // standard input and writes responses on its standard output, one JSON
 // object per line. The Go side is the driver: NewTarget(cmd) is a
 // conformance.NewTarget that starts the peer once per target (each scenario
-// and each random run gets a fresh process) and implements
+// and each random run gets a fresh process, or, from a peer that claims
+// reset, a fresh queue in a process kept between them) and implements
 // conformance.Target by sending requests:
 //
 //	func TestMyQueue(t *testing.T) {
@@ -21,7 +22,9 @@
 //
 // cmd/schedq-peer is the reference peer (schedq's implementation served
 // over the protocol; Serve is its protocol loop, reusable by any queue
-// written in Go). The rest of this comment is the protocol, precise enough
+// written in Go). testdata/pypeer/peer.py is a peer in Python, standard
+// library only, of the hints and podgroups profiles, written from this
+// comment: what a queue author in another language writes. The rest of this comment is the protocol, precise enough
 // to write a peer without reading Go.
 //
 // The protocol speaks the three profiles of the contract (spec.Profile):
@@ -71,6 +74,19 @@
 // driver closes the peer's stdin at the end of the test and fails the test
 // if the peer exits with another status; it kills a peer still running
 // ten seconds later.
+//
+// A peer may instead serve more than one queue, one after the other, by
+// claiming "reset":true in its init response. At the end of the test the
+// driver then sends {"id":N,"op":"reset"}: the peer closes the queue,
+// answers its waiting pops with "closed", then answers the reset, and is
+// back where it started: the next request is an init, with a new config
+// and clock, for a queue that remembers nothing of the last one. The
+// driver keeps such a process for the next queue of the same command (the
+// next scenario, random run or shrinking step) instead of starting one per
+// queue, and closes its stdin only when the test binary exits. Claiming
+// reset is how a peer whose start is slow (an interpreter, a JVM) gets its
+// first failure shrunk in seconds rather than minutes; a peer that does
+// not claim it gets a process per queue.
 //
 // # Requests
 //
@@ -123,7 +139,7 @@
 //	{"id":1,"profile":{"name":"my-queue","description":"...","blocking":true,
 //	  "observes":{"moveRequestCycle":true,"podInfo":true,"closed":true,
 //	              "inFlightEvents":true,"hintCounts":true},
-//	  "silentNoOps":false,"nominator":true}}
+//	  "silentNoOps":false,"nominator":true,"reset":true}}
 //
 // or an error (e.g. code "invalidConfig"), after which the peer serves
 // nothing but may be sent init again. A second init after a successful one,
@@ -139,7 +155,8 @@
 // hint fields of each pod (with "podInfo"); in the hints profile the
 // invariants are checked only on a peer that claims both. "nominator"
 // claims the two nominator requests (R18); without it the suite reports
-// the nominator scenarios n/a. The same profile answers both profiles'
+// the nominator scenarios n/a. "reset" claims the reset request (see
+// "Order and concurrency"). The same profile answers both profiles'
 // configs (in the classic profile the in-flight list and the hint fields
 // are simply empty).
 //
@@ -160,6 +177,7 @@
 //	assignedPodUpdated  oldPod, newPod, event     error                    AssignedPodUpdated (R11)
 //	done                uid                       error                    Done (R12)
 //	close               -                         -                        Close (R13); idempotent
+//	reset               -                         -                        ends the queue; the next request is init (a peer claiming "reset")
 //	schedulingCycle     -                         cycle                    SchedulingCycle
 //	snapshot            -                         snapshot                 Snapshot
 //	step                nanoseconds               -                        moves the fake clock forward
@@ -384,11 +402,10 @@
 //	FlakyHint     queueing hint: always fails (so the queue acts as on
 //	              Queue).
 //	NodeZoneHint  queueing hint: fails unless the occurrence carries a node
-//	              object (the wire carries none: it always fails, so the
-//	              queue acts as on Queue); with one, Queue if the pod has no
-//	              label "zone" or the node's "zone" equals it, else
-//	              QueueSkip. Only scenarios with "config zone-hint=on"
-//	              (Fit's Node/Add) use it.
+//	              object as its newObject ("type":"node"); with one, Queue
+//	              if the pod has no label "zone" or the node's label "zone"
+//	              equals it, else QueueSkip. Only scenarios with "config
+//	              zone-hint=on" (Fit's Node/Add) use it.
 //	GateAdmits    PreEnqueue: admits the pod unless its label "gated" is
 //	              "yes".
 //	HoldAdmits    PreEnqueue: admits the pod unless its label "hold" is

@@ -119,7 +119,11 @@ type Peer struct {
 	profile conformance.TargetInfo
 	// nominator: the peer claimed the nominator requests.
 	nominator bool
-	codec     *Codec // the caller's objects that crossed (driver side)
+	// resets: the peer claimed reset; Stop hands its process to the next
+	// queue of the same command (idle) rather than ending it.
+	resets bool
+	key    string // the command and directory: which queues may reuse the process
+	codec  *Codec // the caller's objects that crossed (driver side)
 
 	wmu   sync.Mutex // serialises request lines
 	stdin io.WriteCloser
@@ -153,13 +157,26 @@ func startIn(cmd []string, dir string, cfg spec.Config, start time.Time) (*Peer,
 	if err != nil {
 		return nil, fmt.Errorf("schedq remote: %w", err)
 	}
+	key := dir + "\x00" + strings.Join(cmd, "\x00")
+	if p := idlePeers.take(key); p != nil {
+		err := p.init(wcfg, start)
+		if err == nil {
+			return p, nil
+		}
+		if !errors.Is(err, ErrProtocol) && p.failed() == nil {
+			idlePeers.put(p) // a refused init leaves the peer waiting for the next (its own error, e.g. invalidConfig)
+		} else {
+			p.stop()
+		}
+		return nil, fmt.Errorf("schedq remote: peer %q: init: %w%s", p.name, err, p.stderrTail())
+	}
 	prog := cmd[0]
 	if dir != "" && strings.ContainsRune(prog, filepath.Separator) && !filepath.IsAbs(prog) {
 		prog = filepath.Join(dir, prog)
 	}
 	c := exec.Command(prog, cmd[1:]...)
 	c.Dir = dir
-	p := &Peer{cmd: c, name: strings.Join(cmd, " "), pending: map[int64]chan Response{}, exited: make(chan struct{}), codec: NewCodec(false)}
+	p := &Peer{cmd: c, name: strings.Join(cmd, " "), key: key, pending: map[int64]chan Response{}, exited: make(chan struct{})}
 	c.Stderr = &p.stderr
 	if p.stdin, err = c.StdinPipe(); err != nil {
 		return nil, err
@@ -172,6 +189,17 @@ func startIn(cmd []string, dir string, cfg spec.Config, start time.Time) (*Peer,
 		return nil, fmt.Errorf("schedq remote: starting the peer %q: %w", p.name, err)
 	}
 	go p.read(stdout)
+	if err := p.init(wcfg, start); err != nil {
+		p.stop()
+		return nil, fmt.Errorf("schedq remote: peer %q: init: %w%s", p.name, err, p.stderrTail())
+	}
+	return p, nil
+}
+
+// init creates the peer's queue: the init request and the checks of its
+// response.
+func (p *Peer) init(wcfg *Config, start time.Time) error {
+	p.codec = NewCodec(false)
 	resp, err := p.call(Request{Op: "init", Config: wcfg, Now: encodeTime(start), Version: Version}, OpTimeout)
 	if err == nil {
 		err = decodeError(resp.Error)
@@ -192,13 +220,63 @@ func startIn(cmd []string, dir string, cfg spec.Config, start time.Time) (*Peer,
 				spec.ErrInvalidConfig, wcfg.GroupRules, resp.Profile.GroupRules, wcfg.GroupRules)
 		}
 	}
+	if err != nil && resp.Error == nil && resp.Profile != nil {
+		// The peer made a queue the driver refuses (its group rules): a
+		// process kept for the next queue must be back before init.
+		if r, rerr := p.call(Request{Op: "reset"}, OpTimeout); !resp.Profile.Reset || rerr != nil || r.Error != nil {
+			p.fail(fmt.Errorf("%w: the peer's queue was refused and the peer cannot reset it", ErrProtocol))
+		}
+	}
 	if err != nil {
-		p.Stop()
-		return nil, fmt.Errorf("schedq remote: peer %q: init: %w%s", p.name, err, p.stderrTail())
+		return err
 	}
 	p.profile = DecodeProfile(resp.Profile)
-	p.nominator = resp.Profile.Nominator
-	return p, nil
+	p.nominator, p.resets = resp.Profile.Nominator, resp.Profile.Reset
+	return nil
+}
+
+// idlePeers are the processes of peers that claimed reset, between two
+// queues. A process stays idle until the next queue of its command takes
+// it, or until the test binary exits, which ends its input.
+var idlePeers = &idle{peers: map[string][]*Peer{}}
+
+// maxIdle bounds the idle processes of one command: as many as the
+// queues a suite has open at once (parallel scenarios), within reason.
+const maxIdle = 8
+
+type idle struct {
+	mu    sync.Mutex
+	peers map[string][]*Peer
+}
+
+// take returns an idle process of key that is still running, or nil.
+func (i *idle) take(key string) *Peer {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	for ps := i.peers[key]; len(ps) > 0; ps = i.peers[key] {
+		p := ps[len(ps)-1]
+		i.peers[key] = ps[:len(ps)-1]
+		select {
+		case <-p.exited:
+			continue // it ended while idle
+		default:
+			return p
+		}
+	}
+	return nil
+}
+
+// put keeps p for the next queue of its command, or ends it when enough
+// are idle.
+func (i *idle) put(p *Peer) {
+	i.mu.Lock()
+	if len(i.peers[p.key]) < maxIdle {
+		i.peers[p.key] = append(i.peers[p.key], p)
+		i.mu.Unlock()
+		return
+	}
+	i.mu.Unlock()
+	p.stop()
 }
 
 // read dispatches response lines until the peer's stdout ends.
@@ -315,11 +393,28 @@ func (p *Peer) stderrTail() string {
 	return ""
 }
 
-// Stop closes the peer's stdin, which ends it, and waits for it to exit (at
-// most 10 seconds, then kills it). It returns an error if the peer did not
-// exit cleanly. Stop does not close the queue first: the peer does that on
-// its own when its input ends.
+// Stop ends the peer's queue. A peer that claimed reset gets a reset and
+// its process waits for the next queue of the same command (NewTarget,
+// Start): shrinking a failure of the random runs plays hundreds of short
+// queues, and a process start for each was most of a process peer's time.
+// Any other peer (or one that fails the reset) has its stdin closed, which
+// ends it, and Stop waits for it to exit (at most 10 seconds, then kills
+// it), returning an error if it did not exit cleanly. Stop does not close
+// the queue first: the peer does that on its own when its input ends.
 func (p *Peer) Stop() error {
+	if p.resets && p.failed() == nil {
+		// The peer answers every waiting pop (closed) before reset, so
+		// nothing of this queue is left in flight on the wire.
+		if r, err := p.call(Request{Op: "reset"}, OpTimeout); err == nil && r.Error == nil {
+			idlePeers.put(p)
+			return nil
+		}
+	}
+	return p.stop()
+}
+
+// stop ends the peer's process: the end of its input, then its exit.
+func (p *Peer) stop() error {
 	p.wmu.Lock()
 	p.stdin.Close()
 	p.wmu.Unlock()

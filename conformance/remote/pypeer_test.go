@@ -64,7 +64,9 @@ func TestPythonPeerPassesTheSuite(t *testing.T) {
 	ran := map[string]int{}
 	for _, r := range report.Results {
 		if r.Outcome == conformance.NotApplicable {
-			if !strings.Contains(r.Detail, "pre-queueing setting") && conformance.ProfileOf(r) != spec.ProfileClassic {
+			// The Python peer has v1.38's group rules (G12, G13) not yet:
+			// it confirms none, and the driver refuses them for it.
+			if !strings.Contains(r.Detail, "pre-queueing setting") && !strings.Contains(r.Detail, "group rules") && conformance.ProfileOf(r) != spec.ProfileClassic {
 				t.Errorf("%s was n/a for the Python peer: %s", r.Scenario, r.Detail)
 			}
 			continue

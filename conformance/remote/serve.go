@@ -134,6 +134,7 @@ func (s *server) handle(req Request) {
 			if cfg.PodGroupsV138 {
 				resp.Profile.GroupRules = groupRulesV138
 			}
+			resp.Profile.Reset = true
 		}
 		s.reply(resp)
 		return
@@ -145,6 +146,13 @@ func (s *server) handle(req Request) {
 	}
 	q := s.q
 	switch req.Op {
+	case "reset":
+		// The queue ends as at the end of the input (its waiting pops
+		// answered closed, before this response); the next request is a
+		// new init.
+		q.Close()
+		s.pops.Wait()
+		s.q = nil
 	case "add":
 		resp.Error = encodeError(q.Add(s.codec.DecodePod(req.Pod)))
 	case "pop", "popEntity":

@@ -231,6 +231,9 @@ type Profile struct {
 	// refuses the setting on it (spec.ErrInvalidConfig, n/a) instead of
 	// checking v1.38's rules on a queue that ignored them.
 	GroupRules string `json:"groupRules,omitempty"`
+	// Reset says the peer serves reset: the driver then keeps its process
+	// for the next queue instead of starting one per queue.
+	Reset bool `json:"reset,omitempty"`
 }
 
 // Observes is conformance.Observes on the wire.
