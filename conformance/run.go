@@ -45,8 +45,8 @@ type Result struct {
 	// Profile is the contract profile (spec.Profile) the scenario is
 	// written for: "classic" or "hints".
 	Profile string `json:"profile,omitempty"`
-	// Observed is, for a known difference, how it showed: the step, its
-	// operation and each differing field (model / target).
+	// Observed is, for a failure or a known difference, how it showed:
+	// the step, its operation and each differing field (model / target).
 	Observed string `json:"observed,omitempty"`
 	// Kind and Finding are the declaration's triage, for a known or stale
 	// difference (KnownDifference.Kind, .Finding).
@@ -429,6 +429,7 @@ func runFile(t testing.TB, newTarget NewTarget, f ScenarioFile, own KnownDiffere
 			t.Logf("known difference of %s: %s\n  source: %s\n  observed: %s", info.Name, known.Reason, known.Source, d.failureReport())
 		case d.failed:
 			res.Outcome, res.Detail = Fail, firstLine(strings.SplitN(d.failure, "\n", 2)[1])
+			res.Observed = strings.TrimSpace(d.failure) // the branch report's first differing observation
 			t.Errorf("scenario %s (rules %s) fails on %s (model = the reference, target = %s):\n%s",
 				f.Name, strings.Join(d.sc.Rules, " "), info.Name, info.Name, d.failureReport())
 		case known != nil && known.Intermittent:

@@ -352,12 +352,24 @@ func Compare(baseDir, branchDir, base, k8s string) (report string, differs bool,
 			if ok && w.Kind != "" {
 				prev += " (" + string(w.Kind) + idText(w.Finding) + ")"
 			}
-			l := fmt.Sprintf("- `%s`: %s on %s, **%s** on the branch", r.Scenario, prev, base, r.Outcome)
+			outcome, detail := string(r.Outcome), r.Detail
+			if r.Outcome == conformance.Known && (!ok || w.Outcome == conformance.Pass) {
+				// A failure the branch causes matches a difference declared
+				// for the base release's target, but the base behaves as
+				// the reference: the declaration's reason is not this
+				// failure's. It is the branch's failure.
+				outcome = string(conformance.Fail)
+				detail = "the branch causes this difference; it matches the known difference declared for the target (" + r.Detail + "), which does not show on " + base
+			}
+			l := fmt.Sprintf("- `%s`: %s on %s, **%s** on the branch", r.Scenario, prev, base, outcome)
 			if ok && w.Kind == conformance.KindBug && w.Outcome == conformance.Known && r.Outcome == conformance.Stale {
 				l += ": the branch fixes this bug"
 			}
-			if r.Detail != "" {
-				l += "\n\n  ```\n  " + strings.ReplaceAll(strings.TrimSpace(r.Detail), "\n", "\n  ") + "\n  ```\n"
+			if obs := firstObservation(r.Observed); obs != "" {
+				l += "\n\n  first differing observation (model = schedq's reference, target = the branch):\n\n  ```\n  " + strings.ReplaceAll(obs, "\n", "\n  ") + "\n  ```\n"
+			}
+			if detail != "" {
+				l += "\n\n  ```\n  " + strings.ReplaceAll(strings.TrimSpace(detail), "\n", "\n  ") + "\n  ```\n"
 			}
 			lines = append(lines, l)
 		}
@@ -389,6 +401,13 @@ func Compare(baseDir, branchDir, base, k8s string) (report string, differs bool,
 				lines = append(lines, fmt.Sprintf("- wake-up %s: %s on %s, %s on the branch", w.Check, wake[w.Check], base, w.Outcome))
 			}
 		}
+		if bl, brl := bs.Linearizability, br.Linearizability; brl != nil && brl.Failures > 0 && (bl == nil || bl.Failures == 0) {
+			l := fmt.Sprintf("- linearizability: %d of %d histories not linearizable on the branch, none on %s", brl.Failures, brl.Histories, base)
+			if brl.Detail != "" {
+				l += "\n\n  ```\n  " + strings.ReplaceAll(strings.TrimSpace(brl.Detail), "\n", "\n  ") + "\n  ```\n"
+			}
+			lines = append(lines, l)
+		}
 		if len(lines) > 0 {
 			differs = true
 			fmt.Fprintf(&b, "## %s (concurrent)\n\n%s\n\n", n, strings.Join(lines, "\n"))
@@ -398,6 +417,25 @@ func Compare(baseDir, branchDir, base, k8s string) (report string, differs bool,
 		b.WriteString("No difference from the base release.\n")
 	}
 	return b.String(), differs, nil
+}
+
+// firstObservation is the decisive part of a failure as the suite recorded
+// it (conformance.Result.Observed): the step and its operation, then the
+// first line that sets the model's observation against the target's.
+func firstObservation(observed string) string {
+	lines := strings.Split(strings.TrimSpace(observed), "\n")
+	if len(lines) == 0 || lines[0] == "" {
+		return ""
+	}
+	for _, l := range lines[1:] {
+		if strings.Contains(l, "model:") || strings.Contains(l, "model ") {
+			return lines[0] + "\n" + strings.TrimSpace(l)
+		}
+	}
+	if len(lines) > 1 {
+		return lines[0] + "\n" + strings.TrimSpace(lines[1])
+	}
+	return lines[0]
 }
 
 // idText is " F01" for a difference the findings catalogue names.

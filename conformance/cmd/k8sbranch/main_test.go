@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/schedq/schedq/conformance"
+	"github.com/schedq/schedq/conformance/concurrent"
 )
 
 // fakeCheckout is a directory shaped like a Kubernetes checkout: the queue's
@@ -137,5 +138,55 @@ func TestBadCheckout(t *testing.T) {
 	if _, err := Main(Config{Kubernetes: t.TempDir(), Base: "v1.35.6", Upstream: "../../upstream"}); err == nil ||
 		!strings.Contains(err.Error(), "not a Kubernetes checkout") {
 		t.Fatalf("Main: %v", err)
+	}
+}
+
+// The branch report gives, for each scenario that differs, the first
+// differing observation (model against target), reports a failure the
+// branch causes as a failure even when it matches a difference declared
+// for the base release's target, and lists a concurrency check that
+// fails on the branch only.
+func TestCompareNamesTheDecisiveLine(t *testing.T) {
+	base, branch := t.TempDir(), t.TempDir()
+	name := "upstream-v1.37.2-queueinghints"
+	const decisive = "inFlightEvents: model: pod:ns/a NodeAdd / target: pod:ns/a"
+	observed := name + ", step 4: move NodeAdd\nR15 broken by R4h MoveAllToActiveOrBackoffQueue: the event is not recorded\n  " + decisive + "\n  unrelated: model: 1 / target: 2"
+	writeReport(t, base, conformance.Report{Target: conformance.TargetInfo{Name: name}, Results: []conformance.Result{
+		{Scenario: "hints/inflight/records-events", Outcome: conformance.Pass},
+		{Scenario: "hints/requeue/race", Outcome: conformance.Pass},
+	}})
+	writeReport(t, branch, conformance.Report{Target: conformance.TargetInfo{Name: name}, Results: []conformance.Result{
+		{Scenario: "hints/inflight/records-events", Outcome: conformance.Fail, Detail: "R15 broken", Observed: observed},
+		{Scenario: "hints/requeue/race", Outcome: conformance.Known, Detail: "the re-queue race", Observed: observed},
+	}})
+	lin := func(failures int) *concurrent.LinearizabilityResult {
+		return &concurrent.LinearizabilityResult{Histories: 200, Failures: failures, Detail: map[bool]string{true: "history 7: Pop returned ns/b twice"}[failures > 0]}
+	}
+	for dir, failures := range map[string]int{base: 0, branch: 3} {
+		b, _ := json.Marshal(concurrent.Report{Target: conformance.TargetInfo{Name: name}, Linearizability: lin(failures)})
+		if err := os.MkdirAll(filepath.Join(dir, concurrent.ReportDir), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		write(t, filepath.Join(dir, concurrent.ReportDir, name+".json"), string(b))
+	}
+	report, differs, err := Compare(base, branch, "v1.37.2", "../kubernetes")
+	if err != nil || !differs {
+		t.Fatalf("Compare: differs=%v err=%v", differs, err)
+	}
+	for _, want := range []string{
+		"`hints/inflight/records-events`: pass on v1.37.2, **fail** on the branch",
+		"first differing observation (model = schedq's reference, target = the branch):",
+		name + ", step 4: move NodeAdd\n  " + decisive,
+		"`hints/requeue/race`: pass on v1.37.2, **fail** on the branch",
+		"the branch causes this difference; it matches the known difference declared for the target (the re-queue race), which does not show on v1.37.2",
+		"linearizability: 3 of 200 histories not linearizable on the branch, none on v1.37.2",
+		"Pop returned ns/b twice",
+	} {
+		if !strings.Contains(report, want) {
+			t.Errorf("the report lacks %q:\n%s", want, report)
+		}
+	}
+	if strings.Contains(report, "unrelated") || strings.Contains(report, "**known difference** on the branch") {
+		t.Errorf("the report shows more than the first differing observation, or files the branch's failure as known:\n%s", report)
 	}
 }
