@@ -80,7 +80,8 @@
 // driver then sends {"id":N,"op":"reset"}: the peer closes the queue,
 // answers its waiting pops with "closed", then answers the reset, and is
 // back where it started: the next request is an init, with a new config
-// and clock, for a queue that remembers nothing of the last one. The
+// and clock, for a queue that remembers nothing of the last one (the
+// driver numbers the refs of caller objects from 1 again). The
 // driver keeps such a process for the next queue of the same command (the
 // next scenario, random run or shrinking step) instead of starting one per
 // queue, and closes its stdin only when the test binary exits. Claiming

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/schedq/schedq/conformance"
 	"github.com/schedq/schedq/conformance/remote"
 	"github.com/schedq/schedq/schedqtest"
 	"github.com/schedq/schedq/spec"
@@ -17,6 +18,7 @@ import (
 // leaves the peer waiting for an init, which makes a new, empty queue.
 func TestServeReset(t *testing.T) {
 	pod := `{"namespace":"ns","name":"a","uid":"uid-a"}`
+	podB := `{"namespace":"ns","name":"b","uid":"uid-b"}`
 	got := serve(t, initLine(1),
 		`{"id":2,"op":"add","pod":`+pod+`}`,
 		`{"id":3,"op":"pop"}`,
@@ -24,6 +26,7 @@ func TestServeReset(t *testing.T) {
 		`{"id":5,"op":"reset"}`,
 		`{"id":6,"op":"snapshot"}`, // no queue
 		initLine(7),
+		`{"id":9,"op":"add","pod":`+podB+`}`,
 		`{"id":8,"op":"snapshot"}`,
 	)
 	if r := got[4]; r.Error == nil || r.Error.Code != "closed" {
@@ -38,8 +41,8 @@ func TestServeReset(t *testing.T) {
 	if r := got[7]; r.Error != nil || r.Profile == nil || !r.Profile.Reset {
 		t.Errorf("the init after a reset: %+v, want a profile claiming reset", r)
 	}
-	if s := got[8].Snapshot; s == nil || len(s.InFlight)+len(s.ActiveQ) != 0 || s.SchedulingCycle != 0 {
-		t.Errorf("the queue after reset and init: %+v, want an empty one", s)
+	if s := got[8].Snapshot; s == nil || len(s.InFlight) != 0 || len(s.ActiveQ) != 1 || s.SchedulingCycle != 0 {
+		t.Errorf("the queue after reset, init and an add: %+v, want ns/b alone", s)
 	}
 }
 
@@ -90,5 +93,33 @@ func TestDriverReusesAPeerThatResets(t *testing.T) {
 				t.Errorf("the peer process started %d times for 4 queues, want %d", n, tc.starts)
 			}
 		})
+	}
+}
+
+// A queue after a reset reads its own caller objects, not the last
+// queue's under the same ref: here the last queue's move carried another
+// node as ref 1, and the node-object scenario, whose move carries its node
+// as ref 1 too, must still see its own node's zone (R19). Serve kept its
+// objects across a reset at first, and the scenario failed.
+func TestAResetPeerForgetsTheLastQueuesObjects(t *testing.T) {
+	if _, err := os.Stat("/bin/sh"); err != nil {
+		t.Skip("no /bin/sh")
+	}
+	script := filepath.Join(t.TempDir(), "peer.sh")
+	if err := os.WriteFile(script, []byte("#!/bin/sh\nexec '"+peerBin+"'\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	newTarget := remote.NewTarget([]string{"/bin/sh", script}) // a command of its own: the process is this test's
+	t.Run("last-queue", func(t *testing.T) {
+		tg := newTarget(t, schedqtest.HintsConfig(), schedqtest.Start)
+		oq := tg.(spec.ObjectQueue)
+		other := &schedqtest.Node{Name: "other", Labels: map[string]string{"zone": "b"}}
+		if err := oq.MoveAllToActiveOrBackoffQueueWithObjects(spec.Occurrence{Event: spec.ClusterEvent{Resource: spec.ResourceNode, ActionType: spec.Add}, NewObject: other}, nil); err != nil {
+			t.Fatal(err)
+		}
+	})
+	res, _ := conformance.RunScenario(t, newTarget, "hints/objects/a-node-object-decides-a-hint")
+	if res.Outcome != conformance.Pass {
+		t.Errorf("the node-object scenario on a reset peer: %s (%s)", res.Outcome, res.Detail)
 	}
 }

@@ -128,7 +128,9 @@ func (s *server) handle(req Request) {
 				resp.Error = encodeError(err)
 				break
 			}
-			s.q, s.cfg = q, cfg
+			// A new queue after a reset shares no caller object with the
+			// last: the driver numbers its refs from 1 again.
+			s.q, s.cfg, s.codec = q, cfg, NewCodec(true)
 			_, nominator := q.(spec.Nominator)
 			resp.Profile, resp.Version = EncodeProfile(q.Info(), nominator), Version
 			if cfg.PodGroupsV138 {
