@@ -421,16 +421,22 @@ func Compare(baseDir, branchDir, base, k8s string) (report string, differs bool,
 
 // firstObservation is the decisive part of a failure as the suite recorded
 // it (conformance.Result.Observed): the step and its operation, then the
-// first line that sets the model's observation against the target's.
+// first lines that set the model's observation against the target's.
 func firstObservation(observed string) string {
 	lines := strings.Split(strings.TrimSpace(observed), "\n")
 	if len(lines) == 0 || lines[0] == "" {
 		return ""
 	}
-	for _, l := range lines[1:] {
-		if strings.Contains(l, "model:") || strings.Contains(l, "model ") {
-			return lines[0] + "\n" + strings.TrimSpace(l)
+	for i, l := range lines[1:] {
+		if !strings.Contains(l, "model:") {
+			continue
 		}
+		out := lines[0] + "\n" + strings.TrimSpace(l)
+		// The suite sets the target's line under the model's.
+		if i+2 < len(lines) && strings.Contains(lines[i+2], "target:") && !strings.Contains(l, "target:") {
+			out += "\n" + strings.TrimSpace(lines[i+2])
+		}
+		return out
 	}
 	if len(lines) > 1 {
 		return lines[0] + "\n" + strings.TrimSpace(lines[1])

@@ -149,8 +149,10 @@ func TestBadCheckout(t *testing.T) {
 func TestCompareNamesTheDecisiveLine(t *testing.T) {
 	base, branch := t.TempDir(), t.TempDir()
 	name := "upstream-v1.37.2-queueinghints"
-	const decisive = "inFlightEvents: model: pod:ns/a NodeAdd / target: pod:ns/a"
-	observed := name + ", step 4: move NodeAdd\nR15 broken by R4h MoveAllToActiveOrBackoffQueue: the event is not recorded\n  " + decisive + "\n  unrelated: model: 1 / target: 2"
+	// As the suite records a failure: the step, the rule, then each
+	// differing observation, the model's line above the target's.
+	const decisive = "model:  inFlightEvents: pod:ns/a NodeAdd\n  target: inFlightEvents: pod:ns/a"
+	observed := name + ", step 4: move NodeAdd\nR4h MoveAllToActiveOrBackoffQueue left a different state\n  " + decisive + "\n  model:  unrelated: 1\n  target: unrelated: 2"
 	writeReport(t, base, conformance.Report{Target: conformance.TargetInfo{Name: name}, Results: []conformance.Result{
 		{Scenario: "hints/inflight/records-events", Outcome: conformance.Pass},
 		{Scenario: "hints/requeue/race", Outcome: conformance.Pass},
