@@ -1,7 +1,6 @@
 package conformance
 
 import (
-	"cmp"
 	"slices"
 	"strings"
 
@@ -213,15 +212,5 @@ func upstreamMemberOrder(s *spec.Snapshot, k spec.EntityKey) bool {
 	for i, m := range e.Members {
 		_, infos[i] = s.Find(m)
 	}
-	return slices.IsSortedFunc(infos, func(a, b spec.QueuedPodInfo) int {
-		switch {
-		case a.Pod.Priority != b.Pod.Priority:
-			return cmp.Compare(b.Pod.Priority, a.Pod.Priority)
-		case a.Attempts != b.Attempts:
-			return cmp.Compare(b.Attempts, a.Attempts)
-		case !a.Timestamp.Equal(b.Timestamp):
-			return a.Timestamp.Compare(b.Timestamp)
-		}
-		return strings.Compare(a.Pod.Name, b.Pod.Name)
-	})
+	return slices.IsSortedFunc(infos, func(a, b spec.QueuedPodInfo) int { return spec.MemberOrder(&a, &b) })
 }

@@ -1,7 +1,6 @@
 package remote_test
 
 import (
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -53,14 +52,7 @@ func TestPythonPeerPassesTheSuite(t *testing.T) {
 		SkipDifferentialIn: map[spec.Profile]string{
 			spec.ProfileClassic: "the Python peer implements the hints and podgroups profiles only"},
 	})
-	b, err := os.ReadFile(filepath.Join(dir, "python-podgroups-peer.json"))
-	if err != nil {
-		t.Fatalf("the run's report: %v", err)
-	}
-	var report conformance.Report
-	if err := json.Unmarshal(b, &report); err != nil {
-		t.Fatal(err)
-	}
+	report := readReport(t, filepath.Join(dir, "python-podgroups-peer.json"))
 	ran := map[string]int{}
 	for _, r := range report.Results {
 		if r.Outcome == conformance.NotApplicable {

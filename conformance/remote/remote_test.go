@@ -99,14 +99,7 @@ func TestPeerPassesTheSuite(t *testing.T) {
 	// is a round trip, a third of them checks the protocol's words in
 	// make test, and make verify gives -rapid.checks=300 (the flag wins).
 	conformance.Run(t, remote.NewTarget([]string{peerBin}), conformance.Options{ResultsDir: dir, Checks: conformance.DefaultChecks / 3})
-	b, err := os.ReadFile(filepath.Join(dir, peerProfileName+".json"))
-	if err != nil {
-		t.Fatalf("the run's report: %v", err)
-	}
-	var report conformance.Report
-	if err := json.Unmarshal(b, &report); err != nil {
-		t.Fatal(err)
-	}
+	report := readReport(t, filepath.Join(dir, peerProfileName+".json"))
 	ran := map[string]int{}
 	for _, r := range report.Results {
 		// The protocol has no words for pre-queueing hints yet
@@ -807,4 +800,18 @@ func configRoundTrip(t *testing.T, cfg spec.Config) spec.Config {
 		t.Fatal(err)
 	}
 	return got
+}
+
+// readReport reads the report conformance.Run wrote for a target.
+func readReport(t *testing.T, path string) conformance.Report {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("the run's report: %v", err)
+	}
+	var report conformance.Report
+	if err := json.Unmarshal(b, &report); err != nil {
+		t.Fatal(err)
+	}
+	return report
 }
