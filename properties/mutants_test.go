@@ -73,7 +73,11 @@ type mutant struct {
 	desc string
 	// pkg and tags, for a row that a test of another package catches in a
 	// build of its own: the package (default ./properties/) and its build
-	// tags. The control runs that test unpatched with the same tags.
+	// tags. The control runs that test unpatched with the same tags, and
+	// checks that it selects a subtest at its pattern's depth: go test
+	// anchors each level of -run at both ends, so "TestImpl$/podgroups/G14"
+	// selects no scenario named G14-... and its mutant would survive a run
+	// that checked nothing.
 	pkg, tags string
 }
 
@@ -136,7 +140,7 @@ var mutants = []mutant{
 	// these two is not measured yet.
 	{
 		name: "pg138-narrowed-move-evaluates-every-group",
-		test: "TestImpl$/podgroups/G14", pkg: "./conformance/",
+		test: "TestImpl$/podgroups/G14-.*", pkg: "./conformance/",
 		file: "impl/podgroups.go",
 		old:  "\tif n != nil && !n.AllPods {\n\t\t// G14: only the parked entities",
 		new:  "\tif false && n != nil && !n.AllPods {\n\t\t// G14: only the parked entities",
@@ -144,7 +148,7 @@ var mutants = []mutant{
 	},
 	{
 		name: "pg138-member-asks-a-plugin-that-did-not-name-it",
-		test: "TestImpl$/podgroups/G14", pkg: "./conformance/",
+		test: "TestImpl$/podgroups/G14-.*", pkg: "./conformance/",
 		file: "impl/podgroups.go",
 		old:  "best = max(best, g.narrowedStrategy(&m.info, occ, n))",
 		new:  "best = max(best, g.narrowedStrategy(&m.info, occ, nil))",
@@ -710,9 +714,9 @@ func TestMutantsAreCaught(t *testing.T) {
 		t.Skip("-short: builds and runs TestStateMachine once per mutant")
 	}
 	root, patched := patchMutants(t)
-	run := func(t *testing.T, m mutant, overlay map[string]string) (string, bool) {
+	run := func(t *testing.T, m mutant, overlay map[string]string, flags ...string) (string, bool) {
 		if m.pkg != "" {
-			return overlaytest.Run(t, root, m.pkg, m.test, overlay, nil, "-tags="+m.tags)
+			return overlaytest.Run(t, root, m.pkg, m.test, overlay, nil, append([]string{"-tags=" + m.tags}, flags...)...)
 		}
 		return runOverlay(t, root, m.test, overlay, mutantFlags...)
 	}
@@ -726,6 +730,14 @@ func TestMutantsAreCaught(t *testing.T) {
 		if out, failed := run(t, perturbedConcurrent, nil); failed {
 			t.Fatalf("%s of %s -tags %s fails on the unpatched implementation:\n%s", perturbedConcurrent.test,
 				perturbedConcurrent.pkg, perturbedConcurrent.tags, out)
+		}
+		for _, m := range mutants {
+			if m.pkg == "" {
+				continue
+			}
+			if out, failed := run(t, mutant{test: m.test, pkg: m.pkg, tags: m.tags}, nil, "-v"); failed || !selectsAtDepth(out, m.test) {
+				t.Fatalf("mutant %s: %s of %s selects no test at its pattern's depth or fails unpatched (failed=%v):\n%s", m.name, m.test, m.pkg, failed, out)
+			}
 		}
 	})
 	if t.Failed() {
@@ -818,6 +830,19 @@ func runOverlay(t *testing.T, root, test string, overlay map[string]string, flag
 		test = "TestStateMachine"
 	}
 	return overlaytest.Run(t, root, "./properties/", test, overlay, []string{subjectEnv + "="}, flags...)
+}
+
+// selectsAtDepth reports whether go test -v output shows a test that
+// passed at the depth of the -run pattern test (its '/'-separated levels).
+func selectsAtDepth(out, test string) bool {
+	depth := strings.Count(test, "/") + 1
+	for _, line := range strings.Split(out, "\n") {
+		name, ok := strings.CutPrefix(strings.TrimSpace(line), "--- PASS: ")
+		if f := strings.Fields(name); ok && len(f) > 0 && strings.Count(f[0], "/")+1 >= depth {
+			return true
+		}
+	}
+	return false
 }
 
 // buildFailure returns the compiler's complaint if the run failed to build.
@@ -930,4 +955,18 @@ func TestBoundaryMutantsAtCICount(t *testing.T) {
 		}
 	}
 	t.Log("\n" + b.String())
+}
+
+// TestSelectsAtDepth: the control's check that a row's pattern selects a
+// test at its depth, fed the output of the pattern that once selected no
+// G14 scenario (only the random runs' parent at depth 2 passed).
+func TestSelectsAtDepth(t *testing.T) {
+	old := "--- PASS: TestImpl (0.05s)\n    --- PASS: TestImpl/differential-podgroups (0.00s)\nPASS\n"
+	if selectsAtDepth(old, "TestImpl$/podgroups/G14") {
+		t.Error("a run that selected no scenario at depth 3 counted as selecting one")
+	}
+	fixed := old + "    --- PASS: TestImpl/podgroups/G14-v138-a-narrowed-move (0.00s)\n"
+	if !selectsAtDepth(fixed, "TestImpl$/podgroups/G14-.*") {
+		t.Error("a run that selected a scenario at depth 3 did not count")
+	}
 }
