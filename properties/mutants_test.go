@@ -196,7 +196,12 @@ var mutants = []mutant{
 	},
 	{
 		name: "pg-success-keeps-counts",
-		test: podgroupsMachine,
+		// The podgroups state machine needs a rejected group popped again
+		// and then scheduled: at 10,000 checks it caught this row in one of
+		// two fresh-clone runs of make verify (2026-11-28), so the row is
+		// held by the scenario that plays that sequence, and the gap stays
+		// the generator's to close.
+		test: "TestImpl$/podgroups/G5-success-.*", pkg: "./conformance/",
 		file: "impl/podgroups.go",
 		old:  "\t\tent.params.UnschedulableCount, ent.params.ConsecutiveErrorsCount = 0, 0\n",
 		new:  "",
