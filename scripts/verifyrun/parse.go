@@ -493,8 +493,6 @@ func countConformance(r *run) []string {
 			line += "; no scenario ran on " + strings.Join(uniq(none), ", ")
 		}
 		out = append(out, line)
-	} else {
-		out = append(out, "scenarios: none ran on "+strings.Join(uniq(none), ", "))
 	}
 	out = append(out, preflight)
 
@@ -534,6 +532,11 @@ func countConformance(r *run) []string {
 	}
 	if o := otherTests(res, roots); o != "" {
 		out = append(out, o)
+	}
+	if len(scenarios) == 0 {
+		// A step of random runs only: what ran leads; the preflight and the
+		// line saying no scenario ran come last, not first.
+		out = append(out[1:], out[0], "scenarios: none ran on "+strings.Join(uniq(none), ", "))
 	}
 	return out
 }

@@ -566,3 +566,26 @@ func TestCountPerturbed(t *testing.T) {
 		t.Errorf("countPerturbed = %q, want %q", got, want)
 	}
 }
+
+// A step of random runs only leads with what ran, not with the scenarios
+// that did not (make verify's 3,000-check step once read "scenarios: none
+// ran on schedq-model, upstream-v1.37.2" on its line and nothing else).
+func TestCountConformanceRandomOnlyLeadsWithWhatRan(t *testing.T) {
+	evs := []string{
+		`{"Action":"run","Package":"p","Test":"TestModel"}`,
+		`{"Action":"run","Package":"p","Test":"TestModel/differential-hints"}`,
+		`{"Action":"run","Package":"p","Test":"TestModel/differential-hints/random"}`,
+		`{"Action":"output","Package":"p","Test":"TestModel/differential-hints/random","Output":"    [rapid] OK, passed 3000 tests (2s)\n"}`,
+		`{"Action":"pass","Package":"p","Test":"TestModel/differential-hints/random"}`,
+		`{"Action":"pass","Package":"p","Test":"TestModel/differential-hints"}`,
+		`{"Action":"output","Package":"p","Test":"TestModel","Output":"    model_test.go:44: conformance schedq-model: preflight not run (filtered by -run); 0 of 155 scenarios ran\n"}`,
+		`{"Action":"pass","Package":"p","Test":"TestModel"}`,
+	}
+	got := countConformance(newRun(t, []byte(strings.Join(evs, "\n")+"\n")))
+	if len(got) == 0 || strings.HasPrefix(got[0], "scenarios: none ran") {
+		t.Fatalf("the summary leads with what did not run: %q", got)
+	}
+	if last := got[len(got)-1]; !strings.HasPrefix(last, "scenarios: none ran") {
+		t.Errorf("no line says no scenario ran: %q", got)
+	}
+}
