@@ -294,11 +294,16 @@ bench_rounds = args=; for r in $$rels; do $(upstream_vars); v=v$$r; \
 	    echo "round $$i of $(BENCHCOUNT), $$v: -test.bench '$$bench' -test.count 1 >> $$dir/$$v.txt (load $$(cut -d' ' -f1-3 /proc/loadavg))" >&2; \
 	    (cd $(UPSTREAM_DIR) && $$dir/$$v.test -test.run '^$$' -test.bench "$$bench" -test.benchmem -test.count 1 -test.timeout 0) >> $$dir/$$v.txt || { cat $$dir/$$v.txt; exit 1; }; \
 	  done; done; rm -f $$dir/*.test
-bench-compare:
-	@dir=$${BENCH_DIR:-$$(mktemp -d)}; mkdir -p $$dir; rels="$(BENCH_RELEASES)"; bench='$(BENCH)'; \
+# bench_compare runs the workloads matching $(2) on schedq and on each
+# release of $(1) in BENCHCOUNT interleaved rounds (bench_rounds), then
+# benchstat's table (benchtable) and where the raw output is.
+bench_compare = @dir=$${BENCH_DIR:-$$(mktemp -d)}; mkdir -p $$dir; rels="$(1)"; bench='$(2)'; \
 	  $(bench_rounds); \
 	  $(GO) run ./internal/workload/cmd/benchtable $$args; \
 	  echo "raw output: $$dir (machine: $$(nproc) CPUs, $$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); load at the end $$(cut -d' ' -f1-3 /proc/loadavg))"
+
+bench-compare:
+	$(call bench_compare,$(BENCH_RELEASES),$(BENCH))
 
 # The pod-group workloads (conformance/upstream/podgroups_bench_test.go):
 # schedq's implementation in the podgroups profile against v1.37.2 with
@@ -306,10 +311,7 @@ bench-compare:
 # of their own (bench-compare's first release, v1.33, has none), in
 # BENCHCOUNT rounds as bench-compare.
 bench-compare-podgroups:
-	@dir=$${BENCH_DIR:-$$(mktemp -d)}; mkdir -p $$dir; rels=137; bench=PodGroup; \
-	  $(bench_rounds); \
-	  $(GO) run ./internal/workload/cmd/benchtable $$args; \
-	  echo "raw output: $$dir (machine: $$(nproc) CPUs, $$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); load at the end $$(cut -d' ' -f1-3 /proc/loadavg))"
+	$(call bench_compare,137,PodGroup)
 
 # The move requests narrowed by a pre-queueing hint (workload
 # NarrowedMoves): schedq's hints profile with pre-queueing hints against
@@ -318,10 +320,7 @@ bench-compare-podgroups:
 # BENCHCOUNT rounds as bench-compare.
 PREQUEUE_RELEASES ?= 138
 bench-compare-prequeue:
-	@dir=$${BENCH_DIR:-$$(mktemp -d)}; mkdir -p $$dir; rels="$(PREQUEUE_RELEASES)"; bench=NarrowedMoves; \
-	  $(bench_rounds); \
-	  $(GO) run ./internal/workload/cmd/benchtable $$args; \
-	  echo "raw output: $$dir (machine: $$(nproc) CPUs, $$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); load at the end $$(cut -d' ' -f1-3 /proc/loadavg))"
+	$(call bench_compare,$(PREQUEUE_RELEASES),NarrowedMoves)
 
 # The real kube-scheduler on upstream's queue and on schedq's, at
 # scheduler_perf's size (realsched/, docs/realsched.md), for each of

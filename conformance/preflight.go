@@ -43,12 +43,7 @@ func Preflight(t testing.TB, newTarget NewTarget) TargetInfo {
 	var target Target
 	var refusals []string
 	for _, p := range []spec.Profile{spec.ProfileClassic, spec.ProfileHints, spec.ProfilePodGroups} {
-		cfg := schedqtest.Config()
-		if p != spec.ProfileClassic {
-			cfg = schedqtest.HintsConfig()
-			cfg.Profile = p
-		}
-		tg, na := constructTarget(t, newTarget, cfg, start)
+		tg, na := constructTarget(t, newTarget, schedqtest.ConfigFor(p), start)
 		if tg != nil {
 			target = tg
 			break
