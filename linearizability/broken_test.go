@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"maps"
 	"regexp"
 	"runtime"
 	"slices"
@@ -344,12 +345,23 @@ func TestDetectionRate(t *testing.T) {
 // round-trips: printed (schedqtest.FormatScenario), parsed back
 // (schedqtest.ParseScenario) and replayed on the model, its prefix runs
 // and its last operation gives something other than what the queue gave:
-// the failure, reproduced without concurrency.
+// the failure, reproduced without concurrency. The scenario is run as
+// `schedq run` runs it, under the config its own config line builds: in
+// the hints profiles that line must declare the registry the history ran
+// on, which is not those profiles' standard one. (The broken queue,
+// lockedq, has no pod groups: the podgroups profile prints its config the
+// same way as the hints profile.)
 func TestFailingHistoryPrintsAScenarioThatReplays(t *testing.T) {
+	for _, p := range []spec.Profile{spec.ProfileClassic, spec.ProfileHints} {
+		t.Run(p.String(), func(t *testing.T) { printsAScenarioThatReplays(t, p) })
+	}
+}
+
+func printsAScenarioThatReplays(t *testing.T, profile spec.Profile) {
 	base := baseSeed(t)
 	for try := range 20 {
 		var st stats
-		caught, _, h, res := catch(t, newLockedModel(lockedq.PeekThenPop|lockedq.Yield), spec.ProfileClassic, *brokenRuns, base+uint64(try)<<32, &st)
+		caught, _, h, res := catch(t, newLockedModel(lockedq.PeekThenPop|lockedq.Yield), profile, *brokenRuns, base+uint64(try)<<32, &st)
 		if caught == 0 {
 			t.Fatal("the broken queue was not caught")
 		}
@@ -368,7 +380,10 @@ func TestFailingHistoryPrintsAScenarioThatReplays(t *testing.T) {
 		if err != nil {
 			t.Fatalf("the printed scenario does not parse: %v\n%s", err, text)
 		}
-		run, err := schedqtest.NewModelRun(sc.Config.Apply(schedqtest.Config()), schedqtest.Start)
+		if d := configDiff(h.Config, sc.Config.Build()); d != "" {
+			t.Fatalf("the printed scenario's config line builds another config than the history ran with: %s\n%s", d, text)
+		}
+		run, err := schedqtest.NewModelRun(sc.Config.Build(), schedqtest.Start)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -403,12 +418,37 @@ func TestFailingHistoryPrintsAScenarioThatReplays(t *testing.T) {
 	t.Fatal("20 caught histories and none with a single operation to blame")
 }
 
+// configDiff says how the config a scenario's config line builds differs
+// from the config a history ran with, in what a move request and a
+// PreEnqueue check read: the profile, durations, registrations, which
+// registrations have a queueing hint, and the PreEnqueue plugins'
+// names. (Hints and plugins are functions; the standard ones are named
+// by the config line, so their keys stand for them.)
+func configDiff(ran, built spec.Config) string {
+	keys := func(c spec.Config) string {
+		hints := slices.SortedFunc(maps.Keys(c.QueueingHints), func(a, b spec.HintKey) int {
+			return strings.Compare(a.Plugin+schedqtest.EventName(a.Event), b.Plugin+schedqtest.EventName(b.Event))
+		})
+		var hs []string
+		for _, k := range hints {
+			hs = append(hs, k.Plugin+":"+schedqtest.EventName(k.Event))
+		}
+		return fmt.Sprintf("profile %v, backoff %v..%v, leftover %v, registry %v, hints %v, PreEnqueue %v",
+			c.Profile, c.PodInitialBackoffDuration, c.PodMaxBackoffDuration, c.PodMaxInUnschedulablePodsDuration,
+			c.PluginEvents, hs, slices.Sorted(maps.Keys(c.PreEnqueuePlugins)))
+	}
+	if a, b := keys(ran), keys(built); a != b {
+		return fmt.Sprintf("ran with %s; the scenario builds %s", a, b)
+	}
+	return ""
+}
+
 // firstDivergence replays the witness's prefix on the model directly and
 // the printed scenario on a model run side by side, and says where their
 // states first differ: the operation the printing got wrong.
 func firstDivergence(h *lin.History, w lin.Witness, sc schedqtest.Scenario) string {
 	m := h.Model().Init().(*lin.State).Model
-	run, err := schedqtest.NewModelRun(sc.Config.Apply(schedqtest.Config()), schedqtest.Start)
+	run, err := schedqtest.NewModelRun(sc.Config.Build(), schedqtest.Start)
 	if err != nil {
 		return err.Error()
 	}

@@ -37,11 +37,7 @@ func gatePlugins(p spec.Profile) (spec.PreEnqueuePlugins, []map[string]string) {
 // the PreEnqueue plugins of Gates. A saved history comes back with them
 // (ReadHistory), as with the hints, which do not marshal either.
 func (w Workload) config() spec.Config {
-	cfg := ConfigFor(w.Profile)
-	if w.Gates && w.Profile != spec.ProfilePodGroups {
-		cfg.PreEnqueuePlugins, _ = gatePlugins(w.Profile)
-	}
-	return cfg
+	return configChange(w.Profile, w.Gates && w.Profile != spec.ProfilePodGroups).Build()
 }
 
 // gateLabels are the labels the PreEnqueue plugins of the run refuse (nil

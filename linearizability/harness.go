@@ -108,9 +108,8 @@ var events = []spec.ClusterEvent{
 func Config() spec.Config { return ConfigFor(spec.ProfileClassic) }
 
 // ConfigFor is Config in profile p, on the registry every suite uses
-// (schedqtest.Registry), so that a failing history printed as a scenario
-// replays under the same registry. In the hints profile one registration
-// has a queueing hint, which reads the caller's objects (R19):
+// (schedqtest.Registry). In the hints profile one registration has a
+// queueing hint, which reads the caller's objects (R19):
 // NodeResourcesFit's for NodeAdd is schedqtest.NodeZoneHint, Queue for a
 // pod whose zone label the event's node has (or that has none), QueueSkip
 // for a pod of another zone, an error (Queue) for an event without a node.
@@ -119,14 +118,36 @@ func Config() spec.Config { return ConfigFor(spec.ProfileClassic) }
 // history saved as JSON keeps the config without its hints and
 // PreEnqueue plugins, functions of the workload (ReadHistory). The podgroups
 // profile is the hints profile with pod groups: the same hint.
-func ConfigFor(p spec.Profile) spec.Config {
-	cfg := schedqtest.Config()
-	cfg.PodMaxInUnschedulablePodsDuration = 15 * time.Second
-	cfg.Profile = p
-	if p != spec.ProfileClassic {
-		cfg.QueueingHints = spec.QueueingHints{{Plugin: pluginFit, Event: schedqtest.NodeAdd}: schedqtest.NodeZoneHint}
+func ConfigFor(p spec.Profile) spec.Config { return configChange(p, false).Build() }
+
+// configChange is the recording's config in the scenario language:
+// ConfigFor builds it, and a failing history's witness prints it
+// (Witness.Scenario), so that the printed scenario replays under the
+// registry, hints and PreEnqueue plugins the history ran with. The hints
+// profiles declare schedqtest.Registry (register=, the ":zone" hint on
+// NodeResourcesFit's NodeAdd), which their standard registry is not;
+// gates adds Gates' PreEnqueue plugins (gatePlugins).
+func configChange(p spec.Profile, gates bool) schedqtest.ConfigChange {
+	c := schedqtest.ConfigChange{Profile: p, Leftover: 15 * time.Second}
+	if !p.HasHints() {
+		c.Gates = gates
+		return c
 	}
-	return cfg
+	var regs []string
+	for _, pl := range slices.Sorted(maps.Keys(schedqtest.Registry)) {
+		for _, ev := range schedqtest.Registry[pl] {
+			r := pl + ":" + schedqtest.EventName(ev)
+			if pl == pluginFit && ev == schedqtest.NodeAdd {
+				r += ":zone"
+			}
+			regs = append(regs, r)
+		}
+	}
+	c.Register = strings.Join(regs, ",")
+	if gates {
+		c.PreEnqueue = schedqtest.PluginHold + ":hold=yes" // schedqtest.HoldAdmits
+	}
+	return c
 }
 
 // pluginFit is schedqtest.Registry's plugin that registered NodeAdd.

@@ -92,7 +92,6 @@ func (w Witness) Scenario(name string, cfg spec.Config) string {
 // ScenarioOps is the witness as a schedqtest.Scenario (without the
 // model's output): what Scenario formats.
 func (w Witness) ScenarioOps(name string, cfg spec.Config) schedqtest.Scenario {
-	def := schedqtest.Config()
 	sc := schedqtest.Scenario{Name: name, Comment: []string{
 		"linearizability: " + name,
 		"The sequential witness of a concurrent history that is not linearizable: the longest prefix the",
@@ -100,12 +99,12 @@ func (w Witness) ScenarioOps(name string, cfg spec.Config) schedqtest.Scenario {
 		fmt.Sprintf("The last operation (client %d) returned %s in the queue; the model rejects that: %s",
 			w.Next.ClientId, outcome(w.Next.Output.(Output)), strings.ReplaceAll(w.Why, "\n", " ")),
 	}}
-	// The profile decides what "pop" is (PopEntity in the podgroups
-	// profile) and what the state prints.
-	sc.Config.Profile = cfg.Profile
-	// A classic workload with Gates has gates=on's PreEnqueue plugins
-	// (the hints profile's scenarios have Hold always).
-	sc.Config.Gates = cfg.Profile == spec.ProfileClassic && len(cfg.PreEnqueuePlugins) > 0
+	// The config the history ran with (configChange: the profile decides
+	// what "pop" is and what the state prints; the registry, hints and
+	// PreEnqueue plugins what a move does), its durations as the
+	// history's config has them.
+	sc.Config = configChange(cfg.Profile, len(cfg.PreEnqueuePlugins) > 0)
+	def := sc.Config.Build()
 	if cfg.PodInitialBackoffDuration != def.PodInitialBackoffDuration {
 		sc.Config.InitialBackoff = cfg.PodInitialBackoffDuration
 	}

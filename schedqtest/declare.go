@@ -20,14 +20,18 @@ import (
 //
 // register= lists registrations plugin:event, with the event as the
 // language names it (ParseEvent); ":skip" makes the registration's
-// queueing hint answer QueueSkip (SkipHint), and without it the
-// registration has no hint, which answers Queue (R16). The declaration
+// queueing hint answer QueueSkip (SkipHint), ":zone" makes it
+// NodeZoneHint (which reads the event's node object), and without either
+// the registration has no hint, which answers Queue (R16). The declaration
 // replaces the profile's registry, its hints and its PreEnqueue plugins:
 // the scenario's plugins are exactly those declared. preenqueue= lists
 // PreEnqueue plugins plugin:key=value, each refusing the pods labelled
 // key=value (R17); given alone it replaces only the PreEnqueue plugins.
-// Hints are constant answers here, as in the specs: a hint reading the pod
-// or the event's objects is one of the standard set's Go functions.
+// Hints are constant answers here, as in the specs, but for ":zone": a
+// hint reading the pod or the event's objects is one of the standard
+// set's Go functions, and ":zone" names the one that linearizability's
+// workloads run with, so that their failing histories print as scenarios
+// that replay under the registry they ran on.
 //
 // add-register= lists registrations in the same form that the profile's
 // own plugins (ProfilePlugins) add to its registry, which keeps its hints
@@ -44,7 +48,7 @@ func SkipHint(*spec.Pod, spec.Occurrence) (spec.QueueingHint, error) { return sp
 type declaration struct {
 	plugin string
 	event  spec.ClusterEvent // register=
-	skip   bool              // register=, ":skip"
+	hint   string            // register=: "", "skip" or "zone"
 	label  [2]string         // preenqueue=, key and value
 }
 
@@ -69,7 +73,7 @@ func parseDeclaration(key, v string) (declaration, error) {
 	plugin, rest, ok := strings.Cut(v, ":")
 	if !ok || plugin == "" || rest == "" || strings.ContainsAny(plugin, " =") {
 		if key == "register" {
-			return declaration{}, fmt.Errorf("register: %q: want plugin:event or plugin:event:skip", v)
+			return declaration{}, fmt.Errorf("register: %q: want plugin:event, plugin:event:skip or plugin:event:zone", v)
 		}
 		return declaration{}, fmt.Errorf("preenqueue: %q: want plugin:key=value", v)
 	}
@@ -82,8 +86,10 @@ func parseDeclaration(key, v string) (declaration, error) {
 		d.label = [2]string{k, val}
 		return d, nil
 	}
-	if ev, ok := strings.CutSuffix(rest, ":skip"); ok {
-		rest, d.skip = ev, true
+	for _, h := range []string{"skip", "zone"} {
+		if ev, ok := strings.CutSuffix(rest, ":"+h); ok {
+			rest, d.hint = ev, h
+		}
 	}
 	e, err := ParseEvent(rest)
 	if err != nil {
@@ -98,8 +104,8 @@ func (d declaration) String(key string) string {
 		return d.plugin + ":" + d.label[0] + "=" + d.label[1]
 	}
 	s := d.plugin + ":" + EventName(d.event)
-	if d.skip {
-		s += ":skip"
+	if d.hint != "" {
+		s += ":" + d.hint
 	}
 	return s
 }
@@ -116,8 +122,10 @@ func declarations(key, canonical string) []declaration {
 
 // checkDeclared rejects declarations the profile cannot take.
 func (c ConfigChange) checkDeclared() error {
-	if c.Register != "" && c.Profile != spec.ProfileHints && strings.Contains(c.Register, ":skip") {
-		return fmt.Errorf("config: register=(...:skip) is for the hints profile; the classic profile has no queueing hints")
+	for _, d := range declarations("register", c.Register) {
+		if d.hint != "" && !c.Profile.HasHints() {
+			return fmt.Errorf("config: register=(...:%s) is for a profile with queueing hints; the %v profile has none", d.hint, c.Profile)
+		}
 	}
 	if c.Register != "" && c.ZoneHint {
 		return fmt.Errorf("config: zone-hint=on adds a hint to the standard registry, which register=(...) replaces: declare the registrations instead")
@@ -130,8 +138,8 @@ func (c ConfigChange) checkDeclared() error {
 		if !slices.Contains(known, d.plugin) {
 			return fmt.Errorf("config: add-register=(%s): %q is not a registered plugin of the %v profile (%s)", c.AddRegister, d.plugin, c.Profile, strings.Join(known, ", "))
 		}
-		if d.skip && !c.Profile.HasHints() {
-			return fmt.Errorf("config: add-register=(...:skip) is for a profile with queueing hints; the %v profile has none", c.Profile)
+		if d.hint != "" && !c.Profile.HasHints() {
+			return fmt.Errorf("config: add-register=(...:%s) is for a profile with queueing hints; the %v profile has none", d.hint, c.Profile)
 		}
 	}
 	if c.PreEnqueue != "" && c.Gates {
@@ -152,12 +160,7 @@ func (c ConfigChange) applyDeclared(cfg spec.Config) spec.Config {
 		cfg.PluginEvents, cfg.QueueingHints = regs, maps.Clone(cfg.QueueingHints)
 		for _, d := range declarations("register", c.AddRegister) {
 			regs[d.plugin] = append(regs[d.plugin], d.event)
-			if d.skip {
-				if cfg.QueueingHints == nil {
-					cfg.QueueingHints = spec.QueueingHints{}
-				}
-				cfg.QueueingHints[spec.HintKey{Plugin: d.plugin, Event: d.event}] = SkipHint
-			}
+			cfg.QueueingHints = d.addHint(cfg.QueueingHints)
 		}
 	}
 	if c.Register != "" {
@@ -166,12 +169,7 @@ func (c ConfigChange) applyDeclared(cfg spec.Config) spec.Config {
 		cfg.PreEnqueuePlugins = nil
 		for _, d := range declarations("register", c.Register) {
 			cfg.PluginEvents[d.plugin] = append(cfg.PluginEvents[d.plugin], d.event)
-			if d.skip {
-				if cfg.QueueingHints == nil {
-					cfg.QueueingHints = spec.QueueingHints{}
-				}
-				cfg.QueueingHints[spec.HintKey{Plugin: d.plugin, Event: d.event}] = SkipHint
-			}
+			cfg.QueueingHints = d.addHint(cfg.QueueingHints)
 		}
 	}
 	if c.PreEnqueue != "" {
@@ -215,4 +213,23 @@ func (c ConfigChange) declaredPlugins() []string {
 	}
 	slices.Sort(names)
 	return slices.Compact(names)
+}
+
+// addHint returns hints with the declared registration's hint, if it has
+// one.
+func (d declaration) addHint(hints spec.QueueingHints) spec.QueueingHints {
+	var fn spec.QueueingHintFn
+	switch d.hint {
+	case "skip":
+		fn = SkipHint
+	case "zone":
+		fn = NodeZoneHint
+	default:
+		return hints
+	}
+	if hints == nil {
+		hints = spec.QueueingHints{}
+	}
+	hints[spec.HintKey{Plugin: d.plugin, Event: d.event}] = fn
+	return hints
 }

@@ -49,6 +49,20 @@ func TestDeclaredRegistry(t *testing.T) {
 	if h, _ := cfg.QueueingHints[spec.HintKey{Plugin: "P2", Event: NodeAdd}](&spec.Pod{}, spec.Occurrence{}); h != spec.HintSkip {
 		t.Errorf("the :skip hint answers %v", h)
 	}
+	// ":zone" is NodeZoneHint: QueueSkip for a pod of another zone than
+	// the event's node, Queue for one of the same zone.
+	zoned := buildConfigLine(t, "config profile=podgroups register=(P1:NodeAdd:zone)")
+	zone := zoned.QueueingHints[spec.HintKey{Plugin: "P1", Event: NodeAdd}]
+	node := spec.Occurrence{NewObject: &Node{Name: "n", Labels: map[string]string{"zone": "a"}}}
+	if zone == nil {
+		t.Fatalf("QueueingHints = %v, want P1's NodeAdd", zoned.QueueingHints)
+	}
+	if h, _ := zone(&spec.Pod{Labels: map[string]string{"zone": "b"}}, node); h != spec.HintSkip {
+		t.Errorf("the :zone hint answers %v for a pod of another zone", h)
+	}
+	if h, _ := zone(&spec.Pod{Labels: map[string]string{"zone": "a"}}, node); h != spec.HintQueue {
+		t.Errorf("the :zone hint answers %v for a pod of the node's zone", h)
+	}
 	gate := cfg.PreEnqueuePlugins["G"]
 	if len(cfg.PreEnqueuePlugins) != 1 || gate == nil || gate(&spec.Pod{Labels: map[string]string{"gate": "true"}}) || !gate(&spec.Pod{}) {
 		t.Errorf("PreEnqueuePlugins: want only G, refusing gate=true")
@@ -56,7 +70,8 @@ func TestDeclaredRegistry(t *testing.T) {
 	for _, bad := range []struct{ line, want string }{
 		{"config register=(P1)", "want plugin:event"},
 		{"config register=(P1:NoSuchEvent)", "unknown event"},
-		{"config register=(P1:NodeAdd:skip)", "classic profile has no queueing hints"},
+		{"config register=(P1:NodeAdd:skip)", "the classic profile has none"},
+		{"config register=(P1:NodeAdd:zone)", "the classic profile has none"},
 		{"config preenqueue=(G:gate)", "want plugin:key=value"},
 		{"config gates=on preenqueue=(G:gate=true)", "write one"},
 		{"config profile=hints zone-hint=on register=(P1:NodeAdd)", "declare the registrations"},
