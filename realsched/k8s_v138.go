@@ -42,7 +42,7 @@ type upstreamPreHintFn = fwk.PreQueueingHintFn
 // ErrOffByDefault is the adapter's refusal of a path kube-scheduler v1.38
 // leaves off by default: schedq's hints profile does not model it, and a
 // queue that half-works there would lose or strand pods silently.
-var ErrOffByDefault = errors.New("realsched: a path off by default in kube-scheduler v1.37.2 is not supported by schedq's hints profile")
+var ErrOffByDefault = errors.New("realsched: kube-scheduler v1.38 with a feature gate set otherwise than its default, on a path schedq's hints profile does not model")
 
 // offByDefault are the gates whose paths the hints profile leaves out
 // (spec.ProfileHints): pod groups (GenericWorkload, CompositePodGroup),
