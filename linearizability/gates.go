@@ -37,23 +37,27 @@ func gatePlugins(p spec.Profile) (spec.PreEnqueuePlugins, []map[string]string) {
 // the PreEnqueue plugins of Gates. A saved history comes back with them
 // (ReadHistory), as with the hints, which do not marshal either.
 func (w Workload) config() spec.Config {
-	return configChange(w.Profile, w.Gates && w.Profile != spec.ProfilePodGroups).Build()
+	return configChange(w.Profile, w.gated()).Build()
 }
 
-// gateLabels are the labels the PreEnqueue plugins of the run refuse (nil
-// without Gates).
-func (r *run) gateLabels() []map[string]string {
-	if !r.w.Gates || r.w.Profile == spec.ProfilePodGroups {
+// gated reports whether the recording has PreEnqueue plugins: Gates, but
+// for the podgroups profile, which draws none.
+func (w Workload) gated() bool { return w.Gates && w.Profile != spec.ProfilePodGroups }
+
+// gateLabels are the labels the PreEnqueue plugins of the recording
+// refuse (nil without them).
+func (w Workload) gateLabels() []map[string]string {
+	if !w.gated() {
 		return nil
 	}
-	_, labels := gatePlugins(r.w.Profile)
+	_, labels := gatePlugins(w.Profile)
 	return labels
 }
 
 // withGate is labels with a gate label of the run's added, one draw in
 // three (labels unchanged otherwise, or without Gates).
 func (c *client) withGate(labels map[string]string) map[string]string {
-	gl := c.gateLabels()
+	gl := c.w.gateLabels()
 	if len(gl) == 0 || c.rng.IntN(3) != 0 {
 		return labels
 	}

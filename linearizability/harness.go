@@ -359,7 +359,7 @@ func newUniverse(w Workload, rng *rand.Rand, objects bool) *universe {
 				p.Labels["zone"] = zones[rng.IntN(len(zones))]
 			}
 			// With Gates one pod in six is added gated (R17).
-			if gl := (&run{w: w}).gateLabels(); len(gl) > 0 && rng.IntN(6) == 0 {
+			if gl := w.gateLabels(); len(gl) > 0 && rng.IntN(6) == 0 {
 				maps.Copy(p.Labels, gl[rng.IntN(len(gl))])
 			}
 			if objects {
