@@ -233,7 +233,8 @@ func outcomeCell(reports []conformance.Report, name string, p spec.Profile) stri
 }
 
 // concurrentCell sums up the concurrent run of release's default-gates
-// target: its wake-ups and operations, violations and findings.
+// target: its wake-ups and operations, violations, and each declared
+// finding with the rate its reproduction measured there.
 func concurrentCell(conc []concurrent.Report, release string) string {
 	for _, c := range conc {
 		u, ok := parseUpstream(c.Target.Name)
@@ -244,8 +245,18 @@ func concurrentCell(conc []concurrent.Report, release string) string {
 		if n := len(c.Conservation.Violations); n > 0 {
 			s = fmt.Sprintf("**FAIL** (%d violations), ", n) + s
 		}
-		if n := len(c.Findings); n > 0 {
-			s += fmt.Sprintf(", %d known finding(s)", n)
+		// Each declared finding with what its reproduction measured on
+		// this release, so a finding the release fixed reads as its
+		// zero count, not as one more known finding.
+		for _, f := range c.Findings {
+			name := f.ID
+			if name == "" {
+				name = string(f.Kind)
+			}
+			if f.Rate != "" {
+				name += ": " + f.Rate
+			}
+			s += ", known " + name
 		}
 		return s
 	}

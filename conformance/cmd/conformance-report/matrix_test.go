@@ -130,3 +130,25 @@ func TestUpstreamNamesOrderPreReleases(t *testing.T) {
 		t.Errorf("upstream-v1.38.0-beta.0 parsed as %+v", u)
 	}
 }
+
+// TestConcurrentCellNamesEachFindingsRate: the concurrent column names each
+// declared finding with the rate its reproduction measured on that
+// release, so a release with upstream's fix reads "known F01: 0 of 2000
+// trials" and not as one more known finding; a finding without an id is
+// named by its triage.
+func TestConcurrentCellNamesEachFindingsRate(t *testing.T) {
+	conc := []concurrent.Report{
+		{Target: conformance.TargetInfo{Name: "upstream-v1.37.2"}, Findings: []concurrent.Finding{{ID: "F01", Kind: conformance.KindBug, Rate: "3 of 400 trials"}}},
+		{Target: conformance.TargetInfo{Name: "upstream-v1.38.0-beta.0"}, Findings: []concurrent.Finding{{ID: "F01", Kind: conformance.KindBug, Rate: "0 of 2000 trials"}}},
+		{Target: conformance.TargetInfo{Name: "upstream-v1.33.13"}, Findings: []concurrent.Finding{{Kind: conformance.KindDeparture}}},
+	}
+	for release, want := range map[string]string{
+		"v1.37.2":        "known F01: 3 of 400 trials",
+		"v1.38.0-beta.0": "known F01: 0 of 2000 trials",
+		"v1.33.13":       "known " + string(conformance.KindDeparture),
+	} {
+		if got := concurrentCell(conc, release); !strings.HasSuffix(got, want) || strings.Contains(got, "finding(s)") {
+			t.Errorf("%s: %q, want it to end %q", release, got, want)
+		}
+	}
+}
