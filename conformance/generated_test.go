@@ -23,7 +23,7 @@ func TestGenerated(t *testing.T) {
 	for _, tg := range []struct {
 		name string
 		new  conformance.NewTarget
-	}{{"model", newModelTarget}, {"impl", newImplTarget}} {
+	}{{"model", conformance.ModelTarget}, {"impl", conformance.ImplTarget}} {
 		t.Run(tg.name, func(t *testing.T) {
 			conformance.RunGenerated(t, tg.new, *generatedDir, conformance.GeneratedOptions{Max: *generatedMax})
 		})

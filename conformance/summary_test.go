@@ -19,7 +19,7 @@ func TestSummaryChild(t *testing.T) {
 	if os.Getenv(envSummaryChild) == "" {
 		t.Skip("the child of TestSummarySaysWhatRan")
 	}
-	conformance.Run(t, newModelTarget, conformance.Options{CatalogueDir: "testdata/scenarios", FailFileDir: t.TempDir()})
+	conformance.Run(t, conformance.ModelTarget, conformance.Options{CatalogueDir: "testdata/scenarios", FailFileDir: t.TempDir()})
 }
 
 // Under go test -run, Run's last line counts what ran: it said "preflight

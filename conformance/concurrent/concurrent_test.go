@@ -9,33 +9,10 @@ import (
 
 	"github.com/schedq/schedq/conformance"
 	"github.com/schedq/schedq/conformance/concurrent"
-	"github.com/schedq/schedq/impl"
 	"github.com/schedq/schedq/internal/lockedq"
 	"github.com/schedq/schedq/schedqtest"
 	"github.com/schedq/schedq/spec"
 )
-
-type implTarget struct {
-	*impl.PriorityQueue
-	clock *testingclock.FakeClock
-}
-
-func (t implTarget) Advance(d time.Duration) { t.clock.Step(d) }
-
-func (t implTarget) Info() conformance.TargetInfo {
-	return conformance.TargetInfo{Name: conformance.TargetImpl, Description: "schedq impl", Blocking: true,
-		Observes: conformance.Observes{MoveRequestCycle: true, PodInfo: true, Closed: true}}
-}
-
-func newImplTarget(t testing.TB, cfg spec.Config, start time.Time) conformance.Target {
-	clk := testingclock.NewFakeClock(start)
-	q, err := impl.New(cfg, impl.WithClock(clk))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(q.Close)
-	return implTarget{q, clk}
-}
 
 // lockedTarget is internal/lockedq as a target: the model behind a mutex,
 // with or without a flaw.
@@ -65,7 +42,7 @@ func newLocked(f lockedq.Flaw) conformance.NewTarget {
 }
 
 func TestImpl(t *testing.T) {
-	concurrent.Run(t, newImplTarget, concurrent.Options{Linearizability: &concurrent.LinOptions{Histories: 4}})
+	concurrent.Run(t, conformance.ImplTarget, concurrent.Options{Linearizability: &concurrent.LinOptions{Histories: 4}})
 }
 
 func TestLockedModel(t *testing.T) {
@@ -162,7 +139,7 @@ func TestEveryWakeupCheckCanFail(t *testing.T) {
 // with this same check) does not lose one in impl, whose failure ends the
 // pod's time in flight under the lock that puts it back.
 func TestImplKeepsARequeuedPod(t *testing.T) {
-	lost, n := concurrent.RequeueRace(t, newImplTarget, spec.DefaultHintsConfig(schedqtest.Registry), 50, false)
+	lost, n := concurrent.RequeueRace(t, conformance.ImplTarget, spec.DefaultHintsConfig(schedqtest.Registry), 50, false)
 	if lost != 0 {
 		t.Errorf("impl lost the requeued pod in %d of %d trials", lost, n)
 	}

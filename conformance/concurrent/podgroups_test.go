@@ -144,5 +144,5 @@ func TestPodGroupRacesCatch(t *testing.T) {
 // TestImplPodGroupRaces runs the races on the implementation (make
 // conformance runs it, by its name, and reports it in RESULTS.md).
 func TestImplPodGroupRaces(t *testing.T) {
-	concurrent.ReportPodGroupRaces(t, newImplTarget, groupTrials(), nil)
+	concurrent.ReportPodGroupRaces(t, conformance.ImplTarget, groupTrials(), nil)
 }
