@@ -130,6 +130,7 @@ var brokenModes = []struct {
 	{"ignore-hints", spec.ProfileHints, []string{"R16", "R4h"}, false},
 	{"split-group", spec.ProfilePodGroups, []string{"G3", "IG2"}, false},
 	{"split-group", spec.ProfilePodGroups, []string{"G3", "IG2"}, true},
+	{"ask-every-member", spec.ProfilePodGroups, []string{"G12"}, true},
 }
 
 // brokenOptions are the suite's options against a peer broken in profile

@@ -15,6 +15,10 @@ classic scenarios and random runs n/a for it.
     python3 peer.py                      the queue
     python3 peer.py --broken=split-group a group's last member stays queued
                                          when the group is popped (G3, IG2)
+    python3 peer.py --broken=ask-every-member
+                                         with v1.38's group rules, PreEnqueue
+                                         asks every member of a group, not up
+                                         to the first one refused (G12)
     python3 peer.py --no-reset           claims no reset: the driver starts a
                                          process per queue (to compare)
 """
@@ -26,6 +30,7 @@ import datetime
 import calendar
 
 VERSION = 2
+GROUP_RULES_V138 = "v1.38"
 SECOND = 10**9
 
 # Places. The last two hold members waiting for their group (G2, G4, G11).
@@ -205,6 +210,11 @@ class Config:
         self.profile = w.get("profile") or "classic"
         if self.profile not in ("hints", "podgroups"):
             raise QueueError("invalidConfig", "this peer implements the hints and podgroups profiles, not %r" % self.profile)
+        # v1.38's group rules (G12, G13): the only word besides absent.
+        self.group_rules = w.get("groupRules", "")
+        if self.group_rules not in ("", GROUP_RULES_V138):
+            raise QueueError("invalidConfig", "groupRules %r: this peer knows %r and v1.37.2's (absent)" % (self.group_rules, GROUP_RULES_V138))
+        self.v138 = self.group_rules == GROUP_RULES_V138
         self.initial = w.get("podInitialBackoffNanoseconds", 0)
         self.max = w.get("podMaxBackoffNanoseconds", 0)
         self.max_unsched = w.get("podMaxInUnschedulablePodsNanoseconds", 0)
@@ -314,6 +324,12 @@ class Config:
 
 def group_backing_off(expiry, now):
     return expiry is not None and expiry >= align(now)
+
+
+def member_order(info):
+    """MemberOrder (G12): higher priority, more attempts, earlier Timestamp, then the name."""
+    ts = info.timestamp if info.timestamp is not None else -1 << 80
+    return (-info.pod.get("priority", 0), -info.attempts, ts, info.pod.get("name", ""))
 
 
 def less(a_prio, a_ts, b_prio, b_ts):
@@ -647,7 +663,7 @@ class Queue:
                 continue
             if ent[1].gating and not self.cfg.gating_event_matches(ent[1].gating, ev):
                 continue
-            self.place_by_strategy(gk, self.entity_strategy(self.members(gk), occ))
+            self.place_by_strategy(gk, self.entity_strategy(gk, self.members(gk), occ))
         for k in sorted(alone):
             info = self.pods[k][0]
             if info.gating and not self.cfg.gating_event_matches(info.gating, ev):
@@ -744,7 +760,7 @@ class Queue:
             for ev in events:
                 occ = {"event": ev, "oldPod": old, "newPod": new}
                 if gk:
-                    self.place_by_strategy(gk, self.entity_strategy(self.members(gk), occ))
+                    self.place_by_strategy(gk, self.entity_strategy(gk, self.members(gk), occ))
                     if self.entities.get(gk, [UNSCHED])[0] != UNSCHED:
                         return
                 else:
@@ -801,9 +817,14 @@ class Queue:
         return sorted(k for k, (i, loc) in self.pods.items() if loc == where and group_key(i.pod) == gk)
 
     def admit_entity(self, gk, keys, params, to):
-        """R17 and G2: every member's PreEnqueue runs; the first refused gates the entity."""
+        """R17 and G2: every member's PreEnqueue runs; the first refused gates
+        the entity. G12 (v1.38): the members are asked in MemberOrder and the
+        first one refused ends the asking; the others keep their fields."""
         gate = ""
-        for k in keys:
+        asked = keys
+        if self.cfg.v138:
+            asked = sorted(keys, key=lambda k: member_order(self.pods[k][0]))
+        for k in asked:
             info = self.pods[k][0]
             g = self.cfg.run_pre_enqueue(info.pod, info.gating)
             if g:
@@ -812,6 +833,8 @@ class Queue:
                 gate = gate or g
             else:
                 info.gating = ""
+            if gate and self.cfg.v138 and self.broken != "ask-every-member":
+                break
         params.gating = gate
         self.place_entity(gk, keys, params, UNSCHED if gate else to)
 
@@ -945,8 +968,24 @@ class Queue:
             return
         self.activate_other(pod)
 
-    def entity_strategy(self, keys, occ):
-        return max([SKIP] + [self.cfg.pod_strategy(self.pods[k][0], occ) for k in keys])
+    def entity_strategy(self, gk, keys, occ):
+        """G10: the most urgent strategy of the members. G13 (v1.38): a gated
+        entity skips its members with no rejectors (PreEnqueue did not reach
+        them, G12), unless no member is gated any more: then a skipped member
+        makes it at least after backoff."""
+        skipping = self.cfg.v138 and bool(self.entities[gk][1].gating)
+        best, saw_gated, skipped = SKIP, False, False
+        for k in keys:
+            info = self.pods[k][0]
+            if info.gating:
+                saw_gated = True
+            if skipping and not info.unsched and not info.pending:
+                skipped = True
+                continue
+            best = max(best, self.cfg.pod_strategy(info, occ))
+        if skipping and not saw_gated and skipped:
+            best = max(best, AFTER_BACKOFF)
+        return best
 
     def place_by_strategy(self, gk, s):
         place, params = self.entities[gk]
@@ -1057,7 +1096,10 @@ class Server:
                 raise QueueError("protocol", "init: this peer speaks protocol version %d, the driver asked for %r" % (VERSION, req.get("version")))
             cfg = Config(req.get("config") or {})
             self.q = Queue(cfg, parse_time(req.get("now")), self.broken)
-            return {"id": rid, "profile": dict(PROFILE, reset=self.resets), "version": VERSION}
+            profile = dict(PROFILE, reset=self.resets)
+            if cfg.group_rules:
+                profile["groupRules"] = cfg.group_rules  # the peer applies them
+            return {"id": rid, "profile": profile, "version": VERSION}
         q = self.q
         if q is None:
             raise QueueError("protocol", "%s before a successful init" % op)
@@ -1155,6 +1197,10 @@ class Server:
             self.wake()
 
 
+# The broken variants, each a bug the suite must catch (pypeer_test.go).
+BROKEN = {"split-group", "ask-every-member"}
+
+
 def main(argv):
     broken, resets = "", True
     for a in argv[1:]:
@@ -1162,11 +1208,11 @@ def main(argv):
             resets = False
         elif a.startswith("--broken="):
             broken = a[len("--broken="):]
-            if broken != "split-group":
+            if broken not in BROKEN:
                 sys.stderr.write("unknown broken mode %r\n" % broken)
                 return 2
         else:
-            sys.stderr.write("usage: peer.py [--broken=split-group] [--no-reset]\n")
+            sys.stderr.write("usage: peer.py [--broken=%s] [--no-reset]\n" % "|".join(sorted(BROKEN)))
             return 2
     Server(sys.stdout, broken, resets).serve(sys.stdin)
     return 0
