@@ -41,6 +41,16 @@ type Drawing struct {
 	// only about its own pods while every pod is evaluated (R22). The
 	// standard registry has no event two plugins register.
 	PreQueueingRegisters []string
+	// PreQueueingPreEnqueue are the preenqueue= values such a run draws
+	// from ("": the profile's own PreEnqueue plugins). In the podgroups
+	// profile only PreEnqueue parks a group, and a narrowed request
+	// evaluates a gated group only for an event its gating plugin
+	// registered (G14): the standard gates are Gate, whose one event's
+	// pre-queueing hint names the pod updated, and Hold, which registers
+	// none, so no node naming pods ever reached a parked group. With Fit
+	// gating (as the G14 scenarios declare), Fit's NodeAdd and NodeLabel,
+	// whose hints name the pods of the node's WakesLabel, do.
+	PreQueueingPreEnqueue []string
 
 	// The pods: a small universe of names, so that collisions, re-adds
 	// and pods deleted and re-created under the same name are common.
@@ -49,7 +59,9 @@ type Drawing struct {
 	// Labels are the labels a pod is added with; GateLabels the ones the
 	// PreEnqueue plugins refuse: in the classic profile (gates=on, R17)
 	// drawn only when the config has them; in the hints profile the
-	// labels an update of a parked pod gates it with (ParkedUpdates).
+	// labels an update of a parked pod gates it with (ParkedUpdates); in
+	// the podgroups profile the label the first member of a new gated
+	// group takes in a pre-queueing run (G14, gateNewGroup).
 	Labels, GateLabels []map[string]string
 	// Affinities are the pods' required affinity terms (nil: none; the
 	// empty selector: every pod of the namespace; R11).
@@ -126,6 +138,9 @@ func (d *Drawing) DrawConfig(c Chooser) ConfigChange {
 		cc.PreQueueing = true
 		if len(d.PreQueueingRegisters) > 0 {
 			cc.AddRegister = Pick(c, "prequeue registrations", d.PreQueueingRegisters)
+		}
+		if len(d.PreQueueingPreEnqueue) > 0 {
+			cc.PreEnqueue = Pick(c, "prequeue PreEnqueue plugins", d.PreQueueingPreEnqueue)
 		}
 	}
 	return cc
@@ -376,11 +391,13 @@ var Drawings = map[spec.Profile]*Drawing{
 			// cap (2s x sqrt(size)) is above a pod's (G6).
 			{Profile: spec.ProfilePodGroups, InitialBackoff: 2 * time.Second, MaxBackoff: 2 * time.Second},
 		},
-		Names: genNames, Priorities: genPriority, Labels: genHintsLabels,
+		Names: genNames, Priorities: genPriority, Labels: genHintsLabels, GateLabels: []map[string]string{{"gated": "yes"}},
 		GroupsV138: true,
 		// With v1.38's group rules, pre-queueing hints in half the runs
-		// (G14), named by the nodes' WakesLabel as in the hints profile.
-		PreQueueing: true, Nodes: genHintsNodes,
+		// (G14), named by the nodes' WakesLabel as in the hints profile,
+		// with Fit gating the pods labelled gated=yes in Gate's stead, so
+		// that its node events evaluate the groups it parks.
+		PreQueueing: true, Nodes: genHintsNodes, PreQueueingPreEnqueue: []string{"Fit:gated=yes,Hold:hold=yes"},
 		Groups: []string{"g1", "g2"}, GroupPriorities: []int32{0, 5, -1},
 		BadInput: true,
 		Plugins:  HintsPlugins, Pending: HintsPlugins,
