@@ -388,7 +388,9 @@ func checkDifferential(rt rapid.TB, tb testing.TB, newTarget NewTarget, ignore m
 	d := drawings[p].forTarget(tb, newTarget, p)
 	rapid.Check(rt, func(r *rapid.T) {
 		c := schedqtest.RapidChooser{T: r}
-		g := newGenerator(tb, newTarget, r)
+		run := &scopedTB{TB: tb} // the run's target ends with the run
+		defer run.end()
+		g := newGenerator(run, newTarget, r)
 		g.d.ignore = ignore
 		g.d.sc.Config = d.DrawConfig(c)
 		if err := g.d.begin(); err != nil {
@@ -411,7 +413,9 @@ func checkDifferential(rt rapid.TB, tb testing.TB, newTarget NewTarget, ignore m
 // takes them (either would make a run not applicable on a target without).
 // It builds one target of profile p to ask; a target that refuses p gets
 // the drawing without either, and the run then says why it does not apply.
-func (dr drawing) forTarget(tb testing.TB, newTarget NewTarget, p spec.Profile) *schedqtest.Drawing {
+func (dr drawing) forTarget(test testing.TB, newTarget NewTarget, p spec.Profile) *schedqtest.Drawing {
+	tb := &scopedTB{TB: test} // the targets asked end here
+	defer tb.end()
 	d := dr.gen.Clone()
 	d.Avoid = dr.avoidFor()
 	tg, _ := constructTarget(tb, newTarget, schedqtest.ConfigChange{Profile: p}.Build(), schedqtest.Start)

@@ -224,7 +224,7 @@ func targetName(t testing.TB, newTarget NewTarget) string { return targetInfo(t,
 // refuses both.
 func targetInfo(t testing.TB, newTarget NewTarget) TargetInfo {
 	for _, p := range []spec.Profile{spec.ProfileClassic, spec.ProfileHints} {
-		q := &quietTB{TB: t}
+		q := &quietTB{scopedTB: scopedTB{TB: t}}
 		var info TargetInfo
 		done := make(chan struct{})
 		go func() { // a constructor's failure ends this goroutine, not the test's
@@ -234,7 +234,7 @@ func targetInfo(t testing.TB, newTarget NewTarget) TargetInfo {
 			}
 		}()
 		<-done
-		q.cleanup()
+		q.end()
 		if info.Name != "" {
 			return info
 		}
@@ -256,7 +256,7 @@ type quietRun struct {
 // which keeps failures and cleanups to itself (the target's Close runs
 // when the file is done, not at the end of the test).
 func playQuietly(t testing.TB, newTarget NewTarget, f ScenarioFile, ignore ...Observation) quietRun {
-	q := &quietTB{TB: t}
+	q := &quietTB{scopedTB: scopedTB{TB: t}}
 	d := newDriver(q, f.Name, newTarget)
 	for _, o := range ignore {
 		if d.ignore == nil {
@@ -265,7 +265,7 @@ func playQuietly(t testing.TB, newTarget NewTarget, f ScenarioFile, ignore ...Ob
 		d.ignore[o] = true
 	}
 	playFile(&fileTB{TB: q}, d, f)
-	q.cleanup()
+	q.end()
 	r := quietRun{info: d.info, na: d.na, ops: d.sc.Ops, sc: d.sc}
 	switch {
 	case errors.Is(d.invalid, schedqtest.ErrScenario) && !q.failed:
@@ -611,11 +611,10 @@ func keyValues(s string) map[string]string {
 // keeps what the scenario reports, and the cleanups of its target, to
 // itself.
 type quietTB struct {
-	testing.TB
-	mu       sync.Mutex
-	failed   bool
-	msgs     []string
-	cleanups []func()
+	scopedTB
+	mu     sync.Mutex
+	failed bool
+	msgs   []string
 }
 
 func (q *quietTB) Helper() {}
@@ -654,12 +653,6 @@ func (q *quietTB) Skipf(format string, args ...any) {
 
 func (q *quietTB) SkipNow() { q.record("skipped"); runtime.Goexit() }
 
-func (q *quietTB) Cleanup(f func()) {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	q.cleanups = append(q.cleanups, f)
-}
-
 func (q *quietTB) record(msg string) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
@@ -667,11 +660,30 @@ func (q *quietTB) record(msg string) {
 	q.msgs = append(q.msgs, msg)
 }
 
-func (q *quietTB) cleanup() {
-	q.mu.Lock()
-	fs := q.cleanups
-	q.cleanups = nil
-	q.mu.Unlock()
+// scopedTB is a testing.TB whose Cleanup functions run when its scope
+// ends (end), not when its test does: the targets of one scenario or one
+// random run are ended with it, so that a process peer that resets is
+// reset and kept for the next one (remote.NewTarget) instead of one
+// process per random run and per shrinking step staying open to the
+// test's end.
+type scopedTB struct {
+	testing.TB
+	cmu      sync.Mutex
+	cleanups []func()
+}
+
+func (s *scopedTB) Cleanup(f func()) {
+	s.cmu.Lock()
+	defer s.cmu.Unlock()
+	s.cleanups = append(s.cleanups, f)
+}
+
+// end runs the cleanups registered so far, the last first.
+func (s *scopedTB) end() {
+	s.cmu.Lock()
+	fs := s.cleanups
+	s.cleanups = nil
+	s.cmu.Unlock()
 	for i := len(fs) - 1; i >= 0; i-- {
 		fs[i]()
 	}
