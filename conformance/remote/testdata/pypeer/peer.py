@@ -19,6 +19,11 @@ classic scenarios and random runs n/a for it.
                                          with v1.38's group rules, PreEnqueue
                                          asks every member of a group, not up
                                          to the first one refused (G12)
+    python3 peer.py --broken=update-drops-nomination
+                                         an Update that names no node drops
+                                         the nomination the queue holds (R18):
+                                         no scenario catches it, the hints
+                                         random runs do
     python3 peer.py --no-reset           claims no reset: the driver starts a
                                          process per queue (to compare)
 """
@@ -543,7 +548,10 @@ class Queue:
         self.by_node.setdefault(node, []).append(pod)
 
     def nom_update(self, old, new):
-        if not old.get("nominatedNodeName") and not new.get("nominatedNodeName") and old.get("uid") in self.node_of:
+        """R18: an update that names no node on either side keeps the
+        nomination the queue holds (one made with override, say)."""
+        keeps = not old.get("nominatedNodeName") and not new.get("nominatedNodeName") and old.get("uid") in self.node_of
+        if keeps and self.broken != "update-drops-nomination":
             node = self.node_of[old["uid"]]
             self.nom_remove(old["uid"])
             self.nom_add(new, True, node)
@@ -1198,7 +1206,7 @@ class Server:
 
 
 # The broken variants, each a bug the suite must catch (pypeer_test.go).
-BROKEN = {"split-group", "ask-every-member"}
+BROKEN = {"split-group", "ask-every-member", "update-drops-nomination"}
 
 
 def main(argv):
