@@ -459,8 +459,8 @@ func (dr drawing) forTarget(test testing.TB, newTarget NewTarget, p spec.Profile
 			// adapters take none; v1.38's, once it wires the hints of a
 			// config (schedqtest.UpstreamPreQueueingHint) and its
 			// registrations, can take these runs too. A queue that
-			// refuses the setting (a protocol peer: the protocol has no
-			// pre-queueing hints) runs none.
+			// refuses the setting (a protocol peer that does not confirm
+			// it) runs none.
 			if tgp, _ := constructTarget(tb, newTarget, schedqtest.ConfigChange{Profile: p, PreQueueing: true}.Build(), schedqtest.Start); tgp != nil {
 				tgp.Close()
 				d.PreQueueing = true

@@ -175,8 +175,7 @@ func (c ConfigChange) applyDeclared(cfg spec.Config) spec.Config {
 	if c.PreEnqueue != "" {
 		cfg.PreEnqueuePlugins = spec.PreEnqueuePlugins{}
 		for _, d := range declarations("preenqueue", c.PreEnqueue) {
-			k, v := d.label[0], d.label[1]
-			cfg.PreEnqueuePlugins[d.plugin] = func(p *spec.Pod) bool { return p.Labels[k] != v }
+			cfg.PreEnqueuePlugins[d.plugin] = d.admits()
 		}
 	}
 	return cfg
@@ -232,4 +231,20 @@ func (d declaration) addHint(hints spec.QueueingHints) spec.QueueingHints {
 	}
 	hints[spec.HintKey{Plugin: d.plugin, Event: d.event}] = fn
 	return hints
+}
+
+// admits is a preenqueue= declaration's PreEnqueue function: the standard
+// one for the labels the standard plugins refuse (gated=yes is GateAdmits,
+// hold=yes HoldAdmits), so that the config crosses to a queue in another
+// process by name (PreEnqueueName); a function of its own for any other
+// label.
+func (d declaration) admits() spec.PreEnqueueFn {
+	switch d.label {
+	case [2]string{"gated", "yes"}:
+		return GateAdmits
+	case [2]string{"hold", "yes"}:
+		return HoldAdmits
+	}
+	k, v := d.label[0], d.label[1]
+	return func(p *spec.Pod) bool { return p.Labels[k] != v }
 }

@@ -30,6 +30,7 @@ var standardQueueingHints = []named[spec.QueueingHintFn]{
 	{"GateHint", GateHint},
 	{"FlakyHint", FlakyHint},
 	{"NodeZoneHint", NodeZoneHint},
+	{"SkipHint", SkipHint},
 }
 
 // standardPreEnqueue are the named PreEnqueue plugin functions, one line
@@ -37,6 +38,14 @@ var standardQueueingHints = []named[spec.QueueingHintFn]{
 var standardPreEnqueue = []named[spec.PreEnqueueFn]{
 	{"GateAdmits", GateAdmits},
 	{"HoldAdmits", HoldAdmits},
+}
+
+// standardPreQueueingHints are the named pre-queueing hints (R20), one
+// line each.
+var standardPreQueueingHints = []named[spec.PreQueueingHintFn]{
+	{"WakesPreHint", WakesPreHint},
+	{"GatePreHint", GatePreHint},
+	{"FlakyPreHint", FlakyPreHint},
 }
 
 // funcID identifies a function value by its code pointer: the standard
@@ -110,3 +119,19 @@ func QueueingHintNames() []string { return names(standardQueueingHints) }
 // PreEnqueueNames lists the names of the standard PreEnqueue functions,
 // sorted.
 func PreEnqueueNames() []string { return names(standardPreEnqueue) }
+
+// PreQueueingHintName returns the standard name of fn, or false when fn is
+// none of the standard pre-queueing hints.
+func PreQueueingHintName(fn spec.PreQueueingHintFn) (string, bool) {
+	return nameOf(standardPreQueueingHints, fn)
+}
+
+// PreQueueingHintByName returns the standard pre-queueing hint of that
+// name, or false.
+func PreQueueingHintByName(name string) (spec.PreQueueingHintFn, bool) {
+	return byName(standardPreQueueingHints, name)
+}
+
+// PreQueueingHintNames lists the names of the standard pre-queueing hints,
+// sorted.
+func PreQueueingHintNames() []string { return names(standardPreQueueingHints) }

@@ -114,3 +114,28 @@ func samePreEnqueue(a, b spec.PreEnqueueFn) bool {
 	}
 	return true
 }
+
+// Every standard pre-queueing hint "prequeue=on" gives has a name that
+// finds it again, and a function outside the table has none; the declared
+// PreEnqueue plugins of the standard labels are the named functions.
+func TestPreQueueingHintNames(t *testing.T) {
+	for k, fn := range schedqtest.StandardPreQueueingHints() {
+		name, ok := schedqtest.PreQueueingHintName(fn)
+		if !ok {
+			t.Errorf("the pre-queueing hint of %s for %s has no standard name; add a line to standardPreQueueingHints", k.Plugin, k.Event)
+			continue
+		}
+		if back, ok := schedqtest.PreQueueingHintByName(name); !ok || !slices.Contains(schedqtest.PreQueueingHintNames(), name) {
+			t.Errorf("PreQueueingHintByName(%q) = %v, %v", name, back != nil, ok)
+		}
+	}
+	if n, ok := schedqtest.PreQueueingHintName(func(spec.Occurrence) (spec.PreQueueingResult, error) { return spec.AllPods, nil }); ok {
+		t.Errorf("a pre-queueing hint outside the standard set is named %q", n)
+	}
+	cfg := schedqtest.ConfigChange{Profile: spec.ProfileHints, Register: "Fit:NodeAdd", PreEnqueue: "Fit:gated=yes,Hold:hold=yes,Other:x=y"}.Build()
+	for plugin, want := range map[string]string{"Fit": "GateAdmits", "Hold": "HoldAdmits", "Other": ""} {
+		if got, _ := schedqtest.PreEnqueueName(cfg.PreEnqueuePlugins[plugin]); got != want {
+			t.Errorf("the declared PreEnqueue plugin %s is named %q, want %q", plugin, got, want)
+		}
+	}
+}

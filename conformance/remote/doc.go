@@ -29,7 +29,7 @@
 //
 // The protocol speaks the three profiles of the contract (spec.Profile):
 // the classic queue, the queueing-hints queue and the pod-group queue
-// (rules G1-G11 on spec.PodGroupQueue). The hints profile's queueing
+// (rules G1-G14 on spec.PodGroupQueue). The hints profile's queueing
 // hints and PreEnqueue plugins are functions, which no line of JSON
 // carries; the config names them instead, from a small standard set of
 // pure functions (see "Standard functions" below) that a peer implements
@@ -39,7 +39,7 @@
 // event whose hint has no standard name, and the suite reports what needs
 // it as not applicable to a peer. What each operation does is the
 // contract's, not the protocol's: rules R1-R14 in the classic profile,
-// R1h-R17 in the hints profile, G1-G11 over those in the podgroups
+// R1h-R22 in the hints profile, G1-G14 over those in the podgroups
 // profile, and R18 (the nominator) and R19 (caller objects) in all, as
 // "go doc github.com/schedq/schedq/spec" prints them; the rule ids below
 // name the classic rule, whose hints twin (R1h...) applies in the hints
@@ -117,6 +117,8 @@
 //	queueingHints                            hints and podgroups: [{"plugin":P,"event":E,"hint":NAME}, ...] (R16)
 //	preEnqueuePlugins                        {"PluginName": NAME, ...} (R17), in every profile
 //	groupRules                               podgroups: "v1.38" for v1.38's group rules (G12, G13); absent, v1.37.2's
+//	preQueueing                              hints and podgroups: true for the pre-queueing setting (R20-R22, G14)
+//	preQueueingHints                         with preQueueing: [{"plugin":P,"event":E,"hint":NAME}, ...] (R20)
 //
 // In the hints and podgroups profiles each entry of queueingHints gives the registration
 // (plugin P and one event E that P registered in pluginEvents, equal in
@@ -151,6 +153,10 @@
 // answers invalidConfig. A peer written before the setting answers neither
 // and ignores the field, so the driver refuses such a peer for that config
 // (invalidConfig, the suite's n/a) rather than check v1.38's rules on it.
+// "preQueueing" is confirmed the same way ("preQueueing":true in the
+// profile). With it, each entry of preQueueingHints gives a registration
+// (as queueingHints does) the pre-queueing hint of that NAME; a
+// registration without an entry has none, which narrows nothing.
 //
 // "inFlightEvents" claims the snapshot's in-flight list, "hintCounts" the
 // hint fields of each pod (with "podInfo"); in the hints profile the
@@ -407,10 +413,48 @@
 //	              if the pod has no label "zone" or the node's label "zone"
 //	              equals it, else QueueSkip. Only scenarios with "config
 //	              zone-hint=on" (Fit's Node/Add) use it.
+//	SkipHint      queueing hint: always QueueSkip (a registration declared
+//	              "plugin:event:skip" in a scenario's config).
 //	GateAdmits    PreEnqueue: admits the pod unless its label "gated" is
 //	              "yes".
 //	HoldAdmits    PreEnqueue: admits the pod unless its label "hold" is
 //	              "yes".
+//
+// A pre-queueing hint (R20) is asked about one occurrence alone, before
+// any pod, and answers either all pods or a list of pod keys (possibly
+// empty), or fails, which counts as all pods:
+//
+//	WakesPreHint  pre-queueing hint: the pods named by the label "wakes"
+//	              of the occurrence's new pod (in that pod's namespace)
+//	              or, without a new pod, of its newObject, which must be a
+//	              node ("type":"node"; any other object fails; pods in
+//	              namespace "ns"); the label's value is pod names joined
+//	              by "_" (empty names skipped). No new pod and no
+//	              newObject, or no label "wakes": all pods.
+//	GatePreHint   pre-queueing hint: the occurrence's new pod alone; no
+//	              pod at all (an empty list) when it carries none.
+//	FlakyPreHint  pre-queueing hint: always fails.
+//
+// With preQueueing, a move request (moveAll, moveAllWithObjects,
+// assignedPodAdded, assignedPodUpdated) whose event is not a wildcard and
+// carries some object (oldPod, newPod, oldObject or newObject; moveAll
+// carries none) first asks, for every plugin in pluginEvents in name
+// order, the pre-queueing hint of each of the plugin's registrations that
+// matches the event (the matching rule above). A plugin is narrowed when
+// every such registration has a hint that names pods: to the union of the
+// keys they name. Any other matching plugin (a registration without a
+// hint, or one that answers all pods or fails) narrows nothing, and then
+// the request evaluates every parked pod; when every plugin asked is
+// narrowed, it evaluates only the parked pods some plugin named (R21). In
+// an evaluated pod, a narrowed plugin's queueing hints are asked only if
+// it named that pod: otherwise it answers QueueSkip unasked (R22). In the
+// podgroups profile a narrowed request evaluates a parked group only when
+// some plugin named a pod of that group the queue holds (queued, in
+// flight or waiting), and each member asks only the plugins that named it
+// (G14). Updates, activate, the leftover flush and the replay of a failed
+// pod's in-flight list never ask pre-queueing hints, and the in-flight
+// list records every event as before. spec.Queue's section "Pre-queueing
+// hints" is the normative text.
 //
 // The standard hints config (schedqtest.HintsConfig), which every hints
 // scenario and the hints random runs start from, uses them so: plugin Fit

@@ -218,6 +218,11 @@ func (p *Peer) init(wcfg *Config, start time.Time) error {
 			err = fmt.Errorf("%w: the config asks for group rules %q (G12, G13) and the peer's init profile confirms %q: "+
 				"a peer that applies them answers with \"groupRules\":%q in its profile, one that does not answers invalidConfig",
 				spec.ErrInvalidConfig, wcfg.GroupRules, resp.Profile.GroupRules, wcfg.GroupRules)
+		case resp.Profile.PreQueueing && !wcfg.PreQueueing:
+			err = fmt.Errorf("%w: the init profile confirms the pre-queueing setting that the config did not ask for", ErrProtocol)
+		case wcfg.PreQueueing && !resp.Profile.PreQueueing:
+			err = fmt.Errorf("%w: the config asks for the pre-queueing setting (R20-R22) and the peer's init profile does not confirm it: "+
+				"a peer that applies it answers with \"preQueueing\":true in its profile, one that does not answers invalidConfig", spec.ErrInvalidConfig)
 		}
 	}
 	if err != nil && resp.Error == nil && resp.Profile != nil {

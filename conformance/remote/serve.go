@@ -136,6 +136,7 @@ func (s *server) handle(req Request) {
 			if cfg.PodGroupsV138 {
 				resp.Profile.GroupRules = groupRulesV138
 			}
+			resp.Profile.PreQueueing = cfg.PreQueueing
 			resp.Profile.Reset = true
 		}
 		s.reply(resp)

@@ -169,6 +169,12 @@ type Config struct {
 	// GroupRules is "v1.38" for the podgroups profile's v1.38 group rules
 	// (spec.Config.PodGroupsV138: G12, G13); absent, v1.37.2's.
 	GroupRules string `json:"groupRules,omitempty"`
+	// PreQueueing is the pre-queueing setting (spec.Config.PreQueueing,
+	// R20-R22, and G14 over groups), and PreQueueingHints its hints, one
+	// per registration that has one, by standard name, sorted as
+	// QueueingHints are.
+	PreQueueing      bool           `json:"preQueueing,omitempty"`
+	PreQueueingHints []QueueingHint `json:"preQueueingHints,omitempty"`
 }
 
 // groupRulesV138 is GroupRules' word for spec.Config.PodGroupsV138, in
@@ -231,6 +237,9 @@ type Profile struct {
 	// refuses the setting on it (spec.ErrInvalidConfig, n/a) instead of
 	// checking v1.38's rules on a queue that ignored them.
 	GroupRules string `json:"groupRules,omitempty"`
+	// PreQueueing confirms the config's preQueueing, as GroupRules does
+	// groupRules: a peer that never names it is refused the setting.
+	PreQueueing bool `json:"preQueueing,omitempty"`
 	// Reset says the peer serves reset: the driver then keeps its process
 	// for the next queue instead of starting one per queue.
 	Reset bool `json:"reset,omitempty"`
@@ -458,12 +467,17 @@ func EncodeConfig(c spec.Config) (*Config, error) {
 		w.GroupRules = groupRulesV138
 	}
 	var errs []error
-	if c.PreQueueing {
-		// Decided: the protocol has no words for pre-queueing hints
-		// (R20-R22) yet, so such a config is n/a on a peer rather than
-		// sent without them, which would be another queue.
-		errs = append(errs, errors.New("the pre-queueing setting (R20-R22) does not cross to a peer: the protocol has no pre-queueing hints yet"))
+	w.PreQueueing = c.PreQueueing
+	for k, fn := range c.PreQueueingHints {
+		name, ok := schedqtest.PreQueueingHintName(fn)
+		if !ok {
+			errs = append(errs, fmt.Errorf("the pre-queueing hint of plugin %s for event %s is not a function of the standard set (%s), so no peer knows it",
+				k.Plugin, k.Event, strings.Join(schedqtest.PreQueueingHintNames(), ", ")))
+			continue
+		}
+		w.PreQueueingHints = append(w.PreQueueingHints, QueueingHint{Plugin: k.Plugin, Event: *EncodeEvent(k.Event), Hint: name})
 	}
+	sortHints(w.PreQueueingHints)
 	for k, fn := range c.QueueingHints {
 		name, ok := schedqtest.QueueingHintName(fn)
 		if !ok {
@@ -473,10 +487,7 @@ func EncodeConfig(c spec.Config) (*Config, error) {
 		}
 		w.QueueingHints = append(w.QueueingHints, QueueingHint{Plugin: k.Plugin, Event: *EncodeEvent(k.Event), Hint: name})
 	}
-	slices.SortFunc(w.QueueingHints, func(a, b QueueingHint) int {
-		return cmp.Or(cmp.Compare(a.Plugin, b.Plugin), cmp.Compare(a.Event.Resource, b.Event.Resource),
-			cmp.Compare(a.Event.ActionType, b.Event.ActionType), cmp.Compare(a.Event.Label, b.Event.Label))
-	})
+	sortHints(w.QueueingHints)
 	for plugin, fn := range c.PreEnqueuePlugins {
 		name, ok := schedqtest.PreEnqueueName(fn)
 		if !ok {
@@ -494,6 +505,14 @@ func EncodeConfig(c spec.Config) (*Config, error) {
 		return nil, fmt.Errorf("%w: the config cannot cross to a peer: %w", spec.ErrInvalidConfig, errors.Join(errs...))
 	}
 	return w, nil
+}
+
+// sortHints sorts hints by plugin, then resource, action and label.
+func sortHints(hints []QueueingHint) {
+	slices.SortFunc(hints, func(a, b QueueingHint) int {
+		return cmp.Or(cmp.Compare(a.Plugin, b.Plugin), cmp.Compare(a.Event.Resource, b.Event.Resource),
+			cmp.Compare(a.Event.ActionType, b.Event.ActionType), cmp.Compare(a.Event.Label, b.Event.Label))
+	})
 }
 
 // DecodeConfig returns the spec form of c, the named functions looked up in
@@ -549,6 +568,24 @@ func DecodeConfig(c *Config) (spec.Config, error) {
 			s.QueueingHints = spec.QueueingHints{}
 		}
 		s.QueueingHints[k] = fn
+	}
+	s.PreQueueing = c.PreQueueing
+	for _, h := range c.PreQueueingHints {
+		fn, ok := schedqtest.PreQueueingHintByName(h.Hint)
+		if !ok {
+			errs = append(errs, fmt.Errorf("plugin %s, event %s: no standard pre-queueing hint is named %q (known: %s)",
+				h.Plugin, DecodeEvent(&h.Event), h.Hint, strings.Join(schedqtest.PreQueueingHintNames(), ", ")))
+			continue
+		}
+		k := spec.HintKey{Plugin: h.Plugin, Event: DecodeEvent(&h.Event)}
+		if _, dup := s.PreQueueingHints[k]; dup {
+			errs = append(errs, fmt.Errorf("plugin %s, event %s: two pre-queueing hints", h.Plugin, k.Event))
+			continue
+		}
+		if s.PreQueueingHints == nil {
+			s.PreQueueingHints = spec.PreQueueingHints{}
+		}
+		s.PreQueueingHints[k] = fn
 	}
 	for plugin, name := range c.PreEnqueuePlugins {
 		fn, ok := schedqtest.PreEnqueueByName(name)

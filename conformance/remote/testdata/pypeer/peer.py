@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """A scheduling queue of the hints and podgroups profiles, in Python, served
-over schedq's line protocol (package conformance/remote, version 2).
+over schedq's line protocol (package conformance/remote, version 2), with
+v1.38's group rules (G12, G13) and pre-queueing hints (R20-R22, G14).
 
 It is written from the protocol's documentation and the contract's rules
 (go doc github.com/schedq/schedq/spec Queue and PodGroupQueue), with the
@@ -24,6 +25,9 @@ classic scenarios and random runs n/a for it.
                                          the nomination the queue holds (R18):
                                          no scenario catches it, the hints
                                          random runs do
+    python3 peer.py --broken=narrowing-skips-groups
+                                         a narrowed move request evaluates
+                                         every parked group, named or not (G14)
     python3 peer.py --no-reset           claims no reset: the driver starts a
                                          process per queue (to compare)
 """
@@ -201,7 +205,64 @@ def node_zone_hint(pod, occ):
     return z is None or (node.get("labels") or {}).get("zone", "") == z
 
 
-HINTS = {"FitLabelHint": fit_label_hint, "GateHint": gate_hint, "FlakyHint": flaky_hint, "NodeZoneHint": node_zone_hint}
+def skip_hint(pod, occ):
+    return False
+
+
+HINTS = {"FitLabelHint": fit_label_hint, "GateHint": gate_hint, "FlakyHint": flaky_hint, "NodeZoneHint": node_zone_hint,
+         "SkipHint": skip_hint}
+
+# Pre-queueing hints (R20): a function of the occurrence alone that answers
+# a set of pod keys, or None for all pods; raising counts as all pods.
+NODE_NAMESPACE = "ns"
+
+
+def wakes_pre_hint(occ):
+    new = occ.get("newPod")
+    if new is not None:
+        lbls, ns = labels(new), new.get("namespace", "")
+    elif occ.get("newObject") is not None:
+        node = _node(occ["newObject"])
+        if node is None:
+            raise ValueError("not a node")
+        lbls, ns = node.get("labels") or {}, NODE_NAMESPACE
+    else:
+        return None
+    if "wakes" not in lbls:
+        return None
+    return {ns + "/" + n for n in lbls["wakes"].split("_") if n}
+
+
+def gate_pre_hint(occ):
+    new = occ.get("newPod")
+    return set() if new is None else {pod_key(new)}
+
+
+def flaky_pre_hint(occ):
+    raise ValueError("FlakyPreHint always fails")
+
+
+PRE_HINTS = {"WakesPreHint": wakes_pre_hint, "GatePreHint": gate_pre_hint, "FlakyPreHint": flaky_pre_hint}
+
+
+class Narrowing:
+    """What the pre-queueing hints answered for one move request (R20):
+    the narrowed plugins with the keys each named, and whether some plugin
+    asked narrowed nothing."""
+
+    def __init__(self, named, all_pods):
+        self.named, self.all_pods = named, all_pods
+
+    def evaluates(self, key):
+        """R21."""
+        return self.all_pods or any(key in keys for keys in self.named.values())
+
+    def asks(self, plugin, key):
+        """R22."""
+        return plugin not in self.named or key in self.named[plugin]
+
+    def candidates(self):
+        return set().union(*self.named.values()) if self.named else set()
 PRE_ENQUEUE = {"GateAdmits": lambda p: labels(p).get("gated", "") != "yes",
                "HoldAdmits": lambda p: labels(p).get("hold", "") != "yes"}
 
@@ -254,6 +315,19 @@ class Config:
                 errs.append("unknown PreEnqueue function %r" % fn)
                 continue
             self.pre_enqueue[name] = PRE_ENQUEUE[fn]
+        self.pre_queueing = bool(w.get("preQueueing"))
+        self.pre_hints = {}
+        for h in w.get("preQueueingHints") or []:
+            if h.get("hint") not in PRE_HINTS:
+                errs.append("unknown pre-queueing hint %r" % h.get("hint"))
+                continue
+            ev = h["event"]
+            if not any(e["resource"] == ev["resource"] and e["actionType"] == ev["actionType"]
+                       for e in self.plugin_events.get(h["plugin"], [])):
+                errs.append("pre-queueing hint of %s for an event it does not register" % h["plugin"])
+            self.pre_hints[(h["plugin"],) + ev_id(ev)] = PRE_HINTS[h["hint"]]
+        if self.pre_hints and not self.pre_queueing:
+            errs.append("preQueueingHints without preQueueing")
         if errs:
             raise QueueError("invalidConfig", "; ".join(errs))
 
@@ -282,8 +356,37 @@ class Config:
         except Exception:
             return True  # a hint that cannot tell answers Queue (R16)
 
-    def pod_strategy(self, info, occ):
-        """R16 for one pod and one occurrence."""
+    def narrowing(self, occ):
+        """R20: what the pre-queueing hints answer for a move request, or
+        None when none are asked (the setting off, a wildcard event, an
+        event without objects)."""
+        ev = occ["event"]
+        if not self.pre_queueing or is_wildcard(ev) or \
+                all(occ.get(f) is None for f in ("oldPod", "newPod", "oldObject", "newObject")):
+            return None
+        named, unnarrowed = {}, set()
+        for plugin in sorted(self.plugin_events):
+            for reg in self.plugin_events[plugin]:
+                if not hints_match(reg, ev):
+                    continue
+                fn = self.pre_hints.get((plugin,) + ev_id(reg))
+                keys = None
+                if fn is not None:
+                    try:
+                        keys = fn(occ)
+                    except Exception:
+                        keys = None  # could not tell: all pods
+                if keys is None:
+                    unnarrowed.add(plugin)
+                    continue
+                named.setdefault(plugin, set()).update(keys)
+        for plugin in unnarrowed:
+            named.pop(plugin, None)
+        return Narrowing(named, bool(unnarrowed))
+
+    def pod_strategy(self, info, occ, n=None):
+        """R16 for one pod and one occurrence, asking only the rejectors
+        the narrowing n allows (R22)."""
         rejectors = info.rejectors()
         if not rejectors:
             return AFTER_BACKOFF
@@ -295,6 +398,8 @@ class Config:
             return AFTER_BACKOFF
         best = SKIP
         for plugin in rejectors:
+            if n is not None and not n.asks(plugin, info.key()):
+                continue  # a narrowed plugin that did not name the pod: QueueSkip unasked
             for reg in self.plugin_events.get(plugin, []):
                 if hints_match(reg, ev) and self.hint(plugin, reg, info.pod, occ):
                     if plugin in info.pending:
@@ -654,10 +759,13 @@ class Queue:
         self.move(keys, occ)
 
     def move(self, keys, occ):
-        """R4h, and G10 for the entities with a listed member."""
+        """R4h, and G10 for the entities with a listed member; with the
+        pre-queueing setting, only what the pre-queueing hints let through
+        is evaluated, asking only the rejectors they allow (R20-R22, G14)."""
         ev = occ["event"]
         if not self.cfg.of_interest(ev):
             return
+        n = self.cfg.narrowing(occ)
         alone, groups = [], set()
         for k in keys:
             gk = group_key(self.pods[k][0].pod) if self.groups_on else ""
@@ -667,16 +775,18 @@ class Queue:
                 alone.append(k)
         for gk in sorted(groups):
             ent = self.entities.get(gk)
-            if ent is None or ent[0] != UNSCHED:
+            if ent is None or ent[0] != UNSCHED or not self.names_group(n, gk):
                 continue
             if ent[1].gating and not self.cfg.gating_event_matches(ent[1].gating, ev):
                 continue
-            self.place_by_strategy(gk, self.entity_strategy(gk, self.members(gk), occ))
+            self.place_by_strategy(gk, self.entity_strategy(gk, self.members(gk), occ, n))
         for k in sorted(alone):
+            if n is not None and not n.evaluates(k):
+                continue
             info = self.pods[k][0]
             if info.gating and not self.cfg.gating_event_matches(info.gating, ev):
                 continue
-            s = self.cfg.pod_strategy(info, occ)
+            s = self.cfg.pod_strategy(info, occ, n)
             if s != SKIP:
                 self.place(info, s)
         self.record(occ)
@@ -976,7 +1086,14 @@ class Queue:
             return
         self.activate_other(pod)
 
-    def entity_strategy(self, gk, keys, occ):
+    def names_group(self, n, gk):
+        """G14: a narrowed request evaluates a parked group only when some
+        plugin named a pod of that group the queue holds."""
+        if n is None or n.all_pods or self.broken == "narrowing-skips-groups":
+            return True
+        return any(k in self.pods and group_key(self.pods[k][0].pod) == gk for k in n.candidates())
+
+    def entity_strategy(self, gk, keys, occ, n=None):
         """G10: the most urgent strategy of the members. G13 (v1.38): a gated
         entity skips its members with no rejectors (PreEnqueue did not reach
         them, G12), unless no member is gated any more: then a skipped member
@@ -990,7 +1107,7 @@ class Queue:
             if skipping and not info.unsched and not info.pending:
                 skipped = True
                 continue
-            best = max(best, self.cfg.pod_strategy(info, occ))
+            best = max(best, self.cfg.pod_strategy(info, occ, n))
         if skipping and not saw_gated and skipped:
             best = max(best, AFTER_BACKOFF)
         return best
@@ -1107,6 +1224,8 @@ class Server:
             profile = dict(PROFILE, reset=self.resets)
             if cfg.group_rules:
                 profile["groupRules"] = cfg.group_rules  # the peer applies them
+            if cfg.pre_queueing:
+                profile["preQueueing"] = True
             return {"id": rid, "profile": profile, "version": VERSION}
         q = self.q
         if q is None:
@@ -1206,7 +1325,7 @@ class Server:
 
 
 # The broken variants, each a bug the suite must catch (pypeer_test.go).
-BROKEN = {"split-group", "ask-every-member", "update-drops-nomination"}
+BROKEN = {"split-group", "ask-every-member", "update-drops-nomination", "narrowing-skips-groups"}
 
 
 def main(argv):
