@@ -496,7 +496,10 @@ func countConformance(r *run) []string {
 	}
 	out = append(out, preflight)
 
-	// The random runs, one line per profile.
+	// The random runs, one line per profile; those that ran nowhere are
+	// kept apart, so that a step of random runs only can lead with the
+	// profiles that ran.
+	var idle []string
 	for _, part := range []struct{ test, label string }{
 		{randomTest, "random runs (classic)"},
 		{randomHintsTest, "random runs (hints)"},
@@ -528,6 +531,10 @@ func countConformance(r *run) []string {
 		if checks > 0 {
 			line += fmt.Sprintf("; %d sequences compared with the model", checks)
 		}
+		if len(scenarios) == 0 && len(by) == 1 && len(by[notRunFiltered]) > 0 {
+			idle = append(idle, line)
+			continue
+		}
 		out = append(out, line)
 	}
 	if o := otherTests(res, roots); o != "" {
@@ -536,7 +543,7 @@ func countConformance(r *run) []string {
 	if len(scenarios) == 0 {
 		// A step of random runs only: what ran leads; the preflight and the
 		// line saying no scenario ran come last, not first.
-		out = append(out[1:], out[0], "scenarios: none ran on "+strings.Join(uniq(none), ", "))
+		out = append(append(out[1:], idle...), out[0], "scenarios: none ran on "+strings.Join(uniq(none), ", "))
 	}
 	return out
 }
