@@ -228,8 +228,13 @@ func (p *Peer) init(wcfg *Config, start time.Time) error {
 	if err != nil && resp.Error == nil && resp.Profile != nil {
 		// The peer made a queue the driver refuses (its group rules): a
 		// process kept for the next queue must be back before init.
-		if r, rerr := p.call(Request{Op: "reset"}, OpTimeout); !resp.Profile.Reset || rerr != nil || r.Error != nil {
+		// Only a peer that claimed reset is asked: another (one of
+		// version 1, say) may never answer, and the driver waited
+		// OpTimeout for it.
+		if !resp.Profile.Reset {
 			p.fail(fmt.Errorf("%w: the peer's queue was refused and the peer cannot reset it", ErrProtocol))
+		} else if r, rerr := p.call(Request{Op: "reset"}, OpTimeout); rerr != nil || r.Error != nil {
+			p.fail(fmt.Errorf("%w: the peer's queue was refused and its reset failed", ErrProtocol))
 		}
 	}
 	if err != nil {
