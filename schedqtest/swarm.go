@@ -70,6 +70,11 @@ type Drawing struct {
 	// pods added) and whose objects come and go; GroupPriorities theirs.
 	Groups          []string
 	GroupPriorities []int32
+	// RetriedGroups: half the time a group's failed cycle is followed by
+	// the end of its backoff and the flush (groupBackoffRunsOut), and
+	// half the time a group popped again after a failed cycle ends the
+	// new one in success, a member failed (G5, retriedGroupSucceeds).
+	RetriedGroups bool
 	// Recreate: pods are sometimes added and updated under a second UID
 	// ("uid-<name>-2"), as a pod deleted and created again.
 	Recreate bool
@@ -398,7 +403,7 @@ var Drawings = map[spec.Profile]*Drawing{
 		// with Fit gating the pods labelled gated=yes in Gate's stead, so
 		// that its node events evaluate the groups it parks.
 		PreQueueing: true, Nodes: genHintsNodes, PreQueueingPreEnqueue: []string{"Fit:gated=yes,Hold:hold=yes"},
-		Groups: []string{"g1", "g2"}, GroupPriorities: []int32{0, 5, -1},
+		Groups: []string{"g1", "g2"}, GroupPriorities: []int32{0, 5, -1}, RetriedGroups: true,
 		BadInput: true,
 		Plugins:  HintsPlugins, Pending: HintsPlugins,
 		Events: genHintsEvents, ActivateMax: 1,
