@@ -466,28 +466,11 @@ func EncodeConfig(c spec.Config) (*Config, error) {
 	if c.PodGroupsV138 {
 		w.GroupRules = groupRulesV138
 	}
-	var errs []error
 	w.PreQueueing = c.PreQueueing
-	for k, fn := range c.PreQueueingHints {
-		name, ok := schedqtest.PreQueueingHintName(fn)
-		if !ok {
-			errs = append(errs, fmt.Errorf("the pre-queueing hint of plugin %s for event %s is not a function of the standard set (%s), so no peer knows it",
-				k.Plugin, k.Event, strings.Join(schedqtest.PreQueueingHintNames(), ", ")))
-			continue
-		}
-		w.PreQueueingHints = append(w.PreQueueingHints, QueueingHint{Plugin: k.Plugin, Event: *EncodeEvent(k.Event), Hint: name})
-	}
-	sortHints(w.PreQueueingHints)
-	for k, fn := range c.QueueingHints {
-		name, ok := schedqtest.QueueingHintName(fn)
-		if !ok {
-			errs = append(errs, fmt.Errorf("the queueing hint of plugin %s for event %s is not a function of the standard set (%s), so no peer knows it",
-				k.Plugin, k.Event, strings.Join(schedqtest.QueueingHintNames(), ", ")))
-			continue
-		}
-		w.QueueingHints = append(w.QueueingHints, QueueingHint{Plugin: k.Plugin, Event: *EncodeEvent(k.Event), Hint: name})
-	}
-	sortHints(w.QueueingHints)
+	var errs, errsPre []error
+	w.QueueingHints, errs = encodeHints(c.QueueingHints, "queueing hint", schedqtest.QueueingHintName, schedqtest.QueueingHintNames)
+	w.PreQueueingHints, errsPre = encodeHints(c.PreQueueingHints, "pre-queueing hint", schedqtest.PreQueueingHintName, schedqtest.PreQueueingHintNames)
+	errs = append(errs, errsPre...)
 	for plugin, fn := range c.PreEnqueuePlugins {
 		name, ok := schedqtest.PreEnqueueName(fn)
 		if !ok {
@@ -507,12 +490,53 @@ func EncodeConfig(c spec.Config) (*Config, error) {
 	return w, nil
 }
 
-// sortHints sorts hints by plugin, then resource, action and label.
-func sortHints(hints []QueueingHint) {
-	slices.SortFunc(hints, func(a, b QueueingHint) int {
+// encodeHints is the wire form of a config's hints of one kind (queueing
+// or pre-queueing), by standard name, sorted by plugin, then resource,
+// action and label; a function outside the standard set is an error
+// naming its registration.
+func encodeHints[F any](hints map[spec.HintKey]F, kind string, nameOf func(F) (string, bool), known func() []string) ([]QueueingHint, []error) {
+	var out []QueueingHint
+	var errs []error
+	for k, fn := range hints {
+		name, ok := nameOf(fn)
+		if !ok {
+			errs = append(errs, fmt.Errorf("the %s of plugin %s for event %s is not a function of the standard set (%s), so no peer knows it",
+				kind, k.Plugin, k.Event, strings.Join(known(), ", ")))
+			continue
+		}
+		out = append(out, QueueingHint{Plugin: k.Plugin, Event: *EncodeEvent(k.Event), Hint: name})
+	}
+	slices.SortFunc(out, func(a, b QueueingHint) int {
 		return cmp.Or(cmp.Compare(a.Plugin, b.Plugin), cmp.Compare(a.Event.Resource, b.Event.Resource),
 			cmp.Compare(a.Event.ActionType, b.Event.ActionType), cmp.Compare(a.Event.Label, b.Event.Label))
 	})
+	return out, errs
+}
+
+// decodeHints is encodeHints' inverse: the functions the names name, or
+// an error for a name the standard set does not have or a registration
+// named twice. No hints is nil.
+func decodeHints[F any](hints []QueueingHint, kind string, byName func(string) (F, bool), known func() []string) (map[spec.HintKey]F, []error) {
+	var out map[spec.HintKey]F
+	var errs []error
+	for _, h := range hints {
+		fn, ok := byName(h.Hint)
+		if !ok {
+			errs = append(errs, fmt.Errorf("plugin %s, event %s: no standard %s is named %q (known: %s)",
+				h.Plugin, DecodeEvent(&h.Event), kind, h.Hint, strings.Join(known(), ", ")))
+			continue
+		}
+		k := spec.HintKey{Plugin: h.Plugin, Event: DecodeEvent(&h.Event)}
+		if _, dup := out[k]; dup {
+			errs = append(errs, fmt.Errorf("plugin %s, event %s: two %ss", h.Plugin, k.Event, kind))
+			continue
+		}
+		if out == nil {
+			out = map[spec.HintKey]F{}
+		}
+		out[k] = fn
+	}
+	return out, errs
 }
 
 // DecodeConfig returns the spec form of c, the named functions looked up in
@@ -552,41 +576,10 @@ func DecodeConfig(c *Config) (spec.Config, error) {
 	default:
 		errs = append(errs, fmt.Errorf("groupRules %q: the only group rules besides v1.37.2's (absent) are %q", c.GroupRules, groupRulesV138))
 	}
-	for _, h := range c.QueueingHints {
-		fn, ok := schedqtest.QueueingHintByName(h.Hint)
-		if !ok {
-			errs = append(errs, fmt.Errorf("plugin %s, event %s: no standard queueing hint is named %q (known: %s)",
-				h.Plugin, DecodeEvent(&h.Event), h.Hint, strings.Join(schedqtest.QueueingHintNames(), ", ")))
-			continue
-		}
-		k := spec.HintKey{Plugin: h.Plugin, Event: DecodeEvent(&h.Event)}
-		if _, dup := s.QueueingHints[k]; dup {
-			errs = append(errs, fmt.Errorf("plugin %s, event %s: two queueing hints", h.Plugin, k.Event))
-			continue
-		}
-		if s.QueueingHints == nil {
-			s.QueueingHints = spec.QueueingHints{}
-		}
-		s.QueueingHints[k] = fn
-	}
-	s.PreQueueing = c.PreQueueing
-	for _, h := range c.PreQueueingHints {
-		fn, ok := schedqtest.PreQueueingHintByName(h.Hint)
-		if !ok {
-			errs = append(errs, fmt.Errorf("plugin %s, event %s: no standard pre-queueing hint is named %q (known: %s)",
-				h.Plugin, DecodeEvent(&h.Event), h.Hint, strings.Join(schedqtest.PreQueueingHintNames(), ", ")))
-			continue
-		}
-		k := spec.HintKey{Plugin: h.Plugin, Event: DecodeEvent(&h.Event)}
-		if _, dup := s.PreQueueingHints[k]; dup {
-			errs = append(errs, fmt.Errorf("plugin %s, event %s: two pre-queueing hints", h.Plugin, k.Event))
-			continue
-		}
-		if s.PreQueueingHints == nil {
-			s.PreQueueingHints = spec.PreQueueingHints{}
-		}
-		s.PreQueueingHints[k] = fn
-	}
+	hints, hintErrs := decodeHints(c.QueueingHints, "queueing hint", schedqtest.QueueingHintByName, schedqtest.QueueingHintNames)
+	pre, preErrs := decodeHints(c.PreQueueingHints, "pre-queueing hint", schedqtest.PreQueueingHintByName, schedqtest.PreQueueingHintNames)
+	s.QueueingHints, s.PreQueueingHints, s.PreQueueing = hints, pre, c.PreQueueing
+	errs = append(append(errs, hintErrs...), preErrs...)
 	for plugin, name := range c.PreEnqueuePlugins {
 		fn, ok := schedqtest.PreEnqueueByName(name)
 		if !ok {
