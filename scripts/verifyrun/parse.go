@@ -469,10 +469,15 @@ func countConformance(r *run) []string {
 			}
 			outcomes[scenarioOutcome(a, file)]++
 		}
-		if n == 0 {
-			none = append(none, root.name)
-		} else {
+		if n > 0 {
 			perRoot[root.name] += n
+		}
+	}
+	// A target with a root of random runs only (a second conformance.Run
+	// of the same target) ran scenarios if any of its roots did.
+	for _, root := range roots {
+		if perRoot[root.name] == 0 {
+			none = append(none, root.name)
 		}
 	}
 	if len(scenarios) > 0 {

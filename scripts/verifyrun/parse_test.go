@@ -592,3 +592,27 @@ func TestCountConformanceRandomOnlyLeadsWithWhatRan(t *testing.T) {
 		t.Errorf("no line says no scenario ran: %q", got)
 	}
 }
+
+// A target run twice, once with the catalogue and once with random runs
+// only (the protocol step's Python peer), ran scenarios: the summary must
+// not say that none ran on it.
+func TestCountConformanceTargetWithARandomOnlyRoot(t *testing.T) {
+	evs := []string{
+		`{"Action":"run","Package":"p","Test":"TestPeer"}`,
+		`{"Action":"run","Package":"p","Test":"TestPeer/preflight"}`,
+		`{"Action":"pass","Package":"p","Test":"TestPeer/preflight"}`,
+		`{"Action":"run","Package":"p","Test":"TestPeer/scenarios/a"}`,
+		`{"Action":"pass","Package":"p","Test":"TestPeer/scenarios/a"}`,
+		`{"Action":"output","Package":"p","Test":"TestPeer","Output":"    peer_test.go:10: conformance py: preflight ok; 1 of 1 scenarios ran\n"}`,
+		`{"Action":"pass","Package":"p","Test":"TestPeer"}`,
+		`{"Action":"run","Package":"p","Test":"TestPeerRandom"}`,
+		`{"Action":"run","Package":"p","Test":"TestPeerRandom/differential-hints"}`,
+		`{"Action":"pass","Package":"p","Test":"TestPeerRandom/differential-hints"}`,
+		`{"Action":"output","Package":"p","Test":"TestPeerRandom","Output":"    peer_test.go:20: conformance py: preflight not run (filtered by -run); 0 of 1 scenarios ran\n"}`,
+		`{"Action":"pass","Package":"p","Test":"TestPeerRandom"}`,
+	}
+	got := countConformance(newRun(t, []byte(strings.Join(evs, "\n")+"\n")))
+	if strings.Contains(strings.Join(got, "\n"), "no scenario ran on py") || strings.Contains(strings.Join(got, "\n"), "none ran on py") {
+		t.Errorf("the summary says no scenario ran on a target that ran one: %q", got)
+	}
+}
