@@ -11,10 +11,13 @@ import (
 	"github.com/schedq/schedq/spec"
 )
 
-// schedq's own two queues as targets: every suite, the protocol's
-// reference peer and the examples run them through these constructors,
-// so that what "schedq-impl" and "schedq-model" claim to observe is said
-// once. A queue author's adapter looks like Impl (see its source).
+// schedq's own two queues as targets: the conformance, concurrent,
+// properties and protocol tests, the protocol's reference peer
+// (cmd/schedq-peer) and the examples build them here, so that what
+// "schedq-impl" and "schedq-model" claim to observe is said once; a caller
+// that reports under another name sets About. (linearizability drives a
+// spec.Queue of its own and needs no target.) A queue author's adapter
+// looks like Impl (see its source).
 
 // ImplTarget is the constructor of schedq's implementation as a target
 // (TargetImpl), for Run and the concurrent checks: it fails t on a config

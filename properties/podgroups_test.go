@@ -5,11 +5,7 @@ import (
 	"testing"
 	"time"
 
-	testingclock "k8s.io/utils/clock/testing"
-
 	"github.com/schedq/schedq/conformance"
-	"github.com/schedq/schedq/impl"
-	"github.com/schedq/schedq/model"
 	"github.com/schedq/schedq/schedqtest"
 	"github.com/schedq/schedq/spec"
 )
@@ -23,49 +19,6 @@ import (
 // podgroupsMachine is the state machine of the podgroups profile.
 const podgroupsMachine = "TestStateMachinePodGroups"
 
-type pgModelTarget struct{ *model.Model }
-
-func (m pgModelTarget) Advance(d time.Duration) {
-	if err := m.Model.Step(d); err != nil {
-		panic(err)
-	}
-}
-
-func (pgModelTarget) Info() conformance.TargetInfo {
-	return conformance.TargetInfo{Name: conformance.TargetModel, Description: "schedq model",
-		Observes: conformance.Observes{MoveRequestCycle: true, PodInfo: true, Closed: true, InFlightEvents: true, HintCounts: true}}
-}
-
-type pgImplTarget struct {
-	*impl.PriorityQueue
-	clock *testingclock.FakeClock
-}
-
-func (t pgImplTarget) Advance(d time.Duration) { t.clock.Step(d) }
-
-func (pgImplTarget) Info() conformance.TargetInfo {
-	return conformance.TargetInfo{Name: conformance.TargetImpl, Description: "schedq impl", Blocking: true,
-		Observes: conformance.Observes{MoveRequestCycle: true, PodInfo: true, Closed: true, InFlightEvents: true, HintCounts: true}}
-}
-
-func newPGModel(t testing.TB, cfg spec.Config, start time.Time) conformance.Target {
-	m, err := model.New(cfg, start)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pgModelTarget{m}
-}
-
-func newPGImpl(t testing.TB, cfg spec.Config, start time.Time) conformance.Target {
-	clk := testingclock.NewFakeClock(start)
-	q, err := impl.New(cfg, impl.WithClock(clk))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(q.Close)
-	return pgImplTarget{q, clk}
-}
-
 // TestStateMachinePodGroups is TestStateMachine in the podgroups profile:
 // pods alone and members of two groups, the groups' objects added,
 // updated and deleted, PopEntity, the members' failures, the ends of the
@@ -77,7 +30,7 @@ func TestStateMachinePodGroups(t *testing.T) { stateMachine(t, podgroupsMachine,
 // queues and changes nothing (G3).
 func TestPodGroupsPopIsNotPopEntity(t *testing.T) {
 	cfg := schedqtest.ConfigFor(spec.ProfilePodGroups)
-	for _, tg := range []conformance.Target{newPGModel(t, cfg, schedqtest.Start), newPGImpl(t, cfg, schedqtest.Start)} {
+	for _, tg := range []conformance.Target{conformance.ModelTarget(t, cfg, schedqtest.Start), conformance.ImplTarget(t, cfg, schedqtest.Start)} {
 		q := tg.(spec.PodGroupQueue)
 		if err := q.AddPodGroup(schedqtest.PodGroupOf("g1", 0)); err != nil {
 			t.Fatal(err)

@@ -5,9 +5,6 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"time"
-
-	testingclock "k8s.io/utils/clock/testing"
 
 	"github.com/schedq/schedq/conformance"
 	"github.com/schedq/schedq/impl"
@@ -40,12 +37,17 @@ type subjectKind struct {
 }
 
 func (k subjectKind) new(cfg spec.Config) (subject, error) {
-	clk := testingclock.NewFakeClock(schedqtest.Start)
-	q, err := impl.New(cfg, impl.WithClock(clk))
+	q, err := conformance.NewImpl(cfg, schedqtest.Start)
 	if err != nil {
 		return nil, fmt.Errorf("impl.New: %w", err)
 	}
-	return k.wrap(implTarget{q, clk, k.name}), nil
+	q.About = conformance.TargetInfo{
+		Name:        "properties-" + k.name,
+		Description: "the queue package properties compares with the model",
+		Blocking:    true,
+		Observes:    conformance.Observes{MoveRequestCycle: true, PodInfo: true, Closed: true},
+	}
+	return k.wrap(implTarget{q}), nil
 }
 
 // subjects are the implementation and its broken variants, by name.
@@ -75,24 +77,11 @@ func subjectFromEnv() subjectKind {
 	panic(fmt.Sprintf("%s=%q: no such subject; the subjects are %s", subjectEnv, name, strings.Join(all, ", ")))
 }
 
-// implTarget is the implementation as a conformance target.
-type implTarget struct {
-	*impl.PriorityQueue
-	clock *testingclock.FakeClock
-	name  string
-}
+// implTarget is the implementation as a conformance target
+// (conformance.Impl, named for the subject).
+type implTarget struct{ *conformance.Impl }
 
-func (t implTarget) Advance(d time.Duration)   { t.clock.Step(d) }
 func (t implTarget) impl() *impl.PriorityQueue { return t.PriorityQueue }
-
-func (t implTarget) Info() conformance.TargetInfo {
-	return conformance.TargetInfo{
-		Name:        "properties-" + t.name,
-		Description: "the queue package properties compares with the model",
-		Blocking:    true,
-		Observes:    conformance.Observes{MoveRequestCycle: true, PodInfo: true, Closed: true},
-	}
-}
 
 // deleteIgnoresBackoffQ breaks R10 as the mutant
 // delete-ignores-backoffQ-pod does, from outside the queue.

@@ -39,11 +39,8 @@ import (
 	"os"
 	"time"
 
-	testingclock "k8s.io/utils/clock/testing"
-
 	"github.com/schedq/schedq/conformance"
 	"github.com/schedq/schedq/conformance/remote"
-	"github.com/schedq/schedq/impl"
 	"github.com/schedq/schedq/spec"
 )
 
@@ -73,8 +70,7 @@ func main() {
 		if *broken == "ignore-hints" {
 			cfg.QueueingHints = nil
 		}
-		clk := testingclock.NewFakeClock(start)
-		q, err := impl.New(cfg, impl.WithClock(clk))
+		q, err := conformance.NewImpl(cfg, start)
 		if err != nil {
 			return nil, err
 		}
@@ -82,15 +78,16 @@ func main() {
 		if *broken != "" {
 			desc += "; BROKEN on purpose: " + brokenModes[*broken]
 		}
-		t := target{PriorityQueue: q, clock: clk, profile: conformance.TargetInfo{
+		q.About = conformance.TargetInfo{
 			Name:        ProfileName,
 			Description: desc,
 			Blocking:    true,
-			// Everything a snapshot holds, in both profiles; metrics
+			// Everything a snapshot holds, in every profile; metrics
 			// are not on the wire.
 			Observes: conformance.Observes{MoveRequestCycle: true, PodInfo: true, Closed: true,
 				InFlightEvents: true, HintCounts: true},
-		}}
+		}
+		t := target{q}
 		switch *broken {
 		case "no-shortcut":
 			return noShortcut{t}, nil
@@ -107,16 +104,9 @@ func main() {
 	}
 }
 
-// target is the implementation with a fake clock the step request moves.
-// No flush runs on its own: the driver calls them.
-type target struct {
-	*impl.PriorityQueue
-	clock   *testingclock.FakeClock
-	profile conformance.TargetInfo
-}
-
-func (t target) Advance(d time.Duration)      { t.clock.Step(d) }
-func (t target) Info() conformance.TargetInfo { return t.profile }
+// target is the implementation (conformance.Impl) with a fake clock the
+// step request moves. No flush runs on its own: the driver calls them.
+type target struct{ *conformance.Impl }
 
 type noShortcut struct{ target }
 

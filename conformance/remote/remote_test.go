@@ -17,11 +17,9 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	testingclock "k8s.io/utils/clock/testing"
 
 	"github.com/schedq/schedq/conformance"
 	"github.com/schedq/schedq/conformance/remote"
-	"github.com/schedq/schedq/impl"
 	"github.com/schedq/schedq/schedqtest"
 	"github.com/schedq/schedq/spec"
 )
@@ -436,12 +434,12 @@ func TestDriverRelaysQueueErrors(t *testing.T) {
 func serve(t *testing.T, lines ...string) map[int64]remote.Response {
 	t.Helper()
 	newQueue := func(cfg spec.Config, start time.Time) (conformance.Target, error) {
-		clk := testingclock.NewFakeClock(start)
-		q, err := impl.New(cfg, impl.WithClock(clk))
+		q, err := conformance.NewImpl(cfg, start)
 		if err != nil {
 			return nil, err
 		}
-		return implTarget{q, clk}, nil
+		q.About = conformance.TargetInfo{Name: "test", Blocking: true}
+		return q, nil
 	}
 	var out bytes.Buffer
 	if err := remote.Serve(strings.NewReader(strings.Join(lines, "\n")+"\n"), &out, newQueue); err != nil {
@@ -459,16 +457,6 @@ func serve(t *testing.T, lines ...string) map[int64]remote.Response {
 		got[r.ID] = r
 	}
 	return got
-}
-
-type implTarget struct {
-	*impl.PriorityQueue
-	clock *testingclock.FakeClock
-}
-
-func (t implTarget) Advance(d time.Duration) { t.clock.Step(d) }
-func (implTarget) Info() conformance.TargetInfo {
-	return conformance.TargetInfo{Name: "test", Blocking: true}
 }
 
 func initLine(id int) string { return initLineWith(id, spec.DefaultConfig(schedqtest.Registry)) }
