@@ -10,6 +10,15 @@ import (
 	"github.com/schedq/schedq/spec"
 )
 
+// untilLostFactor bounds RequeueRace's untilLost: on an idle 2-core
+// machine the releases with the race lose the pod once in 400 to 5,500
+// trials (measured 2026-11-28; under load far more often), so the old
+// bound, 25 times 400, missed it in about one run in eight for one release
+// and failed make verify on a release that still has the race. At 250
+// times 400 a release losing it once in 5,000 trials shows none with odds
+// e^-20; a trial takes 2-5 ms, so the mean cost stays seconds.
+const untilLostFactor = 250
+
 // RequeueRace hands a failed pod back while another goroutine waits in
 // Pop, on fresh targets made with cfg, and reports in how many of ran
 // trials the pod was lost: the waiting Pop went back to sleep and the queue
@@ -19,11 +28,12 @@ import (
 // must make the failed pod reach G2: the hints profile, whose Pop takes
 // from backoffQ when activeQ is empty.
 //
-// It runs trials times; with untilLost it goes on, up to 25 times trials,
-// until a loss shows, which is what reproducing a known finding needs.
+// It runs trials times; with untilLost it goes on, up to untilLostFactor
+// times trials, until a loss shows, which is what reproducing a known
+// finding needs.
 func RequeueRace(t *testing.T, newTarget conformance.NewTarget, cfg spec.Config, trials int, untilLost bool) (lost, ran int) {
 	t.Helper()
-	for i := 0; i < trials || untilLost && lost == 0 && i < 25*trials; i++ {
+	for i := 0; i < trials || untilLost && lost == 0 && i < untilLostFactor*trials; i++ {
 		ran++
 		tg := newTarget(t, cfg, start)
 		a := schedqtest.Pod("a", 1)
