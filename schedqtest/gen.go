@@ -437,6 +437,14 @@ func (g *Generator) fail(c Chooser, name string, vary bool) bool {
 	if c.Choose(3, "rejected by plugins") > 0 {
 		op.Plugins = drawPlugins(c, "rejecting plugins", d.Plugins)
 	}
+	// With pre-queueing hints, three rejections in four name a plugin of an
+	// event that one plugin narrows and another does not, if the swarm
+	// has one: where preQueueingMove's R21 and R22 requests start.
+	if pls := g.partlyNarrowedRegistrants(); len(pls) > 0 && len(op.Plugins) > 0 && c.Choose(4, "a rejector of a partly narrowed event") != 0 {
+		if pl := Pick(c, "that rejector", pls); !slices.Contains(op.Plugins, pl) {
+			op.Plugins = append(op.Plugins, pl)
+		}
+	}
 	if len(d.Pending) > 0 && c.Choose(3, "pending plugins") == 2 {
 		op.Pending = drawPlugins(c, "pending plugins", d.Pending)
 	}
@@ -554,24 +562,59 @@ func (g *Generator) genMove(c Chooser) bool {
 // with an object naming some parked pods but not all. A move (genMove)
 // and a failure that parks a pod (fail) try it.
 func (g *Generator) preQueueingMove(c Chooser, op *Op) bool {
-	if !g.cfg.PreQueueing || len(g.d.Nodes) == 0 || c.Choose(2, "pre-queueing move") == 0 {
+	if !g.cfg.PreQueueing || len(g.d.Nodes) == 0 {
 		return false
 	}
 	parked := g.model().Model.Snapshot().UnschedulablePods
 	if len(parked) == 0 {
 		return false
 	}
-	u := Pick(c, "parked pod", parked)
-	var evs []spec.ClusterEvent
-	for _, pl := range slices.Concat(u.UnschedulablePlugins, u.PendingPlugins) {
-		evs = append(evs, g.cfg.PluginEvents[pl]...)
+	// Three times in four where one can be had (else half the time, as
+	// any pre-queueing move): an event that one plugin narrows and another
+	// (add-register=) does not, registered by a plugin of a parked pod,
+	// whose object does not name that pod. Only such a request tells R21
+	// (the pod, rejected by the plugin that narrowed nothing, must be
+	// evaluated) and R22 (rejected by the narrowing plugin alone, it must
+	// not be asked about) from their mutants: a run of 100 checks of the
+	// hints state machine drew about 10 by chance.
+	type mixed struct {
+		pod int
+		ev  spec.ClusterEvent
 	}
-	if len(evs) == 0 {
-		return false
+	var mixes []mixed
+	for i, p := range parked {
+		for _, pl := range slices.Concat(p.UnschedulablePlugins, p.PendingPlugins) {
+			for _, ev := range g.cfg.PluginEvents[pl] {
+				if g.narrowedAndNot(ev) {
+					mixes = append(mixes, mixed{i, ev})
+				}
+			}
+		}
 	}
-	op.Event = Pick(c, "registered event", evs)
+	var u spec.QueuedPodInfo
+	if len(mixes) > 0 && c.Choose(4, "a request both narrowed and not") != 0 {
+		m := Pick(c, "parked pod and event", mixes)
+		u, op.Event = parked[m.pod], m.ev
+	} else {
+		if c.Choose(2, "pre-queueing move") == 0 {
+			return false
+		}
+		u = Pick(c, "parked pod", parked)
+		var evs []spec.ClusterEvent
+		for _, pl := range slices.Concat(u.UnschedulablePlugins, u.PendingPlugins) {
+			evs = append(evs, g.cfg.PluginEvents[pl]...)
+		}
+		if len(evs) == 0 {
+			return false
+		}
+		op.Event = Pick(c, "registered event", evs)
+	}
+	steered := g.narrowedAndNot(op.Event)
 	var names []string
 	for _, p := range parked {
+		if steered && p.Pod.Key() == u.Pod.Key() {
+			continue
+		}
 		if c.Choose(2, "named "+p.Pod.Name) == 1 {
 			names = append(names, p.Pod.Name)
 		}
@@ -581,6 +624,40 @@ func (g *Generator) preQueueingMove(c Chooser, op *Op) bool {
 	}
 	op.NewObject = &Node{Name: "n6", Labels: map[string]string{WakesLabel: strings.Join(names, "_")}}
 	return true
+}
+
+// narrowedAndNot says whether ev is registered both by a plugin with a
+// pre-queueing hint for it and by one without: a move request of ev then
+// evaluates every pod and asks the first plugin about the pods it names
+// only (R21, R22).
+func (g *Generator) narrowedAndNot(ev spec.ClusterEvent) bool {
+	var with, without bool
+	for pl, evs := range g.cfg.PluginEvents {
+		if !slices.Contains(evs, ev) {
+			continue
+		}
+		if g.cfg.PreQueueingHints[spec.HintKey{Plugin: pl, Event: ev}] != nil {
+			with = true
+		} else {
+			without = true
+		}
+	}
+	return with && without
+}
+
+// partlyNarrowedRegistrants are the drawing's plugins that register an
+// event narrowedAndNot holds for (none without pre-queueing hints).
+func (g *Generator) partlyNarrowedRegistrants() []string {
+	if !g.cfg.PreQueueing {
+		return nil
+	}
+	var out []string
+	for _, pl := range g.d.Plugins {
+		if slices.ContainsFunc(g.cfg.PluginEvents[pl], g.narrowedAndNot) {
+			out = append(out, pl)
+		}
+	}
+	return out
 }
 
 // knownGroup, where the drawing retries groups (RetriedGroups), adds the
