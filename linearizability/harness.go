@@ -855,6 +855,9 @@ type weight struct {
 	w    int
 }
 
+// otherNamespace is the namespace of half the assigned pods.
+var otherNamespace = "other"
+
 // weights of the operations a client picks when it is not finishing a
 // popped pod.
 var weights = []weight{
@@ -1132,6 +1135,12 @@ func (c *client) issue(k schedqtest.Kind) {
 	case schedqtest.KindAssignedAdd, schedqtest.KindAssignedUpdate:
 		app := c.u.appVals[c.rng.IntN(2)]
 		op.Pod = schedqtest.PodRef{Name: "assigned-" + app, Labels: map[string]string{"app": app}}
+		if c.rng.IntN(2) == 0 {
+			// In another namespace, where the same labels wake no pod
+			// PodTopologySpread rejected (R11): in the pods' own, the
+			// namespace check cannot show.
+			op.Pod.Namespace = &otherNamespace
+		}
 		if k == schedqtest.KindAssignedUpdate {
 			op.Event = spec.EventAssignedPodUpdate
 			if c.rng.IntN(2) == 0 {
