@@ -125,13 +125,17 @@ func (t *Target) recordEntity(e framework.QueuedEntityInfo, cycle int64) (spec.Q
 	case nil:
 		return spec.QueuedEntity{}, 0, spec.ErrClosed
 	case *framework.QueuedPodInfo:
+		t.flightMu.Lock()
 		t.inFlight[podKeyOf(e.Pod)] = e
+		t.flightMu.Unlock()
 		out := t.info(e)
 		return spec.QueuedEntity{Pod: &out}, cycle, nil
 	case *framework.QueuedPodGroupInfo:
+		t.flightMu.Lock()
 		for pi := range members(e) {
 			t.inFlight[podKeyOf(pi.Pod)] = pi
 		}
+		t.flightMu.Unlock()
 		out := t.groupInfo(e)
 		t.popped[out.Key()] = e
 		return spec.QueuedEntity{Group: out}, cycle, nil

@@ -42,6 +42,10 @@ type Target struct {
 	// classic: the queue runs with queueing hints off (v1.33 only).
 	classic  bool
 	inFlight map[spec.PodKey]*framework.QueuedPodInfo
+	// flightMu guards inFlight: a Pop the runner left blocked records its
+	// pod from its own goroutine, woken by an operation that may still be
+	// returning (a failure, an update, a move request).
+	flightMu sync.Mutex
 	// popped: the podgroups profile's popped groups, until the end of
 	// their cycle (podgroups_v137.go).
 	popped map[spec.PodGroupKey]poppedGroup
@@ -354,7 +358,9 @@ func (t *Target) Pop() (*spec.QueuedPodInfo, int64, error) {
 	if pi == nil {
 		return nil, 0, spec.ErrClosed
 	}
+	t.flightMu.Lock()
 	t.inFlight[spec.PodKey(pi.Pod.Namespace+"/"+pi.Pod.Name)] = pi
+	t.flightMu.Unlock()
 	out := t.info(pi)
 	return &out, t.q.SchedulingCycle(), nil
 }
@@ -368,7 +374,14 @@ func (t *Target) AddUnschedulableIfNotPresent(info *spec.QueuedPodInfo, cycle in
 		return err
 	}
 	key := info.Key()
+	// The pod leaves the adapter's records before upstream requeues it:
+	// upstream ends its flight on every path of the call (Done, the error
+	// ones too), and from v1.38 before the pod is queued, so a blocked Pop
+	// may take it again, and record it, before the call returns.
+	t.flightMu.Lock()
 	pi, ok := t.inFlight[key]
+	delete(t.inFlight, key)
+	t.flightMu.Unlock()
 	if !ok {
 		pi = newQueuedPodInfo(toV1(info.Pod), info.Timestamp)
 		if !info.InitialAttemptTimestamp.IsZero() {
@@ -383,12 +396,7 @@ func (t *Target) AddUnschedulableIfNotPresent(info *spec.QueuedPodInfo, cycle in
 	clearRejectors(pi)
 	pi.UnschedulablePlugins = sets.New[string](info.UnschedulablePlugins...)
 	pi.PendingPlugins = sets.New[string](info.PendingPlugins...)
-	err := addUnschedulable(t.q, t.logger, pi, cycle)
-	// Upstream's own Done (the in-flight UIDs, with queueing hints) runs on
-	// every path of the call, the error ones too, so the pod is no longer
-	// in flight.
-	delete(t.inFlight, key)
-	if err != nil {
+	if err := addUnschedulable(t.q, t.logger, pi, cycle); err != nil {
 		return fmt.Errorf("%w: %v", spec.ErrAlreadyQueued, err)
 	}
 	return nil
@@ -447,6 +455,8 @@ func (t *Target) Update(oldPod, newPod *spec.Pod) error {
 // in-flight pod takes the new version (R9h), as the model's does; upstream
 // keeps no copy of it.
 func (t *Target) updateInFlight(newPod *spec.Pod) {
+	t.flightMu.Lock()
+	defer t.flightMu.Unlock()
 	pi, ok := t.inFlight[newPod.Key()]
 	if !t.cfg.Profile.HasHints() || !ok || spec.UID(pi.Pod.UID) != newPod.UID {
 		return
@@ -467,8 +477,11 @@ func (t *Target) Delete(p *spec.Pod) error {
 	pod := toV1(p)
 	t.pods.remove(pod)
 	deletePod(t.q, t.logger, pod)
-	if pi, ok := t.inFlight[p.Key()]; ok {
-		delete(t.inFlight, p.Key())
+	t.flightMu.Lock()
+	pi, ok := t.inFlight[p.Key()]
+	delete(t.inFlight, p.Key())
+	t.flightMu.Unlock()
+	if ok {
 		t.q.Done(pi.Pod.UID)
 	}
 	return nil
@@ -498,11 +511,13 @@ func (t *Target) AssignedPodUpdated(oldPod, newPod *spec.Pod, e spec.ClusterEven
 
 // Done is R12.
 func (t *Target) Done(uid spec.UID) error {
+	t.flightMu.Lock()
 	for k, pi := range t.inFlight {
 		if spec.UID(pi.Pod.UID) == uid {
 			delete(t.inFlight, k)
 		}
 	}
+	t.flightMu.Unlock()
 	t.q.Done(types.UID(uid))
 	return nil
 }
@@ -568,9 +583,11 @@ func (t *Target) Snapshot() spec.Snapshot {
 	s.ActiveQ = infos(t.q.PodsInActiveQ())
 	s.BackoffQ = infos(t.q.PodsInBackoffQ())
 	s.UnschedulablePods = infos(t.q.UnschedulablePods())
+	t.flightMu.Lock()
 	for _, pi := range t.inFlight {
 		s.InFlight = append(s.InFlight, t.info(pi))
 	}
+	t.flightMu.Unlock()
 	sort.Slice(s.InFlight, func(i, j int) bool { return s.InFlight[i].Key() < s.InFlight[j].Key() })
 	if t.profile.Observes.InFlightEvents {
 		l, ok := t.inFlightEvents()
