@@ -292,12 +292,8 @@ func (d *driver) drive(stepNo int, op schedqtest.Op) {
 			d.metrics.popsFromBackoffQ(&st.ShadowMid, &st.ShadowAfter)
 		}
 		if diff := diffMetrics(d.metrics.expected(&st.ShadowAfter), d.reporter.Metrics()); diff != "" {
-			rule := spec.R14Metrics
-			if d.cfg.Profile.HasHints() {
-				rule = spec.R14hMetrics
-			}
 			st.Problems = append(st.Problems, schedqtest.Problem{Check: "metrics",
-				Text: fmt.Sprintf("%s: the metrics after %s differ\n%s", rule, d.cfg.Profile.Rule(op.Rule()), strings.TrimSuffix(diff, "\n"))})
+				Text: fmt.Sprintf("%s: the metrics after %s differ\n%s", d.cfg.Profile.Rule(spec.R14Metrics), d.cfg.Rule(op.Rule()), strings.TrimSuffix(diff, "\n"))})
 		}
 	}
 	if st.Failed() {

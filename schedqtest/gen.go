@@ -641,23 +641,14 @@ func (g *Generator) preQueueingMove(c Chooser, op *Op) bool {
 	return true
 }
 
-// narrowedAndNot says whether ev is registered both by a plugin with a
-// pre-queueing hint for it and by one without: a move request of ev then
-// evaluates every pod and asks the first plugin about the pods it names
-// only (R21, R22).
+// narrowedAndNot says whether a move request of ev with the object
+// preQueueingMove sends (a node whose WakesLabel names pods) is narrowed by
+// some plugin and not by another, as the contract's R20 answers it
+// (Config.PreQueueingNarrowing): such a request evaluates every pod and
+// asks the narrowed plugin about the pods it named only (R21, R22).
 func (g *Generator) narrowedAndNot(ev spec.ClusterEvent) bool {
-	var with, without bool
-	for pl, evs := range g.cfg.PluginEvents {
-		if !slices.Contains(evs, ev) {
-			continue
-		}
-		if g.cfg.PreQueueingHints[spec.HintKey{Plugin: pl, Event: ev}] != nil {
-			with = true
-		} else {
-			without = true
-		}
-	}
-	return with && without
+	n := g.cfg.PreQueueingNarrowing(spec.Occurrence{Event: ev, NewObject: &Node{Name: "n6", Labels: map[string]string{WakesLabel: "z"}}})
+	return n != nil && n.AllPods && len(n.Named) > 0
 }
 
 // partlyNarrowedRegistrants are the drawing's plugins that register an

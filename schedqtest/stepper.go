@@ -159,22 +159,7 @@ type blockedPop struct{ done chan struct{} }
 // ErrPopHung: a Pop the model says returns at once blocked in the target.
 var ErrPopHung = errors.New("Pop blocked")
 
-// rule is the text of rule r in the stepper's profile, as a report names
-// it. A move request or an assigned-pod event under pre-queueing hints is
-// also named by the rules that narrow it (R20-R22, and G14 over groups):
-// a failure there is most often one of theirs, and the operation's own
-// rule alone sends the reader to the wrong place.
-func (s *Stepper) rule(r spec.Rule) spec.Rule {
-	t := s.Cfg.Profile.Rule(r)
-	if s.Cfg.PreQueueing && (r == spec.R4MoveAll || r == spec.R11AssignedPod) {
-		groups := ""
-		if s.Cfg.Profile == spec.ProfilePodGroups {
-			groups = ", G14 over groups"
-		}
-		t += spec.Rule(" narrowed by pre-queueing hints (R20-R22" + groups + ")")
-	}
-	return t
-}
+func (s *Stepper) rule(r spec.Rule) spec.Rule { return s.Cfg.Rule(r) }
 
 // Step performs op on the target and the shadow and compares them. The
 // error is a mistake in the scenario (ErrScenario), not in the target. A

@@ -60,6 +60,23 @@ func (p Profile) Rule(r Rule) Rule {
 	return r
 }
 
+// Rule returns the text of rule r as a report under config c names it:
+// the profile's (Profile.Rule), and for a move request or an
+// assigned-pod event under pre-queueing hints also the rules that narrow
+// it (R20-R22, and G14 over groups): a failure there is most often one of
+// theirs, and the operation's own rule alone sends the reader elsewhere.
+func (c Config) Rule(r Rule) Rule {
+	t := c.Profile.Rule(r)
+	if c.PreQueueing && (r == R4MoveAll || r == R11AssignedPod) {
+		groups := ""
+		if c.Profile == ProfilePodGroups {
+			groups = ", G14 over groups"
+		}
+		t += Rule(" narrowed by pre-queueing hints (R20-R22" + groups + ")")
+	}
+	return t
+}
+
 // HintFields are what the hints profile tracks per pod beyond the classic
 // QueuedPodInfo. In the classic profile they stay zero, GatingPlugin
 // aside (R17).

@@ -174,3 +174,26 @@ func TestI8CatchesBrokenSteps(t *testing.T) {
 		}
 	}
 }
+
+// A report under pre-queueing hints names the rules that narrow a move
+// request or an assigned-pod event beside the operation's own, and only
+// for those operations.
+func TestConfigRuleNamesTheNarrowingRules(t *testing.T) {
+	hints := spec.Config{Profile: spec.ProfileHints, PreQueueing: true}
+	groups := spec.Config{Profile: spec.ProfilePodGroups, PreQueueing: true}
+	for _, c := range []struct {
+		cfg  spec.Config
+		r    spec.Rule
+		want spec.Rule
+	}{
+		{spec.Config{Profile: spec.ProfileHints}, spec.R4MoveAll, spec.R4hMoveAll},
+		{hints, spec.R4MoveAll, spec.R4hMoveAll + " narrowed by pre-queueing hints (R20-R22)"},
+		{hints, spec.R11AssignedPod, spec.R11hAssignedPod + " narrowed by pre-queueing hints (R20-R22)"},
+		{hints, spec.R2Pop, spec.R2hPop},
+		{groups, spec.R4MoveAll, spec.R4hMoveAll + " narrowed by pre-queueing hints (R20-R22, G14 over groups)"},
+	} {
+		if got := c.cfg.Rule(c.r); got != c.want {
+			t.Errorf("%v (prequeue=%v).Rule(%q) = %q, want %q", c.cfg.Profile, c.cfg.PreQueueing, c.r, got, c.want)
+		}
+	}
+}
