@@ -46,8 +46,9 @@ func freePort() (int, error) {
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
-// startEtcd starts the embedded etcd once; it lives until the process
-// ends (its data directory is removed by TestMain's cleanup).
+// startEtcd starts the embedded etcd once; it lives until the tests end,
+// when TestMain stops it and removes its data directory (each run writes
+// over 100 MB there, which would pile up in the temporary directory).
 func startEtcd() (string, error) {
 	etcdServer.once.Do(func() {
 		dir, err := os.MkdirTemp("", "realsched-etcd")
@@ -55,7 +56,7 @@ func startEtcd() (string, error) {
 			etcdServer.err = err
 			return
 		}
-		etcdDir = dir
+		afterTests = append(afterTests, func() { os.RemoveAll(dir) })
 		cp, err := freePort()
 		if err != nil {
 			etcdServer.err = err
@@ -81,6 +82,7 @@ func startEtcd() (string, error) {
 			etcdServer.err = err
 			return
 		}
+		afterTests = append(afterTests, e.Close)
 		select {
 		case <-e.Server.ReadyNotify():
 		case <-time.After(time.Minute):
@@ -92,8 +94,6 @@ func startEtcd() (string, error) {
 	})
 	return etcdServer.url, etcdServer.err
 }
-
-var etcdDir string
 
 // startAPIServer starts a kube-apiserver on the process's etcd under a
 // fresh prefix; stop tears it down.
