@@ -131,13 +131,13 @@ func (t *Target) recordEntity(e framework.QueuedEntityInfo, cycle int64) (spec.Q
 		out := t.info(e)
 		return spec.QueuedEntity{Pod: &out}, cycle, nil
 	case *framework.QueuedPodGroupInfo:
+		out := t.groupInfo(e)
 		t.flightMu.Lock()
 		for pi := range members(e) {
 			t.inFlight[podKeyOf(pi.Pod)] = pi
 		}
-		t.flightMu.Unlock()
-		out := t.groupInfo(e)
 		t.popped[out.Key()] = e
+		t.flightMu.Unlock()
 		return spec.QueuedEntity{Group: out}, cycle, nil
 	default:
 		return spec.QueuedEntity{}, 0, fmt.Errorf("upstream Pop returned a %T", e)
@@ -192,8 +192,14 @@ func (t *Target) AddAttemptedPodGroupIfNeeded(gInfo *spec.QueuedPodGroupInfo, cy
 	if status < spec.AttemptSuccess || status > spec.AttemptError {
 		return fmt.Errorf("%w: attempt status %v", spec.ErrInvalidPodGroup, status)
 	}
+	// The group leaves the adapter's records before upstream requeues it,
+	// as a failed pod does (AddUnschedulableIfNotPresent): a blocked
+	// PopEntity may take the group again before the call returns.
 	k := gInfo.Key()
+	t.flightMu.Lock()
 	pg, ok := t.popped[k]
+	delete(t.popped, k)
+	t.flightMu.Unlock()
 	if !ok {
 		pg = &framework.QueuedPodGroupInfo{PodGroupInfo: newPodGroupInfo(toV1PodGroup(gInfo.PodGroup))}
 		pg.Timestamp = gInfo.Timestamp
@@ -207,9 +213,14 @@ func (t *Target) AddAttemptedPodGroupIfNeeded(gInfo *spec.QueuedPodGroupInfo, cy
 	pg.ConsecutiveErrorsCount = gInfo.ConsecutiveErrorsCount
 	err := t.q.AddAttemptedPodGroupIfNeeded(t.logger, pg, cycle, toStatus(status))
 	if err != nil {
+		// Refused: nothing was queued, the cycle stays open.
+		if ok {
+			t.flightMu.Lock()
+			t.popped[k] = pg
+			t.flightMu.Unlock()
+		}
 		return fmt.Errorf("%w: %v", spec.ErrAlreadyQueued, err)
 	}
-	delete(t.popped, k)
 	return nil
 }
 

@@ -42,9 +42,10 @@ type Target struct {
 	// classic: the queue runs with queueing hints off (v1.33 only).
 	classic  bool
 	inFlight map[spec.PodKey]*framework.QueuedPodInfo
-	// flightMu guards inFlight: a Pop the runner left blocked records its
-	// pod from its own goroutine, woken by an operation that may still be
-	// returning (a failure, an update, a move request).
+	// flightMu guards inFlight and popped: a Pop the runner left blocked
+	// records what it popped from its own goroutine, woken by an
+	// operation that may still be returning (a failure, an update, a move
+	// request, a group's attempt handed back).
 	flightMu sync.Mutex
 	// popped: the podgroups profile's popped groups, until the end of
 	// their cycle (podgroups_v137.go).
