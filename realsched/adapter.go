@@ -20,12 +20,13 @@ import (
 )
 
 // Adapter is upstream's SchedulingQueue on schedq's queue (package impl):
-// the classic profile on v1.33.13, the hints profile on v1.37.2 (the
-// release file's hintsProfile). The queue carries spec.Pod only, so the adapter keeps,
-// per UID, the *v1.Pod and its parsed PodInfo that upstream callers expect
-// back (Pop, NominatedPodsForNode, preCheck): a side table under a lock of
-// its own, never held while the queue's lock is taken, so a preCheck that
-// impl runs under its lock may read it.
+// the classic profile on v1.33.13, the hints profile on v1.37.2 and
+// v1.38.0-beta.0 (the release file's hintsProfile; on v1.38 with the
+// plugins' pre-queueing hints). The queue carries spec.Pod only, so the
+// adapter keeps, per UID, the *v1.Pod and its parsed PodInfo that upstream
+// callers expect back (Pop, NominatedPodsForNode, preCheck): a side table
+// under a lock of its own, never held while the queue's lock is taken, so a
+// preCheck that impl runs under its lock may read it.
 //
 // Every spec.Pod the adapter hands the queue carries its *v1.Pod as
 // Object (R19): the profiles' PreEnqueue plugins (scheduling gates) run

@@ -30,10 +30,10 @@ type QueueKind string
 
 const (
 	// Upstream is the queue scheduler.New builds (v1.33.13 with queueing
-	// hints off; v1.37.2 with its default gates).
+	// hints off; v1.37.2 and v1.38.0-beta.0 with their default gates).
 	Upstream QueueKind = "upstream"
 	// Schedq is schedq's impl through Adapter (classic profile on v1.33,
-	// hints on v1.37).
+	// hints on v1.37, hints with pre-queueing hints on v1.38).
 	Schedq QueueKind = "schedq"
 )
 
@@ -71,8 +71,9 @@ type Options struct {
 	// SchedulerOptions are added to scheduler.New's (a profile with a
 	// plugin of the run's own, say).
 	SchedulerOptions []scheduler.Option
-	// Server is a real kube-apiserver to run on (realapi builds start one
-	// per run); nil: the fake clientset.
+	// Server is a real kube-apiserver to run on (the realapi build's tests
+	// start one per test and empty it between runs); nil: the fake
+	// clientset.
 	Server *rest.Config
 	// Faults are injected on the real server's side of the scheduler.
 	Faults FaultPlan

@@ -124,12 +124,13 @@ var (
 	curveOut   = flag.String("realsched.curve.out", "", "TestPreemptionCurve: a directory for the bound-over-time CSVs (plotted by TestPlotCurves)")
 )
 
-// TestPreemptionCurve runs Preemption (default 500 nodes, 5,000 victims,
-// 2,500 preemptors with -realsched.nodes/pods) on the real server, on
-// both queues, -realsched.rounds times interleaved, bounded by
-// -realsched.timeout, and reports per run: when the preemptors were bound
-// (quartiles), CPU per pod (process, scheduler), the queue's share, the
-// order of first attempts and retries, and where the scheduler's CPU went.
+// TestPreemptionCurve runs Preemption (-realsched.nodes nodes,
+// -realsched.pods victims, half as many preemptors; scheduler_perf's size
+// is 500 nodes and 5,000 pods) on the real server, on both queues,
+// -realsched.rounds times interleaved, bounded by -realsched.timeout, and
+// reports per run: when the preemptors were bound (quartiles), CPU per pod
+// (process, scheduler), the queue's share, the order of first attempts and
+// retries, and where the scheduler's CPU went.
 // It writes each run's bound-over-time curve to -realsched.curve.out.
 func TestPreemptionCurve(t *testing.T) {
 	if *onlyFlag != "" && *onlyFlag != "Preemption" {

@@ -98,8 +98,10 @@ type Violation struct {
 	History []TraceOp // the minimal history: the calls that touch the pods involved, plus every move, flush and tick
 	Pods    []spec.PodKey
 	Full    int
-	// Known names the declared difference between upstream v1.33.13
-	// classic and the contract that explains the violation, if one does.
+	// Known names the known difference between upstream and the contract
+	// that explains the violation, if one does: R9 on v1.33.13 classic (an
+	// update of a pod in flight), R10 from v1.37 (a Delete of a pod in
+	// flight).
 	Known string
 }
 
