@@ -213,7 +213,6 @@ type heldPod struct {
 type round struct {
 	target conformance.Target
 	cfg    spec.Config
-	silent bool
 	led    *ledger
 	ops    atomic.Int64
 	pops   atomic.Int64
@@ -233,13 +232,34 @@ func steps(cfg spec.Config) []time.Duration {
 	return []time.Duration{b - 1, b, b + 1, 2 * b, cfg.PodMaxBackoffDuration, lim, lim + 1, 100 * time.Millisecond}
 }
 
+// runRound runs one round: the workers start together, the coordinator
+// watches them until they finish or hang, and once the queue is closed
+// and quiet, conservation is checked. A hung round reports its diagnosis
+// alone: the queue is not quiet, so the final check would only repeat it.
 func runRound(t testing.TB, newTarget conformance.NewTarget, opts Options, seed uint64) roundResult {
 	cfg := wakeConfig()
-	target := newTarget(t, cfg, start)
-	r := &round{target: target, cfg: cfg, silent: target.Info().SilentNoOps, led: &ledger{pods: map[spec.PodKey]*account{}}}
+	r := &round{target: newTarget(t, cfg, start), cfg: cfg, led: &ledger{pods: map[spec.PodKey]*account{}}}
+	c := &coordinator{r: r, opts: opts}
+	c.workers, c.rescue = r.newWorkers(seed, opts.Workers)
+	finished := c.watch(startWorkers(c.workers, opts.OpsPerWorker))
+	c.closeQ()
+	c.res.ops, c.res.pops = int(r.ops.Load()), int(r.pops.Load())
+	if !finished {
+		return c.res
+	}
+	r.final()
+	c.res.violations = append(c.res.violations, r.led.violations...)
+	return c.res
+}
+
+// newWorkers makes n workers owning three pods each, and 2n rescue pods
+// of the lowest priority, all free in the ledger. One generator seeded
+// by seed draws the pods' priorities, labels and affinities; each worker
+// draws its operations from a generator of its own, so a seed gives the
+// same choices whatever the interleaving.
+func (r *round) newWorkers(seed uint64, n int) (workers []*worker, rescue []*spec.Pod) {
 	rng := rand.New(rand.NewPCG(seed, 0xc0))
-	workers := make([]*worker, opts.Workers)
-	for i := range workers {
+	for i := range n {
 		w := &worker{r: r, id: i, rng: rand.New(rand.NewPCG(seed, uint64(i)+1))}
 		for j := range 3 {
 			name := fmt.Sprintf("w%d-p%d", i, j)
@@ -252,186 +272,229 @@ func runRound(t testing.TB, newTarget conformance.NewTarget, opts Options, seed 
 			r.all = append(r.all, p)
 			r.led.pods[p.Key()] = &account{pod: p}
 		}
-		workers[i] = w
+		workers = append(workers, w)
 	}
-	var rescue []*spec.Pod
-	for j := range 2 * opts.Workers {
+	for j := range 2 * n {
 		name := fmt.Sprintf("rescue-%d", j)
 		p := &spec.Pod{Namespace: "ns", Name: name, UID: spec.UID("uid-" + name), Priority: -1}
 		rescue = append(rescue, p)
 		r.led.pods[p.Key()] = &account{pod: p}
 	}
+	return workers, rescue
+}
 
+// startWorkers runs each worker's ops operations in a goroutine of its
+// own. Each records its goroutine before any starts, so that allParked
+// can find it, and they are released at once, so that the first
+// operations race. The channel closes when every worker has returned.
+func startWorkers(ws []*worker, ops int) <-chan struct{} {
 	var wg sync.WaitGroup
-	var alive atomic.Int32
-	alive.Store(int32(len(workers)))
 	begin := make(chan struct{})
-	for _, w := range workers {
+	for _, w := range ws {
 		wg.Add(1)
 		ready := make(chan struct{})
 		go func() {
 			defer wg.Done()
-			defer alive.Add(-1)
 			w.gid.Store(int64(parked.Current()))
 			close(ready)
 			<-begin
 			defer w.recoverPanic()
-			w.loop(opts.OpsPerWorker)
+			w.loop(ops)
 		}()
 		<-ready
 	}
 	close(begin)
 	done := make(chan struct{})
 	go func() { wg.Wait(); close(done) }()
+	return done
+}
 
-	res := roundResult{}
-	// The deadline counts from the last progress, not from the start: a
-	// round hangs when no operation has returned for opts.Deadline, so
-	// a loaded machine that only runs it slowly does not fail it, and a
-	// hang is diagnosed once everything left is stuck.
-	deadline := time.Now().Add(opts.Deadline)
-	lastOps := int64(-1)
-	// The coordinator's own calls (the drain, rescue Adds, Close) go to the
-	// same queue as the workers' and may hang as theirs do: each runs in a
-	// goroutine of its own, waited for opts.Deadline at most, and
-	// what it was doing is told with the diagnosis.
-	coordinator := ""
-	within := func(what func() string, limit time.Duration, op func()) bool {
-		ret := make(chan struct{})
-		go func() {
-			defer close(ret)
-			defer func() {
-				if p := recover(); p != nil {
-					r.led.panicked("the coordinator", what(), p)
-				}
-			}()
-			op()
-		}()
-		select {
-		case <-ret:
-			return true
-		case <-time.After(limit):
-			coordinator = what()
-			return false
-		}
-	}
-	closed := false
+// coordinator watches a round's workers from the test's goroutine, and
+// only that goroutine touches it. When every worker sleeps in Pop it
+// tells a lost wake-up or lost pods from a quiet queue, and keeps the
+// round going by draining backoffQ and unschedulablePods or adding a
+// rescue pod, until it has nothing left to give and closes the queue.
+type coordinator struct {
+	r       *round
+	opts    Options
+	workers []*worker
+	rescue  []*spec.Pod
+	res     roundResult
+	// waitsIn is the coordinator's call that did not return in time, for
+	// the hang's diagnosis.
+	waitsIn string
+	closed  bool
 	// drained: the coordinator has drained, when the workers had
 	// returned from drainPops Pops.
-	drained, drainPops := false, []int64(nil)
-	closeQ := func() {
-		if !closed {
-			closed = true
-			within(func() string { return "Close" }, opts.Deadline, target.Close)
-		}
-	}
+	drained   bool
+	drainPops []int64
+}
+
+// watch polls the round until the workers finish, and reports whether
+// they did. The deadline counts from the last progress, not from the
+// start: a round hangs when no operation has returned for opts.Deadline,
+// so a loaded machine that only runs it slowly does not fail it, and a
+// hang is diagnosed once everything left is stuck.
+func (c *coordinator) watch(done <-chan struct{}) bool {
+	deadline := time.Now().Add(c.opts.Deadline)
+	lastOps := int64(-1)
 	poll := time.NewTicker(time.Millisecond)
 	defer poll.Stop()
-loop:
 	for {
 		select {
 		case <-done:
-			break loop
+			return true
 		case <-poll.C:
 		}
-		if n := r.ops.Load() + r.coordOps.Load(); n != lastOps {
-			lastOps, deadline = n, time.Now().Add(opts.Deadline)
+		if n := c.r.ops.Load() + c.r.coordOps.Load(); n != lastOps {
+			lastOps, deadline = n, time.Now().Add(c.opts.Deadline)
 		}
 		if time.Now().After(deadline) {
-			v := r.hang(workers, opts.Deadline)
-			if coordinator != "" {
-				v += fmt.Sprintf("  the coordinator waits in %s\n", coordinator)
-			}
-			res.violations = append(res.violations, v)
-			closeQ()
-			// Give the workers a last chance to finish; a queue that
-			// hangs them leaks them, and the report says so.
-			select {
-			case <-done:
-			case <-time.After(opts.Deadline / 4):
-			}
-			res.ops, res.pops = int(r.ops.Load()), int(r.pops.Load())
-			return res
+			c.reportHang(done)
+			return false
 		}
-		if closed || !allParked(workers) {
-			continue
+		if !c.closed && allParked(c.workers) {
+			c.unpark()
 		}
-		// Every live worker sleeps in Pop. If activeQ holds a pod now,
-		// and they still sleep after it was seen, nobody will ever take
-		// it: a lost wake-up.
-		before := popCounts(workers)
-		s, ok := snapshotWithin(target, opts.Deadline/4)
-		if !ok {
-			continue // the deadline will diagnose it
-		}
-		if len(s.ActiveQ) > 0 && allParked(workers) && slices.Equal(before, popCounts(workers)) {
-			r.led.violate("lost wake-up: every worker sleeps in Pop while activeQ holds %s\n%s  queue: %s",
-				s.ActiveQ[0].Pod.Name, r.describeWorkers(workers), describe(s))
-			closeQ()
-			continue
-		}
-		res.stuck++
-		if len(s.BackoffQ)+len(s.UnschedulablePods) > 0 {
-			// A drain that woke no worker (every one still sleeps in
-			// Pop, none returned since) and left pods where it must
-			// have released them from has lost them: the queue holds
-			// them where no flush or Pop will take them. Draining
-			// again would only loop.
-			if drained && slices.Equal(before, drainPops) {
-				var names []string
-				for _, pl := range s.Places() {
-					if pl.Loc == spec.InBackoffQ || pl.Loc == spec.InUnschedulablePods {
-						for _, p := range pl.Pods {
-							names = append(names, fmt.Sprintf("%s in %v", p.Pod.Name, pl.Loc))
-						}
-					}
-				}
-				r.led.violate("lost pods: every worker sleeps in Pop after a drain (a clock step past every backoff and the leftover limit, then both flushes) that released none of %s\n%s  queue: %s",
-					strings.Join(names, ", "), r.describeWorkers(workers), describe(s))
-				closeQ()
-				continue
-			}
-			drained, drainPops = true, before
-			// Drain: past every backoff and the leftover limit, then
-			// both flushes; the flushes must wake the Pops.
-			// The drain says which of its calls it is in, so that a
-			// hang there is named like a worker's.
-			var step atomic.Pointer[string]
-			in := func(call string) { step.Store(&call) }
-			in("Advance")
-			if within(func() string { return "the drain, in " + *step.Load() }, opts.Deadline, func() {
-				target.Advance(cfg.PodMaxInUnschedulablePodsDuration + cfg.PodMaxBackoffDuration + time.Nanosecond)
-				in("FlushUnschedulablePodsLeftover")
-				target.FlushUnschedulablePodsLeftover()
-				in("FlushBackoffQCompleted")
-				target.FlushBackoffQCompleted()
-			}) {
-				r.coordOps.Add(1)
-			}
-			continue // a drain that hangs is diagnosed at the deadline
-		}
-		if res.rescues < len(rescue) {
-			p := rescue[res.rescues]
-			res.rescues++
-			r.led.mu.Lock()
-			r.led.pods[p.Key()].state = queued
-			r.led.mu.Unlock()
-			var err error
-			if within(func() string { return "a rescue Add" }, opts.Deadline, func() { err = target.Add(p) }) {
-				r.coordOps.Add(1)
-				if err != nil {
-					r.led.violate("rescue Add(%s): %v", p.Name, err)
-				}
-			}
-			continue
-		}
-		closeQ()
 	}
-	closeQ()
-	res.ops, res.pops = int(r.ops.Load()), int(r.pops.Load())
-	r.final()
-	res.violations = append(res.violations, r.led.violations...)
-	return res
+}
+
+// reportHang records the diagnosis of a round that made no progress for
+// opts.Deadline and closes the queue, giving the workers a last chance
+// to finish; a queue that hangs them leaks them, and the report says so.
+func (c *coordinator) reportHang(done <-chan struct{}) {
+	v := c.r.hang(c.workers, c.opts.Deadline)
+	if c.waitsIn != "" {
+		v += fmt.Sprintf("  the coordinator waits in %s\n", c.waitsIn)
+	}
+	c.res.violations = append(c.res.violations, v)
+	c.closeQ()
+	select {
+	case <-done:
+	case <-time.After(c.opts.Deadline / 4):
+	}
+}
+
+// unpark answers every live worker sleeping in Pop. A pod in activeQ
+// that they still sleep beside is a lost wake-up; pods in backoffQ or
+// unschedulablePods that a drain released to none of them are lost.
+// Otherwise it gives them something to Pop: a drain while the queue
+// holds pods, a rescue pod while any is left; then it closes the queue.
+func (c *coordinator) unpark() {
+	before := popCounts(c.workers)
+	s, ok := snapshotWithin(c.r.target, c.opts.Deadline/4)
+	if !ok {
+		return // the deadline will diagnose it
+	}
+	if len(s.ActiveQ) > 0 && allParked(c.workers) && slices.Equal(before, popCounts(c.workers)) {
+		c.r.led.violate("lost wake-up: every worker sleeps in Pop while activeQ holds %s\n%s  queue: %s",
+			s.ActiveQ[0].Pod.Name, c.r.describeWorkers(c.workers), describe(s))
+		c.closeQ()
+		return
+	}
+	c.res.stuck++
+	switch {
+	case len(s.BackoffQ)+len(s.UnschedulablePods) > 0 && c.drained && slices.Equal(before, c.drainPops):
+		// The last drain woke no worker (every one still sleeps in Pop,
+		// none returned since) and left pods where it must have
+		// released them from: the queue holds them where no flush or
+		// Pop will take them. Draining again would only loop.
+		c.r.led.violate("lost pods: every worker sleeps in Pop after a drain (a clock step past every backoff and the leftover limit, then both flushes) that released none of %s\n%s  queue: %s",
+			strings.Join(waitingPods(s), ", "), c.r.describeWorkers(c.workers), describe(s))
+		c.closeQ()
+	case len(s.BackoffQ)+len(s.UnschedulablePods) > 0:
+		c.drained, c.drainPops = true, before
+		c.drain()
+	case c.res.rescues < len(c.rescue):
+		c.addRescue()
+	default:
+		c.closeQ()
+	}
+}
+
+// waitingPods names the pods in backoffQ and unschedulablePods, with
+// where each is.
+func waitingPods(s spec.Snapshot) []string {
+	var names []string
+	for _, pl := range s.Places() {
+		if pl.Loc == spec.InBackoffQ || pl.Loc == spec.InUnschedulablePods {
+			for _, p := range pl.Pods {
+				names = append(names, fmt.Sprintf("%s in %v", p.Pod.Name, pl.Loc))
+			}
+		}
+	}
+	return names
+}
+
+// drain steps the clock past every backoff and the leftover limit, then
+// runs both flushes, which must wake the Pops. It says which of its
+// calls it is in, so that a hang there is named like a worker's; a
+// drain that hangs is diagnosed at the deadline.
+func (c *coordinator) drain() {
+	q, cfg := c.r.target, c.r.cfg
+	var step atomic.Pointer[string]
+	in := func(call string) { step.Store(&call) }
+	in("Advance")
+	if c.within(func() string { return "the drain, in " + *step.Load() }, func() {
+		q.Advance(cfg.PodMaxInUnschedulablePodsDuration + cfg.PodMaxBackoffDuration + time.Nanosecond)
+		in("FlushUnschedulablePodsLeftover")
+		q.FlushUnschedulablePodsLeftover()
+		in("FlushBackoffQCompleted")
+		q.FlushBackoffQCompleted()
+	}) {
+		c.r.coordOps.Add(1)
+	}
+}
+
+// addRescue adds the next rescue pod, queued in the ledger before the
+// call since a worker may pop it before Add returns.
+func (c *coordinator) addRescue() {
+	p := c.rescue[c.res.rescues]
+	c.res.rescues++
+	led := c.r.led
+	led.mu.Lock()
+	led.pods[p.Key()].state = queued
+	led.mu.Unlock()
+	var err error
+	if c.within(func() string { return "a rescue Add" }, func() { err = c.r.target.Add(p) }) {
+		c.r.coordOps.Add(1)
+		if err != nil {
+			led.violate("rescue Add(%s): %v", p.Name, err)
+		}
+	}
+}
+
+// closeQ closes the queue once.
+func (c *coordinator) closeQ() {
+	if !c.closed {
+		c.closed = true
+		c.within(func() string { return "Close" }, c.r.target.Close)
+	}
+}
+
+// within runs one of the coordinator's calls and reports whether it
+// returned within opts.Deadline. The coordinator's calls go to the same
+// queue as the workers' and may hang as theirs do, so each runs in a
+// goroutine of its own; what a late one was doing (what, asked only
+// then) is kept for the hang's diagnosis, and a panic is a violation.
+func (c *coordinator) within(what func() string, op func()) bool {
+	ret := make(chan struct{})
+	go func() {
+		defer close(ret)
+		defer func() {
+			if p := recover(); p != nil {
+				c.r.led.panicked("the coordinator", what(), p)
+			}
+		}()
+		op()
+	}()
+	select {
+	case <-ret:
+		return true
+	case <-time.After(c.opts.Deadline):
+		c.waitsIn = what()
+		return false
+	}
 }
 
 func popCounts(ws []*worker) []int64 {
@@ -622,70 +685,16 @@ func (w *worker) transition(key spec.PodKey, from, to podState) {
 	a.state, a.holder = to, w.id
 }
 
+// issue calls one operation on the queue, drawn with fixed odds: 22 in
+// 100 Adds, 28 Pops, the rest the events, flushes, clock steps,
+// activations and snapshots that move pods between the queues.
 func (w *worker) issue() {
 	q := w.r.target
-	led := w.r.led
 	switch n := w.rng.IntN(100); {
-	case n < 22: // Add (or Update of an unknown pod, R9) of an owned pod not held
-		i := w.rng.IntN(len(w.owned))
-		p := w.owned[i]
-		led.mu.Lock()
-		a := led.pods[p.Key()]
-		if a.state != free {
-			led.mu.Unlock()
-			return
-		}
-		if a.deleted {
-			// Re-created: a new object, a new UID.
-			a.version++
-			c := *p
-			c.UID = spec.UID(fmt.Sprintf("uid-%s-%d", p.Name, a.version))
-			p, a.pod, a.deleted = &c, &c, false
-			w.owned[i] = p
-		}
-		a.state = queued
-		led.mu.Unlock()
-		var err error
-		if w.rng.IntN(5) == 0 {
-			w.set("Update(" + p.Name + ") of a pod the queue does not hold")
-			err = q.Update(p, p)
-		} else {
-			w.set("Add(" + p.Name + ")")
-			err = q.Add(p)
-		}
-		if err != nil {
-			led.violate("worker %d: adding %s, which was neither held nor in flight: %v", w.id, p.Name, err)
-		}
+	case n < 22:
+		w.add()
 	case n < 50:
-		if w.closed || len(w.held) >= 2 {
-			return
-		}
-		w.set("Pop")
-		w.inPop.Store(true)
-		info, cycle, err := q.Pop()
-		w.inPop.Store(false)
-		w.popped.Add(1)
-		if err != nil || info == nil {
-			w.closed = true
-			return
-		}
-		w.r.pops.Add(1)
-		key := info.Key()
-		w.result = fmt.Sprintf(" %s (cycle %d)", key, cycle)
-		led.mu.Lock()
-		a, ok := led.pods[key]
-		switch {
-		case !ok:
-			led.violatef("worker %d: Pop returned %s, which nobody added", w.id, key)
-		case a.state == queued || a.state == returning:
-			a.state, a.holder, a.cycle = held, w.id, cycle
-		default:
-			led.violatef("worker %d: Pop returned %s at cycle %d, but it is %v (worker %d, popped at cycle %d): handed out twice without being handed back (I4)",
-				w.id, key, cycle, a.state, a.holder, a.cycle)
-		}
-		led.mu.Unlock()
-		w.held = append(w.held, heldPod{info, cycle})
-		w.publishHeld()
+		w.pop()
 	case n < 58:
 		e := events[w.rng.IntN(len(events))]
 		w.set("MoveAllToActiveOrBackoffQueue(" + e.String() + ")")
@@ -712,18 +721,95 @@ func (w *worker) issue() {
 		w.set("SchedulingCycle")
 		q.SchedulingCycle()
 	default:
-		w.set("Snapshot")
-		s := q.Snapshot()
-		w.r.checkConsistency(fmt.Sprintf("worker %d: at a Snapshot", w.id))
-		// I1 at any instant: no pod in two places.
-		seen := map[spec.PodKey]spec.Location{}
-		for _, pl := range s.Places() {
-			for _, p := range pl.Pods {
-				if l, dup := seen[p.Key()]; dup {
-					led.violate("worker %d: Snapshot shows %s in %v and in %v (I1)\n  queue: %s", w.id, p.Key(), l, pl.Loc, describe(s))
-				}
-				seen[p.Key()] = pl.Loc
+		w.snapshot()
+	}
+}
+
+// add adds one of the worker's pods that is free (neither queued nor
+// held), one time in five as an Update of a pod the queue does not hold
+// (R9). A pod deleted before comes back as a new object with a new UID.
+func (w *worker) add() {
+	led := w.r.led
+	i := w.rng.IntN(len(w.owned))
+	p := w.owned[i]
+	led.mu.Lock()
+	a := led.pods[p.Key()]
+	if a.state != free {
+		led.mu.Unlock()
+		return
+	}
+	if a.deleted {
+		a.version++
+		c := *p
+		c.UID = spec.UID(fmt.Sprintf("uid-%s-%d", p.Name, a.version))
+		p, a.pod, a.deleted = &c, &c, false
+		w.owned[i] = p
+	}
+	a.state = queued
+	led.mu.Unlock()
+	var err error
+	if w.rng.IntN(5) == 0 {
+		w.set("Update(" + p.Name + ") of a pod the queue does not hold")
+		err = w.r.target.Update(p, p)
+	} else {
+		w.set("Add(" + p.Name + ")")
+		err = w.r.target.Add(p)
+	}
+	if err != nil {
+		led.violate("worker %d: adding %s, which was neither held nor in flight: %v", w.id, p.Name, err)
+	}
+}
+
+// pop pops a pod unless the worker already holds two or saw the queue
+// closed, and checks that the pod was queued: a pod handed out twice
+// without being handed back breaks I4.
+func (w *worker) pop() {
+	if w.closed || len(w.held) >= 2 {
+		return
+	}
+	w.set("Pop")
+	w.inPop.Store(true)
+	info, cycle, err := w.r.target.Pop()
+	w.inPop.Store(false)
+	w.popped.Add(1)
+	if err != nil || info == nil {
+		w.closed = true
+		return
+	}
+	w.r.pops.Add(1)
+	key := info.Key()
+	w.result = fmt.Sprintf(" %s (cycle %d)", key, cycle)
+	led := w.r.led
+	led.mu.Lock()
+	a, ok := led.pods[key]
+	switch {
+	case !ok:
+		led.violatef("worker %d: Pop returned %s, which nobody added", w.id, key)
+	case a.state == queued || a.state == returning:
+		a.state, a.holder, a.cycle = held, w.id, cycle
+	default:
+		led.violatef("worker %d: Pop returned %s at cycle %d, but it is %v (worker %d, popped at cycle %d): handed out twice without being handed back (I4)",
+			w.id, key, cycle, a.state, a.holder, a.cycle)
+	}
+	led.mu.Unlock()
+	w.held = append(w.held, heldPod{info, cycle})
+	w.publishHeld()
+}
+
+// snapshot checks I1 at an arbitrary instant, while the other workers
+// run: no pod in two places. It asks a target that checks its own
+// structures to do so too.
+func (w *worker) snapshot() {
+	w.set("Snapshot")
+	s := w.r.target.Snapshot()
+	w.r.checkConsistency(fmt.Sprintf("worker %d: at a Snapshot", w.id))
+	seen := map[spec.PodKey]spec.Location{}
+	for _, pl := range s.Places() {
+		for _, p := range pl.Pods {
+			if l, dup := seen[p.Key()]; dup {
+				w.r.led.violate("worker %d: Snapshot shows %s in %v and in %v (I1)\n  queue: %s", w.id, p.Key(), l, pl.Loc, describe(s))
 			}
+			seen[p.Key()] = pl.Loc
 		}
 	}
 }
