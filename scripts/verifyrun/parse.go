@@ -377,30 +377,77 @@ type conformanceRoot struct {
 
 // countConformance counts what each conformance.Run of the step actually
 // ran, from the go test events: the preflight, the scenarios (each leaf
-// subtest) and the two random runs, per target. The results files the
-// suite wrote (in the step's temp dir) only name the targets and refine a
-// passing scenario into a known difference and a skipped one into n/a; a
-// result whose subtest has no event did not run and is not counted. A
-// part that has no event at all is said not to have run, never passed.
+// subtest) and the random runs of each profile, per target. The results
+// files the suite wrote (in the step's temp dir) only name the targets
+// and refine a passing scenario into a known difference and a skipped one
+// into n/a; a result whose subtest has no event did not run and is not
+// counted. A part that has no event at all is said not to have run,
+// never passed.
 func countConformance(r *run) []string {
 	evs := invocations(r.events)
 	res := results(evs)
 	names, fileOutcome, targetOutcome := readReports(filepath.Join(r.tmp, "results"))
-	// A root is the parent of a preflight or random-runs subtest...
-	rootSet := map[testKey]bool{}
-	for k := range res {
-		i := strings.LastIndex(k.test, "/")
-		if i < 0 {
+	roots := conformanceRoots(evs, res, names, fileOutcome)
+	if len(roots) == 0 {
+		return countTests(r)
+	}
+	var out []string
+	scenarios := scenarioLine(res, roots, fileOutcome, targetOutcome)
+	if scenarios != "" {
+		out = append(out, scenarios)
+	}
+	out = append(out, preflightLine(res, roots))
+	// The random runs, one line per profile; those that ran nowhere are
+	// kept apart, so that a step of random runs only can lead with the
+	// profiles that ran.
+	var idle []string
+	for _, part := range []struct{ test, label string }{
+		{randomTest, "random runs (classic)"},
+		{randomHintsTest, "random runs (hints)"},
+		{randomGroupsTest, "random runs (podgroups)"},
+	} {
+		line, ranNowhere := randomRunLine(evs, res, roots, part.test, part.label)
+		if scenarios == "" && ranNowhere {
+			idle = append(idle, line)
 			continue
 		}
-		switch k.test[i+1:] {
-		case preflightTest, randomTest, randomHintsTest, randomGroupsTest:
+		out = append(out, line)
+	}
+	if o := otherTests(res, roots); o != "" {
+		out = append(out, o)
+	}
+	if scenarios == "" {
+		// A step of random runs only: what ran leads; the preflight and the
+		// line saying no scenario ran come last, not first.
+		var none []string
+		for _, root := range roots {
+			none = append(none, root.name)
+		}
+		out = append(append(out[1:], idle...), out[0], "scenarios: none ran on "+strings.Join(uniq(none), ", "))
+	}
+	return out
+}
+
+// isRunPart reports whether a subtest of conformance.Run is one of the
+// parts besides the scenarios: the preflight or a profile's random runs.
+func isRunPart(name string) bool {
+	return name == preflightTest || name == randomTest || name == randomHintsTest || name == randomGroupsTest
+}
+
+// conformanceRoots finds the step's conformance.Runs, sorted by target
+// name, then package. A root is the parent of a preflight or random-runs
+// subtest, or a test a results file names (Run writes one whatever ran)
+// with a subtest that is a scenario of that file: another package may
+// have a test of the same name (conformance/concurrent's TestImpl). Its
+// name is the one its run logged, else the results file's, else the
+// test's.
+func conformanceRoots(evs []event, res map[testKey]string, names, fileOutcome map[string]string) []conformanceRoot {
+	rootSet := map[testKey]bool{}
+	for k := range res {
+		if i := strings.LastIndex(k.test, "/"); i >= 0 && isRunPart(k.test[i+1:]) {
 			rootSet[testKey{k.pkg, k.test[:i]}] = true
 		}
 	}
-	// Or a test a results file names (Run writes one whatever ran) with
-	// a subtest that is a scenario of that file: another package may have
-	// a test of the same name (conformance/concurrent's TestImpl).
 	for k := range res {
 		if names[k.test] == "" || rootSet[k] {
 			continue
@@ -411,9 +458,6 @@ func countConformance(r *run) []string {
 				break
 			}
 		}
-	}
-	if len(rootSet) == 0 {
-		return countTests(r)
 	}
 	var roots []conformanceRoot
 	for k := range rootSet {
@@ -432,9 +476,11 @@ func countConformance(r *run) []string {
 		}
 		return roots[i].key.pkg < roots[j].key.pkg
 	})
+	return roots
+}
 
-	var out []string
-	// The preflight.
+// preflightLine is the preflight's outcome on each target.
+func preflightLine(res map[testKey]string, roots []conformanceRoot) string {
 	pre := map[string][]string{}
 	for _, root := range roots {
 		a, ok := res[testKey{root.key.pkg, root.key.test + "/" + preflightTest}]
@@ -443,12 +489,16 @@ func countConformance(r *run) []string {
 		}
 		pre[a] = append(pre[a], root.name)
 	}
-	preflight := "preflight: " + byOutcome(pre, nil)
+	return "preflight: " + byOutcome(pre, nil)
+}
 
-	// The scenarios: every leaf under a root but the parts above.
+// scenarioLine counts the scenarios, every leaf under a root but the
+// other parts of the run, by outcome: "" if none ran. When not every
+// target ran every scenario it says how many each did, and names the
+// targets that ran none.
+func scenarioLine(res map[testKey]string, roots []conformanceRoot, fileOutcome, targetOutcome map[string]string) string {
 	outcomes := map[string]int{}
 	scenarios := map[string]bool{}
-	var none []string
 	perRoot := map[string]int{} // scenarios run, by target
 	for _, root := range roots {
 		n := 0
@@ -457,8 +507,7 @@ func countConformance(r *run) []string {
 				continue
 			}
 			sc := strings.TrimPrefix(k.test, root.key.test+"/")
-			first, _, _ := strings.Cut(sc, "/")
-			if first == preflightTest || first == randomTest || first == randomHintsTest || first == randomGroupsTest {
+			if first, _, _ := strings.Cut(sc, "/"); isRunPart(first) {
 				continue
 			}
 			n++
@@ -473,84 +522,67 @@ func countConformance(r *run) []string {
 			perRoot[root.name] += n
 		}
 	}
+	if len(scenarios) == 0 {
+		return ""
+	}
+	total := 0
+	for _, c := range outcomes {
+		total += c
+	}
+	line := fmt.Sprintf("%d scenarios x %d target(s) = %d runs: %s", len(scenarios), len(perRoot), total, outcomeList(outcomes))
+	if total != len(scenarios)*len(perRoot) {
+		var each []string
+		for _, name := range slices.Sorted(maps.Keys(perRoot)) {
+			each = append(each, fmt.Sprintf("%s %d", name, perRoot[name]))
+		}
+		line = fmt.Sprintf("%d scenario runs on %d target(s) (%s): %s", total, len(perRoot), strings.Join(each, ", "), outcomeList(outcomes))
+	}
 	// A target with a root of random runs only (a second conformance.Run
 	// of the same target) ran scenarios if any of its roots did.
+	var none []string
 	for _, root := range roots {
 		if perRoot[root.name] == 0 {
 			none = append(none, root.name)
 		}
 	}
-	if len(scenarios) > 0 {
-		total := 0
-		for _, c := range outcomes {
-			total += c
-		}
-		line := fmt.Sprintf("%d scenarios x %d target(s) = %d runs: %s", len(scenarios), len(perRoot), total, outcomeList(outcomes))
-		if total != len(scenarios)*len(perRoot) {
-			// Not every target ran every scenario: say how many each did.
-			var each []string
-			for _, name := range slices.Sorted(maps.Keys(perRoot)) {
-				each = append(each, fmt.Sprintf("%s %d", name, perRoot[name]))
-			}
-			line = fmt.Sprintf("%d scenario runs on %d target(s) (%s): %s", total, len(perRoot), strings.Join(each, ", "), outcomeList(outcomes))
-		}
-		if len(none) > 0 {
-			line += "; no scenario ran on " + strings.Join(uniq(none), ", ")
-		}
-		out = append(out, line)
+	if len(none) > 0 {
+		line += "; no scenario ran on " + strings.Join(uniq(none), ", ")
 	}
-	out = append(out, preflight)
+	return line
+}
 
-	// The random runs, one line per profile; those that ran nowhere are
-	// kept apart, so that a step of random runs only can lead with the
-	// profiles that ran.
-	var idle []string
-	for _, part := range []struct{ test, label string }{
-		{randomTest, "random runs (classic)"},
-		{randomHintsTest, "random runs (hints)"},
-		{randomGroupsTest, "random runs (podgroups)"},
-	} {
-		by := map[string][]string{}
-		reasons := map[string]string{}
-		checks := 0
-		for _, root := range roots {
-			k := testKey{root.key.pkg, root.key.test + "/" + part.test}
-			a, ok := res[k]
-			if !ok {
-				a = notRunFiltered
-			}
-			if a == "skip" {
-				reasons[root.name] = skipReason(evs, k)
-			}
-			if a == "pass" {
-				for _, l := range outputOf(evs, func(o testKey) bool { return o == k || strings.HasPrefix(o.test, k.test+"/") && o.pkg == k.pkg }) {
-					if m := rapidOKRE.FindStringSubmatch(l); m != nil {
-						c, _ := strconv.Atoi(m[1])
-						checks += c
-					}
+// randomRunLine is one profile's random runs (the subtest named test) on
+// each target: the outcome, why a skipped one skipped, and how many
+// sequences the passing ones compared with the model. ranNowhere: no
+// target has an event of them.
+func randomRunLine(evs []event, res map[testKey]string, roots []conformanceRoot, test, label string) (line string, ranNowhere bool) {
+	by := map[string][]string{}
+	reasons := map[string]string{}
+	checks := 0
+	for _, root := range roots {
+		k := testKey{root.key.pkg, root.key.test + "/" + test}
+		a, ok := res[k]
+		if !ok {
+			a = notRunFiltered
+		}
+		if a == "skip" {
+			reasons[root.name] = skipReason(evs, k)
+		}
+		if a == "pass" {
+			for _, l := range outputOf(evs, func(o testKey) bool { return o == k || strings.HasPrefix(o.test, k.test+"/") && o.pkg == k.pkg }) {
+				if m := rapidOKRE.FindStringSubmatch(l); m != nil {
+					c, _ := strconv.Atoi(m[1])
+					checks += c
 				}
 			}
-			by[a] = append(by[a], root.name)
 		}
-		line := part.label + ": " + byOutcome(by, reasons)
-		if checks > 0 {
-			line += fmt.Sprintf("; %d sequences compared with the model", checks)
-		}
-		if len(scenarios) == 0 && len(by) == 1 && len(by[notRunFiltered]) > 0 {
-			idle = append(idle, line)
-			continue
-		}
-		out = append(out, line)
+		by[a] = append(by[a], root.name)
 	}
-	if o := otherTests(res, roots); o != "" {
-		out = append(out, o)
+	line = label + ": " + byOutcome(by, reasons)
+	if checks > 0 {
+		line += fmt.Sprintf("; %d sequences compared with the model", checks)
 	}
-	if len(scenarios) == 0 {
-		// A step of random runs only: what ran leads; the preflight and the
-		// line saying no scenario ran come last, not first.
-		out = append(append(out[1:], idle...), out[0], "scenarios: none ran on "+strings.Join(uniq(none), ", "))
-	}
-	return out
+	return line, len(by) == 1 && len(by[notRunFiltered]) > 0
 }
 
 // otherTests counts the tests of a conformance step that are no part of a
