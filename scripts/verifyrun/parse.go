@@ -997,3 +997,17 @@ func countPerturbed(r *run) []string {
 	}
 	return out
 }
+
+// linesWithPrefix counts a step whose command prints its own summary: its
+// lines that start with prefix, without it.
+func linesWithPrefix(prefix string) func(*run) []string {
+	return func(r *run) []string {
+		var out []string
+		for _, l := range strings.Split(r.text, "\n") {
+			if rest, ok := strings.CutPrefix(l, prefix); ok {
+				out = append(out, rest)
+			}
+		}
+		return out
+	}
+}
