@@ -49,7 +49,7 @@ func Serve(in io.Reader, out io.Writer, newQueue NewQueue) error {
 		}
 		var req Request
 		if err := json.Unmarshal(sc.Bytes(), &req); err != nil {
-			s.reply(Response{Error: &Error{Code: codeProtocol, Message: fmt.Sprintf("not a request: %v", err)}})
+			s.reply(Response{Error: protocolError("not a request: %v", err)})
 			continue
 		}
 		s.handle(req)
@@ -99,55 +99,118 @@ func (s *server) reply(r Response) {
 	s.werr = s.out.Flush()
 }
 
+// handle answers one request: init makes the queue, which every other
+// request needs. A Pop that may block is answered later, from a goroutine
+// of its own; every other request is answered here, in order.
 func (s *server) handle(req Request) {
 	resp := Response{ID: req.ID}
-	protocol := func(format string, args ...any) {
-		resp.Error = &Error{Code: codeProtocol, Message: fmt.Sprintf(format, args...)}
-	}
-	if req.Op == "init" {
-		switch {
-		case s.q != nil:
-			protocol("init: the queue exists already; start a new peer for a new queue")
-		case req.Version != Version:
-			protocol("init: this peer speaks protocol version %d, the driver asked for version %d", Version, req.Version)
-		case req.Config == nil:
-			protocol("init: no config")
-		default:
-			start, err := decodeTime(req.Now)
-			if err != nil {
-				protocol("init: %v", err)
-				break
-			}
-			cfg, err := DecodeConfig(req.Config)
-			if err != nil {
-				resp.Error = encodeError(err)
-				break
-			}
-			q, err := s.newQueue(cfg, start)
-			if err != nil {
-				resp.Error = encodeError(err)
-				break
-			}
-			// A new queue after a reset shares no caller object with the
-			// last: the driver numbers its refs from 1 again.
-			s.q, s.cfg, s.codec = q, cfg, NewCodec(true)
-			_, nominator := q.(spec.Nominator)
-			resp.Profile, resp.Version = EncodeProfile(q.Info(), nominator), Version
-			if cfg.PodGroupsV138 {
-				resp.Profile.GroupRules = groupRulesV138
-			}
-			resp.Profile.PreQueueing = cfg.PreQueueing
-			resp.Profile.Reset = true
+	switch {
+	case req.Op == "init":
+		s.init(req, &resp)
+	case s.q == nil:
+		resp.Error = protocolError("%s before a successful init", req.Op)
+	case req.Op == "pop" || req.Op == "popEntity":
+		if s.startPop(s.q, req, &resp) {
+			return
 		}
-		s.reply(resp)
+	default:
+		s.serve(s.q, req, &resp)
+	}
+	s.reply(resp)
+}
+
+// protocolError is the error of a request the peer cannot take; it
+// changes nothing.
+func protocolError(format string, args ...any) *Error {
+	return &Error{Code: codeProtocol, Message: fmt.Sprintf(format, args...)}
+}
+
+// init makes the queue and answers with the profile it implements. A
+// peer serves one queue at a time: a reset ends it before the next init.
+func (s *server) init(req Request, resp *Response) {
+	switch {
+	case s.q != nil:
+		resp.Error = protocolError("init: the queue exists already; start a new peer for a new queue")
+	case req.Version != Version:
+		resp.Error = protocolError("init: this peer speaks protocol version %d, the driver asked for version %d", Version, req.Version)
+	case req.Config == nil:
+		resp.Error = protocolError("init: no config")
+	}
+	if resp.Error != nil {
 		return
 	}
-	if s.q == nil {
-		protocol("%s before a successful init", req.Op)
-		s.reply(resp)
+	start, err := decodeTime(req.Now)
+	if err != nil {
+		resp.Error = protocolError("init: %v", err)
 		return
 	}
-	q := s.q
+	cfg, err := DecodeConfig(req.Config)
+	if err != nil {
+		resp.Error = encodeError(err)
+		return
+	}
+	q, err := s.newQueue(cfg, start)
+	if err != nil {
+		resp.Error = encodeError(err)
+		return
+	}
+	// A new queue after a reset shares no caller object with the last:
+	// the driver numbers its refs from 1 again.
+	s.q, s.cfg, s.codec = q, cfg, NewCodec(true)
+	_, nominator := q.(spec.Nominator)
+	resp.Profile, resp.Version = EncodeProfile(q.Info(), nominator), Version
+	if cfg.PodGroupsV138 {
+		resp.Profile.GroupRules = groupRulesV138
+	}
+	resp.Profile.PreQueueing = cfg.PreQueueing
+	resp.Profile.Reset = true
+}
+
+// startPop serves pop and popEntity, and reports whether it answers from
+// a goroutine of its own (then the response is not the caller's to
+// send). It answers at once when the Pop cannot block: no earlier Pop is
+// waiting and there is a pod to take (only the request loop changes the
+// queue, so nobody takes it first). Otherwise a blocked Pop would hold up
+// the requests after it.
+func (s *server) startPop(q conformance.Target, req Request, resp *Response) bool {
+	pop := func() {
+		info, cycle, err := q.Pop()
+		resp.Info, resp.Cycle, resp.Error = s.codec.EncodeInfo(info), cycle, encodeError(err)
+	}
+	if req.Op == "popEntity" {
+		pq, ok := q.(spec.PodGroupQueue)
+		if !ok {
+			resp.Error = protocolError("popEntity: the queue has no pod groups (spec.PodGroupQueue)")
+			return false
+		}
+		pop = func() {
+			e, cycle, err := pq.PopEntity()
+			resp.Cycle, resp.Error = cycle, encodeError(err)
+			if err == nil {
+				resp.Entity = s.codec.EncodeEntity(e)
+			}
+		}
+	}
+	if s.waiting.Load() == 0 && (s.canPop(q.Snapshot()) || !q.Info().Blocking) {
+		pop()
+		return false
+	}
+	s.waiting.Add(1)
+	s.pops.Add(1)
+	go func() {
+		defer s.pops.Done()
+		defer s.waiting.Add(-1)
+		pop()
+		s.reply(*resp)
+	}()
+	return true
+}
+
+// serve runs a request that cannot block on the queue q. The response's
+// error is what the queue returned, or one of code "protocol" for a
+// request the peer cannot take (an unknown op, bad arguments, or an
+// interface the queue does not implement).
+func (s *server) serve(q conformance.Target, req Request, resp *Response) {
 	switch req.Op {
 	case "reset":
 		// The queue ends as at the end of the input (its waiting pops
@@ -158,49 +221,19 @@ func (s *server) handle(req Request) {
 		s.q = nil
 	case "add":
 		resp.Error = encodeError(q.Add(s.codec.DecodePod(req.Pod)))
-	case "pop", "popEntity":
-		pop := s.pop
-		if req.Op == "popEntity" {
-			pq, ok := q.(spec.PodGroupQueue)
-			if !ok {
-				protocol("popEntity: the queue has no pod groups (spec.PodGroupQueue)")
-				break
-			}
-			pop = func(_ conformance.Target, resp *Response) { s.popEntity(pq, resp) }
-		}
-		// Answered here when it cannot block: no earlier Pop is waiting
-		// and there is a pod to take (only this loop changes the queue, so
-		// nobody takes it first). Otherwise from a goroutine, so that a
-		// blocked Pop does not hold up the requests after it.
-		if s.waiting.Load() == 0 && (s.canPop(q.Snapshot()) || !q.Info().Blocking) {
-			pop(q, &resp)
-			break
-		}
-		s.waiting.Add(1)
-		s.pops.Add(1)
-		go func() {
-			defer s.pops.Done()
-			defer s.waiting.Add(-1)
-			pop(q, &resp)
-			s.reply(resp)
-		}()
-		return
-	case "moveAllWithObjects", "addAttemptedPodGroup", "addPodGroup", "updatePodGroup", "deletePodGroup":
-		s.handleGroupsAndObjects(q, req, &resp)
 	case "addUnschedulable":
 		info, err := s.codec.DecodeInfo(req.Info)
 		if err != nil {
-			protocol("addUnschedulable: %v", err)
+			resp.Error = protocolError("addUnschedulable: %v", err)
 			break
 		}
 		resp.Error = encodeError(q.AddUnschedulableIfNotPresent(info, req.Cycle))
 	case "moveAll":
-		var pre spec.PreEnqueueCheck
-		if req.PreCheckRejects != nil {
-			rejects := slices.Clone(req.PreCheckRejects)
-			pre = func(p *spec.Pod) bool { return !slices.Contains(rejects, string(p.Key())) }
-		}
-		q.MoveAllToActiveOrBackoffQueue(DecodeEvent(req.Event), pre)
+		q.MoveAllToActiveOrBackoffQueue(DecodeEvent(req.Event), preCheck(req.PreCheckRejects))
+	case "moveAllWithObjects":
+		resp.Error = s.moveAllWithObjects(q, req)
+	case "addAttemptedPodGroup", "addPodGroup", "updatePodGroup", "deletePodGroup":
+		resp.Error = s.podGroupRequest(q, req)
 	case "flushBackoffQ":
 		q.FlushBackoffQCompleted()
 	case "flushLeftover":
@@ -212,16 +245,7 @@ func (s *server) handle(req Request) {
 		}
 		resp.Error = encodeError(q.Activate(pods))
 	case "update":
-		if req.Change == nil {
-			resp.Error = encodeError(q.Update(s.codec.DecodePod(req.OldPod), s.codec.DecodePod(req.NewPod)))
-			break
-		}
-		oq, ok := q.(spec.ObjectQueue)
-		if !ok {
-			protocol("update with a change: the queue takes no update verdicts (spec.ObjectQueue)")
-			break
-		}
-		resp.Error = encodeError(oq.UpdateWithChange(s.codec.DecodePod(req.OldPod), s.codec.DecodePod(req.NewPod), DecodePodChange(req.Change)))
+		resp.Error = s.update(q, req)
 	case "delete":
 		resp.Error = encodeError(q.Delete(s.codec.DecodePod(req.Pod)))
 	case "assignedPodAdded":
@@ -237,34 +261,16 @@ func (s *server) handle(req Request) {
 	case "snapshot":
 		resp.Snapshot = s.codec.EncodeSnapshot(q.Snapshot())
 	case "addNominatedPod", "nominatedPodsForNode":
-		n, ok := q.(spec.Nominator)
-		if !ok {
-			protocol("%s: the queue has no nominator (its init response did not claim one)", req.Op)
-			break
-		}
-		if req.Op == "nominatedPodsForNode" {
-			resp.Pods = []*Pod{}
-			for _, p := range n.NominatedPodsForNode(req.NodeName) {
-				resp.Pods = append(resp.Pods, s.codec.EncodePod(p))
-			}
-			break
-		}
-		mode, err := decodeMode(req.Mode)
-		if err != nil {
-			protocol("addNominatedPod: %v", err)
-			break
-		}
-		resp.Error = encodeError(n.AddNominatedPod(s.codec.DecodePod(req.Pod), mode, req.NodeName))
+		s.nominatorRequest(q, req, resp)
 	case "step":
 		if req.Nanoseconds < 0 {
-			protocol("step: negative duration %dns; a clock never goes back", req.Nanoseconds)
+			resp.Error = protocolError("step: negative duration %dns; a clock never goes back", req.Nanoseconds)
 			break
 		}
 		q.Advance(time.Duration(req.Nanoseconds))
 	default:
-		protocol("unknown op %q", req.Op)
+		resp.Error = protocolError("unknown op %q", req.Op)
 	}
-	s.reply(resp)
 }
 
 // canPop reports whether a Pop finds a pod to take at once: one in
@@ -286,64 +292,87 @@ func (s *server) canPop(snap spec.Snapshot) bool {
 	return false
 }
 
-func (s *server) pop(q conformance.Target, resp *Response) {
-	info, cycle, err := q.Pop()
-	resp.Info, resp.Cycle, resp.Error = s.codec.EncodeInfo(info), cycle, encodeError(err)
+// preCheck is the pre-enqueue check of a move request: it rejects the
+// pods the request names by key, and is nil when it names none.
+func preCheck(rejects []string) spec.PreEnqueueCheck {
+	if rejects == nil {
+		return nil
+	}
+	rejects = slices.Clone(rejects)
+	return func(p *spec.Pod) bool { return !slices.Contains(rejects, string(p.Key())) }
 }
 
-func (s *server) popEntity(q spec.PodGroupQueue, resp *Response) {
-	e, cycle, err := q.PopEntity()
-	resp.Cycle, resp.Error = cycle, encodeError(err)
-	if err == nil {
-		resp.Entity = s.codec.EncodeEntity(e)
+// update is an update of a pod, with the caller's verdict on what
+// changed when the request carries one (spec.ObjectQueue).
+func (s *server) update(q conformance.Target, req Request) *Error {
+	if req.Change == nil {
+		return encodeError(q.Update(s.codec.DecodePod(req.OldPod), s.codec.DecodePod(req.NewPod)))
 	}
+	oq, ok := q.(spec.ObjectQueue)
+	if !ok {
+		return protocolError("update with a change: the queue takes no update verdicts (spec.ObjectQueue)")
+	}
+	return encodeError(oq.UpdateWithChange(s.codec.DecodePod(req.OldPod), s.codec.DecodePod(req.NewPod), DecodePodChange(req.Change)))
 }
 
-// handleGroupsAndObjects serves the requests of spec.ObjectQueue and
-// spec.PodGroupQueue, which a queue of version 2 implements.
-func (s *server) handleGroupsAndObjects(q conformance.Target, req Request, resp *Response) {
-	protocol := func(format string, args ...any) {
-		resp.Error = &Error{Code: codeProtocol, Message: fmt.Sprintf(format, args...)}
-	}
-	if req.Op == "moveAllWithObjects" {
-		oq, ok := q.(spec.ObjectQueue)
-		if !ok {
-			protocol("moveAllWithObjects: the queue takes no caller objects (spec.ObjectQueue)")
-			return
-		}
-		var pre spec.PreEnqueueCheck
-		if req.PreCheckRejects != nil {
-			rejects := slices.Clone(req.PreCheckRejects)
-			pre = func(p *spec.Pod) bool { return !slices.Contains(rejects, string(p.Key())) }
-		}
-		occ := spec.Occurrence{Event: DecodeEvent(req.Event), Old: s.codec.DecodePod(req.OldPod), New: s.codec.DecodePod(req.NewPod),
-			OldObject: s.codec.DecodeObject(req.OldObject), NewObject: s.codec.DecodeObject(req.NewObject)}
-		resp.Error = encodeError(oq.MoveAllToActiveOrBackoffQueueWithObjects(occ, pre))
+// nominatorRequest serves the requests of spec.Nominator, which the init
+// response claimed if the queue implements it.
+func (s *server) nominatorRequest(q conformance.Target, req Request, resp *Response) {
+	n, ok := q.(spec.Nominator)
+	if !ok {
+		resp.Error = protocolError("%s: the queue has no nominator (its init response did not claim one)", req.Op)
 		return
 	}
+	if req.Op == "nominatedPodsForNode" {
+		resp.Pods = []*Pod{}
+		for _, p := range n.NominatedPodsForNode(req.NodeName) {
+			resp.Pods = append(resp.Pods, s.codec.EncodePod(p))
+		}
+		return
+	}
+	mode, err := decodeMode(req.Mode)
+	if err != nil {
+		resp.Error = protocolError("addNominatedPod: %v", err)
+		return
+	}
+	resp.Error = encodeError(n.AddNominatedPod(s.codec.DecodePod(req.Pod), mode, req.NodeName))
+}
+
+// moveAllWithObjects is a move request that carries the objects of its
+// event (spec.ObjectQueue, protocol version 2).
+func (s *server) moveAllWithObjects(q conformance.Target, req Request) *Error {
+	oq, ok := q.(spec.ObjectQueue)
+	if !ok {
+		return protocolError("moveAllWithObjects: the queue takes no caller objects (spec.ObjectQueue)")
+	}
+	occ := spec.Occurrence{Event: DecodeEvent(req.Event), Old: s.codec.DecodePod(req.OldPod), New: s.codec.DecodePod(req.NewPod),
+		OldObject: s.codec.DecodeObject(req.OldObject), NewObject: s.codec.DecodeObject(req.NewObject)}
+	return encodeError(oq.MoveAllToActiveOrBackoffQueueWithObjects(occ, preCheck(req.PreCheckRejects)))
+}
+
+// podGroupRequest serves the requests of spec.PodGroupQueue but
+// PopEntity (protocol version 2).
+func (s *server) podGroupRequest(q conformance.Target, req Request) *Error {
 	pq, ok := q.(spec.PodGroupQueue)
 	if !ok {
-		protocol("%s: the queue has no pod groups (spec.PodGroupQueue)", req.Op)
-		return
+		return protocolError("%s: the queue has no pod groups (spec.PodGroupQueue)", req.Op)
 	}
 	switch req.Op {
 	case "addAttemptedPodGroup":
 		g, err := s.codec.DecodeGroupInfo(req.GroupInfo)
 		if err != nil {
-			protocol("addAttemptedPodGroup: %v", err)
-			return
+			return protocolError("addAttemptedPodGroup: %v", err)
 		}
 		status, err := spec.ParseAttemptStatus(req.Status)
 		if err != nil {
-			resp.Error = encodeError(err)
-			return
+			return encodeError(err)
 		}
-		resp.Error = encodeError(pq.AddAttemptedPodGroupIfNeeded(g, req.Cycle, status))
+		return encodeError(pq.AddAttemptedPodGroupIfNeeded(g, req.Cycle, status))
 	case "addPodGroup":
-		resp.Error = encodeError(pq.AddPodGroup(s.codec.DecodePodGroup(req.PodGroup)))
+		return encodeError(pq.AddPodGroup(s.codec.DecodePodGroup(req.PodGroup)))
 	case "updatePodGroup":
-		resp.Error = encodeError(pq.UpdatePodGroup(s.codec.DecodePodGroup(req.OldPodGroup), s.codec.DecodePodGroup(req.NewPodGroup)))
-	case "deletePodGroup":
-		resp.Error = encodeError(pq.DeletePodGroup(s.codec.DecodePodGroup(req.PodGroup)))
+		return encodeError(pq.UpdatePodGroup(s.codec.DecodePodGroup(req.OldPodGroup), s.codec.DecodePodGroup(req.NewPodGroup)))
+	default: // deletePodGroup
+		return encodeError(pq.DeletePodGroup(s.codec.DecodePodGroup(req.PodGroup)))
 	}
 }
