@@ -1038,56 +1038,25 @@ func (r *run) exec(in Input) Output {
 	return out
 }
 
+// issue draws the arguments of an operation of kind k and performs it as
+// one of the client's recorded operations. A draw the workload forbids
+// (under OnlyFreeAdds, an Add or Update of a pod another client holds, a
+// Delete by anyone but the holder) issues nothing.
 func (c *client) issue(k schedqtest.Kind) {
 	in := Input{Op: schedqtest.Op{Kind: k}}
 	op := &in.Op
 	f := func() Output { return c.exec(in) }
 	switch k {
 	case schedqtest.KindAdd:
-		_, p := c.own()
-		if c.w.OnlyFreeAdds && !c.takeFree(p.Key()) {
+		if !c.addOp(&in) {
 			return
 		}
-		op.Pod = podRef(p)
-		if p.Object != nil {
-			// The language cannot write a caller object: the pod
-			// goes as it is (Input.exec).
-			in.Pods = []*spec.Pod{p}
-		}
 	case schedqtest.KindPop:
-		f = func() Output {
-			c.inPopNow.Store(true)
-			c.maybeStuck()
-			out := c.exec(in)
-			c.inPopNow.Store(false)
-			if out.Err == nil && out.Info != nil {
-				c.held = append(c.held, schedqtest.Popped{Info: *out.Info, Cycle: out.Cycle})
-			}
-			if out.Err == nil && out.Group != nil {
-				c.groups = append(c.groups, heldGroup{popped: schedqtest.PoppedGroup{Info: *out.Group, Cycle: out.Cycle},
-					members: slices.Clone(out.Group.Members)})
-			}
-			return out
-		}
+		f = c.popOp(in)
 	case schedqtest.KindTick:
 		op.Duration = c.clockStep()
 	case schedqtest.KindMove:
-		op.Event = events[c.rng.IntN(len(events))]
-		if c.nodesDecide() && c.rng.IntN(2) == 0 {
-			// The event whose hint reads its node (ConfigFor).
-			op.Event = schedqtest.NodeAdd
-		}
-		c.drawObjects(op)
-		if c.rng.IntN(2) == 0 {
-			// A preCheck must be a pure function of the pod: this one
-			// lets a random half of the clients' pods through, by name.
-			op.PreCheck = []string{}
-			for _, p := range c.u.all[:c.w.Clients*c.w.PodsPerClient] {
-				if c.rng.IntN(2) == 0 {
-					op.PreCheck = append(op.PreCheck, p.Name)
-				}
-			}
-		}
+		c.moveOp(op)
 	case schedqtest.KindActivate:
 		in.Pods = []*spec.Pod{c.u.all[c.rng.IntN(len(c.u.all))]}
 		if c.rng.IntN(2) == 0 {
@@ -1103,50 +1072,11 @@ func (c *client) issue(k schedqtest.Kind) {
 		_, p := c.own()
 		op.Pod, in.Pods = schedqtest.PodRef{Name: p.Name}, []*spec.Pod{p}
 	case schedqtest.KindUpdate:
-		if c.w.Gates && c.w.Profile == spec.ProfileHints && c.rng.IntN(2) == 0 && c.holdParked() {
+		if !c.updateOp(&in) {
 			return
 		}
-		i, old := c.own()
-		if c.w.OnlyFreeAdds && !c.takeFree(old.Key()) {
-			return // an update in flight would be queued twice upstream
-		}
-		op.Pod, in.Pods = schedqtest.PodRef{Name: old.Name}, []*spec.Pod{old}
-		switch c.rng.IntN(16) {
-		case 15:
-			// Re-created under the same name (R9: a pod in flight under
-			// the old UID ends its attempt). UIDs stay unique: the client
-			// owns the name.
-			uid := fmt.Sprintf("%s~%d", old.UID, c.rng.IntN(1<<30))
-			op.Pod.UID = &uid
-		case 0, 1, 2, 3, 4:
-			prio := old.Priority + int32(c.rng.IntN(3)-1)*5 // may reorder, rarely ties
-			op.Pod.Priority = &prio
-		case 5, 6, 7, 8, 9:
-			op.Pod.Labels = map[string]string{"app": c.u.appVals[c.rng.IntN(2)], "v": fmt.Sprint(c.rng.IntN(100))}
-			if c.rng.IntN(2) == 0 {
-				op.Pod.Labels["zone"] = zones[c.rng.IntN(len(zones))]
-			}
-			// A gate put on, or (new labels without one) lifted.
-			op.Pod.Labels = c.withGate(op.Pod.Labels)
-		default:
-			op.Touch = true // status only
-		}
-		_, c.pods[i] = in.executor(nil, nil).UpdatePods(*op)
 	case schedqtest.KindAssignedAdd, schedqtest.KindAssignedUpdate:
-		app := c.u.appVals[c.rng.IntN(2)]
-		op.Pod = schedqtest.PodRef{Name: "assigned-" + app, Labels: map[string]string{"app": app}}
-		if c.rng.IntN(2) == 0 {
-			// In another namespace, where the same labels wake no pod
-			// PodTopologySpread rejected (R11): in the pods' own, the
-			// namespace check cannot show.
-			op.Pod.Namespace = &otherNamespace
-		}
-		if k == schedqtest.KindAssignedUpdate {
-			op.Event = spec.EventAssignedPodUpdate
-			if c.rng.IntN(2) == 0 {
-				op.Event = spec.ClusterEvent{Resource: spec.ResourceAssignedPod, ActionType: spec.UpdatePodScaleDown}
-			}
-		}
+		c.assignedOp(op)
 	case schedqtest.KindDone:
 		// Usually not in flight: exercises ErrNotInFlight against
 		// concurrent Pops of the pod.
@@ -1160,6 +1090,120 @@ func (c *client) issue(k schedqtest.Kind) {
 		c.nominationOp(&in)
 	}
 	c.rec.doGated(c.log, in, k == schedqtest.KindTick && c.rng.Float64() < c.w.ConcurrentSteps, f)
+}
+
+// addOp draws an Add of one of the client's pods, and reports false when
+// OnlyFreeAdds forbids it (another client holds the pod).
+func (c *client) addOp(in *Input) bool {
+	_, p := c.own()
+	if c.w.OnlyFreeAdds && !c.takeFree(p.Key()) {
+		return false
+	}
+	in.Op.Pod = podRef(p)
+	if p.Object != nil {
+		// The language cannot write a caller object: the pod goes as it
+		// is (Input.exec).
+		in.Pods = []*spec.Pod{p}
+	}
+	return true
+}
+
+// popOp is a Pop that tells the coordinator while it may sleep, and keeps
+// what it returned, a pod or a pod group, as the client's to finish.
+func (c *client) popOp(in Input) func() Output {
+	return func() Output {
+		c.inPopNow.Store(true)
+		c.maybeStuck()
+		out := c.exec(in)
+		c.inPopNow.Store(false)
+		if out.Err == nil && out.Info != nil {
+			c.held = append(c.held, schedqtest.Popped{Info: *out.Info, Cycle: out.Cycle})
+		}
+		if out.Err == nil && out.Group != nil {
+			c.groups = append(c.groups, heldGroup{popped: schedqtest.PoppedGroup{Info: *out.Group, Cycle: out.Cycle},
+				members: slices.Clone(out.Group.Members)})
+		}
+		return out
+	}
+}
+
+// moveOp draws a move request's event, its caller objects, and half the
+// time a preCheck.
+func (c *client) moveOp(op *schedqtest.Op) {
+	op.Event = events[c.rng.IntN(len(events))]
+	if c.nodesDecide() && c.rng.IntN(2) == 0 {
+		// The event whose hint reads its node (ConfigFor).
+		op.Event = schedqtest.NodeAdd
+	}
+	c.drawObjects(op)
+	if c.rng.IntN(2) == 0 {
+		// A preCheck must be a pure function of the pod: this one lets a
+		// random half of the clients' pods through, by name.
+		op.PreCheck = []string{}
+		for _, p := range c.u.all[:c.w.Clients*c.w.PodsPerClient] {
+			if c.rng.IntN(2) == 0 {
+				op.PreCheck = append(op.PreCheck, p.Name)
+			}
+		}
+	}
+}
+
+// updateOp draws an Update of one of the client's pods: re-created under
+// its name, a new priority, new labels (a gate put on or lifted), or its
+// status only; the client's pod becomes the new version. It reports false
+// when it issues nothing: holdParked took the turn, or OnlyFreeAdds
+// forbids it.
+func (c *client) updateOp(in *Input) bool {
+	if c.w.Gates && c.w.Profile == spec.ProfileHints && c.rng.IntN(2) == 0 && c.holdParked() {
+		return false
+	}
+	i, old := c.own()
+	if c.w.OnlyFreeAdds && !c.takeFree(old.Key()) {
+		return false // an update in flight would be queued twice upstream
+	}
+	op := &in.Op
+	op.Pod, in.Pods = schedqtest.PodRef{Name: old.Name}, []*spec.Pod{old}
+	switch c.rng.IntN(16) {
+	case 15:
+		// Re-created under the same name (R9: a pod in flight under the
+		// old UID ends its attempt). UIDs stay unique: the client owns
+		// the name.
+		uid := fmt.Sprintf("%s~%d", old.UID, c.rng.IntN(1<<30))
+		op.Pod.UID = &uid
+	case 0, 1, 2, 3, 4:
+		prio := old.Priority + int32(c.rng.IntN(3)-1)*5 // may reorder, rarely ties
+		op.Pod.Priority = &prio
+	case 5, 6, 7, 8, 9:
+		op.Pod.Labels = map[string]string{"app": c.u.appVals[c.rng.IntN(2)], "v": fmt.Sprint(c.rng.IntN(100))}
+		if c.rng.IntN(2) == 0 {
+			op.Pod.Labels["zone"] = zones[c.rng.IntN(len(zones))]
+		}
+		// A gate put on, or (new labels without one) lifted.
+		op.Pod.Labels = c.withGate(op.Pod.Labels)
+	default:
+		op.Touch = true // status only
+	}
+	_, c.pods[i] = in.executor(nil, nil).UpdatePods(*op)
+	return true
+}
+
+// assignedOp draws the assigned pod of an AssignedPodAdded or
+// AssignedPodUpdated, and the update's event.
+func (c *client) assignedOp(op *schedqtest.Op) {
+	app := c.u.appVals[c.rng.IntN(2)]
+	op.Pod = schedqtest.PodRef{Name: "assigned-" + app, Labels: map[string]string{"app": app}}
+	if c.rng.IntN(2) == 0 {
+		// In another namespace, where the same labels wake no pod
+		// PodTopologySpread rejected (R11): in the pods' own, the
+		// namespace check cannot show.
+		op.Pod.Namespace = &otherNamespace
+	}
+	if op.Kind == schedqtest.KindAssignedUpdate {
+		op.Event = spec.EventAssignedPodUpdate
+		if c.rng.IntN(2) == 0 {
+			op.Event = spec.ClusterEvent{Resource: spec.ResourceAssignedPod, ActionType: spec.UpdatePodScaleDown}
+		}
+	}
 }
 
 // nodesDecide reports whether node objects decide requeues in this run:
