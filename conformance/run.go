@@ -216,40 +216,72 @@ const EnvFailFileDir = "SCHEDQ_RAPID_FAILFILE_DIR"
 // operations as a scenario. The last line logged says what ran.
 func Run(t *testing.T, newTarget NewTarget, opts Options) {
 	t.Helper()
-	var sel *regexp.Regexp
-	if opts.Scenarios != "" {
-		var err error
-		if sel, err = regexp.Compile(opts.Scenarios); err != nil {
-			t.Fatalf("conformance: Options.Scenarios: %v", err)
-		}
-	}
-	var files []ScenarioFile
-	if !opts.SkipCatalogue {
-		cat, err := catalogue(opts.CatalogueDir)
-		if err != nil {
-			t.Fatalf("conformance: reading the catalogue: %v", err)
-		}
-		files = cat
-	}
-	for _, dir := range opts.Dirs {
-		own, err := ReadScenarioDir(dir)
-		if err != nil {
-			t.Fatalf("conformance: %v", err)
-		}
-		files = append(files, own...)
-	}
-	if err := opts.validate(files); err != nil {
+	files, sel, err := opts.scenarioFiles()
+	if err != nil {
 		t.Fatalf("conformance: %v", err)
 	}
-
 	report := Report{Test: t.Name()}
 	// What go test -run filtered out does not run: the summary counts what
-	// did (preflightRan, ran, and the random runs' own lines).
+	// did (preflightRan, the scenarios and the random runs that ran).
 	preflightRan := false
 	if !t.Run("preflight", func(t *testing.T) { preflightRan = true; report.Target = Preflight(t, newTarget) }) {
 		t.Errorf("conformance: the adapter failed the preflight check (above); fix it first: no scenario ran")
 		return
 	}
+	scenarios := runScenarios(t, newTarget, opts, files, sel, &report)
+	if report.Target.Name == "" {
+		// Neither the preflight nor a scenario ran (go test -run kept only
+		// the random runs): the summary and the results file still name
+		// the target.
+		report.Target = targetInfo(t, newTarget)
+	}
+	preflight := "preflight ok"
+	if !preflightRan {
+		preflight = "preflight not run (filtered by -run)"
+	}
+	summary := fmt.Sprintf("conformance %s: %s; %s", report.Target.Name, preflight, scenarios)
+	report.Summary = summary + runRandom(t, newTarget, opts, &report)
+	t.Log(report.Summary)
+	dir := opts.ResultsDir
+	if dir == "" {
+		dir = os.Getenv("SCHEDQ_CONFORMANCE_RESULTS")
+	}
+	if dir != "" && report.Target.Name != "" {
+		if err := writeReport(dir, report); err != nil {
+			t.Errorf("writing results: %v", err)
+		}
+	}
+}
+
+// scenarioFiles reads the scenarios of a run, the catalogue's (unless
+// opts.SkipCatalogue) then those of opts.Dirs, and checks the options
+// against them. sel is the compiled opts.Scenarios, nil if it is empty.
+func (opts Options) scenarioFiles() (files []ScenarioFile, sel *regexp.Regexp, err error) {
+	if opts.Scenarios != "" {
+		if sel, err = regexp.Compile(opts.Scenarios); err != nil {
+			return nil, nil, fmt.Errorf("Options.Scenarios: %w", err)
+		}
+	}
+	if !opts.SkipCatalogue {
+		if files, err = catalogue(opts.CatalogueDir); err != nil {
+			return nil, nil, fmt.Errorf("reading the catalogue: %w", err)
+		}
+	}
+	for _, dir := range opts.Dirs {
+		own, err := ReadScenarioDir(dir)
+		if err != nil {
+			return nil, nil, err
+		}
+		files = append(files, own...)
+	}
+	return files, sel, opts.validate(files)
+}
+
+// runScenarios runs each scenario file sel selects (all if sel is nil)
+// as a subtest, adds its result to report, and says what ran: how many
+// of the files, how many -run filtered out, and each outcome's count. A
+// scenario the target finds n/a is skipped, and counted as n/a.
+func runScenarios(t *testing.T, newTarget NewTarget, opts Options, files []ScenarioFile, sel *regexp.Regexp, report *Report) string {
 	var mu sync.Mutex
 	var counts [5]int // by outcome: pass, fail, known, stale, n/a
 	outcomes := []Outcome{Pass, Fail, Known, Stale, NotApplicable}
@@ -274,24 +306,22 @@ func Run(t *testing.T, newTarget NewTarget, opts Options) {
 			}
 		})
 	}
-	if report.Target.Name == "" {
-		// Neither the preflight nor a scenario ran (go test -run kept only
-		// the random runs): the summary and the results file still name
-		// the target.
-		report.Target = targetInfo(t, newTarget)
-	}
-	preflight := "preflight ok"
-	if !preflightRan {
-		preflight = "preflight not run (filtered by -run)"
-	}
-	summary := fmt.Sprintf("conformance %s: %s; %d of %d scenarios ran", report.Target.Name, preflight, ran, len(files))
+	summary := fmt.Sprintf("%d of %d scenarios ran", ran, len(files))
 	if sel != nil {
 		summary += fmt.Sprintf(" (selected by Scenarios=%q)", opts.Scenarios)
 	}
 	if ran < selected {
 		summary += fmt.Sprintf(" (%d filtered by -run)", selected-ran)
 	}
-	summary += fmt.Sprintf(": %d pass, %d fail, %d known differences, %d stale, %d n/a", counts[0], counts[1], counts[2], counts[3], counts[4])
+	return summary + fmt.Sprintf(": %d pass, %d fail, %d known differences, %d stale, %d n/a", counts[0], counts[1], counts[2], counts[3], counts[4])
+}
+
+// runRandom runs each profile's model-differential random runs as a
+// subtest, adds the result of each that ran to report, and says how each
+// went: skipped by the options, n/a to the target (shown as SKIP), not
+// run (filtered by -run), or its outcome.
+func runRandom(t *testing.T, newTarget NewTarget, opts Options, report *Report) string {
+	summary := ""
 	for _, p := range []spec.Profile{spec.ProfileClassic, spec.ProfileHints, spec.ProfilePodGroups} {
 		ran := false
 		var res Result
@@ -315,17 +345,7 @@ func Run(t *testing.T, newTarget NewTarget, opts Options) {
 		}
 		report.Results = append(report.Results, res)
 	}
-	report.Summary = summary
-	t.Log(summary)
-	dir := opts.ResultsDir
-	if dir == "" {
-		dir = os.Getenv("SCHEDQ_CONFORMANCE_RESULTS")
-	}
-	if dir != "" && report.Target.Name != "" {
-		if err := writeReport(dir, report); err != nil {
-			t.Errorf("writing results: %v", err)
-		}
-	}
+	return summary
 }
 
 // validate checks the options against the scenarios of the run.
