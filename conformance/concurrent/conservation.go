@@ -235,7 +235,7 @@ func steps(cfg spec.Config) []time.Duration {
 // runRound runs one round: the workers start together, the coordinator
 // watches them until they finish or hang, and once the queue is closed
 // and quiet, conservation is checked. A hung round reports its diagnosis
-// alone: the queue is not quiet, so the final check would only repeat it.
+// alone: the final check's Snapshot could wait on the hung queue forever.
 func runRound(t testing.TB, newTarget conformance.NewTarget, opts Options, seed uint64) roundResult {
 	cfg := wakeConfig()
 	r := &round{target: newTarget(t, cfg, start), cfg: cfg, led: &ledger{pods: map[spec.PodKey]*account{}}}
@@ -255,8 +255,7 @@ func runRound(t testing.TB, newTarget conformance.NewTarget, opts Options, seed 
 // newWorkers makes n workers owning three pods each, and 2n rescue pods
 // of the lowest priority, all free in the ledger. One generator seeded
 // by seed draws the pods' priorities, labels and affinities; each worker
-// draws its operations from a generator of its own, so a seed gives the
-// same choices whatever the interleaving.
+// draws its operations from a generator of its own.
 func (r *round) newWorkers(seed uint64, n int) (workers []*worker, rescue []*spec.Pod) {
 	rng := rand.New(rand.NewPCG(seed, 0xc0))
 	for i := range n {
