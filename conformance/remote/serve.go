@@ -54,10 +54,7 @@ func Serve(in io.Reader, out io.Writer, newQueue NewQueue) error {
 		}
 		s.handle(req)
 	}
-	if s.q != nil {
-		s.q.Close()
-	}
-	s.pops.Wait()
+	s.closeQueue()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.werr != nil {
@@ -117,6 +114,17 @@ func (s *server) handle(req Request) {
 		s.serve(s.q, req, &resp)
 	}
 	s.reply(resp)
+}
+
+// closeQueue ends the queue as the end of the input does: the Pops still
+// waiting are answered closed before it returns (so before a reset's
+// response), and the next request must be a new init.
+func (s *server) closeQueue() {
+	if s.q != nil {
+		s.q.Close()
+	}
+	s.pops.Wait()
+	s.q = nil
 }
 
 // protocolError is the error of a request the peer cannot take; it
@@ -213,12 +221,7 @@ func (s *server) startPop(q conformance.Target, req Request, resp *Response) boo
 func (s *server) serve(q conformance.Target, req Request, resp *Response) {
 	switch req.Op {
 	case "reset":
-		// The queue ends as at the end of the input (its waiting pops
-		// answered closed, before this response); the next request is a
-		// new init.
-		q.Close()
-		s.pops.Wait()
-		s.q = nil
+		s.closeQueue()
 	case "add":
 		resp.Error = encodeError(q.Add(s.codec.DecodePod(req.Pod)))
 	case "addUnschedulable":
