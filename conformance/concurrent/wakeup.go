@@ -293,6 +293,9 @@ func WakeupChecks() []string {
 	return out
 }
 
+// runWake runs one wake-up check: its setup, its Pops started and seen
+// asleep in their wait, then its operation, which must wake them, and
+// what they returned against what the check wants.
 func runWake(t testing.TB, newTarget conformance.NewTarget, c wakeCheck, opts Options) (res WakeResult) {
 	res = WakeResult{Check: c.name, Rules: c.rules}
 	target := newTarget(t, wakeConfig(), start)
@@ -329,23 +332,41 @@ func runWake(t testing.TB, newTarget conformance.NewTarget, c wakeCheck, opts Op
 	for range c.pops {
 		pops = append(pops, startPop(target))
 	}
-	for i, p := range pops {
-		st, err := parked.Await(p.id, PopFrame, opts.Deadline)
-		p.parkedIn = st.Status
-		if err != nil {
-			if p.poll() {
-				res.Outcome = conformance.NotApplicable
-				res.Detail = fmt.Sprintf("Pop %d did not block: it returned %v at once (queue: %s)", i+1, p.out, describe(target.Snapshot()))
-				return res
-			}
-			res.Outcome, res.Detail = conformance.Fail, fmt.Sprintf("Pop %d never parked: %v", i+1, err)
-			return res
-		}
+	if res.Outcome, res.Detail = awaitParked(target, pops, opts.Deadline); res.Outcome != "" {
+		return res
 	}
 	closed = c.want == nil
 	c.op(w)
-	// Wait until every Pop returned, or one is still asleep in its wait
-	// WakeTimeout after the operation returned.
+	if !awaitReturns(pops, opts) {
+		return lostWakeup(target, c, pops, opts, res)
+	}
+	res.Outcome, res.Detail = c.judge(pops)
+	return res
+}
+
+// awaitParked waits, up to d for each, until every Pop sleeps in its
+// wait, and records where. A Pop that returned at once makes the check
+// n/a (there was a pod to take); one that neither returned nor parked
+// fails it. The outcome is "" when every Pop parked.
+func awaitParked(target conformance.Target, pops []*popper, d time.Duration) (conformance.Outcome, string) {
+	for i, p := range pops {
+		st, err := parked.Await(p.id, PopFrame, d)
+		p.parkedIn = st.Status
+		if err == nil {
+			continue
+		}
+		if p.poll() {
+			return conformance.NotApplicable, fmt.Sprintf("Pop %d did not block: it returned %v at once (queue: %s)", i+1, p.out, describe(target.Snapshot()))
+		}
+		return conformance.Fail, fmt.Sprintf("Pop %d never parked: %v", i+1, err)
+	}
+	return "", ""
+}
+
+// awaitReturns waits until every Pop returned, and reports false when one
+// is still asleep in its wait opts.WakeTimeout after the operation
+// returned, or one has not returned by opts.Deadline.
+func awaitReturns(pops []*popper, opts Options) bool {
 	begin := time.Now()
 	for {
 		all := true
@@ -353,34 +374,34 @@ func runWake(t testing.TB, newTarget conformance.NewTarget, c wakeCheck, opts Op
 			all = p.poll() && all
 		}
 		if all {
-			break
+			return true
 		}
 		if time.Since(begin) > opts.WakeTimeout && stillParked(pops) || time.Since(begin) > opts.Deadline {
-			return lostWakeup(target, c, pops, opts, res)
+			return false
 		}
 		time.Sleep(100 * time.Microsecond)
 	}
+}
+
+// judge checks what the woken Pops returned: after Close, ErrClosed each
+// (R13); otherwise the pods the check wants, in any order.
+func (c wakeCheck) judge(pops []*popper) (conformance.Outcome, string) {
 	var got []string
 	for _, p := range pops {
 		switch {
 		case c.want == nil && !errors.Is(p.out.err, spec.ErrClosed):
-			res.Outcome, res.Detail = conformance.Fail, fmt.Sprintf("a Pop parked before Close returned %v, want ErrClosed (R13)", p.out)
-			return res
+			return conformance.Fail, fmt.Sprintf("a Pop parked before Close returned %v, want ErrClosed (R13)", p.out)
 		case c.want != nil && (p.out.err != nil || p.out.info == nil):
-			res.Outcome, res.Detail = conformance.Fail, fmt.Sprintf("a woken Pop returned %v, want one of %v", p.out, c.want)
-			return res
+			return conformance.Fail, fmt.Sprintf("a woken Pop returned %v, want one of %v", p.out, c.want)
 		case c.want != nil:
 			got = append(got, p.out.info.Pod.Name)
 		}
 	}
 	slices.Sort(got)
 	if c.want != nil && !slices.Equal(got, c.want) {
-		res.Outcome, res.Detail = conformance.Fail, fmt.Sprintf("the woken Pops returned %v, want %v", got, c.want)
-		return res
+		return conformance.Fail, fmt.Sprintf("the woken Pops returned %v, want %v", got, c.want)
 	}
-	res.Outcome = conformance.Pass
-	res.Detail = fmt.Sprintf("%d Pop(s) parked in %s, woken; returned %v", len(pops), pops[0].parkedIn, outcomes(pops))
-	return res
+	return conformance.Pass, fmt.Sprintf("%d Pop(s) parked in %s, woken; returned %v", len(pops), pops[0].parkedIn, outcomes(pops))
 }
 
 func outcomes(pops []*popper) string {
