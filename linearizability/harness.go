@@ -610,6 +610,39 @@ func RecordTarget(w Workload, newTarget NewTarget) (*History, error) {
 	if err != nil {
 		return nil, err
 	}
+	r := newRun(w, q)
+	clients, wg := r.startClients()
+	coord := &log{id: w.Clients}
+	h := &History{Workload: w, Config: cfg}
+	var hang string
+	h.Rescues, h.ClosedEarly, h.LostWakeups, hang = r.coordinate(coord, clients)
+	if err := r.awaitClients(wg, clients, hang); err != nil {
+		return nil, err
+	}
+	h.BoundarySteps = int(r.boundarySteps.Load())
+	h.HoldSequences = int(r.holdSequences.Load())
+	h.QuiescentPoints = r.q8t.points
+	if p := r.rec.panicked.Load(); p != nil {
+		h.collect(clients, coord)
+		p.History = h
+		return h, p
+	}
+	// At quiescence a queue with an internal consistency check (impl's
+	// indexes, heaps and groups against the pods it holds) must pass it:
+	// a leak there shows in no history.
+	if c, ok := r.q.(interface{ CheckConsistency() error }); ok {
+		if err := c.CheckConsistency(); err != nil {
+			return nil, fmt.Errorf("linearizability: at quiescence after the history (seed %d): %w", w.Seed, err)
+		}
+	}
+	h.collect(clients, coord)
+	h.count()
+	return h, nil
+}
+
+// newRun makes the run's universe of pods from the workload's seed, every
+// pod free.
+func newRun(w Workload, q Stepper) *run {
 	rng := rand.New(rand.NewPCG(w.Seed, 0x5c4ed))
 	_, objects := q.(spec.ObjectQueue)
 	r := &run{w: w, q: q, u: newUniverse(w, rng, objects), stuck: make(chan struct{}, 1), free: map[spec.PodKey]bool{}}
@@ -617,16 +650,19 @@ func RecordTarget(w Workload, newTarget NewTarget) (*History, error) {
 		r.free[p.Key()] = true
 	}
 	r.alive.Store(int32(w.Clients))
+	return r
+}
 
-	logs := make([]*log, w.Clients+1)
-	clients := make([]*client, w.Clients)
+// startClients starts a goroutine per client, each with its log, its own
+// pods and its own generator. Each records its goroutine before any
+// starts, for allParked, and they start together, so that their
+// operations interleave from the first one.
+func (r *run) startClients() ([]*client, *sync.WaitGroup) {
+	clients := make([]*client, r.w.Clients)
 	var wg sync.WaitGroup
-	// The clients start together, so that their operations interleave from
-	// the first one.
 	start := make(chan struct{})
-	for c := range w.Clients {
-		logs[c] = &log{id: c}
-		cl := &client{run: r, log: logs[c], rng: rand.New(rand.NewPCG(w.Seed, uint64(c)+1)),
+	for c := range r.w.Clients {
+		cl := &client{run: r, log: &log{id: c}, rng: rand.New(rand.NewPCG(r.w.Seed, uint64(c)+1)),
 			pods: append([]*spec.Pod(nil), r.u.owned[c]...)}
 		clients[c] = cl
 		wg.Add(1)
@@ -642,51 +678,37 @@ func RecordTarget(w Workload, newTarget NewTarget) (*History, error) {
 		}()
 		<-ready
 	}
-	coord := &log{id: w.Clients}
-	logs[w.Clients] = coord
-	h := &History{Workload: w, Config: cfg}
 	close(start)
-	var hang string
-	h.Rescues, h.ClosedEarly, h.LostWakeups, hang = r.coordinate(coord, clients)
+	return clients, &wg
+}
+
+// awaitClients waits, up to half the deadline, for the clients to return
+// once the coordinator is done, and says why they did not: a panic that
+// left the queue's lock held (the panic is the finding, the hang its
+// consequence), else the hang and where each client is.
+func (r *run) awaitClients(wg *sync.WaitGroup, clients []*client, hang string) error {
 	finished := make(chan struct{})
 	go func() { wg.Wait(); close(finished) }()
-	collect := func() {
-		for _, l := range logs {
-			h.Operations = append(h.Operations, l.ops...)
-		}
-		sort.Slice(h.Operations, func(i, j int) bool { return h.Operations[i].Call < h.Operations[j].Call })
-	}
 	select {
 	case <-finished:
-	case <-time.After(w.Deadline / 2):
-		if p := r.rec.panicked.Load(); p != nil {
-			// A panic that left the queue's lock held: the panic
-			// is the finding, the hang its consequence.
-			return nil, p
-		}
-		return nil, fmt.Errorf("linearizability: the recording did not finish within %v (%s), nor %v after Close:\n%s",
-			w.Deadline, hang, w.Deadline/2, describeClients(clients))
+		return nil
+	case <-time.After(r.w.Deadline / 2):
 	}
-	h.BoundarySteps = int(r.boundarySteps.Load())
-	h.HoldSequences = int(r.holdSequences.Load())
-	h.QuiescentPoints = r.q8t.points
 	if p := r.rec.panicked.Load(); p != nil {
-		collect()
-		p.History = h
-		return h, p
+		return p
 	}
-	// At quiescence a queue with an internal consistency check (impl's
-	// indexes, heaps and groups against the pods it holds) must pass it:
-	// a leak there shows in no history.
-	if c, ok := r.q.(interface{ CheckConsistency() error }); ok {
-		if err := c.CheckConsistency(); err != nil {
-			return nil, fmt.Errorf("linearizability: at quiescence after the history (seed %d): %w", w.Seed, err)
-		}
-	}
+	return fmt.Errorf("linearizability: the recording did not finish within %v (%s), nor %v after Close:\n%s",
+		r.w.Deadline, hang, r.w.Deadline/2, describeClients(clients))
+}
 
-	collect()
-	h.count()
-	return h, nil
+// collect gathers the operations of every client's log and the
+// coordinator's, in call order.
+func (h *History) collect(clients []*client, coord *log) {
+	for _, cl := range clients {
+		h.Operations = append(h.Operations, cl.log.ops...)
+	}
+	h.Operations = append(h.Operations, coord.ops...)
+	sort.Slice(h.Operations, func(i, j int) bool { return h.Operations[i].Call < h.Operations[j].Call })
 }
 
 // coordinate waits for the clients, adding a rescue pod whenever every
