@@ -225,14 +225,46 @@ var linSlowestRE = regexp.MustCompile(`(?m)^linearizability: (slowest porcupine 
 // "impl-hints: history 169 (8 clients, ...) is UNDECIDED: ...".
 var linBadRE = regexp.MustCompile(`(?m)^\s*(?:\S+\.go:\d+: )?(\S+): history \d+ \(.*\) is (NOT linearizable|UNDECIDED)`)
 
+// countLinearizability summarises the linearizability step: a line per
+// queue checked, the broken queues caught, the UNDECIDED rate, the skipped
+// tests, the slowest porcupine check, and a stop by go test's -timeout.
 func countLinearizability(r *run) []string {
+	out := linQueueLines(r.text)
+	if n := len(linCaughtRE.FindAllString(r.text, -1)); n > 0 {
+		out = append(out, fmt.Sprintf("%d broken queues caught (not linearizable)", n))
+	}
+	if len(out) == 0 {
+		return countTests(r)
+	}
+	if u := linUndecidedLine(r.text); u != "" {
+		out = append(out, u)
+	}
+	if s := skippedTests(r.events); s != "" {
+		out = append(out, s)
+	}
+	if m := linSlowestRE.FindStringSubmatch(r.text); m != nil {
+		out = append(out, legalOutcomesRE.ReplaceAllString(m[1], "${1}"))
+	} else {
+		out = append(out, "no slowest check printed: the run did not finish")
+	}
+	if m := timedOutRE.FindString(r.text); m != "" {
+		out = append(out, "stopped by go test's -timeout (\""+m+"\"): only the histories counted above were checked")
+	}
+	return out
+}
+
+// linQueueLines is a line per queue whose histories were checked, summed
+// over its client counts: histories, their lengths, the client counts,
+// and the verdicts. The queue with the most histories (the
+// implementation; the others are controls) comes first.
+func linQueueLines(text string) []string {
 	type agg struct {
 		hist, lo, hi int
 		clients      []string
 	}
 	byQueue := map[string]*agg{}
 	var order []string
-	for _, m := range linRE.FindAllStringSubmatch(r.text, -1) {
+	for _, m := range linRE.FindAllStringSubmatch(text, -1) {
 		q := m[1]
 		if i := strings.LastIndex(q, ": "); i >= 0 { // "file.go:12: impl"
 			q = q[i+2:]
@@ -253,11 +285,9 @@ func countLinearizability(r *run) []string {
 		a.hi = max(a.hi, hi)
 		a.clients = append(a.clients, m[2])
 	}
-	// The queue with the most histories (the implementation; the others
-	// are controls) first.
 	sort.SliceStable(order, func(i, j int) bool { return byQueue[order[i]].hist > byQueue[order[j]].hist })
 	bad := map[string][]string{}
-	for _, m := range linBadRE.FindAllStringSubmatch(r.text, -1) {
+	for _, m := range linBadRE.FindAllStringSubmatch(text, -1) {
 		bad[m[1]] = append(bad[m[1]], m[2])
 	}
 	var out []string
@@ -276,34 +306,24 @@ func countLinearizability(r *run) []string {
 		out = append(out, fmt.Sprintf("%s: %d histories x %d..%d ops (%s clients), %s",
 			q, a.hist, a.lo, a.hi, strings.Join(uniq(a.clients), ","), verdict))
 	}
-	if n := len(linCaughtRE.FindAllString(r.text, -1)); n > 0 {
-		out = append(out, fmt.Sprintf("%d broken queues caught (not linearizable)", n))
-	}
-	if len(out) == 0 {
-		return countTests(r)
-	}
-	if u := linUndecidedRE.FindAllStringSubmatch(r.text, -1); u != nil {
-		k, n, budget := 0, 0, 0
-		for _, m := range u {
-			a, _ := strconv.Atoi(m[1])
-			b, _ := strconv.Atoi(m[2])
-			c, _ := strconv.Atoi(m[4])
-			k, n, budget = k+a, n+b, budget+c
-		}
-		out = append(out, fmt.Sprintf("porcupine UNDECIDED (no verdict within -lin.timeout=%s per history): %d of %d histories, budget %d (1%% per run of histories, at least 1; over it fails)", u[0][3], k, n, budget))
-	}
-	if s := skippedTests(r.events); s != "" {
-		out = append(out, s)
-	}
-	if m := linSlowestRE.FindStringSubmatch(r.text); m != nil {
-		out = append(out, legalOutcomesRE.ReplaceAllString(m[1], "${1}"))
-	} else {
-		out = append(out, "no slowest check printed: the run did not finish")
-	}
-	if m := timedOutRE.FindString(r.text); m != "" {
-		out = append(out, "stopped by go test's -timeout (\""+m+"\"): only the histories counted above were checked")
-	}
 	return out
+}
+
+// linUndecidedLine sums the UNDECIDED rates checkHistories logs, "" if it
+// logged none.
+func linUndecidedLine(text string) string {
+	u := linUndecidedRE.FindAllStringSubmatch(text, -1)
+	if u == nil {
+		return ""
+	}
+	k, n, budget := 0, 0, 0
+	for _, m := range u {
+		a, _ := strconv.Atoi(m[1])
+		b, _ := strconv.Atoi(m[2])
+		c, _ := strconv.Atoi(m[4])
+		k, n, budget = k+a, n+b, budget+c
+	}
+	return fmt.Sprintf("porcupine UNDECIDED (no verdict within -lin.timeout=%s per history): %d of %d histories, budget %d (1%% per run of histories, at least 1; over it fails)", u[0][3], k, n, budget)
 }
 
 // linUndecidedRE is the rate checkHistories logs after its summary line.
