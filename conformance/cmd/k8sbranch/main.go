@@ -30,10 +30,12 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -78,88 +80,23 @@ type Config struct {
 // Main runs the branch and compares it with its base; it returns the report
 // (also written to <results>/branch/REPORT.md).
 func Main(c Config) (string, error) {
-	if c.Kubernetes == "" {
-		return "", errors.New("-kubernetes is required: the directory of a Kubernetes checkout")
-	}
-	k8s, err := filepath.Abs(c.Kubernetes)
+	k8s, rel, modfile, err := c.target()
 	if err != nil {
 		return "", err
-	}
-	if _, err := os.Stat(filepath.Join(k8s, "pkg", "scheduler", "backend", "queue")); err != nil {
-		return "", fmt.Errorf("%s is not a Kubernetes checkout with pkg/scheduler/backend/queue: %v", k8s, err)
-	}
-	if c.Base == "" {
-		if c.Base, err = describe(k8s); err != nil {
-			return "", fmt.Errorf("cannot tell the release the checkout is based on (%v); give -base (KUBERNETES_BASE=v1.35.6)", err)
-		}
-	}
-	minor, err := minorOf(c.Base)
-	if err != nil {
-		return "", err
-	}
-	list, err := releases.Load(filepath.Join(c.Upstream, "releases.txt"))
-	if err != nil {
-		return "", err
-	}
-	rel, ok := releases.Find(list, minor)
-	if !ok {
-		return "", fmt.Errorf("no target for %s: release %s is not in %s", c.Base, minor, releases.File)
-	}
-	modfile, tags := filepath.Join(c.Upstream, rel.Modfile), rel.Tag
-	if _, err := os.Stat(modfile); err != nil {
-		return "", fmt.Errorf("no target for %s: %v", c.Base, err)
 	}
 	statusBefore := gitStatus()
-
 	tmp, err := os.MkdirTemp("", "k8sbranch-")
 	if err != nil {
 		return "", err
 	}
 	defer os.RemoveAll(tmp)
-	branchMod := filepath.Join(tmp, "go.branch.mod")
-	if err := BranchModfile(modfile, branchMod, k8s); err != nil {
+	branchDir, branchErr, err := c.runBranch(k8s, rel, modfile, tmp)
+	if err != nil {
 		return "", err
 	}
-	testArgs := func(mod string) []string {
-		args := []string{"-count=1", "-timeout", "30m"}
-		if mod != "" {
-			args = append(args, "-modfile="+mod)
-		}
-		if tags != "" {
-			args = append(args, "-tags", tags)
-		}
-		if c.Run != "" {
-			args = append(args, "-run", c.Run)
-		}
-		return append(args, ".")
-	}
-	branchDir := filepath.Join(c.Results, "branch")
-	if err := os.RemoveAll(branchDir); err != nil {
+	baseDir, err := c.baseResults(rel, modfile, tmp)
+	if err != nil {
 		return "", err
-	}
-	if err := os.MkdirAll(branchDir, 0o755); err != nil {
-		return "", err
-	}
-	absBranch, _ := filepath.Abs(branchDir)
-	// -mod=mod: the checkout may require other versions than the release
-	// did; go may then add to the copy's go.sum, never to the tree's.
-	branchErr := runGoTest(c.Upstream, append(rel.Env(), "SCHEDQ_CONFORMANCE_RESULTS="+absBranch, "SCHEDQ_K8S_BASE="+c.Base),
-		append([]string{"-mod=mod"}, testArgs(branchMod)...)...)
-
-	baseDir := c.Results
-	if !haveResults(baseDir, c.Base) {
-		baseDir = filepath.Join(tmp, "base")
-		abs, _ := filepath.Abs(baseDir)
-		if err := os.MkdirAll(baseDir, 0o755); err != nil {
-			return "", err
-		}
-		mod := ""
-		if filepath.Base(modfile) != "go.mod" {
-			mod = filepath.Base(modfile)
-		}
-		if err := runGoTest(c.Upstream, append(rel.Env(), "SCHEDQ_CONFORMANCE_RESULTS="+abs), testArgs(mod)...); err != nil {
-			fmt.Fprintf(os.Stderr, "k8sbranch: the base release %s failed too: %v\n", c.Base, err)
-		}
 	}
 	report, differs, err := Compare(baseDir, branchDir, c.Base, k8s)
 	if err != nil {
@@ -178,6 +115,105 @@ func Main(c Config) (string, error) {
 		return report, fmt.Errorf("the branch's run failed: %v", branchErr)
 	}
 	return report, nil
+}
+
+// target checks the checkout and finds the upstream target of the release
+// it is based on (c.Base, else what git describe says, which c.Base then
+// records): the checkout's absolute path, the release and its modfile.
+func (c *Config) target() (k8s string, rel releases.Release, modfile string, err error) {
+	if c.Kubernetes == "" {
+		return "", rel, "", errors.New("-kubernetes is required: the directory of a Kubernetes checkout")
+	}
+	if k8s, err = filepath.Abs(c.Kubernetes); err != nil {
+		return "", rel, "", err
+	}
+	if _, err := os.Stat(filepath.Join(k8s, "pkg", "scheduler", "backend", "queue")); err != nil {
+		return "", rel, "", fmt.Errorf("%s is not a Kubernetes checkout with pkg/scheduler/backend/queue: %v", k8s, err)
+	}
+	if c.Base == "" {
+		if c.Base, err = describe(k8s); err != nil {
+			return "", rel, "", fmt.Errorf("cannot tell the release the checkout is based on (%v); give -base (KUBERNETES_BASE=v1.35.6)", err)
+		}
+	}
+	minor, err := minorOf(c.Base)
+	if err != nil {
+		return "", rel, "", err
+	}
+	list, err := releases.Load(filepath.Join(c.Upstream, "releases.txt"))
+	if err != nil {
+		return "", rel, "", err
+	}
+	rel, ok := releases.Find(list, minor)
+	if !ok {
+		return "", rel, "", fmt.Errorf("no target for %s: release %s is not in %s", c.Base, minor, releases.File)
+	}
+	modfile = filepath.Join(c.Upstream, rel.Modfile)
+	if _, err := os.Stat(modfile); err != nil {
+		return "", rel, "", fmt.Errorf("no target for %s: %v", c.Base, err)
+	}
+	return k8s, rel, modfile, nil
+}
+
+// testArgs are the go test arguments of a run with the modfile mod ("":
+// the module's go.mod) and the release's build tags.
+func (c *Config) testArgs(mod, tags string) []string {
+	args := []string{"-count=1", "-timeout", "30m"}
+	if mod != "" {
+		args = append(args, "-modfile="+mod)
+	}
+	if tags != "" {
+		args = append(args, "-tags", tags)
+	}
+	if c.Run != "" {
+		args = append(args, "-run", c.Run)
+	}
+	return append(args, ".")
+}
+
+// runBranch runs the release's target on the checkout, through a copy of
+// the release's modfile that replaces Kubernetes with it, into a fresh
+// <results>/branch. runErr is the run's own failure, which the report
+// still explains; err stops the command.
+func (c *Config) runBranch(k8s string, rel releases.Release, modfile, tmp string) (branchDir string, runErr, err error) {
+	branchMod := filepath.Join(tmp, "go.branch.mod")
+	if err := BranchModfile(modfile, branchMod, k8s); err != nil {
+		return "", nil, err
+	}
+	branchDir = filepath.Join(c.Results, "branch")
+	if err := os.RemoveAll(branchDir); err != nil {
+		return "", nil, err
+	}
+	if err := os.MkdirAll(branchDir, 0o755); err != nil {
+		return "", nil, err
+	}
+	absBranch, _ := filepath.Abs(branchDir)
+	// -mod=mod: the checkout may require other versions than the release
+	// did; go may then add to the copy's go.sum, never to the tree's.
+	runErr = runGoTest(c.Upstream, append(rel.Env(), "SCHEDQ_CONFORMANCE_RESULTS="+absBranch, "SCHEDQ_K8S_BASE="+c.Base),
+		append([]string{"-mod=mod"}, c.testArgs(branchMod, rel.Tag)...)...)
+	return branchDir, runErr, nil
+}
+
+// baseResults is the directory of the base release's results: those make
+// conformance wrote, else a run of the release's target now, into tmp (a
+// failure of that run is told, and its results compared all the same).
+func (c *Config) baseResults(rel releases.Release, modfile, tmp string) (string, error) {
+	if haveResults(c.Results, c.Base) {
+		return c.Results, nil
+	}
+	baseDir := filepath.Join(tmp, "base")
+	abs, _ := filepath.Abs(baseDir)
+	if err := os.MkdirAll(baseDir, 0o755); err != nil {
+		return "", err
+	}
+	mod := ""
+	if filepath.Base(modfile) != "go.mod" {
+		mod = filepath.Base(modfile)
+	}
+	if err := runGoTest(c.Upstream, append(rel.Env(), "SCHEDQ_CONFORMANCE_RESULTS="+abs), c.testArgs(mod, rel.Tag)...); err != nil {
+		fmt.Fprintf(os.Stderr, "k8sbranch: the base release %s failed too: %v\n", c.Base, err)
+	}
+	return baseDir, nil
 }
 
 var release = regexp.MustCompile(`^v1\.(\d+)\.\d+`)
@@ -322,12 +358,7 @@ func Compare(baseDir, branchDir, base, k8s string) (report string, differs bool,
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# Conformance of a Kubernetes branch\n\nBranch: %s, based on %s. Each target keeps the base release's name, so its\n", k8s, base)
 	b.WriteString("declared known differences apply; listed below is every result that differs from the base release's.\n\n")
-	var names []string
-	for n := range brR {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
+	for _, n := range slices.Sorted(maps.Keys(brR)) {
 		br := brR[n]
 		bs, ok := baseR[n]
 		if !ok {
@@ -335,44 +366,7 @@ func Compare(baseDir, branchDir, base, k8s string) (report string, differs bool,
 			differs = true
 			continue
 		}
-		was := map[string]conformance.Result{}
-		for _, r := range bs.Results {
-			was[r.Scenario] = r
-		}
-		var lines []string
-		for _, r := range br.Results {
-			w, ok := was[r.Scenario]
-			if ok && w.Outcome == r.Outcome {
-				continue
-			}
-			prev := "not run"
-			if ok {
-				prev = string(w.Outcome)
-			}
-			if ok && w.Kind != "" {
-				prev += " (" + string(w.Kind) + idText(w.Finding) + ")"
-			}
-			outcome, detail := string(r.Outcome), r.Detail
-			if r.Outcome == conformance.Known && (!ok || w.Outcome == conformance.Pass) {
-				// A failure the branch causes matches a difference declared
-				// for the base release's target, but the base behaves as
-				// the reference: the declaration's reason is not this
-				// failure's. It is the branch's failure.
-				outcome = string(conformance.Fail)
-				detail = "the branch causes this difference; it matches the known difference declared for the target (" + r.Detail + "), which does not show on " + base
-			}
-			l := fmt.Sprintf("- `%s`: %s on %s, **%s** on the branch", r.Scenario, prev, base, outcome)
-			if ok && w.Kind == conformance.KindBug && w.Outcome == conformance.Known && r.Outcome == conformance.Stale {
-				l += ": the branch fixes this bug"
-			}
-			if obs := firstObservation(r.Observed); obs != "" {
-				l += "\n\n  first differing observation (model = schedq's reference, target = the branch):\n\n  ```\n  " + strings.ReplaceAll(obs, "\n", "\n  ") + "\n  ```\n"
-			}
-			if detail != "" {
-				l += "\n\n  ```\n  " + strings.ReplaceAll(strings.TrimSpace(detail), "\n", "\n  ") + "\n  ```\n"
-			}
-			lines = append(lines, l)
-		}
+		lines := scenarioDiffs(bs, br, base)
 		fmt.Fprintf(&b, "## %s\n\n", n)
 		if len(lines) == 0 {
 			fmt.Fprintf(&b, "Every scenario as on %s (%s).\n\n", base, br.Summary)
@@ -381,34 +375,8 @@ func Compare(baseDir, branchDir, base, k8s string) (report string, differs bool,
 		differs = true
 		fmt.Fprintf(&b, "%d scenario(s) differ:\n\n%s\n\n", len(lines), strings.Join(lines, "\n"))
 	}
-	var cnames []string
-	for n := range brC {
-		cnames = append(cnames, n)
-	}
-	sort.Strings(cnames)
-	for _, n := range cnames {
-		br, bs := brC[n], baseC[n]
-		var lines []string
-		if len(br.Conservation.Violations) != len(bs.Conservation.Violations) {
-			lines = append(lines, fmt.Sprintf("- conservation violations: %d on %s, %d on the branch", len(bs.Conservation.Violations), base, len(br.Conservation.Violations)))
-		}
-		wake := map[string]conformance.Outcome{}
-		for _, w := range bs.Wakeups {
-			wake[w.Check] = w.Outcome
-		}
-		for _, w := range br.Wakeups {
-			if wake[w.Check] != w.Outcome {
-				lines = append(lines, fmt.Sprintf("- wake-up %s: %s on %s, %s on the branch", w.Check, wake[w.Check], base, w.Outcome))
-			}
-		}
-		if bl, brl := bs.Linearizability, br.Linearizability; brl != nil && brl.Failures > 0 && (bl == nil || bl.Failures == 0) {
-			l := fmt.Sprintf("- linearizability: %d of %d histories not linearizable on the branch, none on %s", brl.Failures, brl.Histories, base)
-			if brl.Detail != "" {
-				l += "\n\n  ```\n  " + strings.ReplaceAll(strings.TrimSpace(brl.Detail), "\n", "\n  ") + "\n  ```\n"
-			}
-			lines = append(lines, l)
-		}
-		if len(lines) > 0 {
+	for _, n := range slices.Sorted(maps.Keys(brC)) {
+		if lines := concurrentDiffs(baseC[n], brC[n], base); len(lines) > 0 {
 			differs = true
 			fmt.Fprintf(&b, "## %s (concurrent)\n\n%s\n\n", n, strings.Join(lines, "\n"))
 		}
@@ -417,6 +385,84 @@ func Compare(baseDir, branchDir, base, k8s string) (report string, differs bool,
 		b.WriteString("No difference from the base release.\n")
 	}
 	return b.String(), differs, nil
+}
+
+// scenarioDiffs is a list item for each scenario whose outcome on the
+// branch (br) differs from the base release's (bs): both outcomes, the
+// first differing observation and the detail.
+func scenarioDiffs(bs, br conformance.Report, base string) []string {
+	was := map[string]conformance.Result{}
+	for _, r := range bs.Results {
+		was[r.Scenario] = r
+	}
+	var lines []string
+	for _, r := range br.Results {
+		w, ok := was[r.Scenario]
+		if ok && w.Outcome == r.Outcome {
+			continue
+		}
+		prev := "not run"
+		if ok {
+			prev = string(w.Outcome)
+		}
+		if ok && w.Kind != "" {
+			prev += " (" + string(w.Kind) + idText(w.Finding) + ")"
+		}
+		outcome, detail := string(r.Outcome), r.Detail
+		if r.Outcome == conformance.Known && (!ok || w.Outcome == conformance.Pass) {
+			// A failure the branch causes matches a difference declared
+			// for the base release's target, but the base behaves as the
+			// reference: the declaration's reason is not this failure's.
+			// It is the branch's failure.
+			outcome = string(conformance.Fail)
+			detail = "the branch causes this difference; it matches the known difference declared for the target (" + r.Detail + "), which does not show on " + base
+		}
+		l := fmt.Sprintf("- `%s`: %s on %s, **%s** on the branch", r.Scenario, prev, base, outcome)
+		if ok && w.Kind == conformance.KindBug && w.Outcome == conformance.Known && r.Outcome == conformance.Stale {
+			l += ": the branch fixes this bug"
+		}
+		if obs := firstObservation(r.Observed); obs != "" {
+			l += "\n\n  first differing observation (model = schedq's reference, target = the branch):" + codeBlock(obs)
+		}
+		if detail != "" {
+			l += codeBlock(strings.TrimSpace(detail))
+		}
+		lines = append(lines, l)
+	}
+	return lines
+}
+
+// concurrentDiffs is a list item for each concurrency result of a target
+// that the branch (br) changes from the base release's (bs): the number
+// of conservation violations, a wake-up check's outcome, and histories
+// newly not linearizable.
+func concurrentDiffs(bs, br concurrent.Report, base string) []string {
+	var lines []string
+	if len(br.Conservation.Violations) != len(bs.Conservation.Violations) {
+		lines = append(lines, fmt.Sprintf("- conservation violations: %d on %s, %d on the branch", len(bs.Conservation.Violations), base, len(br.Conservation.Violations)))
+	}
+	wake := map[string]conformance.Outcome{}
+	for _, w := range bs.Wakeups {
+		wake[w.Check] = w.Outcome
+	}
+	for _, w := range br.Wakeups {
+		if wake[w.Check] != w.Outcome {
+			lines = append(lines, fmt.Sprintf("- wake-up %s: %s on %s, %s on the branch", w.Check, wake[w.Check], base, w.Outcome))
+		}
+	}
+	if bl, brl := bs.Linearizability, br.Linearizability; brl != nil && brl.Failures > 0 && (bl == nil || bl.Failures == 0) {
+		l := fmt.Sprintf("- linearizability: %d of %d histories not linearizable on the branch, none on %s", brl.Failures, brl.Histories, base)
+		if brl.Detail != "" {
+			l += codeBlock(strings.TrimSpace(brl.Detail))
+		}
+		lines = append(lines, l)
+	}
+	return lines
+}
+
+// codeBlock is text as a code block indented under a list item.
+func codeBlock(text string) string {
+	return "\n\n  ```\n  " + strings.ReplaceAll(text, "\n", "\n  ") + "\n  ```\n"
 }
 
 // firstObservation is the decisive part of a failure as the suite recorded
