@@ -201,28 +201,10 @@ func replay(f *file, withImpl bool) *trace {
 	t.Initial = mr.Model.Snapshot()
 	var sp *schedqtest.Stepper // the implementation beside the model, while they agree
 	if withImpl {
-		q, err := newImpl(cfg, schedqtest.Start)
-		switch {
-		case err != nil && errors.Is(err, spec.ErrInvalidConfig) && cfg.Validate() == nil:
-			withImpl, t.Impl = false, false
-			t.ImplNA = fmt.Sprintf("impl refuses the %s profile's config (%v)", cfg.Profile, err)
-		case err != nil:
-			t.Err = fmt.Errorf("impl: %w", err)
+		if sp = t.implBeside(cfg); t.Err != nil {
 			return t
-		case usesNominator(f.sc.Ops) && !isNominator(q):
-			withImpl, t.Impl = false, false
-			t.ImplNA = "the queue replayed with --impl has no nominator (spec.Nominator, R18)"
-			q.Close()
-		case slices.ContainsFunc(f.sc.Ops, schedqtest.Op.NeedsObjectQueue) && !isObjectQueue(q):
-			withImpl, t.Impl = false, false
-			t.ImplNA = "the queue replayed with --impl takes no caller objects or update verdicts (spec.ObjectQueue, R19)"
-			q.Close()
-		default:
-			if sp, err = newStepper(cfg, q); err != nil {
-				q.Close()
-				t.Err = fmt.Errorf("config: %w", err)
-				return t
-			}
+		}
+		if sp != nil {
 			mr = sp.Shadow
 			defer func() {
 				if sp != nil {
@@ -231,7 +213,9 @@ func replay(f *file, withImpl bool) *trace {
 			}()
 		}
 	}
-	compareExpected, followed := true, false
+	// followed: the model follows the implementation's choice among equal
+	// pods (I5), so the file's expected output is no longer compared.
+	followed := false
 	diverged := 0 // the step at which impl diverged from the model
 	for i, op := range f.sc.Ops {
 		s := step{N: i + 1, Line: f.lines[i], Op: op}
@@ -240,14 +224,10 @@ func replay(f *file, withImpl bool) *trace {
 			stepErr = replayModel(mr, cfg, mr.Model.Snapshot(), &s)
 		} else {
 			var other bool
-			other, stepErr = replayBoth(sp, &s)
-			if other && !followed {
+			if other, stepErr = replayBoth(sp, &s); other && !followed {
 				followed = true
-				if compareExpected {
-					t.Notes = append(t.Notes, fmt.Sprintf("from step %d on, the model follows the implementation's choice among equal pods (I5), so the file's expected output is no longer compared", s.N))
-				}
+				t.Notes = append(t.Notes, fmt.Sprintf("from step %d on, the model follows the implementation's choice among equal pods (I5), so the file's expected output is no longer compared", s.N))
 			}
-			compareExpected = compareExpected && !followed
 		}
 		if stepErr != nil {
 			t.Err = fmt.Errorf("step %d (line %d) %s: %w", s.N, s.Line, op, stepErr)
@@ -266,19 +246,49 @@ func replay(f *file, withImpl bool) *trace {
 		}
 		s.Model = mr.Model.Snapshot()
 		s.Waiting = mr.Blocked
-		if compareExpected && f.expected[i] != "" {
-			got := s.Result + "\n" + schedqtest.Render(s.Model, schedqtest.Start, cfg)
-			if got != f.expected[i] {
-				s.Problems = append(s.Problems, problem{Kind: problemExpected, ID: string(op.Rule()),
-					Detail: firstDifference(f.expected[i], got)})
+		if !followed && f.expected[i] != "" {
+			if got := s.Result + "\n" + schedqtest.Render(s.Model, schedqtest.Start, cfg); got != f.expected[i] {
+				s.Problems = append(s.Problems, problem{Kind: problemExpected, ID: string(op.Rule()), Detail: firstDifference(f.expected[i], got)})
 			}
 		}
 		t.Steps = append(t.Steps, s)
 	}
-	if withImpl {
+	if t.Impl {
 		t.applyKnownDifference()
 	}
 	return t
+}
+
+// implBeside makes the Stepper that runs the implementation beside the
+// model for --impl. It is nil when there is none: with the reason in
+// t.ImplNA (and t.Impl false) when impl refuses the profile's config or
+// lacks an interface the file's operations need, with t.Err when it
+// cannot be made.
+func (t *trace) implBeside(cfg spec.Config) *schedqtest.Stepper {
+	ops := t.File.sc.Ops
+	q, err := newImpl(cfg, schedqtest.Start)
+	switch {
+	case err != nil && errors.Is(err, spec.ErrInvalidConfig) && cfg.Validate() == nil:
+		t.Impl, t.ImplNA = false, fmt.Sprintf("impl refuses the %s profile's config (%v)", cfg.Profile, err)
+		return nil
+	case err != nil:
+		t.Err = fmt.Errorf("impl: %w", err)
+		return nil
+	case usesNominator(ops) && !isNominator(q):
+		t.Impl, t.ImplNA = false, "the queue replayed with --impl has no nominator (spec.Nominator, R18)"
+	case slices.ContainsFunc(ops, schedqtest.Op.NeedsObjectQueue) && !isObjectQueue(q):
+		t.Impl, t.ImplNA = false, "the queue replayed with --impl takes no caller objects or update verdicts (spec.ObjectQueue, R19)"
+	default:
+		sp, err := newStepper(cfg, q)
+		if err != nil {
+			q.Close()
+			t.Err = fmt.Errorf("config: %w", err)
+			return nil
+		}
+		return sp
+	}
+	q.Close()
+	return nil
 }
 
 // profileImpl is the conformance profile name of package impl
