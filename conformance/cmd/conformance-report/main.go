@@ -122,6 +122,9 @@ type section struct {
 	text []byte // nil: no section
 }
 
+// render is RESULTS.md: the targets, the totals per profile and target,
+// the matrix, a section per profile, the real scheduler's section when
+// there is one, what ran, and the known differences and other notes.
 func render(reports []conformance.Report, conc []concurrent.Report, realsched section) string {
 	var b strings.Builder
 	b.WriteString("# Conformance results\n\n")
@@ -134,32 +137,8 @@ func render(reports []conformance.Report, conc []concurrent.Report, realsched se
 	for _, r := range reports {
 		fmt.Fprintf(&b, "| `%s` | %s |\n", r.Target.Name, r.Target.Description)
 	}
-	// totals[profile][target]
-	totals := map[spec.Profile][]map[conformance.Outcome]int{}
-	for _, pr := range profiles {
-		totals[pr.p] = make([]map[conformance.Outcome]int, len(reports))
-		for i, r := range reports {
-			totals[pr.p][i] = map[conformance.Outcome]int{}
-			for _, res := range r.Results {
-				if conformance.ProfileOf(res) == pr.p {
-					totals[pr.p][i][res.Outcome]++
-				}
-			}
-		}
-	}
-	b.WriteString("\n## Totals: profile x target\n\n")
-	tableHead(&b, []string{"profile"}, len(reports), func(i int) string { return reports[i].Target.Name })
-	for _, pr := range profiles {
-		fmt.Fprintf(&b, "| %s |", pr.p)
-		for i, r := range reports {
-			if len(r.Results) == 0 {
-				b.WriteString(" n/a (cannot run) |")
-				continue
-			}
-			fmt.Fprintf(&b, " %s |", outcomes(totals[pr.p][i]))
-		}
-		b.WriteString("\n")
-	}
+	totals := profileTotals(reports)
+	renderTotals(&b, reports, totals)
 	b.WriteString(renderMatrix(reports, conc))
 	for _, pr := range profiles {
 		renderProfile(&b, reports, pr.p, pr.title, pr.note, totals[pr.p])
@@ -178,6 +157,49 @@ func render(reports []conformance.Report, conc []concurrent.Report, realsched se
 			fmt.Fprintf(&b, "- %s\n", r.Summary)
 		}
 	}
+	renderNotes(&b, reports)
+	return b.String()
+}
+
+// profileTotals counts each target's outcomes by profile:
+// totals[profile][target].
+func profileTotals(reports []conformance.Report) map[spec.Profile][]map[conformance.Outcome]int {
+	totals := map[spec.Profile][]map[conformance.Outcome]int{}
+	for _, pr := range profiles {
+		totals[pr.p] = make([]map[conformance.Outcome]int, len(reports))
+		for i, r := range reports {
+			totals[pr.p][i] = map[conformance.Outcome]int{}
+			for _, res := range r.Results {
+				if conformance.ProfileOf(res) == pr.p {
+					totals[pr.p][i][res.Outcome]++
+				}
+			}
+		}
+	}
+	return totals
+}
+
+// renderTotals is the table of totals, a row per profile and a column per
+// target; a target without results cannot run.
+func renderTotals(b *strings.Builder, reports []conformance.Report, totals map[spec.Profile][]map[conformance.Outcome]int) {
+	b.WriteString("\n## Totals: profile x target\n\n")
+	tableHead(b, []string{"profile"}, len(reports), func(i int) string { return reports[i].Target.Name })
+	for _, pr := range profiles {
+		fmt.Fprintf(b, "| %s |", pr.p)
+		for i, r := range reports {
+			if len(r.Results) == 0 {
+				b.WriteString(" n/a (cannot run) |")
+				continue
+			}
+			fmt.Fprintf(b, " %s |", outcomes(totals[pr.p][i]))
+		}
+		b.WriteString("\n")
+	}
+}
+
+// renderNotes lists, per target, every result but a plain pass: its
+// reason, how it showed and the command that reproduces it.
+func renderNotes(b *strings.Builder, reports []conformance.Report) {
 	b.WriteString("\n## Known differences and other notes\n\n")
 	b.WriteString("Each known difference with its reason and upstream source, how it showed (model = schedq's\n")
 	b.WriteString("reference, target = the queue), and the command that reproduces it.\n\n")
@@ -199,9 +221,8 @@ func render(reports []conformance.Report, conc []concurrent.Report, realsched se
 		if len(lines) == 0 {
 			continue
 		}
-		fmt.Fprintf(&b, "### %s\n\n%s\n\n", r.Target.Name, strings.Join(lines, "\n"))
+		fmt.Fprintf(b, "### %s\n\n%s\n\n", r.Target.Name, strings.Join(lines, "\n"))
 	}
-	return b.String()
 }
 
 func renderProfile(b *strings.Builder, reports []conformance.Report, p spec.Profile, title, note string, totals []map[conformance.Outcome]int) {
