@@ -47,18 +47,7 @@ type LinOptions struct {
 // with the profile's SilentNoOps; a lost wake-up (every client asleep in
 // Pop while activeQ holds a pod) fails as well.
 func RunLinearizability(t *testing.T, newTarget conformance.NewTarget, o LinOptions, seed uint64) *LinearizabilityResult {
-	if o.Histories <= 0 {
-		o.Histories = 10
-	}
-	if len(o.Clients) == 0 {
-		o.Clients = []int{2, 4, 8}
-	}
-	if o.Ops <= 0 {
-		o.Ops = 200
-	}
-	if o.Timeout <= 0 {
-		o.Timeout = 30 * time.Second
-	}
+	o = o.withDefaults()
 	res := &LinearizabilityResult{Clients: fmt.Sprint(o.Clients)}
 	silent := false
 	nt := func(cfg spec.Config, start time.Time) (lin.Stepper, error) {
@@ -86,30 +75,55 @@ func RunLinearizability(t *testing.T, newTarget conformance.NewTarget, o LinOpti
 				t.Errorf("history %d (%d clients, seed %d): %v", i, clients, w.Seed, err)
 				return res
 			}
-			res.Histories++
-			res.Operations += len(h.Operations)
-			for _, l := range h.LostWakeups {
-				res.Failures++
-				res.Detail = "lost wake-up: " + l
-				t.Errorf("history %d (%d clients, seed %d): lost wake-up: %s", i, clients, w.Seed, l)
-			}
-			c := lin.Check(h, o.Timeout)
-			switch c.Outcome {
-			case porcupine.Ok:
-				continue
-			case porcupine.Unknown:
-				res.Undecided++
-			default:
-				res.Failures++
-			}
-			htmlPath, textPath, _ := lin.WriteEvidence(h, c, "concurrent")
-			if res.Detail == "" {
-				res.Detail = fmt.Sprintf("history %d (%d clients, %d operations, seed %d) is %v; listing %s", i, clients, len(h.Operations), w.Seed, c.Outcome, textPath)
-			}
-			t.Errorf("history %d (%d clients, %d operations, seed %d) is %v\n  visualisation: %s\n  listing:       %s",
-				i, clients, len(h.Operations), w.Seed, c.Outcome, htmlPath, textPath)
+			res.check(t, h, i, clients, w.Seed, o.Timeout)
 		}
 	}
 	t.Logf("%d histories (clients %v), %d operations: %d not linearizable, %d undecided", res.Histories, o.Clients, res.Operations, res.Failures, res.Undecided)
 	return res
+}
+
+// withDefaults fills in the sizes left at zero.
+func (o LinOptions) withDefaults() LinOptions {
+	if o.Histories <= 0 {
+		o.Histories = 10
+	}
+	if len(o.Clients) == 0 {
+		o.Clients = []int{2, 4, 8}
+	}
+	if o.Ops <= 0 {
+		o.Ops = 200
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = 30 * time.Second
+	}
+	return o
+}
+
+// check counts a recorded history and fails t for each lost wake-up the
+// recording saw, then for porcupine's verdict if it is not linearizable
+// or undecided, with the evidence written for it. The messages name the
+// history by its number n, its clients and its seed.
+func (res *LinearizabilityResult) check(t *testing.T, h *lin.History, n, clients int, seed uint64, timeout time.Duration) {
+	res.Histories++
+	res.Operations += len(h.Operations)
+	for _, l := range h.LostWakeups {
+		res.Failures++
+		res.Detail = "lost wake-up: " + l
+		t.Errorf("history %d (%d clients, seed %d): lost wake-up: %s", n, clients, seed, l)
+	}
+	c := lin.Check(h, timeout)
+	switch c.Outcome {
+	case porcupine.Ok:
+		return
+	case porcupine.Unknown:
+		res.Undecided++
+	default:
+		res.Failures++
+	}
+	htmlPath, textPath, _ := lin.WriteEvidence(h, c, "concurrent")
+	if res.Detail == "" {
+		res.Detail = fmt.Sprintf("history %d (%d clients, %d operations, seed %d) is %v; listing %s", n, clients, len(h.Operations), seed, c.Outcome, textPath)
+	}
+	t.Errorf("history %d (%d clients, %d operations, seed %d) is %v\n  visualisation: %s\n  listing:       %s",
+		n, clients, len(h.Operations), seed, c.Outcome, htmlPath, textPath)
 }
