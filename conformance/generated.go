@@ -496,67 +496,11 @@ func differingPart(model, target string) string {
 	tl, trest, tok := strings.Cut(target, ": ")
 	switch {
 	case mok && tok && ml == "inFlightEvents" && tl == ml:
-		// Markers (pod:<key>) and event records: which kind differs.
-		entries := func(s string) (markers, records []string) {
-			for _, f := range strings.Fields(s) {
-				if strings.HasPrefix(f, "pod:") {
-					markers = append(markers, f)
-				} else if f != "-" {
-					name, _, _ := strings.Cut(f, "(")
-					records = append(records, name)
-				}
-			}
-			return markers, records
-		}
-		mm, mr := entries(mrest)
-		tm, tr := entries(trest)
-		var diff []string
-		if !slices.Equal(mm, tm) {
-			diff = append(diff, "markers")
-		}
-		if !slices.Equal(mr, tr) {
-			diff = append(diff, "records")
-		}
-		if len(diff) == 0 {
-			diff = append(diff, "objects")
-		}
-		return ml + ": " + strings.Join(diff, ",")
+		return ml + ": " + inFlightPart(mrest, trest)
 	case mok && tok && ml == tl && !strings.ContainsAny(ml, " ="):
-		mp, tp := podFields(mrest), podFields(trest)
-		if !slices.Equal(slices.Sorted(maps.Keys(mp)), slices.Sorted(maps.Keys(tp))) {
-			return ml + ": members"
-		}
-		var diff []string
-		for name, mf := range mp {
-			for k, v := range mf {
-				if tp[name][k] != v {
-					diff = append(diff, k)
-				}
-			}
-			for k := range tp[name] {
-				if _, ok := mf[k]; !ok {
-					diff = append(diff, k)
-				}
-			}
-		}
-		if len(diff) == 0 {
-			diff = append(diff, "order")
-		}
-		slices.Sort(diff)
-		return ml + ": " + strings.Join(slices.Compact(diff), ",")
+		return ml + ": " + placePart(mrest, trest)
 	case strings.Contains(model, "=") && strings.Contains(target, "=") && !mok && !tok:
-		mk, tk := keyValues(model), keyValues(target)
-		var diff []string
-		for k := range mk {
-			if mk[k] != tk[k] {
-				diff = append(diff, k)
-			}
-		}
-		for k := range tk {
-			if _, ok := mk[k]; !ok {
-				diff = append(diff, k)
-			}
-		}
+		diff := differingKeys(keyValues(model), keyValues(target))
 		slices.Sort(diff)
 		return "counters: " + strings.Join(diff, ",")
 	}
@@ -566,6 +510,70 @@ func differingPart(model, target string) string {
 		return strings.Join(f[:min(len(f), 3)], " ")
 	}
 	return "outcome " + kind(model) + " / " + kind(target)
+}
+
+// inFlightPart says which kind of in-flight entry differs: the markers
+// (pod:<key>), the event records, else the objects they carry.
+func inFlightPart(model, target string) string {
+	entries := func(s string) (markers, records []string) {
+		for _, f := range strings.Fields(s) {
+			if strings.HasPrefix(f, "pod:") {
+				markers = append(markers, f)
+			} else if f != "-" {
+				name, _, _ := strings.Cut(f, "(")
+				records = append(records, name)
+			}
+		}
+		return markers, records
+	}
+	mm, mr := entries(model)
+	tm, tr := entries(target)
+	var diff []string
+	if !slices.Equal(mm, tm) {
+		diff = append(diff, "markers")
+	}
+	if !slices.Equal(mr, tr) {
+		diff = append(diff, "records")
+	}
+	if len(diff) == 0 {
+		diff = append(diff, "objects")
+	}
+	return strings.Join(diff, ",")
+}
+
+// placePart says what differs between two renderings of a place: its
+// members, else the fields that differ on some member, else the order.
+func placePart(model, target string) string {
+	mp, tp := podFields(model), podFields(target)
+	if !slices.Equal(slices.Sorted(maps.Keys(mp)), slices.Sorted(maps.Keys(tp))) {
+		return "members"
+	}
+	var diff []string
+	for name, mf := range mp {
+		diff = append(diff, differingKeys(mf, tp[name])...)
+	}
+	if len(diff) == 0 {
+		diff = append(diff, "order")
+	}
+	slices.Sort(diff)
+	return strings.Join(slices.Compact(diff), ",")
+}
+
+// differingKeys are the keys whose values differ between m and t, a key
+// only one of them has included.
+func differingKeys(m, t map[string]string) []string {
+	var diff []string
+	for k, v := range m {
+		if t[k] != v {
+			diff = append(diff, k)
+		}
+	}
+	for k := range t {
+		if _, ok := m[k]; !ok {
+			diff = append(diff, k)
+		}
+	}
+	return diff
 }
 
 // podFields reads a rendered list of pods, "a(ts=+0s attempts=1) b(...)",
