@@ -2,8 +2,9 @@
 // SchedulingQueue.tla (the classic profile) and SchedulingQueueHints.tla
 // (the queueing-hints profile), each with a timed variant, and
 // SchedulingQueuePodGroups.tla (the podgroups profile's entity queue, v1.37.2's
-// group rules) and SchedulingQueueGroupGates.tla (v1.38's G12 and G13 over one
-// gated group) — the TLC
+// group rules), SchedulingQueueGroupGates.tla (v1.38's G12 and G13 over one
+// gated group) and SchedulingQueueGroupNarrowing.tla (v1.38's G14, a move
+// request narrowed by pre-queueing hints over parked groups) — the TLC
 // configurations that check them (make tlc), and the Go test that keeps
 // them in agreement with the executable model in package model:
 // agreement_test.go explores the model's reachable states for the bounds of
