@@ -733,7 +733,7 @@ func (r *run) coordinate(l *log, clients []*client) (rescues int, early bool, lo
 		}
 		if time.Now().After(deadline) {
 			hang = fmt.Sprintf("past its deadline; clients:\n%s", describeClients(clients))
-			if s, ok := snapshotWithin(r.q, time.Second); ok {
+			if s, ok := parked.SnapshotWithin(r.q, time.Second); ok {
 				hang += "  queue: " + describeSnapshot(s)
 			} else {
 				hang += "  queue: Snapshot did not return within 1s (its lock is held)"
@@ -769,17 +769,6 @@ func (r *run) coordinate(l *log, clients []*client) (rescues int, early bool, lo
 	}
 	r.call(l, Input{Op: schedqtest.Op{Kind: schedqtest.KindClose}})
 	return rescues, early, lost, hang
-}
-
-func snapshotWithin(q spec.Queue, d time.Duration) (spec.Snapshot, bool) {
-	ch := make(chan spec.Snapshot, 1)
-	go func() { ch <- q.Snapshot() }()
-	select {
-	case s := <-ch:
-		return s, true
-	case <-time.After(d):
-		return spec.Snapshot{}, false
-	}
 }
 
 func describeSnapshot(s spec.Snapshot) string {

@@ -381,7 +381,7 @@ func (c *coordinator) reportHang(done <-chan struct{}) {
 // holds pods, a rescue pod while any is left; then it closes the queue.
 func (c *coordinator) unpark() {
 	before := popCounts(c.workers)
-	s, ok := snapshotWithin(c.r.target, c.opts.Deadline/4)
+	s, ok := parked.SnapshotWithin(c.r.target, c.opts.Deadline/4)
 	if !ok {
 		return // the deadline will diagnose it
 	}
@@ -857,7 +857,7 @@ func (r *round) hang(ws []*worker, d time.Duration) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "the round did not finish within its deadline: no operation returned for %v\n", d)
 	b.WriteString(r.describeWorkers(ws))
-	s, ok := snapshotWithin(r.target, d)
+	s, ok := parked.SnapshotWithin(r.target, d)
 	if !ok {
 		fmt.Fprintf(&b, "  queue: Snapshot did not return within %v (its lock is held)\n", d)
 		return b.String()

@@ -436,7 +436,7 @@ func lostWakeup(target conformance.Target, c wakeCheck, pops []*popper, opts Opt
 			asleep = append(asleep, p)
 		}
 	}
-	s, ok := snapshotWithin(target, opts.Deadline)
+	s, ok := parked.SnapshotWithin(target, opts.Deadline)
 	state := "the queue's Snapshot did not return (its lock is held)"
 	if ok {
 		state = describe(s)
@@ -475,18 +475,6 @@ func waitAll(pops []*popper, d time.Duration) []*popper {
 			return stuck
 		}
 		time.Sleep(time.Millisecond)
-	}
-}
-
-// snapshotWithin takes a snapshot unless the queue does not answer in d.
-func snapshotWithin(q spec.Queue, d time.Duration) (spec.Snapshot, bool) {
-	ch := make(chan spec.Snapshot, 1)
-	go func() { ch <- q.Snapshot() }()
-	select {
-	case s := <-ch:
-		return s, true
-	case <-time.After(d):
-		return spec.Snapshot{}, false
 	}
 }
 
