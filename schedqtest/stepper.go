@@ -159,8 +159,6 @@ type blockedPop struct{ done chan struct{} }
 // ErrPopHung: a Pop the model says returns at once blocked in the target.
 var ErrPopHung = errors.New("Pop blocked")
 
-func (s *Stepper) rule(r spec.Rule) spec.Rule { return s.Cfg.Rule(r) }
-
 // Step performs op on the target and the shadow and compares them. The
 // error is a mistake in the scenario (ErrScenario), not in the target. A
 // panic of the target is a problem of the step.
@@ -168,7 +166,7 @@ func (s *Stepper) Step(op Op) (st Step, err error) {
 	st = Step{Op: op, ShadowBefore: s.Shadow.Model.Snapshot(), TargetBefore: s.Target.Snapshot()}
 	defer func() {
 		if r := recover(); r != nil {
-			st.problem("panic", "%s: the target panicked: %v", s.rule(op.Rule()), r)
+			st.problem("panic", "%s: the target panicked: %v", s.Cfg.Rule(op.Rule()), r)
 			err = nil
 		}
 	}()
@@ -205,7 +203,7 @@ func (s *Stepper) Step(op Op) (st Step, err error) {
 		to := s.Exec.ApplyPop(s.pop)
 		st.Target, st.TargetLines = to, []string{to.String()}
 		if errors.Is(to.Err(), ErrPopHung) {
-			st.problem("Pop blocked", "%s: the target's Pop blocked, but the model pops one of %v\n%v", s.rule(op.Rule()), cands, to.Err())
+			st.problem("Pop blocked", "%s: the target's Pop blocked, but the model pops one of %v\n%v", s.Cfg.Rule(op.Rule()), cands, to.Err())
 			st.Model, _, _ = s.Shadow.ApplyOnly(op)
 			st.ModelLines = []string{st.Model.String()}
 			st.ShadowMid, st.ShadowAfter, st.TargetAfter = m.Snapshot(), m.Snapshot(), s.Target.Snapshot()
@@ -229,9 +227,9 @@ func (s *Stepper) Step(op Op) (st Step, err error) {
 			// The model could do it, the target's bookkeeping could not
 			// (e.g. its Pop never returned the pod).
 			st.TargetLines = []string{"cannot apply: " + err.Error()}
-			st.problem("error mismatch", "%s: the model can perform it, the target cannot be given it: %v", s.rule(op.Rule()), err)
+			st.problem("error mismatch", "%s: the model can perform it, the target cannot be given it: %v", s.Cfg.Rule(op.Rule()), err)
 		} else if !SameError(mo.Err(), to.Err()) && !(to.Err() == nil && s.Opts.SilentNoOps) {
-			st.problem("error mismatch", "%s returned a different outcome\n  model:  %s\n  target: %s", s.rule(op.Rule()), mo, to)
+			st.problem("error mismatch", "%s returned a different outcome\n  model:  %s\n  target: %s", s.Cfg.Rule(op.Rule()), mo, to)
 		}
 		if op.Kind == KindNominated && mo.Err() == nil && to.Err() == nil &&
 			!slices.EqualFunc(mo.NominatedPods, to.NominatedPods, spec.PodsEqual) {
@@ -255,12 +253,12 @@ func (s *Stepper) Step(op Op) (st Step, err error) {
 		}
 	}
 	if diff := DiffStates(s.observe(st.ShadowAfter), s.observe(st.TargetAfter), s.Start, s.Cfg); diff != "" {
-		st.problem("snapshot diff", "%s left a different state%s\n%s", s.rule(op.Rule()), s.observedNote(), strings.TrimSuffix(diff, "\n"))
+		st.problem("snapshot diff", "%s left a different state%s\n%s", s.Cfg.Rule(op.Rule()), s.observedNote(), strings.TrimSuffix(diff, "\n"))
 	}
 	s.compareNominations(&st)
 	if s.Opts.Check != nil {
 		if err := s.Opts.Check(); err != nil {
-			st.problem("consistency", "after %s the target's structures disagree with the pods it holds: %v", s.rule(op.Rule()), err)
+			st.problem("consistency", "after %s the target's structures disagree with the pods it holds: %v", s.Cfg.Rule(op.Rule()), err)
 		}
 	}
 	return st, nil
@@ -301,7 +299,7 @@ func (s *Stepper) invariants(st *Step, side string, before, after *spec.Snapshot
 	if side != "" {
 		who = " on the " + strings.TrimSpace(side)
 	}
-	st.problem(side+id, "%s broken by %s%s: %v", id, s.rule(record.Rule), who, err)
+	st.problem(side+id, "%s broken by %s%s: %v", id, s.Cfg.Rule(record.Rule), who, err)
 	st.Problems[len(st.Problems)-1].Err = err
 }
 
