@@ -24,7 +24,9 @@ import (
 // queue: view is a cache of what it guards, rebuilt under it.
 //
 // Writers drop view before they change the maps and publish count after,
-// so a reader that sees the new count sees no view older than the change.
+// once per operation, so a reader that sees the new count sees no view
+// older than the change, and never the count of a state half-way through
+// one operation.
 type nominator struct {
 	byNode map[string][]*spec.Pod
 	nodeOf map[spec.UID]string
@@ -66,17 +68,16 @@ func newNominator() *nominator {
 // add nominates pod: any earlier nomination of its UID is dropped, then it
 // is appended to its node's list unless the node is empty.
 func (n *nominator) add(pod *spec.Pod, mode spec.NominatingMode, nodeName string) {
-	n.remove(pod.UID)
+	n.drop(pod.UID)
 	if mode == spec.NominateNoop {
 		nodeName = pod.NominatedNodeName
 	}
-	if nodeName == "" {
-		return
+	if nodeName != "" {
+		n.view.Store(nil)
+		n.nodeOf[pod.UID] = nodeName
+		n.byNode[nodeName] = append(n.byNode[nodeName], pod)
 	}
-	n.view.Store(nil)
-	n.nodeOf[pod.UID] = nodeName
-	n.byNode[nodeName] = append(n.byNode[nodeName], pod)
-	n.count.Store(int64(len(n.nodeOf)))
+	n.publish()
 }
 
 // update re-nominates the new version of a queued pod, keeping the queue's
@@ -85,19 +86,30 @@ func (n *nominator) update(oldPod, newPod *spec.Pod) {
 	if len(n.nodeOf) == 0 && newPod.NominatedNodeName == "" {
 		return
 	}
+	node, mode := "", spec.NominateNoop
 	if oldPod.NominatedNodeName == "" && newPod.NominatedNodeName == "" {
-		if node, ok := n.nodeOf[oldPod.UID]; ok {
-			n.remove(oldPod.UID)
-			n.add(newPod, spec.NominateOverride, node)
-			return
+		if nn, ok := n.nodeOf[oldPod.UID]; ok {
+			node, mode = nn, spec.NominateOverride
 		}
 	}
-	n.remove(oldPod.UID)
-	n.add(newPod, spec.NominateNoop, "")
+	n.drop(oldPod.UID)
+	n.add(newPod, mode, node)
 }
 
 // remove drops uid's nomination and reports whether there was one.
 func (n *nominator) remove(uid spec.UID) bool {
+	if !n.drop(uid) {
+		return false
+	}
+	n.publish()
+	return true
+}
+
+// drop is remove without publishing the count: a writer that drops a
+// nomination and adds one in the same critical section publishes once, at
+// its end, so that a reader without the lock never sees the count of an
+// intermediate state (a pod's only nomination gone during its update).
+func (n *nominator) drop(uid spec.UID) bool {
 	if len(n.nodeOf) == 0 {
 		return false
 	}
@@ -114,9 +126,11 @@ func (n *nominator) remove(uid spec.UID) bool {
 	} else {
 		n.byNode[node] = pods
 	}
-	n.count.Store(int64(len(n.nodeOf)))
 	return true
 }
+
+// publish makes the count of nominated UIDs what readers see.
+func (n *nominator) publish() { n.count.Store(int64(len(n.nodeOf))) }
 
 // touched is called when the queue's pod object of uid changes (a pod
 // enters or leaves the queue, or is replaced): the answers show the

@@ -805,9 +805,12 @@ func (q *PriorityQueue) UpdateWithChange(oldPod, newPod *spec.Pod, change *spec.
 	if e.loc == inFlight && e.info.Pod.UID != newPod.UID {
 		// R9: another object under the key; the attempt in flight was on
 		// the old one, which ends as by Delete.
-		q.nom.remove(e.info.Pod.UID)
+		// The nominations change once, at the end (nominator.drop).
+		q.nom.drop(e.info.Pod.UID)
 		q.drop(e)
-		return q.addLocked(newPod, h, true)
+		err := q.addLocked(newPod, h, true)
+		q.nom.publish()
+		return err
 	}
 	if e.loc != inFlight {
 		q.nom.update(oldPod, newPod) // R18
