@@ -192,7 +192,9 @@ generated:
 # count as known, with their rate; any other failure fails the target.
 # Older releases differ in these scenarios in every run (declared), and
 # each such run waits out the runner's 10 seconds for the Pop. make
-# verify runs it.
+# verify runs it. BLOCKED_POPS_RUN names the scenarios;
+# conformance's TestBlockedPopsCoverTheCatalogue fails when a catalogue
+# scenario with a blocked Pop is not among them.
 BLOCKED_POPS_COUNT ?= 100
 BLOCKED_POPS_RELEASES ?= $(shell awk '!/^\#/ && NF {print $$1}' $(UPSTREAM_TABLE) | tail -3)
 BLOCKED_POPS_RUN = ^Test(Classic|QueueingHints)$$/^(add|close|hints)$$/^(wakes-a-blocked-pop|unblocks-every-blocked-pop|pop)$$/^a-blocked-pop
