@@ -260,7 +260,14 @@ func TestMutantLayers(t *testing.T) {
 	t.Logf("layers: every row's output is kept in %s (one file per row, control.txt and subtests.txt)", dir)
 
 	gen := t.TempDir()
-	genArgs := []string{"test", "-count=1", "-timeout=20m", "-run", "^TestEdgeScenarios$", "./tla/", "-edges.out=" + gen,
+	// The generation may take as long as this test has left: a fixed
+	// limit failed starved runs (the whole table at a load of two other
+	// verifies) before their first row.
+	genTimeout := "0"
+	if d, ok := t.Deadline(); ok {
+		genTimeout = time.Until(d).Round(time.Second).String()
+	}
+	genArgs := []string{"test", "-count=1", "-timeout=" + genTimeout, "-run", "^TestEdgeScenarios$", "./tla/", "-edges.out=" + gen,
 		fmt.Sprintf("-edges.max=%d", *layersGenMax)}
 	if *layersGenSmall {
 		genArgs = append(genArgs, "-edges.small", "-edges.cfg=GraphExt.cfg,GraphHints.cfg")
