@@ -138,19 +138,9 @@ func AppendEncoding(b []byte, now, schedulingCycle, moveRequestCycle int, closed
 		b = append(b, ",timestamp="...)
 		b = strconv.AppendInt(b, int64(p.Timestamp), 10)
 		b = append(b, ",initial="...)
-		if p.InitialAttempt == NoTime {
-			b = append(b, '-')
-		} else {
-			b = strconv.AppendInt(b, int64(p.InitialAttempt), 10)
-		}
-		b = append(b, ",plugins={"...)
-		for i, pl := range p.Plugins {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, pl...)
-		}
-		b = append(b, '}')
+		b = appendTime(b, p.InitialAttempt)
+		b = append(b, ",plugins="...)
+		b = appendSet(b, p.Plugins)
 		if p.Loc == InFlight {
 			b = append(b, ",cycle="...)
 			b = strconv.AppendInt(b, int64(p.SchedulingCycle), 10)

@@ -471,6 +471,28 @@ func (p *valueParser) eat(tok string) bool {
 	return false
 }
 
+// elements reads the comma-separated values of a set or a sequence (kind
+// '{' or '<') after its opening bracket, up to and including end.
+func (p *valueParser) elements(kind byte, end string) (Value, error) {
+	v := Value{Kind: kind}
+	if p.eat(end) {
+		return v, nil
+	}
+	for {
+		e, err := p.value()
+		if err != nil {
+			return Value{}, err
+		}
+		v.Set = append(v.Set, e)
+		if p.eat(end) {
+			return v, nil
+		}
+		if !p.eat(",") {
+			return Value{}, fmt.Errorf("',' or '%s' expected at %q", end, p.s[p.i:])
+		}
+	}
+}
+
 func (p *valueParser) value() (Value, error) {
 	p.space()
 	if p.i == len(p.s) {
@@ -479,44 +501,12 @@ func (p *valueParser) value() (Value, error) {
 	switch c := p.s[p.i]; {
 	case c == '{':
 		p.i++
-		v := Value{Kind: '{'}
-		if p.eat("}") {
-			return v, nil
-		}
-		for {
-			e, err := p.value()
-			if err != nil {
-				return Value{}, err
-			}
-			v.Set = append(v.Set, e)
-			if p.eat("}") {
-				return v, nil
-			}
-			if !p.eat(",") {
-				return Value{}, fmt.Errorf("',' or '}' expected at %q", p.s[p.i:])
-			}
-		}
+		return p.elements('{', "}")
 	case c == '<':
 		if !p.eat("<<") {
 			return Value{}, fmt.Errorf("'<<' expected at %q", p.s[p.i:])
 		}
-		v := Value{Kind: '<'}
-		if p.eat(">>") {
-			return v, nil
-		}
-		for {
-			e, err := p.value()
-			if err != nil {
-				return Value{}, err
-			}
-			v.Set = append(v.Set, e)
-			if p.eat(">>") {
-				return v, nil
-			}
-			if !p.eat(",") {
-				return Value{}, fmt.Errorf("',' or '>>' expected at %q", p.s[p.i:])
-			}
-		}
+		return p.elements('<', ">>")
 	case c == '[':
 		p.i++
 		v := Value{Kind: '[', Rec: make(map[string]Value)}
