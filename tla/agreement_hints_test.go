@@ -187,23 +187,7 @@ var assignedPod = &spec.Pod{Namespace: "ns", Name: "bound", UID: "uid-bound", Re
 // state n. The cycle Pop returns is kept beside the model and handed back,
 // though the hints profile does not read it.
 func hintsOps(b *bound, n node, s *spec.Snapshot) []op {
-	var out []op
-	for _, p := range b.pods {
-		out = append(out, op{actAdd, "Add(" + p.Name + ")", spec.StepRecord{Rule: spec.R1Add, Pod: p.Key()},
-			func(n node) error { return n.m.Add(p) }})
-	}
-	if n.m.SchedulingCycle() < b.maxCycle {
-		for _, k := range n.m.PopCandidates() {
-			out = append(out, op{actPop, "Pop(" + string(k) + ")", spec.StepRecord{Rule: spec.R2Pop, Pod: k},
-				func(n node) error {
-					_, cycle, err := n.m.PopPod(k)
-					if err == nil {
-						n.cycles[b.podIndex(k)] = cycle
-					}
-					return err
-				}})
-		}
-	}
+	out := addAndPopOps(b, n)
 	for i := range s.InFlight {
 		info := s.InFlight[i]
 		k := info.Key()

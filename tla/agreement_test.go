@@ -371,15 +371,11 @@ type op struct {
 	apply  func(n node) error
 }
 
-// ops lists every operation of the alphabet in state n, like the
-// disjuncts of Next instantiated with every argument.
-func ops(b *bound, n node, s *spec.Snapshot) []op {
-	if b.hints {
-		return hintsOps(b, n, s)
-	}
-	if b.podGroups != nil {
-		return podGroupOps(b, n, s)
-	}
+// addAndPopOps lists the Adds of every pod and, below the bound's cycle,
+// the Pop of every pod Pop may return in state n: the same actions in the
+// classic and hints modules. The cycle a Pop returns is kept beside the
+// model and handed back.
+func addAndPopOps(b *bound, n node) []op {
 	var out []op
 	for _, p := range b.pods {
 		out = append(out, op{actAdd, "Add(" + p.Name + ")", spec.StepRecord{Rule: spec.R1Add, Pod: p.Key()},
@@ -397,6 +393,19 @@ func ops(b *bound, n node, s *spec.Snapshot) []op {
 				}})
 		}
 	}
+	return out
+}
+
+// ops lists every operation of the alphabet in state n, like the
+// disjuncts of Next instantiated with every argument.
+func ops(b *bound, n node, s *spec.Snapshot) []op {
+	if b.hints {
+		return hintsOps(b, n, s)
+	}
+	if b.podGroups != nil {
+		return podGroupOps(b, n, s)
+	}
+	out := addAndPopOps(b, n)
 	for i := range s.InFlight {
 		info := s.InFlight[i]
 		k := info.Key()
