@@ -993,6 +993,21 @@ func (g *Generator) genUpdate(c Chooser) bool {
 			op.Pod.Name, parked = u.Pod.Name, &u
 		}
 	}
+	// Two sequences on a pod in backoffQ, which left to chance an update
+	// rarely found (docs/mutants.md, N=20): with pop-from-backoffQ (the
+	// hints drawing) Pop takes a rejected pod from backoffQ in
+	// ordering-window order when activeQ is empty (R2h), so a new priority
+	// must re-sort it there (R9h; a mutant that left the order as it was:
+	// 4 of 20 state-machine runs), and a Pop follows if activeQ is empty;
+	// and a pod gated by an update while it backs off enters activeQ when
+	// its backoff ends, without PreEnqueue (R5h; a mutant that ran it: 4
+	// of 20), so the clock passes its expiry and backoffQ is flushed. Half
+	// the updates, where backoffQ holds a pod, play one of them.
+	if d.ParkedUpdates {
+		if backoff := g.model().Model.Snapshot().BackoffQ; len(backoff) > 0 && c.Choose(2, "a backoffQ sequence") == 0 {
+			return g.updateBackingOff(c, backoff)
+		}
+	}
 	// Sometimes the pod was re-created under another UID (R9: in flight,
 	// the old object's attempt ends).
 	if d.Recreate && c.Choose(4, "new UID") == 3 {
@@ -1047,6 +1062,33 @@ func (g *Generator) genUpdate(c Chooser) bool {
 	}
 	if len(follow) > 0 && op.Pod.Labels != nil && (steered || c.Choose(2, "then an event") == 1) {
 		g.do(Op{Kind: KindMove, Event: Pick(c, "event", follow)})
+	}
+	return true
+}
+
+// updateBackingOff plays genUpdate's backoffQ sequences (R9h's re-sort,
+// R5h's gated exit) on a pod of backoff, which is backoffQ now.
+func (g *Generator) updateBackingOff(c Chooser, backoff []spec.QueuedPodInfo) bool {
+	d := g.d
+	u := Pick(c, "backoffQ pod", backoff)
+	if len(d.GateLabels) > 0 && c.Choose(2, "gate it while it backs off") == 0 {
+		if !g.do(Op{Kind: KindUpdate, Pod: PodRef{Name: u.Pod.Name, Labels: Pick(c, "gate", d.GateLabels)}}) {
+			return false
+		}
+		_, now := g.find(u.Pod.Name) // the update may have changed its fields
+		g.do(Op{Kind: KindTick, Duration: max(g.cfg.BackoffExpiry(&now).Sub(g.model().Model.Snapshot().Now), 0) + time.Nanosecond})
+		g.do(Op{Kind: KindFlushBackoff})
+		return true
+	}
+	others := slices.DeleteFunc(slices.Clone(d.Priorities), func(p int32) bool { return p == u.Pod.Priority })
+	if len(u.UnschedulablePlugins) == 0 || len(others) == 0 {
+		return false
+	}
+	if !g.do(Op{Kind: KindUpdate, Pod: PodRef{Name: u.Pod.Name, Priority: ptr(Pick(c, "new priority", others))}}) {
+		return false
+	}
+	if m := g.model().Model; g.cfg.Profile != spec.ProfilePodGroups && len(m.Snapshot().ActiveQ) == 0 && len(m.PopCandidates()) > 0 {
+		g.do(Op{Kind: KindPop})
 	}
 	return true
 }
