@@ -43,18 +43,18 @@ func parseRate(cell string) (rate, bool) {
 	return rate{}, false
 }
 
-// parseLayerTable reads the row table (the first table whose header
-// starts "| rule | mutant |") out of a Markdown text: docs/mutants.md, or
-// the file -layers.out wrote.
+// parseLayerTable reads the row tables (every table whose header starts
+// "| rule | mutant |" and has the any-random-layer column) out of a Markdown text: docs/mutants.md, whose rows
+// come from more than one run set, or the file -layers.out wrote. A row
+// in two tables is an error: the guard would not know which rate holds.
 func parseLayerTable(md string) (layerTable, error) {
 	var cols []string
+	tables, rateless := 0, false
 	out := layerTable{}
 	for _, line := range strings.Split(md, "\n") {
 		line = strings.TrimSpace(line)
 		if !strings.HasPrefix(line, "|") {
-			if cols != nil {
-				break // the end of the row table
-			}
+			cols = nil // the end of a table
 			continue
 		}
 		cells := strings.Split(strings.Trim(line, "|"), "|")
@@ -62,13 +62,23 @@ func parseLayerTable(md string) (layerTable, error) {
 			cells[i] = strings.TrimSpace(cells[i])
 		}
 		if cols == nil {
-			if len(cells) > 2 && cells[0] == "rule" && cells[1] == "mutant" {
+			switch {
+			case len(cells) > 2 && cells[0] == "rule" && cells[1] == "mutant" && slices.Contains(cells, anyRandomColumn):
 				cols = cells
+				tables++
+			case len(cells) > 2 && cells[0] == "rule" && cells[1] == "mutant":
+				rateless = true
+				cols = []string{} // a table of another kind: skip it to its end
+			default:
+				cols = []string{} // another table: skip it to its end
 			}
 			continue
 		}
-		if strings.HasPrefix(cells[0], "---") || len(cells) != len(cols) {
+		if len(cols) == 0 || strings.HasPrefix(cells[0], "---") || len(cells) != len(cols) {
 			continue
+		}
+		if _, dup := out[cells[1]]; dup {
+			return nil, fmt.Errorf("row %s stands in two tables", cells[1])
 		}
 		row := map[string]rate{}
 		for j := 2; j < len(cells); j++ {
@@ -78,11 +88,11 @@ func parseLayerTable(md string) (layerTable, error) {
 		}
 		out[cells[1]] = row
 	}
-	if cols == nil {
-		return nil, fmt.Errorf("no table with the header \"| rule | mutant | ...\"")
-	}
-	if !slices.Contains(cols, anyRandomColumn) {
+	switch {
+	case tables == 0 && rateless:
 		return nil, errNoRates
+	case tables == 0:
+		return nil, fmt.Errorf("no table with the header \"| rule | mutant | ...\"")
 	}
 	return out, nil
 }
@@ -427,5 +437,28 @@ func TestGuardSkipsATableWithoutRates(t *testing.T) {
 		"| R1 | a | caught (hints) | caught | caught | caught | not caught |\n"
 	if _, err := parseLayerTable(old); !errors.Is(err, errNoRates) {
 		t.Errorf("parseLayerTable of a table without rates: %v", err)
+	}
+}
+
+// TestParseLayerTableReadsEveryRowTable: docs/mutants.md publishes its
+// rows in tables of different run sets; the guard reads them all, skips
+// tables of another kind, and refuses a row published twice.
+func TestParseLayerTableReadsEveryRowTable(t *testing.T) {
+	head := "| rule | mutant | state machine | any random layer | named scenario |\n|---|---|---|---|---|\n"
+	md := "intro\n\n" + head + "| R1 | a | 20/20 | 20/20 | caught |\n\ntext\n\n" +
+		"| rule | mutant | layer | before | after |\n|---|---|---|---|---|\n| R2 | b | state machine | 1/20 | 20/20 |\n\n" +
+		head + "| R3 | c | 19/20 | 19/20 | not caught |\n"
+	got, err := parseLayerTable(md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got["a"]["state machine"] != (rate{k: 20, n: 20}) || got["c"]["state machine"] != (rate{k: 19, n: 20}) {
+		t.Errorf("rows of both rate tables, none of the other: %+v", got)
+	}
+	if _, err := parseLayerTable(md + "\n" + head + "| R1 | a | 5/5 | 5/5 | caught |\n"); err == nil || !strings.Contains(err.Error(), "row a stands in two tables") {
+		t.Errorf("a row published twice: %v", err)
+	}
+	if _, err := parseLayerTable("| rule | mutant | state machine |\n|---|---|---|\n| R1 | a | caught |\n"); err != errNoRates {
+		t.Errorf("a table without rates only: %v, want errNoRates", err)
 	}
 }
