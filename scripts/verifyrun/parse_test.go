@@ -286,7 +286,7 @@ func TestSummarySaysSkippedNotPassed(t *testing.T) {
 		{step: &step{name: "a"}, status: "PASS"},
 		{step: &step{name: "tlc", enable: "set TLA2TOOLS_JAR"}, status: "SKIPPED", reason: "no jar"},
 	}
-	if code := summary(&b, runs, 0); code != 0 {
+	if code := summary(&b, runs, 0, 0); code != 0 {
 		t.Errorf("exit %d", code)
 	}
 	out := b.String()
@@ -295,8 +295,19 @@ func TestSummarySaysSkippedNotPassed(t *testing.T) {
 	}
 	runs[0].status = "FAIL"
 	b.Reset()
-	if code := summary(&b, runs, 0); code != 1 || !strings.Contains(b.String(), "FAILED: 1 of 2 suites failed, 1 skipped") {
+	if code := summary(&b, runs, 0, 0); code != 1 || !strings.Contains(b.String(), "FAILED: 1 of 2 suites failed, 1 skipped") {
 		t.Errorf("summary with a failure (exit %d):\n%s", code, b.String())
+	}
+}
+
+// A run that -only narrowed says so in its verdict, never "all suites
+// passed".
+func TestSummarySaysAPartialRun(t *testing.T) {
+	var b strings.Builder
+	runs := []*run{{step: &step{name: "a"}, status: "PASS"}, {step: &step{name: "b"}, status: "PASS"}}
+	if code := summary(&b, runs, 0, 19); code != 0 || strings.Contains(b.String(), "all suites passed") ||
+		!strings.HasSuffix(b.String(), "verify: the 2 suites that ran passed, 0 skipped (a partial run: -only left out 19 of the 21 steps)\n") {
+		t.Errorf("partial run (exit %d):\n%s", code, b.String())
 	}
 }
 
