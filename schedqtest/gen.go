@@ -1067,7 +1067,7 @@ func (g *Generator) genUpdate(c Chooser) bool {
 }
 
 // updateBackingOff plays genUpdate's backoffQ sequences (R9h's re-sort,
-// R5h's gated exit) on a pod of backoff, which is backoffQ now.
+// R5h's gated exit) on a pod of backoff, the pods in backoffQ now.
 func (g *Generator) updateBackingOff(c Chooser, backoff []spec.QueuedPodInfo) bool {
 	d := g.d
 	u := Pick(c, "backoffQ pod", backoff)
