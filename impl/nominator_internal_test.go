@@ -2,6 +2,7 @@ package impl
 
 import (
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -130,6 +131,8 @@ func TestNominationStaysVisibleThroughAnUpdate(t *testing.T) {
 		t.Fatal(err)
 	}
 	stop := make(chan struct{})
+	stopReader := sync.OnceFunc(func() { close(stop) })
+	defer stopReader() // a failed Update must not leave the reader running
 	missing := make(chan int, 1)
 	go func() {
 		defer close(missing)
@@ -160,7 +163,7 @@ func TestNominationStaysVisibleThroughAnUpdate(t *testing.T) {
 		default:
 		}
 	}
-	close(stop)
+	stopReader()
 	if n, ok := <-missing; ok {
 		t.Fatalf("a lock-free reader (read %d) found no pod nominated to n1; the pod was nominated throughout", n)
 	}

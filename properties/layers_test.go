@@ -265,7 +265,7 @@ func TestMutantLayers(t *testing.T) {
 	// verifies) before their first row.
 	genTimeout := "0"
 	if d, ok := t.Deadline(); ok {
-		genTimeout = time.Until(d).Round(time.Second).String()
+		genTimeout = max(time.Until(d), time.Second).Round(time.Second).String()
 	}
 	genArgs := []string{"test", "-count=1", "-timeout=" + genTimeout, "-run", "^TestEdgeScenarios$", "./tla/", "-edges.out=" + gen,
 		fmt.Sprintf("-edges.max=%d", *layersGenMax)}
