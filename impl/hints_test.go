@@ -9,7 +9,6 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/schedq/schedq/impl"
-	"github.com/schedq/schedq/model"
 	"github.com/schedq/schedq/schedqtest"
 	"github.com/schedq/schedq/spec"
 )
@@ -146,88 +145,5 @@ func TestHintsRunFlushesAtWindowStarts(t *testing.T) {
 	p, _, err := q.PriorityQueue.PopContext(ctx)
 	if err != nil || p.Pod.Name != "a" {
 		t.Fatalf("%s: no flush released a at the window start t0+2s: Pop = %v, %v", spec.R5hFlushBackoffQ, p, err)
-	}
-}
-
-// TestInFlightUIDChangeEndsTheAttempt is R9 for an Update that gives a pod
-// in flight another UID: the pod was re-created, so the attempt on the old
-// object ends as by Delete and the new pod is added. In both profiles impl
-// must agree with the model step by step, return the errors the contract
-// names for the old attempt's Done and failure, keep I7 (no marker of a
-// pod gone), and let another pod take the old UID.
-func TestInFlightUIDChangeEndsTheAttempt(t *testing.T) {
-	hintsCfg := schedqtest.HintsConfig()
-	classicCfg := spec.DefaultConfig(hintsCfg.PluginEvents)
-	for _, cfg := range []spec.Config{classicCfg, hintsCfg} {
-		t.Run(cfg.Profile.String(), func(t *testing.T) {
-			fc := clocktesting.NewFakeClock(t0)
-			q, err := impl.New(cfg, impl.WithClock(fc))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer q.Close()
-			m, err := model.New(cfg, t0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			step := func(q spec.Queue, d time.Duration) error {
-				if q == spec.Queue(m) {
-					return m.Step(d)
-				}
-				fc.Step(d)
-				return nil
-			}
-			checkState := spec.CheckState
-			if cfg.Profile == spec.ProfileHints {
-				checkState = spec.CheckHintsState
-			}
-			a, a2, b, x := schedqtest.Pod("a", 0), schedqtest.Pod("a", 0), schedqtest.Pod("b", 0), schedqtest.Pod("x", 0)
-			a2.UID = "uid-a-2"
-			x.UID = "uid-a" // another pod takes the old UID
-			popped := map[spec.UID]*spec.QueuedPodInfo{}
-			steps := []struct {
-				name string
-				want error
-				do   func(spec.Queue) error
-			}{
-				{"add a", nil, func(q spec.Queue) error { return q.Add(a) }},
-				{"add b", nil, func(q spec.Queue) error { return q.Add(b) }},
-				{"step 1ms", nil, func(q spec.Queue) error { return step(q, time.Millisecond) }},
-				{"pop a", nil, func(q spec.Queue) error { p, _, err := q.Pop(); popped[p.Pod.UID] = p; return err }},
-				{"update a to uid-a-2", nil, func(q spec.Queue) error { return q.Update(a, a2) }},
-				{"done uid-a", spec.ErrNotInFlight, func(q spec.Queue) error { return q.Done("uid-a") }},
-				{"fail the old attempt by Fit", spec.ErrAlreadyQueued, func(q spec.Queue) error {
-					p := *popped["uid-a"]
-					p.UnschedulablePlugins = spec.NewPluginSet("Fit")
-					return q.AddUnschedulableIfNotPresent(&p, 1)
-				}},
-				{"pop b", nil, func(q spec.Queue) error { _, _, err := q.Pop(); return err }}, // b came first
-				{"move NodeAdd", nil, func(q spec.Queue) error { q.MoveAllToActiveOrBackoffQueue(schedqtest.NodeAdd, nil); return nil }},
-				{"add x with uid-a", nil, func(q spec.Queue) error { return q.Add(x) }},
-				{"pop a (uid-a-2)", nil, func(q spec.Queue) error { _, _, err := q.Pop(); return err }},
-				{"done uid-a-2", nil, func(q spec.Queue) error { return q.Done("uid-a-2") }},
-				{"done uid-b", nil, func(q spec.Queue) error { return q.Done("uid-b") }},
-			}
-			for _, st := range steps {
-				me, ie := st.do(m), st.do(q)
-				if !errors.Is(me, st.want) || !schedqtest.SameError(me, ie) {
-					t.Fatalf("%s: %s: want %v; model returned %v, impl %v", st.name, spec.R9Update, st.want, me, ie)
-				}
-				ms, is := m.Snapshot(), q.Snapshot()
-				if d := ms.Diff(&is); d != "" {
-					t.Fatalf("%s: %s: model vs impl: %s", st.name, spec.R9Update, d)
-				}
-				if err := checkState(&ms); err != nil {
-					t.Fatalf("%s: model: %v", st.name, err)
-				}
-				if err := q.CheckConsistency(); err != nil {
-					t.Fatalf("%s: %v", st.name, err)
-				}
-			}
-			s := q.Snapshot()
-			if len(s.InFlight) != 0 || len(s.InFlightEvents) != 0 || len(s.ActiveQ) != 1 || s.ActiveQ[0].Pod.UID != "uid-a" {
-				t.Fatalf("want only x (uid-a) in activeQ and nothing in flight, got\n%s", s.Format(t0, cfg))
-			}
-		})
 	}
 }
