@@ -359,8 +359,10 @@ bench-compare-prequeue:
 # tag; REALSCHED_API= runs on the fake clientset instead). v1.38.0-beta.0
 # runs on the fake clientset only: its kube-apiserver imports
 # k8s.io/apiextensions-api, which has no v0.38.0-beta.0 on the module proxy. REALSCHED_COUNT
-# rounds of one run each (upstream then schedq per workload: interleaved,
-# where go test -count would run each one back to back): raw benchmark
+# rounds of one run each (both queues per workload, interleaved, where go
+# test -count would run each one back to back; upstream first in odd rounds,
+# schedq first in even ones, after one unreported warm-up run: on a real
+# server the second run of a pair pays for deleting the first's objects): raw benchmark
 # lines in REALSCHED_OUT.vNNN, then benchstat's upstream/schedq table per
 # release. make test runs the bounded v1.33 suite on the fake clientset
 # only (its 10-minute budget: the API server's cold build alone is longer).
@@ -380,8 +382,8 @@ realsched:
 	  echo "realsched: kube-scheduler release $$r (cd realsched && GOTOOLCHAIN=$$tc go test $$f -bench .) > $$out" >&2; \
 	  start=$$(date +%s); (cd realsched && GOTOOLCHAIN=$$tc $(GO) test $$f -c -o $$out.test) || exit 1; \
 	  echo "realsched: v$$r test binary built in $$(( $$(date +%s) - start )) s" >&2; \
-	  for i in $$(seq $(REALSCHED_COUNT)); do \
-	    (cd realsched && $$out.test -test.run '^$$' -test.bench . -test.benchtime 1x -test.count 1 -test.timeout 0 $(REALSCHED_FLAGS)) | tee -a $$out || exit 1; done; \
+	  for i in $$(seq $(REALSCHED_COUNT)); do first=upstream; [ $$((i % 2)) = 0 ] && first=schedq; \
+	    (cd realsched && $$out.test -test.run '^$$' -test.bench . -test.benchtime 1x -test.count 1 -test.timeout 0 -realsched.first=$$first $(REALSCHED_FLAGS)) | tee -a $$out || exit 1; done; \
 	  rm -f $$out.test; uptime; if command -v benchstat >/dev/null; then benchstat -col /queue $$out; else echo "benchstat not on PATH: raw lines in $$out"; fi; \
 	done
 
