@@ -179,8 +179,8 @@ func summary(r *Result) string {
 		r.Workload, r.Queue, r.Bound, r.Pods, r.Waiting, len(r.Lost), r.DoubleBinds, r.GatedBound, r.Gated, r.InjectedBindFailures, r.Attempts, r.Duration.Round(time.Millisecond), r.TraceOps, r.TraceEmptyReads, r.AdapterErrors)
 }
 
-// BenchmarkRealsched runs each workload on upstream's queue then
-// schedq's, interleaved (with -count N the pair repeats N times), and
+// BenchmarkRealsched runs each workload on both queues, one after the
+// other (with -count N the pair repeats N times), and
 // reports scheduler_perf's SchedulingThroughput, CPU per pod, the queue's
 // share of CPU and the attempt latencies. Sizes: -realsched.nodes/pods.
 //
@@ -217,8 +217,7 @@ func BenchmarkRealsched(b *testing.B) {
 				// ns/op is the measured phase (Result.Duration), as in
 				// the harness's own lines, not the framework's timing
 				// of runOn, which also empties a real server of the
-				// previous run's objects: 5,000 pods to delete before
-				// schedq's first run, none before upstream's.
+				// previous run's objects (5,000 pods at full size).
 				var measured time.Duration
 				defer func() { b.ReportMetric(float64(measured.Nanoseconds())/float64(b.N), "ns/op") }()
 				for i := 0; i < b.N; i++ {
