@@ -397,10 +397,10 @@ func indent(s, pre string) string {
 	return pre + strings.ReplaceAll(s, "\n", "\n"+pre)
 }
 
-// summary prints the table and returns the exit status.
-// summary prints the table of the steps that ran and the verdict; leftOut
-// steps -only did not select are said in the verdict, so that a partial
-// run never reads as the whole verify.
+// summary prints the table of the steps that ran and the verdict, and
+// returns the exit status. leftOut, the steps -only did not select, is
+// said in the verdict, so that a partial run never reads as the whole
+// verify.
 func summary(w io.Writer, runs []*run, total time.Duration, leftOut int) int {
 	fmt.Fprintf(w, "\nschedq verify summary (%s in total)\n", dur(total))
 	fmt.Fprintf(w, "%-48s %7s  %-7s  %s\n", "suite", "time", "result", "checked")
