@@ -4,6 +4,8 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -23,6 +25,7 @@ var (
 	timeoutFlag = flag.Duration("realsched.timeout", 5*time.Minute, "benchmarks: the bound of one run")
 	traceFlag   = flag.Bool("realsched.trace", false, "benchmarks: record and check every queue call (slows the run)")
 	firstFlag   = flag.String("realsched.first", "upstream", "benchmarks: the queue that runs first of each workload's pair, upstream or schedq (make realsched alternates it by round)")
+	profilesDir = flag.String("realsched.profiles", "", "benchmarks: a directory for each run's CPU profile of its measured phase (WORKLOAD-QUEUE-N.pprof, N counting that pair's runs in this process)")
 )
 
 // startServer starts a real API server for one run: set by
@@ -229,6 +232,9 @@ func BenchmarkRealsched(b *testing.B) {
 						}
 					}
 					reportMetrics(b, r)
+					if err := saveProfile(r); err != nil {
+						b.Error(err)
+					}
 					measured += r.Duration
 					b.ReportMetric(float64(len(r.Lost)), "lost")
 					b.ReportMetric(float64(r.InjectedBindFailures), "bind-failures")
@@ -237,6 +243,24 @@ func BenchmarkRealsched(b *testing.B) {
 			})
 		}
 	}
+}
+
+// saved counts the profiles saveProfile wrote per workload and queue, so
+// that the framework's repeated calls of a benchmark never overwrite one.
+var saved = map[string]int{}
+
+// saveProfile writes r's CPU profile into -realsched.profiles, if set, for
+// go tool pprof (e.g. -diff_base of one queue's against the other's).
+func saveProfile(r *Result) error {
+	if *profilesDir == "" || len(r.CPUProfile) == 0 {
+		return nil
+	}
+	if err := os.MkdirAll(*profilesDir, 0o755); err != nil {
+		return err
+	}
+	key := r.Workload + "-" + string(r.Queue)
+	saved[key]++
+	return os.WriteFile(filepath.Join(*profilesDir, fmt.Sprintf("%s-%d.pprof", key, saved[key])), r.CPUProfile, 0o644)
 }
 
 // TestAdapterBadInput: nil and unknown objects are refused and counted,
