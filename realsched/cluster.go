@@ -100,13 +100,16 @@ type cluster struct {
 	injected int
 	onBind   func()
 	goneVics int
+	// calls counts the scheduler's requests to a real server in the
+	// measured phase by verb and resource (callKind).
+	calls map[string]int
 	// podDeleted is set by the harness: it reports whether the
 	// scheduler's informer has seen a pod's deletion.
 	podDeleted func(name string) bool
 }
 
 func newAccounting() *cluster {
-	return &cluster{binds: map[string]int{}, attempts: map[string]int{}}
+	return &cluster{binds: map[string]int{}, attempts: map[string]int{}, calls: map[string]int{}}
 }
 
 // bindAttempt counts a bind of pod name about to reach the API; a non-nil
@@ -309,7 +312,37 @@ func podPath(p string) (name, sub string, ok bool) {
 	return parts[5], sub, true
 }
 
+// callKind names a request by verb and resource, without namespace or
+// object name: "POST pods/binding", "WATCH nodes", "POST events".
+func callKind(req *http.Request) string {
+	parts := strings.Split(strings.Trim(req.URL.Path, "/"), "/")
+	switch {
+	case len(parts) > 2 && parts[0] == "api":
+		parts = parts[2:]
+	case len(parts) > 3 && parts[0] == "apis":
+		parts = parts[3:]
+	}
+	if len(parts) > 2 && parts[0] == "namespaces" {
+		parts = parts[2:]
+	}
+	res := parts[0]
+	if len(parts) > 2 {
+		res += "/" + parts[2]
+	}
+	verb := req.Method
+	if req.URL.Query().Get("watch") == "true" {
+		verb = "WATCH"
+	}
+	return verb + " " + res
+}
+
 func (t *schedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if t.c.t0.Load() != nil {
+		k := callKind(req)
+		t.c.mu.Lock()
+		t.c.calls[k]++
+		t.c.mu.Unlock()
+	}
 	name, sub, isPod := podPath(req.URL.Path)
 	switch {
 	case isPod && req.Method == http.MethodPost && sub == "binding":

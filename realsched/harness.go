@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
 	"runtime/pprof"
 	"sort"
 	"strings"
@@ -124,6 +125,10 @@ type Result struct {
 	// start, in order; Pops every attempt in Pop order.
 	BoundAt []time.Duration
 	Pops    []Attempt
+	// APICalls counts the scheduler's requests to a real server in the
+	// measured phase by verb and resource ("POST pods/binding"); empty on
+	// the fake clientset.
+	APICalls map[string]int
 	// VictimsGone counts the victims FaultPlan.VictimGone deleted first.
 	VictimsGone   int
 	AdapterErrors int64
@@ -580,6 +585,7 @@ func (r *run) outcome() error {
 	res.InjectedBindFailures = r.c.injected
 	res.VictimsGone = r.c.goneVics
 	res.BoundAt = append([]time.Duration(nil), r.c.boundAt...)
+	res.APICalls = maps.Clone(r.c.calls)
 	r.c.mu.Unlock()
 	res.P50, res.P90, res.P99, res.Attempts = r.tq.quantiles()
 	res.Pops = r.tq.popped()

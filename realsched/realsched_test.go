@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"testing"
@@ -147,6 +148,15 @@ func reportMetrics(b *testing.B, r *Result) {
 	b.ReportMetric(ms(r.P50), "p50-attempt-ms")
 	b.ReportMetric(ms(r.P90), "p90-attempt-ms")
 	b.ReportMetric(ms(r.P99), "p99-attempt-ms")
+	b.ReportMetric(float64(r.Attempts)/pods, "attempts/pod")
+	if len(r.APICalls) > 0 {
+		n := 0
+		for _, c := range r.APICalls {
+			n += c
+		}
+		b.ReportMetric(float64(n)/pods, "sched-api-calls/pod")
+		b.Logf("%s/%s: the scheduler's API calls in the measured phase: %v", r.Workload, r.Queue, r.APICalls)
+	}
 }
 
 // TestBrokenAdapterIsRejected is the trace check's own mutant test: the
@@ -526,5 +536,27 @@ func TestPorcupineRejectsBrokenAdapter(t *testing.T) {
 				t.Errorf("the history of the %s adapter was not rejected: %s", c.b, r.Conc.Outcome)
 			}
 		})
+	}
+}
+
+// TestCallKind: the API-call accounting names requests by verb and
+// resource alone, so that calls of one kind add up across pods.
+func TestCallKind(t *testing.T) {
+	for _, c := range []struct{ method, url, want string }{
+		{"POST", "/api/v1/namespaces/ns/pods/p-1/binding", "POST pods/binding"},
+		{"PATCH", "/api/v1/namespaces/ns/pods/p-1/status", "PATCH pods/status"},
+		{"GET", "/api/v1/pods?watch=true&resourceVersion=5", "WATCH pods"},
+		{"GET", "/api/v1/nodes", "GET nodes"},
+		{"POST", "/apis/events.k8s.io/v1/namespaces/ns/events", "POST events"},
+		{"PUT", "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/x", "PUT leases"},
+		{"GET", "/api/v1/namespaces/ns", "GET namespaces"},
+	} {
+		req, err := http.NewRequest(c.method, "https://127.0.0.1"+c.url, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := callKind(req); got != c.want {
+			t.Errorf("callKind(%s %s) = %q, want %q", c.method, c.url, got, c.want)
+		}
 	}
 }
