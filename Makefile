@@ -362,12 +362,13 @@ bench-compare-prequeue:
 # rounds of one run each (both queues per workload, interleaved, where go
 # test -count would run each one back to back; upstream first in odd rounds,
 # schedq first in even ones, after one unreported warm-up run: on a real
-# server the second run of a pair pays for deleting the first's objects): raw benchmark
+# server the second run of a pair is slower whichever queue it runs, so the
+# default count is even and the order balanced): raw benchmark
 # lines in REALSCHED_OUT.vNNN, then benchstat's upstream/schedq table per
 # release. make test runs the bounded v1.33 suite on the fake clientset
 # only (its 10-minute budget: the API server's cold build alone is longer).
 .PHONY: realsched
-REALSCHED_COUNT ?= 3
+REALSCHED_COUNT ?= 4
 REALSCHED_RELEASES ?= 133 137 138
 realsched_tc = tc=$$(awk -v r=$$r '!/^\#/ && $$1 == r {print $$5}' $(CURDIR)/$(UPSTREAM_TABLE))
 REALSCHED_API ?= realapi
