@@ -195,7 +195,9 @@ func summary(r *Result) string {
 // BenchmarkRealsched runs each workload on both queues, one after the
 // other (with -count N the pair repeats N times), and
 // reports scheduler_perf's SchedulingThroughput, CPU per pod, the queue's
-// share of CPU and the attempt latencies. Sizes: -realsched.nodes/pods.
+// share of CPU, the attempt latencies, attempts per pod and, on a real
+// server, the scheduler's API calls per pod (by kind with -v). Sizes:
+// -realsched.nodes/pods; -realsched.profiles keeps each run's profile.
 //
 // On a real server the runs share one kube-apiserver, emptied before each
 // run, and order matters: a run right after another has the server's

@@ -199,8 +199,7 @@ func SchedulingLoop(b *testing.B, subjects ...Subject) {
 // ProducerConsumer is Pop under contention: four goroutines Add 2.5k pods
 // each while one consumer Pops (and Dones) all 10k. One op is the round;
 // ns/pod is the wall time per pod through the queue, and p50-ns and p99-ns
-// are percentiles of the consumer's Pop call, waits included, over one Pop
-// in latencyStride.
+// are percentiles of the consumer's Pop call, waits included.
 //
 // Only one Pop in latencyStride is timed: two clock reads around every Pop
 // were about a tenth of schedq's CPU per pod, a cost of the benchmark that
@@ -566,8 +565,8 @@ func producerConsumer[P, I any](b *testing.B, t Target[P, I]) {
 	q := t.New(b)
 	defer q.Close()
 	lat := make([]time.Duration, 0, Pods/latencyStride+1)
-	// Room for every round's samples up front: growing it between rounds
-	// left the collector work that fell into the next timed round.
+	// Room for every round's samples up front, so that growing it between
+	// rounds cannot leave the collector work for a timed round.
 	all := make([]time.Duration, 0, b.N*cap(lat))
 	round := func() {
 		var wg sync.WaitGroup
