@@ -580,12 +580,13 @@ func producerConsumer[P, I any](b *testing.B, t Target[P, I]) {
 		}
 		lat = lat[:0]
 		for i := range per * Producers {
+			timed := i%latencyStride == 0
 			var t0 time.Time
-			if i%latencyStride == 0 {
+			if timed {
 				t0 = time.Now()
 			}
 			info, _ := q.Pop()
-			if i%latencyStride == 0 {
+			if timed {
 				lat = append(lat, time.Since(t0))
 			}
 			q.Done(info)
