@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"reflect"
@@ -636,6 +637,47 @@ func (c Config) BackoffPopCandidates(backoffQ []QueuedPodInfo) []PodKey {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// InFlightEquivalent reports whether two in-flight lists are the same
+// state: entry for entry equal, except that a run of consecutive markers
+// may list its pods in any order (the markers of one run get the same
+// event records from EventsAfter and are trimmed alike by TrimInFlight, so
+// nothing observes their order).
+func InFlightEquivalent(a, b []InFlightEntry) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := 0; i < len(a); {
+		if !a[i].IsMarker() {
+			if !inFlightEntryEqual(a[i], b[i]) {
+				return false
+			}
+			i++
+			continue
+		}
+		j := i
+		for j < len(a) && a[j].IsMarker() {
+			j++
+		}
+		if !sameMarkers(a[i:j], b[i:j]) {
+			return false
+		}
+		i = j
+	}
+	return true
+}
+
+// sameMarkers reports whether the marker runs a and b hold the same
+// markers, in any order.
+func sameMarkers(a, b []InFlightEntry) bool {
+	byPod := func(x, y InFlightEntry) int {
+		return cmp.Or(cmp.Compare(x.UID, y.UID), cmp.Compare(x.Key, y.Key))
+	}
+	a, b = slices.Clone(a), slices.Clone(b)
+	slices.SortFunc(a, byPod)
+	slices.SortFunc(b, byPod)
+	return slices.EqualFunc(a, b, func(x, y InFlightEntry) bool { return y.IsMarker() && x.UID == y.UID && x.Key == y.Key })
 }
 
 // inFlightEntryEqual compares two in-flight entries, pods by value.

@@ -269,6 +269,53 @@ func TestR15InFlightList(t *testing.T) {
 	}
 }
 
+// Two lists that differ only in the order of adjacent markers are the same
+// state (upstream pushes a group's members in map order); every other
+// difference is a different state. The equivalence is sound only because
+// nothing observes the order it ignores: every pod gets the same records
+// and every Done leaves equivalent lists.
+func TestR15InFlightEquivalent(t *testing.T) {
+	m := func(n string) spec.InFlightEntry {
+		return spec.InFlightEntry{UID: spec.UID("uid-" + n), Key: spec.PodKey("ns/" + n)}
+	}
+	e := func(ev spec.ClusterEvent) spec.InFlightEntry {
+		return spec.InFlightEntry{Event: spec.Occurrence{Event: ev}}
+	}
+	list := []spec.InFlightEntry{m("a"), m("b"), m("c"), e(hNodeAdd), m("d"), e(hNodeLabel)}
+	for _, c := range []struct {
+		name  string
+		other []spec.InFlightEntry
+		same  bool
+	}{
+		{"the same list", []spec.InFlightEntry{m("a"), m("b"), m("c"), e(hNodeAdd), m("d"), e(hNodeLabel)}, true},
+		{"one run in another order", []spec.InFlightEntry{m("c"), m("a"), m("b"), e(hNodeAdd), m("d"), e(hNodeLabel)}, true},
+		{"a marker moved across a record", []spec.InFlightEntry{m("a"), m("b"), e(hNodeAdd), m("c"), m("d"), e(hNodeLabel)}, false},
+		{"two markers swapped across a record", []spec.InFlightEntry{m("a"), m("b"), m("d"), e(hNodeAdd), m("c"), e(hNodeLabel)}, false},
+		{"records in another order", []spec.InFlightEntry{m("a"), m("b"), m("c"), e(hNodeLabel), m("d"), e(hNodeAdd)}, false},
+		{"a marker's UID changed", []spec.InFlightEntry{m("a"), m("b"), {UID: "uid-x", Key: "ns/c"}, e(hNodeAdd), m("d"), e(hNodeLabel)}, false},
+		{"a marker twice, another missing", []spec.InFlightEntry{m("a"), m("a"), m("c"), e(hNodeAdd), m("d"), e(hNodeLabel)}, false},
+		{"a marker missing", []spec.InFlightEntry{m("a"), m("b"), e(hNodeAdd), m("d"), e(hNodeLabel)}, false},
+	} {
+		if got := spec.InFlightEquivalent(list, c.other); got != c.same {
+			t.Errorf("%s: %s: InFlightEquivalent(%v, %v) = %v, want %v", spec.R15InFlight, c.name, list, c.other, got, c.same)
+		}
+		if got := spec.InFlightEquivalent(c.other, list); got != c.same {
+			t.Errorf("%s: %s: not symmetric", spec.R15InFlight, c.name)
+		}
+		if !c.same {
+			continue
+		}
+		for _, uid := range []spec.UID{"uid-a", "uid-b", "uid-c", "uid-d"} {
+			if a, b := spec.EventsAfter(list, uid), spec.EventsAfter(c.other, uid); !slices.EqualFunc(a, b, func(x, y spec.Occurrence) bool { return x.Event == y.Event }) {
+				t.Errorf("%s: %s: equivalent lists give %s different records: %v and %v", spec.R15InFlight, c.name, uid, a, b)
+			}
+			if a, b := spec.TrimInFlight(list, uid), spec.TrimInFlight(c.other, uid); !spec.InFlightEquivalent(a, b) {
+				t.Errorf("%s: %s: Done of %s leaves lists that are not equivalent: %v and %v", spec.R12hDone, c.name, uid, a, b)
+			}
+		}
+	}
+}
+
 func entryEq(a, b spec.InFlightEntry) bool { return a.String() == b.String() && a.UID == b.UID }
 
 // Each hints invariant must be able to fail: feed it a broken step and check

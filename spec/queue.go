@@ -67,7 +67,11 @@ type PreEnqueueCheck func(pod *Pod) bool
 // UnschedulablePlugins together with its PendingPlugins. The in-flight
 // list is the ordered list of markers (one per pod in flight, placed where
 // its Pop happened) and event records (events received while some pod was
-// in flight).
+// in flight). The order of markers with no event record between them is
+// not part of the contract: no operation can tell it (EventsAfter and
+// TrimInFlight give every pod the same records whatever it is), and
+// upstream's Pop of a pod group pushes its members in map order, so two
+// lists that differ only there are the same state (InFlightEquivalent).
 //
 // # State
 //

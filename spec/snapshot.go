@@ -122,7 +122,7 @@ func (s *Snapshot) Diff(o *Snapshot) string {
 		fmt.Fprintf(&b, "Closed: %v != %v\n", s.Closed, o.Closed)
 	}
 	b.WriteString(s.PodGroups.Diff(o.PodGroups))
-	if !slices.EqualFunc(s.InFlightEvents, o.InFlightEvents, inFlightEntryEqual) {
+	if !InFlightEquivalent(s.InFlightEvents, o.InFlightEvents) {
 		fmt.Fprintf(&b, "InFlightEvents: %v != %v\n", s.InFlightEvents, o.InFlightEvents)
 	}
 	sp, op := s.Places(), o.Places()

@@ -57,17 +57,12 @@ func withPodGroupDifferences(m map[string]conformance.KnownDifference) map[strin
 		Reason: "an update that moves a queued member to another group is not refused upstream: the member's old entity keeps the old pod, and the new pod is added again under its new group (here to incompletePodGroupPods), so the pod is held twice; the contract says ErrInvalidPod and nothing changes",
 		Source: "v1.37.2 pkg/scheduler/backend/queue/scheduling_queue.go:1353-1456 (Update: no entity of the new group holds the pod, so it falls through to addPod)",
 	}
-	// Four findings of the podgroups random runs (conformance/
+	// Three findings of the podgroups random runs (conformance/
 	// differential_podgroups.go), each a scenario of its own.
 	m["podgroups/G11-an-update-of-a-queued-group-reorders-activeQ"] = conformance.KnownDifference{
 		Kind:   conformance.KindDeparture,
 		Reason: "upstream's UpdatePodGroup of a group whose entity waits in activeQ changes the entity's PodGroup, and so its priority, in place without fixing the heap: the group whose priority rose stays behind the pod alone it now precedes, and Pop takes that pod; the contract ranks the entity by its group's priority at once. Not a bug upstream: the API server refuses a change of a PodGroup's spec.priority (+k8s:immutable), so no informer update reaches this; the contract re-ranks whatever it is given",
 		Source: "v1.37.2 pkg/scheduler/backend/queue/scheduling_queue.go:1611-1618 (UpdatePodGroup: rootInfo.UpdatePodGroup under the activeQ lock, no heap update)",
-	}
-	m["podgroups/G3-pop-puts-members-in-flight-in-key-order"] = conformance.KnownDifference{
-		Kind:   conformance.KindDeparture,
-		Reason: "upstream keeps a group's members ordered by priority (descending), attempts, Timestamp and name, and Pop puts them in flight, and their markers in the in-flight list, in that order; the contract lists them in key order. No event comes between the markers of one Pop, so no decision depends on it: a choice the contract could make upstream's",
-		Source: "v1.37.2 pkg/scheduler/framework/types.go:889-905 (PodGroupMemberPodsOrderingFunc), :822 (members inserted in that order)",
 	}
 	m["podgroups/G7-activate-of-a-member-in-flight-records-no-event"] = conformance.KnownDifference{
 		Kind:   conformance.KindDeparture,
