@@ -123,15 +123,18 @@ var upstreamGatedTarget = func() workload.Target[*v1.Pod, *framework.QueuedPodIn
 // upstreamNarrowedTarget is upstreamTarget with workload.PreQueueingConfig:
 // Plugin's NodeAdd registration has upstream's default queueing hint and
 // a pre-queueing hint naming the pods, as a plugin of kube-scheduler
-// registers them, its answer built once (setNamingPreQueueingHint) so that
+// registers them, its answers built once (setNamingPreQueueingHint) so that
 // the adapter's conversions cost nothing; every move request carries a
 // node, as a NodeAdd event does.
 var upstreamNarrowedTarget = func() workload.Target[*v1.Pod, *framework.QueuedPodInfo] {
 	t := upstreamTarget
-	t.Narrowed = func(tb testing.TB, named []int) workload.NarrowedQueue[*v1.Pod, *framework.QueuedPodInfo] {
-		keys := make([]types.NamespacedName, len(named))
-		for i, n := range named {
-			keys[i] = types.NamespacedName{Namespace: "bench", Name: fmt.Sprintf("pod-%d", n)}
+	t.Narrowed = func(tb testing.TB, named [][]int) workload.NarrowedQueue[*v1.Pod, *framework.QueuedPodInfo] {
+		keys := make([][]types.NamespacedName, len(named))
+		for j, set := range named {
+			keys[j] = make([]types.NamespacedName, len(set))
+			for i, n := range set {
+				keys[j][i] = types.NamespacedName{Namespace: "bench", Name: fmt.Sprintf("pod-%d", n)}
+			}
 		}
 		f := &queue.QueueingHintFunction{PluginName: workload.Plugin, QueueingHintFn: queueHint}
 		setNamingPreQueueingHint(f, keys)

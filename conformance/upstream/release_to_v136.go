@@ -59,4 +59,4 @@ func setPreQueueingHint(*queue.QueueingHintFunction, preHint) {}
 
 // setNamingPreQueueingHint is never reached up to v1.36 either
 // (BenchmarkNarrowedMoves skips where the gate is off).
-func setNamingPreQueueingHint(*queue.QueueingHintFunction, []types.NamespacedName) {}
+func setNamingPreQueueingHint(*queue.QueueingHintFunction, [][]types.NamespacedName) {}

@@ -74,11 +74,20 @@ func less(a, b fwk.QueuedEntityInfo) bool {
 //go:linkname flushLeftover k8s.io/kubernetes/pkg/scheduler/backend/queue.(*PriorityQueue).flushUnschedulableEntitiesLeftover
 func flushLeftover(p *queue.PriorityQueue, logger klog.Logger)
 
-// setNamingPreQueueingHint gives f a pre-queueing hint that names pods on
-// every call, with no conversion: the comparison benchmarks'.
-func setNamingPreQueueingHint(f *queue.QueueingHintFunction, pods []types.NamespacedName) {
-	r := fwk.PreQueueingHintResult{Pods: pods}
-	f.PreQueueingHintFn = func(klog.Logger, interface{}, interface{}) (fwk.PreQueueingHintResult, error) { return r, nil }
+// setNamingPreQueueingHint gives f a pre-queueing hint whose i-th call
+// names pods[i % len(pods)], with no conversion: the comparison
+// benchmarks' (workload.Target.Narrowed).
+func setNamingPreQueueingHint(f *queue.QueueingHintFunction, pods [][]types.NamespacedName) {
+	answers := make([]fwk.PreQueueingHintResult, len(pods))
+	for i, p := range pods {
+		answers[i] = fwk.PreQueueingHintResult{Pods: p}
+	}
+	calls := 0
+	f.PreQueueingHintFn = func(klog.Logger, interface{}, interface{}) (fwk.PreQueueingHintResult, error) {
+		r := answers[calls%len(answers)]
+		calls++
+		return r, nil
+	}
 }
 
 // setPreQueueingHint gives f the pre-queueing hint h (QueueingHintFunction

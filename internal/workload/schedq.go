@@ -71,18 +71,29 @@ var SchedqGatedTarget = func() Target[*spec.Pod, *spec.QueuedPodInfo] {
 }()
 
 // PreQueueingConfig is HintsConfig with pre-queueing hints on (R20) and
-// a pre-queueing hint on Plugin's NodeAdd registration that names the
-// pods of SchedqTarget.Pod's indexes named, its answer built once.
-func PreQueueingConfig(named []int) spec.Config {
-	keys := make([]spec.PodKey, len(named))
-	for i, n := range named {
-		keys[i] = spec.PodKey(fmt.Sprintf("bench/pod-%d", n))
+// a pre-queueing hint on Plugin's NodeAdd registration whose i-th call
+// names the pods of SchedqTarget.Pod's indexes named[i % len(named)], its
+// answers built once. (A hint that answers by its calls is not what a
+// plugin writes; it lets one timed region hold many requests that each
+// name other pods, Target.Narrowed.)
+func PreQueueingConfig(named [][]int) spec.Config {
+	answers := make([]spec.PreQueueingResult, len(named))
+	for j, set := range named {
+		keys := make([]spec.PodKey, len(set))
+		for i, n := range set {
+			keys[i] = spec.PodKey(fmt.Sprintf("bench/pod-%d", n))
+		}
+		answers[j] = spec.PodsNamed(keys...)
 	}
-	answer := spec.PodsNamed(keys...)
+	calls := 0
 	cfg := HintsConfig()
 	cfg.PreQueueing = true
 	cfg.PreQueueingHints = spec.PreQueueingHints{
-		{Plugin: Plugin, Event: NodeAdd}: func(spec.Occurrence) (spec.PreQueueingResult, error) { return answer, nil },
+		{Plugin: Plugin, Event: NodeAdd}: func(spec.Occurrence) (spec.PreQueueingResult, error) {
+			a := answers[calls%len(answers)]
+			calls++
+			return a, nil
+		},
 	}
 	return cfg
 }
@@ -94,7 +105,7 @@ func SchedqNarrowed() Subject { return Of("schedq", SchedqNarrowedTarget) }
 // SchedqNarrowedTarget is the Target behind SchedqNarrowed.
 var SchedqNarrowedTarget = func() Target[*spec.Pod, *spec.QueuedPodInfo] {
 	t := SchedqHintsTarget
-	t.Narrowed = func(tb testing.TB, named []int) NarrowedQueue[*spec.Pod, *spec.QueuedPodInfo] {
+	t.Narrowed = func(tb testing.TB, named [][]int) NarrowedQueue[*spec.Pod, *spec.QueuedPodInfo] {
 		s := newSchedq(tb, PreQueueingConfig(named))
 		s.object = "node n1"
 		return s

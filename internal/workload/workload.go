@@ -85,12 +85,12 @@ type Target[P, I any] struct {
 	// PreEnqueue plugins. GatedMoves runs only the targets that have it.
 	GatedPod func(i int, priority int32) P
 	// Narrowed, if set, is New with pre-queueing hints on (R20) and a
-	// pre-queueing hint on Plugin's NodeAdd registration that names the
-	// pods of Pod's indexes named on every call, its answer built once,
-	// so that a request pays for the queue's work alone. The queue's
-	// MoveAll passes a node object: a request without one asks no
+	// pre-queueing hint on Plugin's NodeAdd registration whose i-th call
+	// names the pods of Pod's indexes named[i % len(named)], its answers
+	// built once, so that a request pays for the queue's work alone. The
+	// queue's MoveAll passes a node object: a request without one asks no
 	// pre-queueing hint. NarrowedMoves runs only the targets that have it.
-	Narrowed func(tb testing.TB, named []int) NarrowedQueue[P, I]
+	Narrowed func(tb testing.TB, named [][]int) NarrowedQueue[P, I]
 }
 
 // NarrowedQueue is a Queue whose activeQ can be counted, for
@@ -256,17 +256,31 @@ var NarrowedSizes = []int{1_000, 10_000}
 // at size n: 1, 10 and n/10.
 func NarrowedNamed(n int) []int { return []int{1, 10, n / 10} }
 
+// NarrowedBatch is how many requests one timed region of NarrowedMoves
+// holds at size n with k pods named per request.
+func NarrowedBatch(n, k int) int { return max(1, n/(10*k)) }
+
 // NarrowedMoves is a move request narrowed by a pre-queueing hint (R20,
 // R21; SchedulerPreQueueingHints, on by default from v1.38): N pods wait
 // in unschedulablePods rejected by Plugin, and Plugin's pre-queueing hint
-// for NodeAdd names k of them, spread over the queue (pod 0, N/k, 2N/k,
-// ...). The request carries a node object and moves the named pods, whose
-// backoff has completed, to activeQ (Plugin's queueing hint is the
-// default, Queue); untimed, they fail again before the next request. One
-// op is one request; ns/pod is per named pod: a queue whose request costs
-// in proportion to the named pods shows the same ns/pod at N = 1k and
-// 10k for the same k, one that visits unschedulablePods ten times more.
-// Only targets with Narrowed run it.
+// for NodeAdd names k of them, spread over the queue (pod j, j+N/k,
+// j+2N/k, ...). The request carries a node object and moves the named
+// pods, whose backoff has completed, to activeQ (Plugin's queueing hint
+// is the default, Queue). One timed region holds NarrowedBatch(N, k)
+// requests, the j-th naming its own k pods, so that the region's fixed
+// cost (two CPU-clock reads, about half a microsecond) is shared by
+// enough requests not to hide a request that costs a microsecond or two;
+// untimed, the moved pods fail again before the next region, and a check
+// after every region finds exactly the named pods in activeQ. One op is
+// one region; ns/pod is per named pod: a queue whose request costs in
+// proportion to the named pods shows the same ns/pod at N = 1k and 10k
+// for the same k, one that visits unschedulablePods ten times more. Only
+// targets with Narrowed run it.
+//
+// NarrowedBatch(N, k) keeps unschedulablePods within a tenth of N over a
+// region (N/(10k) requests, at least one), so every request sees about
+// the N parked pods it is named for; activeQ grows from 0 to N/10 over the
+// region, alike for every queue.
 func NarrowedMoves(b *testing.B, subjects ...Subject) {
 	for _, n := range NarrowedSizes {
 		for _, k := range NarrowedNamed(n) {
@@ -720,25 +734,34 @@ func retainedAfterDrain[P, I any](b *testing.B, t Target[P, I], n int, unschedul
 }
 
 func narrowedMoves[P, I any](b *testing.B, t Target[P, I], n, k int) {
-	named := make([]int, k)
-	for i := range named {
-		named[i] = i * (n / k)
+	batch := NarrowedBatch(n, k)
+	named := make([][]int, batch)
+	for j := range named {
+		named[j] = make([]int, k)
+		for i := range named[j] {
+			named[j][i] = j + i*(n/k)
+		}
 	}
 	q := t.Narrowed(b, named)
 	defer q.Close()
 	addAll(q, pods(t, n))
 	failAll(q, n, true, 0)
-	// One untimed request first, checked: it moves exactly the k named
-	// pods (the benchmark measures narrowing, not a scan), and the failures
-	// after each request find them in activeQ.
-	q.Step(PastMaxBackoff)
-	q.MoveAll(nil)
-	if got := q.ActiveLen(); got != k {
-		b.Fatalf("a move request whose pre-queueing hint names %d of %d parked pods moved %d to activeQ, want %d", k, n, got, k)
+	// Every region is checked, untimed: its requests moved exactly the
+	// pods they named (the benchmark measures narrowing, not a scan; too
+	// few would leave a later Pop blocked), and the failures after it
+	// find them in activeQ.
+	check := func() {
+		if got := q.ActiveLen(); got != batch*k {
+			b.Fatalf("%d move requests whose pre-queueing hint names %d of %d parked pods each moved %d to activeQ, want %d", batch, k, n, got, batch*k)
+		}
+		failAll(q, batch*k, true, 0)
 	}
-	failAll(q, k, true, 0)
-	timeRounds(b, k,
+	timeRounds(b, batch*k,
 		func() { q.Step(PastMaxBackoff) },
-		func() { q.MoveAll(nil) },
-		func() { failAll(q, k, true, 0) })
+		func() {
+			for range batch {
+				q.MoveAll(nil)
+			}
+		},
+		check)
 }

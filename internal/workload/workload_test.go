@@ -59,8 +59,10 @@ func testWorkloads(t *testing.T, s Subject) {
 // TestNarrowedMoves runs NarrowedMoves once against schedq at the
 // smallest size with every k (the larger sizes run the same code on more
 // pods, left to the benchmarks: make test's time is spent), and once against a broken target whose queue leaves pre-queueing hints
-// off, so that every request moves all N parked pods: the workload's check
-// must catch it rather than measure a scan as a narrowed request.
+// off, so that every request moves all N parked pods, and once against
+// one whose requests all name the same pods: the workload's check must
+// catch both rather than measure a scan, or a region of no-op requests,
+// as narrowed requests.
 func TestNarrowedMoves(t *testing.T) {
 	if err := flag.Set("test.benchtime", "1x"); err != nil {
 		t.Fatal(err)
@@ -74,7 +76,7 @@ func TestNarrowedMoves(t *testing.T) {
 		}
 	}
 	broken := SchedqNarrowedTarget
-	broken.Narrowed = func(tb testing.TB, named []int) NarrowedQueue[*spec.Pod, *spec.QueuedPodInfo] {
+	broken.Narrowed = func(tb testing.TB, named [][]int) NarrowedQueue[*spec.Pod, *spec.QueuedPodInfo] {
 		cfg := PreQueueingConfig(named)
 		cfg.PreQueueing = false
 		q := newSchedq(tb, cfg)
@@ -83,5 +85,17 @@ func TestNarrowedMoves(t *testing.T) {
 	}
 	if r := testing.Benchmark(func(b *testing.B) { Of("broken", broken).narrowedMoves(b, 1_000, 10) }); r.N != 0 {
 		t.Errorf("a queue that moves every parked pod passed NarrowedMoves' check (ran %d times)", r.N)
+	}
+	// A region whose requests all name the same pods moves k, not
+	// NarrowedBatch x k: the per-region check must catch it too.
+	same := SchedqNarrowedTarget
+	same.Narrowed = func(tb testing.TB, named [][]int) NarrowedQueue[*spec.Pod, *spec.QueuedPodInfo] {
+		return SchedqNarrowedTarget.Narrowed(tb, named[:1])
+	}
+	if NarrowedBatch(1_000, 10) < 2 {
+		t.Fatalf("NarrowedBatch(1000, 10) = %d: the check below needs a region of several requests", NarrowedBatch(1_000, 10))
+	}
+	if r := testing.Benchmark(func(b *testing.B) { Of("same", same).narrowedMoves(b, 1_000, 10) }); r.N != 0 {
+		t.Errorf("requests that name the same pods passed NarrowedMoves' check (ran %d times)", r.N)
 	}
 }
