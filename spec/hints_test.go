@@ -270,10 +270,10 @@ func TestR15InFlightList(t *testing.T) {
 }
 
 // Two lists that differ only in the order of adjacent markers are the same
-// state (upstream pushes a group's members in map order); every other
-// difference is a different state. The equivalence is sound only because
-// nothing observes the order it ignores: every pod gets the same records
-// and every Done leaves equivalent lists.
+// state (kube-scheduler pushes a group's members in its own member order);
+// every other difference is a different state. The equivalence is sound
+// only because nothing observes the order it ignores: every pod gets the
+// same records and every Done leaves equivalent lists.
 func TestR15InFlightEquivalent(t *testing.T) {
 	m := func(n string) spec.InFlightEntry {
 		return spec.InFlightEntry{UID: spec.UID("uid-" + n), Key: spec.PodKey("ns/" + n)}

@@ -409,8 +409,9 @@ func GroupOrderInfo(g *PodGroup, p *EntityParams) QueuedPodInfo {
 // no rejectors of its own: upstream keeps it in its error backoff heap).
 // A group's entity leaves activeQ whole: the entity's Attempts and every
 // member's grow by one, every member is in flight with its marker in the
-// in-flight list (R15; the members' markers in no stated order), the group's cycle opens, and schedulingCycle
-// grows by one (one cycle for the whole group). Pop (not PopEntity) when
+// in-flight list (R15; the members' markers in no stated order), the
+// group's cycle opens, and schedulingCycle grows by one (one cycle for the
+// whole group). Pop (not PopEntity) when
 // every entity it may take is a group is ErrGroupEntity and changes
 // nothing; when a pod alone ties with a group, Pop returns the pod.
 //

@@ -70,8 +70,9 @@ type PreEnqueueCheck func(pod *Pod) bool
 // in flight). The order of markers with no event record between them is
 // not part of the contract: no operation can tell it (EventsAfter and
 // TrimInFlight give every pod the same records whatever it is), and
-// upstream's Pop of a pod group pushes its members in map order, so two
-// lists that differ only there are the same state (InFlightEquivalent).
+// kube-scheduler's Pop of a pod group pushes its members in an order of
+// its own (its member order as each member joined), so two lists that
+// differ only there are the same state (InFlightEquivalent).
 //
 // # State
 //
