@@ -120,7 +120,7 @@ func startAPIServer(tb testing.TB) (*rest.Config, func(), error) {
 func init() { startServer = startAPIServer }
 
 var (
-	roundsFlag = flag.Int("realsched.rounds", 1, "TestPreemptionCurve: rounds (each runs upstream then schedq)")
+	roundsFlag = flag.Int("realsched.rounds", 1, "TestPreemptionCurve: rounds (upstream first in odd ones, schedq first in even ones)")
 	curveOut   = flag.String("realsched.curve.out", "", "TestPreemptionCurve: a directory for the bound-over-time CSVs (plotted by TestPlotCurves)")
 )
 
@@ -132,14 +132,26 @@ var (
 // (process, scheduler), the queue's share, the order of first attempts and
 // retries, and where the scheduler's CPU went.
 // It writes each run's bound-over-time curve to -realsched.curve.out.
+//
+// Order is handled as BenchmarkRealsched handles it: one unreported
+// warm-up run (SchedulingBasic at the same size) leaves no measured run a
+// pristine server, and the queue that runs first alternates by round, so
+// an even count of rounds favours neither.
 func TestPreemptionCurve(t *testing.T) {
 	if *onlyFlag != "" && *onlyFlag != "Preemption" {
 		t.Skip("another workload selected")
 	}
 	w := Preemption(*nodesFlag, *podsFlag)
 	srv := serverFor(t)
+	if r := runOn(t, Options{Queue: Schedq, Workload: SchedulingBasic(*nodesFlag, *podsFlag), Timeout: *timeoutFlag, Server: srv}); r.Err != nil {
+		t.Fatalf("warm-up run: %v", r.Err)
+	}
 	for round := 1; round <= *roundsFlag; round++ {
-		for _, k := range []QueueKind{Upstream, Schedq} {
+		order := []QueueKind{Upstream, Schedq}
+		if round%2 == 0 {
+			order = []QueueKind{Schedq, Upstream}
+		}
+		for _, k := range order {
 			t.Run(fmt.Sprintf("%s/round=%d", k, round), func(t *testing.T) {
 				r := runOn(t, Options{Queue: k, Workload: w, Profile: true, Timeout: *timeoutFlag, Server: srv})
 				t.Log(summary(r))
