@@ -264,6 +264,7 @@ func (d *driver) maskInfo(p *spec.QueuedPodInfo) {
 // which compares them, and adds what only conformance knows of: adapter
 // mistakes and the metrics (R14, R14h).
 func (d *driver) drive(stepNo int, op schedqtest.Op) {
+	upd := updateOf(d.pair.Shadow, op)
 	st, err := d.pair.Step(op)
 	if err != nil {
 		d.invalid = err
@@ -287,7 +288,7 @@ func (d *driver) drive(stepNo int, op schedqtest.Op) {
 		// Counted before any woken Pop: the pods the operation moved
 		// into a place count even if a Pop took them at once. A woken
 		// Pop may take its pod from backoffQ (R2h).
-		d.metrics.step(op, &st.ShadowBefore, &st.ShadowMid)
+		d.metrics.step(op, upd, &st.ShadowBefore, &st.ShadowMid)
 		if st.Woken > 0 {
 			d.metrics.popsFromBackoffQ(&st.ShadowMid, &st.ShadowAfter)
 		}

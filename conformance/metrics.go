@@ -121,8 +121,12 @@ func eventLabel(op schedqtest.Op) string {
 // the update's event that moved it: the first of spec.PodUpdateEvents
 // (of the caller's events, op.Change, if it gave them) whose strategy is
 // not Skip (R9h tries them in turn; PreEnqueue, a function of the pod,
-// refuses a later one if it refused an earlier one).
-func (mm *metricsModel) hintsEventLabel(op schedqtest.Op, k spec.PodKey, before, after *spec.Snapshot) string {
+// refuses a later one if it refused an earlier one). The events are those
+// between the old and the new object the caller passed (upd), as R9h
+// evaluates them, not between the objects the queue held before and
+// after: a parked pod's object is the one its failure handed back, while
+// the caller's old one may be a later version, updated in flight.
+func (mm *metricsModel) hintsEventLabel(op schedqtest.Op, upd update, k spec.PodKey, before, after *spec.Snapshot) string {
 	switch op.Kind {
 	case schedqtest.KindAdd:
 		return eventUnscheduledPodAdd
@@ -131,15 +135,14 @@ func (mm *metricsModel) hintsEventLabel(op schedqtest.Op, k spec.PodKey, before,
 		if loc != spec.InUnschedulablePods {
 			return eventUnscheduledPodAdd
 		}
-		_, now := after.Find(k)
 		info := was
-		info.Pod = now.Pod
-		evs := spec.PodUpdateEvents(was.Pod, now.Pod)
+		info.Pod = upd.newPod
+		evs := spec.PodUpdateEvents(upd.oldPod, upd.newPod)
 		if op.Change != nil {
 			evs = op.Change.Events // the caller's verdict (R9h, R19)
 		}
 		for _, ev := range evs {
-			if mm.cfg.PodStrategy(&info, spec.Occurrence{Event: ev, Old: was.Pod, New: now.Pod}) != spec.StrategySkip {
+			if mm.cfg.PodStrategy(&info, spec.Occurrence{Event: ev, Old: upd.oldPod, New: upd.newPod}) != spec.StrategySkip {
 				return ev.EventLabel()
 			}
 		}
@@ -148,11 +151,26 @@ func (mm *metricsModel) hintsEventLabel(op schedqtest.Op, k spec.PodKey, before,
 	return eventLabel(op)
 }
 
+// update is the old and new object an "update" operation passes to the
+// queue (schedqtest.Executor.UpdatePods, read before the operation runs);
+// zero for any other operation.
+type update struct{ oldPod, newPod *spec.Pod }
+
+// updateOf is op's update as run's executor will pass it; call it before
+// the run applies op (the executor then records the new version).
+func updateOf(run *schedqtest.ModelRun, op schedqtest.Op) update {
+	if op.Kind != schedqtest.KindUpdate {
+		return update{}
+	}
+	o, n := run.Exec.UpdatePods(op)
+	return update{o, n}
+}
+
 // step counts the pods that op moved into activeQ, backoffQ or
 // unschedulablePods: those whose place after the operation is one of them
 // and differs from their place before it. In the hints profile a pod Pop
-// took from backoffQ counts too (popsFromBackoffQ).
-func (mm *metricsModel) step(op schedqtest.Op, before, after *spec.Snapshot) {
+// took from backoffQ counts too (popsFromBackoffQ). upd is op's update.
+func (mm *metricsModel) step(op schedqtest.Op, upd update, before, after *spec.Snapshot) {
 	was := before.Locations()
 	for k, loc := range after.Locations() {
 		q, ok := metricLabels[loc]
@@ -161,7 +179,7 @@ func (mm *metricsModel) step(op schedqtest.Op, before, after *spec.Snapshot) {
 		}
 		ev := eventLabel(op)
 		if mm.hints() {
-			ev = mm.hintsEventLabel(op, k, before, after)
+			ev = mm.hintsEventLabel(op, upd, k, before, after)
 		}
 		if ev == "" {
 			ev = "(" + string(op.Kind) + " moves no pod)"
