@@ -547,6 +547,13 @@ func TestModelMetrics(t *testing.T) {
 		},
 	}
 	want.PendingPods["active"] = 1 // a, activated; b was popped and done
+	wantModelMetrics(t, want, got, state)
+}
+
+// wantModelMetrics fails t if the metrics the model counted (got, after
+// the ops that left state) are not the ones worked out by hand (want).
+func wantModelMetrics(t *testing.T, want, got Metrics, state string) {
+	t.Helper()
 	if d := diffMetrics(want, got); d != "" {
 		t.Errorf("the model's metrics (left: by hand as model, right: counted as target):\n%s\nstate:\n%s", d, state)
 	}
@@ -620,9 +627,7 @@ func TestModelMetricsHints(t *testing.T) {
 		// plugin is its rejector.
 		UnschedulablePods: map[string]int{"Affinity": 1, "Gate": 1},
 	}
-	if d := diffMetrics(want, got); d != "" {
-		t.Errorf("the model's metrics (left: by hand as model, right: counted as target):\n%s\nstate:\n%s", d, state)
-	}
+	wantModelMetrics(t, want, got, state)
 }
 
 // An update of a parked pod is counted under the event between the old
@@ -647,9 +652,7 @@ func TestModelMetricsHintsUpdateOfTheCallersObject(t *testing.T) {
 		},
 		UnschedulablePods: map[string]int{"Gate": 1},
 	}
-	if d := diffMetrics(want, got); d != "" {
-		t.Errorf("the model's metrics (left: by hand as model, right: counted as target):\n%s\nstate:\n%s", d, state)
-	}
+	wantModelMetrics(t, want, got, state)
 }
 
 // refusesHints is the model as a target that refuses the hints profile's
