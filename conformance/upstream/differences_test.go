@@ -85,6 +85,7 @@ var differences = func() map[string][]difference {
 	})
 	add("1.34", "1.36", conformance.TargetUpstream133Hints, "the same difference as declared for v1.33.13 (same step, same observations): the release still behaves as v1.33 here", []string{
 		"hints/update/of-an-in-flight-pod-is-recorded-not-copied",
+		"hints/update/of-a-parked-pod-raises-the-events-of-the-callers-old-object",
 		"hints/assigned/an-added-assigned-pod-moves-by-hints-alone",
 	})
 	add("1.34", "1.35", conformance.TargetUpstream137, "the same difference as declared for v1.37.2 (same step, same observations): the release has no FlushTimestamp (v1.36 added it)", []string{
