@@ -126,7 +126,7 @@ func eventLabel(op schedqtest.Op) string {
 // evaluates them, not between the objects the queue held before and
 // after: a parked pod's object is the one its failure handed back, while
 // the caller's old one may be a later version, updated in flight.
-func (mm *metricsModel) hintsEventLabel(op schedqtest.Op, upd update, k spec.PodKey, before, after *spec.Snapshot) string {
+func (mm *metricsModel) hintsEventLabel(op schedqtest.Op, upd update, k spec.PodKey, before *spec.Snapshot) string {
 	switch op.Kind {
 	case schedqtest.KindAdd:
 		return eventUnscheduledPodAdd
@@ -179,7 +179,7 @@ func (mm *metricsModel) step(op schedqtest.Op, upd update, before, after *spec.S
 		}
 		ev := eventLabel(op)
 		if mm.hints() {
-			ev = mm.hintsEventLabel(op, upd, k, before, after)
+			ev = mm.hintsEventLabel(op, upd, k, before)
 		}
 		if ev == "" {
 			ev = "(" + string(op.Kind) + " moves no pod)"
