@@ -355,15 +355,15 @@ bench-compare-prequeue:
 # v1.37.2 (go.v137.mod with tag v137, the hints profile) and v1.38.0-beta.0
 # (go.v138.mod with tag v138, the hints profile with pre-queueing hints;
 # built with its toolchain from releases.txt, go1.27.3), on a real
-# kube-apiserver and etcd started in the test process (the realapi build
-# tag; REALSCHED_API= runs on the fake clientset instead). v1.38.0-beta.0
-# runs on the fake clientset only: its kube-apiserver imports
-# k8s.io/apiextensions-api, which has no v0.38.0-beta.0 on the module proxy. REALSCHED_COUNT
-# rounds of one run each (both queues per workload, interleaved, where go
-# test -count would run each one back to back; upstream first in odd rounds,
-# schedq first in even ones, after one unreported warm-up run: on a real
-# server the second run of a pair is slower whichever queue it runs, so the
-# default count is even and the order balanced): raw benchmark
+# kube-apiserver and etcd started in the test process for each run (the
+# realapi build tag; REALSCHED_API= runs on the fake clientset instead).
+# v1.38.0-beta.0 runs on the fake clientset only: its kube-apiserver
+# imports k8s.io/apiextensions-api, which has no v0.38.0-beta.0 on the
+# module proxy. REALSCHED_COUNT rounds of one run each (both queues per
+# workload, interleaved, where go test -count would run each one back to
+# back; upstream first in odd rounds, schedq first in even ones, after one
+# unreported warm-up run; the default count is even, so the order is
+# balanced): raw benchmark
 # lines in REALSCHED_OUT.vNNN, then benchstat's upstream/schedq table per
 # release. make test runs the bounded v1.33 suite on the fake clientset
 # only (its 10-minute budget: the API server's cold build alone is longer).

@@ -18,13 +18,5 @@ func TestMain(m *testing.M) {
 	_ = fs.Set("alsologtostderr", "false")
 	_ = fs.Set("stderrthreshold", "FATAL")
 	klog.SetOutput(io.Discard)
-	code := m.Run()
-	for i := len(afterTests) - 1; i >= 0; i-- {
-		afterTests[i]()
-	}
-	os.Exit(code)
+	os.Exit(m.Run())
 }
-
-// afterTests are what the process started for all its tests (the real API
-// server's etcd) and stops once they end, last started first, as defers.
-var afterTests []func()

@@ -12,12 +12,11 @@ import (
 	"flag"
 	"fmt"
 	"net"
-	"net/url"
+	neturl "net/url"
 	"os"
 	"path"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -28,15 +27,7 @@ import (
 	kubeapiservertesting "k8s.io/kubernetes/cmd/kube-apiserver/app/testing"
 )
 
-// etcdServer is one etcd for the test process: each run's API server
-// stores under a prefix of its own, so runs never see each other's
-// objects (scheduler_perf shares its etcd the same way).
-var etcdServer struct {
-	once sync.Once
-	url  string
-	err  error
-}
-
+// freePort returns a loopback port free at the time of the call.
 func freePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -46,59 +37,65 @@ func freePort() (int, error) {
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
-// startEtcd starts the embedded etcd once; it lives until the tests end,
-// when TestMain stops it and removes its data directory (each run writes
-// over 100 MB there, which would pile up in the temporary directory).
-func startEtcd() (string, error) {
-	etcdServer.once.Do(func() {
-		dir, err := os.MkdirTemp("", "realsched-etcd")
+// startEtcd starts an embedded etcd of its own for one API server, in a
+// new data directory; stop closes it and removes the directory (each run
+// writes over 100 MB there).
+//
+// One etcd and one kube-apiserver per server, not one per process: a
+// server that outlives a run keeps that run in memory. Its pods watch
+// cache is a ring of up to 102,400 events that drops old ones only when
+// it is full, and etcd keeps its raft log in memory up to 100,000
+// entries; a run at scheduler_perf's size adds some 21,000 of each. Eight
+// SchedulingBasic runs (5,000 pods) on one server grew the live heap from
+// 272 to 632 MB and process CPU per pod with it, the collector marking
+// the retained events; with the watch cache off it stayed at 100-136 MB
+// and flat (docs/realsched.md, "Run order"). scheduler_perf likewise
+// starts an API server per test case.
+func startEtcd() (url string, stop func(), err error) {
+	dir, err := os.MkdirTemp("", "realsched-etcd")
+	if err != nil {
+		return "", nil, err
+	}
+	defer func() {
 		if err != nil {
-			etcdServer.err = err
-			return
+			os.RemoveAll(dir)
 		}
-		afterTests = append(afterTests, func() { os.RemoveAll(dir) })
-		cp, err := freePort()
-		if err != nil {
-			etcdServer.err = err
-			return
-		}
-		pp, err := freePort()
-		if err != nil {
-			etcdServer.err = err
-			return
-		}
-		cfg := embed.NewConfig()
-		cfg.Dir = dir
-		cfg.Logger = "zap"
-		cfg.LogLevel = "error"
-		cu, _ := url.Parse(fmt.Sprintf("http://127.0.0.1:%d", cp))
-		pu, _ := url.Parse(fmt.Sprintf("http://127.0.0.1:%d", pp))
-		cfg.ListenClientUrls, cfg.AdvertiseClientUrls = []url.URL{*cu}, []url.URL{*cu}
-		cfg.ListenPeerUrls, cfg.AdvertisePeerUrls = []url.URL{*pu}, []url.URL{*pu}
-		cfg.InitialCluster = cfg.InitialClusterFromName(cfg.Name)
-		cfg.QuotaBackendBytes = 8 << 30
-		e, err := embed.StartEtcd(cfg)
-		if err != nil {
-			etcdServer.err = err
-			return
-		}
-		afterTests = append(afterTests, e.Close)
-		select {
-		case <-e.Server.ReadyNotify():
-		case <-time.After(time.Minute):
-			e.Close()
-			etcdServer.err = fmt.Errorf("etcd not ready within a minute")
-			return
-		}
-		etcdServer.url = cu.String()
-	})
-	return etcdServer.url, etcdServer.err
+	}()
+	cp, err := freePort()
+	if err != nil {
+		return "", nil, err
+	}
+	pp, err := freePort()
+	if err != nil {
+		return "", nil, err
+	}
+	cfg := embed.NewConfig()
+	cfg.Dir = dir
+	cfg.Logger = "zap"
+	cfg.LogLevel = "error"
+	cu, _ := neturl.Parse(fmt.Sprintf("http://127.0.0.1:%d", cp))
+	pu, _ := neturl.Parse(fmt.Sprintf("http://127.0.0.1:%d", pp))
+	cfg.ListenClientUrls, cfg.AdvertiseClientUrls = []neturl.URL{*cu}, []neturl.URL{*cu}
+	cfg.ListenPeerUrls, cfg.AdvertisePeerUrls = []neturl.URL{*pu}, []neturl.URL{*pu}
+	cfg.InitialCluster = cfg.InitialClusterFromName(cfg.Name)
+	cfg.QuotaBackendBytes = 8 << 30
+	e, err := embed.StartEtcd(cfg)
+	if err != nil {
+		return "", nil, err
+	}
+	select {
+	case <-e.Server.ReadyNotify():
+	case <-time.After(time.Minute):
+		e.Close()
+		return "", nil, fmt.Errorf("etcd not ready within a minute")
+	}
+	return cu.String(), func() { e.Close(); os.RemoveAll(dir) }, nil
 }
 
-// startAPIServer starts a kube-apiserver on the process's etcd under a
-// fresh prefix; stop tears it down.
+// startAPIServer starts a kube-apiserver on an etcd of its own (startEtcd);
+// stop tears both down.
 func startAPIServer(tb testing.TB) (*rest.Config, func(), error) {
-	u, err := startEtcd()
+	u, stopEtcd, err := startEtcd()
 	if err != nil {
 		return nil, nil, fmt.Errorf("etcd: %w", err)
 	}
@@ -112,9 +109,10 @@ func startAPIServer(tb testing.TB) (*rest.Config, func(), error) {
 	srv, err := kubeapiservertesting.StartTestServer(tb, kubeapiservertesting.NewDefaultTestServerOptions(),
 		[]string{"--endpoint-reconciler-type=none", "--disable-admission-plugins=ServiceAccount,TaintNodesByCondition,Priority"}, storage)
 	if err != nil {
+		stopEtcd()
 		return nil, nil, fmt.Errorf("kube-apiserver: %w", err)
 	}
-	return srv.ClientConfig, srv.TearDownFn, nil
+	return srv.ClientConfig, func() { srv.TearDownFn(); stopEtcd() }, nil
 }
 
 func init() { startServer = startAPIServer }
@@ -133,17 +131,16 @@ var (
 // retries, and where the scheduler's CPU went.
 // It writes each run's bound-over-time curve to -realsched.curve.out.
 //
-// Order is handled as BenchmarkRealsched handles it: one unreported
-// warm-up run (SchedulingBasic at the same size) leaves no measured run a
-// pristine server, and the queue that runs first alternates by round, so
-// an even count of rounds favours neither.
+// Runs are set up as BenchmarkRealsched sets them up: each on a
+// kube-apiserver and etcd of its own, after one unreported warm-up run
+// (SchedulingBasic at the same size), and the queue that runs first
+// alternates by round, so an even count of rounds favours neither.
 func TestPreemptionCurve(t *testing.T) {
 	if *onlyFlag != "" && *onlyFlag != "Preemption" {
 		t.Skip("another workload selected")
 	}
 	w := Preemption(*nodesFlag, *podsFlag)
-	srv := serverFor(t)
-	if r := runOn(t, Options{Queue: Schedq, Workload: SchedulingBasic(*nodesFlag, *podsFlag), Timeout: *timeoutFlag, Server: srv}); r.Err != nil {
+	if r := runOn(t, Options{Queue: Schedq, Workload: SchedulingBasic(*nodesFlag, *podsFlag), Timeout: *timeoutFlag}); r.Err != nil {
 		t.Fatalf("warm-up run: %v", r.Err)
 	}
 	for round := 1; round <= *roundsFlag; round++ {
@@ -153,7 +150,7 @@ func TestPreemptionCurve(t *testing.T) {
 		}
 		for _, k := range order {
 			t.Run(fmt.Sprintf("%s/round=%d", k, round), func(t *testing.T) {
-				r := runOn(t, Options{Queue: k, Workload: w, Profile: true, Timeout: *timeoutFlag, Server: srv})
+				r := runOn(t, Options{Queue: k, Workload: w, Profile: true, Timeout: *timeoutFlag})
 				t.Log(summary(r))
 				t.Log(curveReport(r))
 				t.Log(attemptOrder(r.Pops))

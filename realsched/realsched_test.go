@@ -199,12 +199,14 @@ func summary(r *Result) string {
 // server, the scheduler's API calls per pod (by kind with -v). Sizes:
 // -realsched.nodes/pods; -realsched.profiles keeps each run's profile.
 //
-// On a real server the runs share one kube-apiserver, emptied before each
-// run, and order matters: on an idle machine the second run of a pair is
-// slower whichever queue runs it (docs/realsched.md, "Run order"; the
-// cause is not established). So one unreported warm-up run first leaves
-// no measured run a pristine server, and -realsched.first says which queue
-// runs first in each pair, so that rounds can alternate it.
+// On a real server every run, the warm-up included, has a kube-apiserver
+// and etcd of its own, started before it and torn down after it, as
+// scheduler_perf starts one per test case: a server shared by the runs
+// keeps each run's events in memory for the runs after it (startEtcd), so
+// that a later run pays more for the collector whichever queue it runs.
+// One unreported warm-up run first leaves no measured run the process's
+// first, and -realsched.first says which queue runs first in each pair,
+// so that rounds can alternate it.
 func BenchmarkRealsched(b *testing.B) {
 	b.Logf("API: %s", backendName())
 	if *profilesDir != "" {
@@ -222,13 +224,11 @@ func BenchmarkRealsched(b *testing.B) {
 	default:
 		b.Fatalf("-realsched.first=%q: want upstream or schedq", *firstFlag)
 	}
-	srv := serverFor(b)
-	if srv != nil {
-		ws := workloads()
-		if len(ws) > 0 {
-			if r := runOn(b, Options{Queue: order[1], Workload: ws[0], Timeout: *timeoutFlag, Server: srv}); r.Err != nil {
-				b.Fatalf("warm-up run: %v", r.Err)
-			}
+	runs := 0 // the runs of this process, the warm-up first
+	if ws := workloads(); startServer != nil && len(ws) > 0 {
+		runs++
+		if r := runOn(b, Options{Queue: order[1], Workload: ws[0], Timeout: *timeoutFlag}); r.Err != nil {
+			b.Fatalf("warm-up run: %v", r.Err)
 		}
 	}
 	for _, w := range workloads() {
@@ -241,7 +241,7 @@ func BenchmarkRealsched(b *testing.B) {
 				var measured time.Duration
 				defer func() { b.ReportMetric(float64(measured.Nanoseconds())/float64(b.N), "ns/op") }()
 				for i := 0; i < b.N; i++ {
-					r := runOn(b, Options{Queue: k, Workload: w, Profile: !*traceFlag, Trace: *traceFlag, Timeout: *timeoutFlag, Server: srv})
+					r := runOn(b, Options{Queue: k, Workload: w, Profile: !*traceFlag, Trace: *traceFlag, Timeout: *timeoutFlag})
 					if ps := r.Problems(); len(ps) > 0 {
 						b.Logf("%s: %v", summary(r), ps)
 						if r.Violation != nil {
@@ -249,6 +249,9 @@ func BenchmarkRealsched(b *testing.B) {
 						}
 					}
 					reportMetrics(b, r)
+					runs++
+					b.Logf("run %d of this process: %s/%s %.1f pods/s, process CPU %.2f ms/pod, measured %v",
+						runs, r.Workload, r.Queue, r.Throughput, 1000*r.CPUSeconds/float64(max(r.Pods, 1)), r.Duration.Round(time.Millisecond))
 					if err := saveProfile(r); err != nil {
 						b.Error(err)
 					}
