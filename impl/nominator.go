@@ -68,7 +68,7 @@ func newNominator() *nominator {
 // add nominates pod: any earlier nomination of its UID is dropped, then it
 // is appended to its node's list unless the node is empty.
 func (n *nominator) add(pod *spec.Pod, mode spec.NominatingMode, nodeName string) {
-	n.drop(pod.UID)
+	dropped := n.drop(pod.UID)
 	if mode == spec.NominateNoop {
 		nodeName = pod.NominatedNodeName
 	}
@@ -76,6 +76,10 @@ func (n *nominator) add(pod *spec.Pod, mode spec.NominatingMode, nodeName string
 		n.view.Store(nil)
 		n.nodeOf[pod.UID] = nodeName
 		n.byNode[nodeName] = append(n.byNode[nodeName], pod)
+	} else if !dropped {
+		// Nothing changed (every Add of a pod without a nomination): the
+		// published count stands, and an atomic store per Add is saved.
+		return
 	}
 	n.publish()
 }

@@ -30,18 +30,25 @@ var zeroHints spec.HintFields
 func (i *podInfo) Key() spec.PodKey { return i.Pod.Key() }
 
 // full is the spec.QueuedPodInfo the entry stands for.
-func (i *podInfo) full() spec.QueuedPodInfo {
-	out := spec.QueuedPodInfo{
-		Pod:                     i.Pod,
-		Timestamp:               i.Timestamp,
-		Attempts:                i.Attempts,
-		UnschedulablePlugins:    i.UnschedulablePlugins,
-		InitialAttemptTimestamp: i.InitialAttemptTimestamp,
-	}
+func (i *podInfo) full() (out spec.QueuedPodInfo) {
+	i.fill(&out)
+	return out
+}
+
+// fill writes full's fields into out one by one: Pop refills its copy in
+// place this way, where assigning full() would build the 168 bytes on the
+// stack first and copy them again.
+func (i *podInfo) fill(out *spec.QueuedPodInfo) {
+	out.Pod = i.Pod
+	out.Timestamp = i.Timestamp
+	out.Attempts = i.Attempts
+	out.UnschedulablePlugins = i.UnschedulablePlugins
+	out.InitialAttemptTimestamp = i.InitialAttemptTimestamp
 	if i.hints != nil {
 		out.HintFields = *i.hints
+	} else {
+		out.HintFields = spec.HintFields{}
 	}
-	return out
 }
 
 // set makes the entry stand for q (its hint fields kept in the entry's

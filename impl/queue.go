@@ -459,7 +459,7 @@ func (q *PriorityQueue) popLocked(from place) (*spec.QueuedPodInfo, int64, error
 	if e.out == nil {
 		e.out = q.newCopy()
 	}
-	*e.out = e.info.full()
+	e.info.fill(e.out)
 	return e.out, q.schedulingCycle, nil
 }
 
