@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"testing"
 	"time"
@@ -295,5 +296,50 @@ func TestMoveExaminesOnlyHelpedGroups(t *testing.T) {
 	q.MoveAllToActiveOrBackoffQueue(nodeAdd, func(*spec.Pod) bool { examined++; return true })
 	if examined != 10 {
 		t.Fatalf("the NodeAdd request examined %d pods, want the 10 that A rejected", examined)
+	}
+}
+
+// TestFillOverwritesEveryField: Pop refills a copy that may hold another
+// Pop's values (the pod's previous attempt), so fill must write every
+// field of spec.QueuedPodInfo. The stale copy sets them all (checked by
+// reflection, so a field added to the type fails here until the literal,
+// and fill, have it), and fill must leave exactly full(): with the hint
+// fields of an entry that has none, too.
+func TestFillOverwritesEveryField(t *testing.T) {
+	at := time.Unix(100, 0)
+	stale := spec.QueuedPodInfo{
+		Pod:                     &spec.Pod{Namespace: "ns", Name: "old", UID: "u-old"},
+		Timestamp:               at,
+		Attempts:                7,
+		UnschedulablePlugins:    spec.NewPluginSet("Old"),
+		InitialAttemptTimestamp: at,
+		HintFields: spec.HintFields{UnschedulableCount: 1, ConsecutiveErrorsCount: 2,
+			PendingPlugins: spec.NewPluginSet("Pending"), GatingPlugin: "Gate", FlushTimestamp: at},
+	}
+	assertAllSet(t, reflect.ValueOf(stale), "QueuedPodInfo")
+	pod := &spec.Pod{Namespace: "ns", Name: "new", UID: "u-new"}
+	for _, h := range []*spec.HintFields{nil, {UnschedulableCount: 3}} {
+		i := podInfo{Pod: pod, Timestamp: at.Add(time.Second), Attempts: 1, hints: h}
+		out := stale
+		i.fill(&out)
+		if want := i.full(); !reflect.DeepEqual(out, want) {
+			t.Errorf("hints %v: fill over a stale copy left %+v, want %+v", h, out, want)
+		}
+	}
+}
+
+// assertAllSet fails for every field of v (a struct, embedded structs
+// walked) that holds its zero value.
+func assertAllSet(t *testing.T, v reflect.Value, path string) {
+	t.Helper()
+	for i := range v.NumField() {
+		f, name := v.Field(i), path+"."+v.Type().Field(i).Name
+		if v.Type().Field(i).Anonymous && f.Kind() == reflect.Struct {
+			assertAllSet(t, f, name)
+			continue
+		}
+		if f.IsZero() {
+			t.Errorf("the test's stale copy leaves %s zero: set it, and make fill write it", name)
+		}
 	}
 }
