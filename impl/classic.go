@@ -15,6 +15,7 @@ import (
 type classic struct {
 	cfg *spec.Config
 	gates
+	noGroups
 }
 
 // added (D6): a fresh pod enters activeQ if PreEnqueue admits it, else it

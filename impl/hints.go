@@ -24,6 +24,7 @@ type hints struct {
 	cfg  *spec.Config
 	regs map[string][]hintReg
 	gates
+	noGroups // the podgroups profile, which embeds hints, answers them
 	// narrow is the current move request's narrowing (R20), refilled by
 	// each request under the queue's lock.
 	narrow narrowed

@@ -10,7 +10,7 @@ import (
 	"github.com/schedq/schedq/spec"
 )
 
-// This file is the podgroups profile (spec.ProfilePodGroups, rules G1-G11
+// This file is the podgroups profile (spec.ProfilePodGroups, rules G1-G14
 // on spec.PodGroupQueue): the hints profile plus pod groups. A pod that
 // names no group goes through the hints profile untouched. A queued group
 // is one entity at one of the queue's places, kept here, never in the
@@ -25,7 +25,9 @@ import (
 // a decision (an entity, where it goes, its members' PreEnqueue verdicts);
 // put moves a member, putGroup an entity. The profile keeps the groups'
 // state and the entities' places (join, settle and wait, which put and
-// putGroup call as they call heap.go for activeQ).
+// putGroup call as they call heap.go for activeQ). queue.go reaches all
+// of it through profile's groupRules, never by this type's name; only the
+// operations of spec.PodGroupQueue, at the end of this file, need it.
 
 // podgroupsProfile is the hints profile (its rules for a pod alone, and
 // for the members' hints and PreEnqueue) plus the state of the pod groups.
@@ -346,12 +348,12 @@ func (g *podgroupsProfile) leaveGroup(e *entry, now time.Time) decision {
 	return decision{}
 }
 
-// decide is G10's first phase: which parked entities occ moves, where,
+// groupMoves is G10's first phase: which parked entities occ moves, where,
 // and what PreEnqueue says of their members. It only reads: the hints,
 // the caller's keep and the PreEnqueue plugins may panic, and the move
 // request is all or nothing (moveRequest). keep selects by members; for
 // the leftover flush (stamp) entities are taken by their own age instead.
-func (g *podgroupsProfile) decide(occ spec.Occurrence, now time.Time, keep func(*entry) bool, stamp bool, n *narrowed, named []spec.PodGroupKey) []decision {
+func (g *podgroupsProfile) groupMoves(occ spec.Occurrence, now time.Time, keep func(*entry) bool, stamp bool, n *narrowed, named []spec.PodGroupKey) []decision {
 	var out []decision
 	consider := func(ent *gentity) {
 		if stamp {
@@ -436,8 +438,8 @@ func (g *podgroupsProfile) old(ent *gentity, now time.Time) bool {
 	return now.Sub(last) > g.cfg.PodMaxInUnschedulablePodsDuration
 }
 
-// anyOld reports whether the leftover flush takes some entity.
-func (g *podgroupsProfile) anyOld(now time.Time) bool {
+// anyOldGroup reports whether the leftover flush takes some entity.
+func (g *podgroupsProfile) anyOldGroup(now time.Time) bool {
 	for _, ent := range g.at[inUnschedulablePods] {
 		if g.old(ent, now) {
 			return true
@@ -446,9 +448,9 @@ func (g *podgroupsProfile) anyOld(now time.Time) bool {
 	return false
 }
 
-// backedOff is R5h for entities: those of backoffQ done backing off, in
+// backedOffGroups is R5h for entities: those of backoffQ done backing off, in
 // key order, for activeQ without PreEnqueue.
-func (g *podgroupsProfile) backedOff(now time.Time) []decision {
+func (g *podgroupsProfile) backedOffGroups(now time.Time) []decision {
 	var out []decision
 	for _, k := range slices.Sorted(maps.Keys(g.at[inBackoffQ])) {
 		if ent := g.entities[k]; !spec.GroupIsBackingOff(ent.params.BackoffExpiry, now) {
@@ -458,11 +460,11 @@ func (g *podgroupsProfile) backedOff(now time.Time) []decision {
 	return out
 }
 
-// activate is G7 for an Activate of member p (e the entry of its key,
+// activateMember is G7 for an Activate of member p (e the entry of its key,
 // nil if none): its group's entity leaves unschedulablePods (through
 // PreEnqueue) or backoffQ for activeQ; a member in flight gets the hints
 // profile's ForceActivate record.
-func (g *podgroupsProfile) activate(p *spec.Pod, e *entry) decision {
+func (g *podgroupsProfile) activateMember(p *spec.Pod, e *entry) decision {
 	k := p.GroupKey()
 	if e != nil && e.info.Pod.Group != "" {
 		k = e.info.Pod.GroupKey()
@@ -495,12 +497,12 @@ func (g *podgroupsProfile) checkUpdate(e *entry, oldPod, newPod *spec.Pod) error
 	return nil
 }
 
-// updated is G9 for a member at one of the group places (its entry
+// updatedMember is G9 for a member at one of the group places (its entry
 // already holds newPod): the first event of the update whose strategy
 // moves a parked entity sends it on, through PreEnqueue. (PreEnqueue is
 // a function of the members, so an entity it keeps parked stays parked
 // whatever the later events say.)
-func (g *podgroupsProfile) updated(e *entry, oldPod, newPod *spec.Pod, change *spec.PodChange, now time.Time) decision {
+func (g *podgroupsProfile) updatedMember(e *entry, oldPod, newPod *spec.Pod, change *spec.PodChange, now time.Time) decision {
 	if e.loc != inEntity {
 		return decision{}
 	}
@@ -628,15 +630,21 @@ func (g *podgroupsProfile) unindex(ent *gentity) {
 
 // --- spec.PodGroupQueue ---
 
-func (q *PriorityQueue) noGroups(op string) error {
-	return fmt.Errorf("%w: %s outside the podgroups profile", spec.ErrInvalidConfig, op)
+// podGroups is the queue's podgroups profile, or, in another profile,
+// the error of the group operation op: the groups are that profile's state.
+func (q *PriorityQueue) podGroups(op string) (*podgroupsProfile, error) {
+	if g, ok := q.p.(*podgroupsProfile); ok {
+		return g, nil
+	}
+	return nil, fmt.Errorf("%w: %s outside the podgroups profile", spec.ErrInvalidConfig, op)
 }
 
 // PopEntity is G3 of spec.PodGroupQueue: Pop over entities. It blocks
 // while nothing may be taken, as Pop does.
 func (q *PriorityQueue) PopEntity() (spec.QueuedEntity, int64, error) {
-	if q.groups == nil {
-		return spec.QueuedEntity{}, 0, q.noGroups("PopEntity")
+	g, err := q.podGroups("PopEntity")
+	if err != nil {
+		return spec.QueuedEntity{}, 0, err
 	}
 	q.mu.Lock()
 	defer q.unlock()
@@ -645,7 +653,7 @@ func (q *PriorityQueue) PopEntity() (spec.QueuedEntity, int64, error) {
 	case err != nil:
 		return spec.QueuedEntity{}, 0, err
 	case from == groupNext:
-		return q.popGroup()
+		return q.popGroup(g)
 	}
 	info, cycle, err := q.popLocked(from)
 	return spec.QueuedEntity{Pod: info}, cycle, err
@@ -653,8 +661,7 @@ func (q *PriorityQueue) PopEntity() (spec.QueuedEntity, int64, error) {
 
 // popGroup is G3 for the best group entity of activeQ: its members go
 // in flight together.
-func (q *PriorityQueue) popGroup() (spec.QueuedEntity, int64, error) {
-	g := q.groups
+func (q *PriorityQueue) popGroup(g *podgroupsProfile) (spec.QueuedEntity, int64, error) {
 	ent := g.best()
 	g.drop(ent)
 	ent.params.Attempts++
@@ -677,8 +684,9 @@ func (q *PriorityQueue) popGroup() (spec.QueuedEntity, int64, error) {
 
 // AddAttemptedPodGroupIfNeeded is G5 of spec.PodGroupQueue.
 func (q *PriorityQueue) AddAttemptedPodGroupIfNeeded(gInfo *spec.QueuedPodGroupInfo, _ int64, status spec.AttemptStatus) error {
-	if q.groups == nil {
-		return q.noGroups("AddAttemptedPodGroupIfNeeded")
+	g, err := q.podGroups("AddAttemptedPodGroupIfNeeded")
+	if err != nil {
+		return err
 	}
 	if err := gInfo.Validate(); err != nil {
 		return err
@@ -688,7 +696,6 @@ func (q *PriorityQueue) AddAttemptedPodGroupIfNeeded(gInfo *spec.QueuedPodGroupI
 	}
 	q.mu.Lock()
 	defer q.unlock()
-	g := q.groups
 	k := gInfo.Key()
 	if ent, ok := g.entities[k]; ok {
 		return fmt.Errorf("%w: pod group %s is already present in %s", spec.ErrAlreadyQueued, k, ent.place)
@@ -736,15 +743,15 @@ func attemptedMember(gInfo *spec.QueuedPodGroupInfo, uid spec.UID) bool {
 
 // AddPodGroup is G11 of spec.PodGroupQueue.
 func (q *PriorityQueue) AddPodGroup(pg *spec.PodGroup) error {
-	if q.groups == nil {
-		return q.noGroups("AddPodGroup")
+	g, err := q.podGroups("AddPodGroup")
+	if err != nil {
+		return err
 	}
 	if err := pg.Validate(); err != nil {
 		return err
 	}
 	q.mu.Lock()
 	defer q.unlock()
-	g := q.groups
 	k := pg.Key()
 	if g.objects[k] != nil {
 		return fmt.Errorf("%w: AddPodGroup of %s", spec.ErrPodGroupExists, k)
@@ -759,8 +766,9 @@ func (q *PriorityQueue) AddPodGroup(pg *spec.PodGroup) error {
 
 // UpdatePodGroup is G11 of spec.PodGroupQueue.
 func (q *PriorityQueue) UpdatePodGroup(oldPG, newPG *spec.PodGroup) error {
-	if q.groups == nil {
-		return q.noGroups("UpdatePodGroup")
+	g, err := q.podGroups("UpdatePodGroup")
+	if err != nil {
+		return err
 	}
 	if err := oldPG.Validate(); err != nil {
 		return err
@@ -773,24 +781,24 @@ func (q *PriorityQueue) UpdatePodGroup(oldPG, newPG *spec.PodGroup) error {
 	}
 	q.mu.Lock()
 	defer q.unlock()
-	if q.groups.objects[newPG.Key()] == nil {
+	if g.objects[newPG.Key()] == nil {
 		return fmt.Errorf("%w: UpdatePodGroup of %s", spec.ErrPodGroupNotFound, newPG.Key())
 	}
-	q.groups.objects[newPG.Key()] = newPG
+	g.objects[newPG.Key()] = newPG
 	return nil
 }
 
 // DeletePodGroup is G11 of spec.PodGroupQueue.
 func (q *PriorityQueue) DeletePodGroup(pg *spec.PodGroup) error {
-	if q.groups == nil {
-		return q.noGroups("DeletePodGroup")
+	g, err := q.podGroups("DeletePodGroup")
+	if err != nil {
+		return err
 	}
 	if err := pg.Validate(); err != nil {
 		return err
 	}
 	q.mu.Lock()
 	defer q.unlock()
-	g := q.groups
 	k := pg.Key()
 	if g.objects[k] == nil {
 		return fmt.Errorf("%w: DeletePodGroup of %s", spec.ErrPodGroupNotFound, k)

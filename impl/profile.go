@@ -13,8 +13,9 @@ import (
 // model: classic.go answers for spec.ProfileClassic, hints.go for
 // spec.ProfileHints, podgroups.go for spec.ProfilePodGroups (the hints
 // profile's answers for a pod alone, its own for a member), and queue.go
-// asks at exactly those points without asking which profile it runs. D3 (backoff) is a pure function answered in
-// spec (Config.BackoffExpiry, IsBackingOff).
+// asks at exactly those points without asking which profile it runs. D3
+// (backoff) is a pure function answered in spec (Config.BackoffExpiry,
+// IsBackingOff).
 //
 // A profile decides; the queue applies. Its answers are values (a move, a
 // place, a selection of pods) and queue.go carries out every move, counts
@@ -23,7 +24,9 @@ import (
 // own (the hints profile's in-flight list, the podgroups profile's groups
 // and their members); it never moves a pod or a group, counts a metric or
 // wakes a Pop. The podgroups profile's group decisions (decision, in
-// podgroups.go) are applied by putGroup as moves are by put. The one entry it writes is a failed pod handed
+// podgroups.go) are applied by putGroup as moves are by put; the group
+// places are its state, which put and putGroup change only through it
+// (groupRules). The one entry a profile writes is a failed pod handed
 // back (D1: "what it counts"), before deciding where it goes. All methods
 // run under the queue's mutex.
 type profile interface {
@@ -95,6 +98,66 @@ type profile interface {
 	// next window start rather than one period after the last.
 	backoffFlushDelay(now time.Time, period time.Duration) time.Duration
 	alignedFlushes() bool
+
+	// Pod groups (G1-G14), answered by the podgroups profile; the classic
+	// and hints profiles answer with noGroups: no pod is a member, so
+	// queue.go's group branches are never taken there.
+	groupRules
+}
+
+// groupRules is the podgroups profile's half of profile: questions about
+// membership, decisions for group entities (applied by putGroup as moves
+// are by put), and the group places it keeps (join, wait and settle, which
+// put and putGroup call as they call heap.go for activeQ).
+type groupRules interface {
+	// member is G1: pod names a group, or e (the entry under its key, nil
+	// if none) holds a member.
+	member(pod *spec.Pod, e *entry) bool
+	// checkUpdate is G9's precondition: an Update never changes a pod's
+	// group; e is the entry under its key, nil if none.
+	checkUpdate(e *entry, oldPod, newPod *spec.Pod) error
+	// groupMoves is G10's first phase of a move request (see moveRequest):
+	// which parked entities occ moves and where; named are the groups of
+	// the members a narrowing named (G14). It only reads.
+	groupMoves(occ spec.Occurrence, now time.Time, keep func(*entry) bool, stamp bool, n *narrowed, named []spec.PodGroupKey) []decision
+	// backedOffGroups is R5h for entities; anyOldGroup whether the
+	// leftover flush at now takes some entity (R6h).
+	backedOffGroups(now time.Time) []decision
+	anyOldGroup(now time.Time) bool
+	// activateMember is G7 for an Activate of member p (e the entry under
+	// its key); updatedMember is G9 for e, a member at a group place, its
+	// entry already holding newPod; leaveGroup is G8 for e leaving its
+	// group place (Delete).
+	activateMember(p *spec.Pod, e *entry) decision
+	updatedMember(e *entry, oldPod, newPod *spec.Pod, change *spec.PodChange, now time.Time) decision
+	leaveGroup(e *entry, now time.Time) decision
+	// join, wait and settle keep the group places: e, detached, joins
+	// its group (G2; the entity's new place is the decision returned) or
+	// waits at loc (inPending, inIncomplete); ent settles at to.
+	join(e *entry, now time.Time) decision
+	wait(e *entry, loc place)
+	settle(ent *gentity, to place)
+}
+
+// noGroups is groupRules where no pod is a member: the questions have
+// their empty answers, and the rest is never reached (only a member, or
+// a profile's decision for one, leads there) and does nothing.
+type noGroups struct{}
+
+func (noGroups) member(*spec.Pod, *entry) bool                  { return false }
+func (noGroups) checkUpdate(*entry, *spec.Pod, *spec.Pod) error { return nil }
+func (noGroups) groupMoves(spec.Occurrence, time.Time, func(*entry) bool, bool, *narrowed, []spec.PodGroupKey) []decision {
+	return nil
+}
+func (noGroups) backedOffGroups(time.Time) []decision      { return nil }
+func (noGroups) anyOldGroup(time.Time) bool                { return false }
+func (noGroups) activateMember(*spec.Pod, *entry) decision { return decision{} }
+func (noGroups) leaveGroup(*entry, time.Time) decision     { return decision{} }
+func (noGroups) join(*entry, time.Time) decision           { return decision{} }
+func (noGroups) wait(*entry, place)                        {}
+func (noGroups) settle(*gentity, place)                    {}
+func (noGroups) updatedMember(*entry, *spec.Pod, *spec.Pod, *spec.PodChange, time.Time) decision {
+	return decision{}
 }
 
 // move is a profile's decision for one pod: the place it goes to (nowhere:

@@ -20,9 +20,10 @@
 // the one function that moves a pod between places (a member's included),
 // counts its arrival and readies a wake-up; putGroup is its twin for a
 // group's entity; and unlock, the end of every operation, wakes the
-// blocked Pops. The classic and hints profiles never reach podgroups.go:
-// queue.go enters it only behind a check that the queue has groups (the
-// field is nil outside the podgroups profile). entry.go holds the entry and the places' helpers,
+// blocked Pops. queue.go asks every profile the same questions, the group
+// ones included (groupRules in profile.go): the classic and hints profiles
+// answer those with noGroups (no pod is a member), so their paths never
+// reach podgroups.go. entry.go holds the entry and the places' helpers,
 // window.go backoffQ's second order for Pop in the hints profiles.
 //
 // Layout: every pod the queue holds has one entry of 120 bytes (the
@@ -122,12 +123,9 @@ type PriorityQueue struct {
 	metrics counters
 
 	// p answers the decisions of cfg.Profile (profile.go); nom is the
-	// nominator (R18, both profiles).
+	// nominator (R18, every profile).
 	p   profile
 	nom *nominator
-	// groups is p in the podgroups profile (podgroups.go), nil in the
-	// others: the pod groups' decisions and places.
-	groups *podgroupsProfile
 }
 
 var _ spec.ObjectQueue = (*PriorityQueue)(nil)
@@ -172,7 +170,6 @@ func New(cfg spec.Config, opts ...Option) (*PriorityQueue, error) {
 		nom:              newNominator(),
 	}
 	q.p = newProfile(&q.cfg)
-	q.groups, _ = q.p.(*podgroupsProfile)
 	q.windowed = q.p.windowed()
 	q.activeQ = podHeap{where: inActiveQ, timeOf: func(e *entry) time.Time { return e.info.Timestamp }}
 	q.backoffQ = podHeap{where: inBackoffQ, timeOf: q.expiry}
@@ -339,7 +336,7 @@ func (q *PriorityQueue) addLocked(pod *spec.Pod, h hashes, update bool) error {
 	if e != nil && (e.loc == inActiveQ || e.loc == inFlight) {
 		return fmt.Errorf("%w: Add of %s, which is in %s", spec.ErrAlreadyQueued, pod.Key(), e.loc)
 	}
-	if e != nil && q.groups != nil && q.groups.member(pod, e) {
+	if e != nil && q.p.member(pod, e) {
 		return fmt.Errorf("%w: Add of member %s, which is held", spec.ErrAlreadyQueued, pod.Key()) // G2
 	}
 	if err := q.uidHeldElsewhere(pod, h, e); err != nil {
@@ -604,7 +601,7 @@ func (q *PriorityQueue) moveRequest(occ spec.Occurrence, now time.Time, keep fun
 		for _, k := range n.Candidates() {
 			ns, name, _ := strings.Cut(string(k), "/")
 			e := q.pods.findKey(keyHash(ns, name), ns, name)
-			if e != nil && q.groups != nil && e.info.Pod.Group != "" {
+			if e != nil && q.p.member(e.info.Pod, nil) {
 				named = append(named, e.info.Pod.GroupKey())
 				continue
 			}
@@ -630,10 +627,7 @@ func (q *PriorityQueue) moveRequest(occ spec.Occurrence, now time.Time, keep fun
 		})
 	}
 	q.scratch = choices
-	var groups []decision
-	if q.groups != nil {
-		groups = q.groups.decide(occ, now, keep, stamp, n, named) // G10, G14, reading only
-	}
+	groups := q.p.groupMoves(occ, now, keep, stamp, n, named) // G10, G14, reading only
 	if n != nil {
 		n.trim()
 	}
@@ -675,10 +669,8 @@ func (q *PriorityQueue) FlushBackoffQCompleted() {
 		e := q.backoffQ.popMin()
 		q.put(e, q.p.fromBackoffQ(e, backoffComplete), now)
 	}
-	if q.groups != nil {
-		for _, d := range q.groups.backedOff(now) { // R5h for groups
-			q.putGroup(d, now)
-		}
+	for _, d := range q.p.backedOffGroups(now) { // R5h for groups
+		q.putGroup(d, now)
 	}
 	q.shrink(now)
 }
@@ -722,7 +714,7 @@ func (q *PriorityQueue) FlushUnschedulablePodsLeftover() {
 	old, stamp := q.p.leftover(view{q, now})
 	// Only if some pod is a leftover: the request is then a move request
 	// in full (moveRequestCycle, the in-flight list).
-	if q.unschedulablePods.any(old) || q.groups != nil && q.groups.anyOld(now) {
+	if q.unschedulablePods.any(old) || q.p.anyOldGroup(now) {
 		q.moveRequest(spec.Occurrence{Event: spec.EventUnschedulableTimeout}, now, old, stamp)
 	}
 }
@@ -739,8 +731,8 @@ func (q *PriorityQueue) Activate(pods []*spec.Pod) error {
 	now := q.clock.Now()
 	for _, p := range pods {
 		e := q.pods.findKey(keyHash(p.Namespace, p.Name), p.Namespace, p.Name)
-		if q.groups != nil && q.groups.member(p, e) {
-			q.putGroup(q.groups.activate(p, e), now) // G7
+		if q.p.member(p, e) {
+			q.putGroup(q.p.activateMember(p, e), now) // G7
 			continue
 		}
 		parked := e != nil && (e.loc == inUnschedulablePods || e.loc == inBackoffQ)
@@ -790,10 +782,8 @@ func (q *PriorityQueue) UpdateWithChange(oldPod, newPod *spec.Pod, change *spec.
 	q.mu.Lock()
 	defer q.unlock()
 	e := q.pods.findKey(h.key, newPod.Namespace, newPod.Name)
-	if q.groups != nil {
-		if err := q.groups.checkUpdate(e, oldPod, newPod); err != nil { // G9
-			return err
-		}
+	if err := q.p.checkUpdate(e, oldPod, newPod); err != nil { // G9
+		return err
 	}
 	if err := q.uidHeldElsewhere(newPod, h, e); err != nil {
 		return err
@@ -837,7 +827,7 @@ func (q *PriorityQueue) UpdateWithChange(oldPod, newPod *spec.Pod, change *spec.
 		q.p.updatedInFlight(e, oldPod, newPod, change)
 	default: // a member at one of the group places (podgroups.go)
 		now := q.clock.Now()
-		q.putGroup(q.groups.updated(e, oldPod, newPod, change, now), now) // G9
+		q.putGroup(q.p.updatedMember(e, oldPod, newPod, change, now), now) // G9
 	}
 	return nil
 }
@@ -859,7 +849,7 @@ func (q *PriorityQueue) Delete(pod *spec.Pod) error {
 	}
 	if e.loc.grouped() {
 		now := q.clock.Now()
-		q.putGroup(q.groups.leaveGroup(e, now), now) // G8
+		q.putGroup(q.p.leaveGroup(e, now), now) // G8
 	}
 	q.drop(e)
 	return nil
@@ -1082,9 +1072,9 @@ func (q *PriorityQueue) put(e *entry, m move, now time.Time) {
 	case inFlight:
 		e.loc = inFlight
 	case inEntity:
-		q.putGroup(q.groups.join(e, now), now) // G2: a member joins its group
+		q.putGroup(q.p.join(e, now), now) // G2: a member joins its group
 	case inPending, inIncomplete:
-		q.groups.wait(e, m.to)
+		q.p.wait(e, m.to)
 	}
 	q.metrics.count(m.why, m.to)
 	if q.poppable(e, m.to) {
@@ -1121,7 +1111,7 @@ func (q *PriorityQueue) putGroup(d decision, now time.Time) {
 			to = inUnschedulablePods
 		}
 	}
-	q.groups.settle(ent, to)
+	q.p.settle(ent, to)
 	if to != inActiveQ {
 		return
 	}

@@ -255,8 +255,8 @@ var mutants = []mutant{
 		name: "pg-flush-backoff-skips-groups",
 		test: podgroupsMachine,
 		file: "impl/queue.go",
-		old:  "range q.groups.backedOff(now) {",
-		new:  "range q.groups.backedOff(now)[:0] {",
+		old:  "range q.p.backedOffGroups(now) {",
+		new:  "range q.p.backedOffGroups(now)[:0] {",
 		desc: "G10, R5h: the backoffQ flush releases pods alone but never a group",
 	},
 	// The pre-queueing rows (R20-R22, v1.38's setting of the hints
