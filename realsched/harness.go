@@ -419,6 +419,17 @@ func (r *run) record() error {
 // server.
 var schedulerLabel = pprof.Labels("realsched", "scheduler")
 
+// asScheduler runs f on the calling goroutine under schedulerLabel, so
+// that the goroutines f starts carry it, and leaves the caller without
+// labels afterwards. (pprof.Do restores the labels of the context it is
+// given, not the ones the goroutine had: given the scheduler's labelled
+// context it left the caller labelled, and with it everything the caller
+// started later, the workload's driver and the next run's kube-apiserver
+// and etcd, which then counted as the scheduler's CPU.)
+func asScheduler(f func()) {
+	pprof.Do(context.Background(), schedulerLabel, func(context.Context) { f() })
+}
+
 // startInformers starts the scheduler's informers (under its label) and
 // waits for their sync; on the fake, from here on the watch events the
 // informers see are counted (backpressure). On a real server, the
@@ -461,10 +472,10 @@ func (r *run) startInformers() error {
 	}
 	r.schedCtx, r.stop = context.WithCancel(pprof.WithLabels(r.ctx, schedulerLabel))
 	var err error
-	pprof.Do(r.schedCtx, schedulerLabel, func(ctx context.Context) {
-		r.factory.Start(ctx.Done())
-		r.factory.WaitForCacheSync(ctx.Done())
-		err = r.sched.WaitForHandlersSync(ctx)
+	asScheduler(func() {
+		r.factory.Start(r.schedCtx.Done())
+		r.factory.WaitForCacheSync(r.schedCtx.Done())
+		err = r.sched.WaitForHandlersSync(r.schedCtx)
 	})
 	if err != nil {
 		return err
