@@ -1,6 +1,7 @@
 package impl_test
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/schedq/schedq/impl"
@@ -84,6 +85,40 @@ func TestPopReusesHandedBackCopies(t *testing.T) {
 			})
 			if allocs > 2.0/impl.CopyBlock {
 				t.Errorf("Add, Pop, failure, Pop, Done allocated %v times per round, want about 1/%d (the copy, from blocks of %d)", allocs, impl.CopyBlock, impl.CopyBlock)
+			}
+		})
+	}
+}
+
+// A move request over parked pods allocates nothing, in the classic and
+// hints profiles, whatever the caller's preCheck: the selection is made
+// once per queue (keepPreChecked), not per request, although it reaches
+// the profile's group decisions through an interface (where a closure
+// made per request escaped to the heap: one allocation per request).
+func TestMoveRequestsAllocateNothing(t *testing.T) {
+	for _, cfg := range []spec.Config{spec.DefaultConfig(events), spec.DefaultHintsConfig(events)} {
+		t.Run(cfg.Profile.String(), func(t *testing.T) {
+			c, _ := newQueue(t, cfg)
+			q := c.PriorityQueue
+			for i := range 16 {
+				if err := q.Add(pod(fmt.Sprint("p", i), 0)); err != nil {
+					t.Fatal(err)
+				}
+				info, cycle := mustPop(t, q)
+				info.UnschedulablePlugins = spec.NewPluginSet("NodeFit")
+				if err := q.AddUnschedulableIfNotPresent(info, cycle); err != nil {
+					t.Fatal(err)
+				}
+			}
+			refused := 0
+			allocs := testing.AllocsPerRun(100, func() {
+				q.MoveAllToActiveOrBackoffQueue(nodeAdd, func(*spec.Pod) bool { refused++; return false })
+			})
+			if refused == 0 {
+				t.Fatal("the preCheck was never asked: the request examined no parked pod")
+			}
+			if allocs != 0 {
+				t.Errorf("a move request allocated %v times, want 0", allocs)
 			}
 		})
 	}

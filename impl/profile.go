@@ -116,10 +116,8 @@ type groupRules interface {
 	// checkUpdate is G9's precondition: an Update never changes a pod's
 	// group; e is the entry under its key, nil if none.
 	checkUpdate(e *entry, oldPod, newPod *spec.Pod) error
-	// groupMoves is G10's first phase of a move request (see moveRequest):
-	// which parked entities occ moves and where; named are the groups of
-	// the members a narrowing named (G14). It only reads.
-	groupMoves(occ spec.Occurrence, now time.Time, keep func(*entry) bool, stamp bool, n *narrowed, named []spec.PodGroupKey) []decision
+	// (G10's decisions in a move request, podgroupsProfile.groupMoves, are
+	// asked by type in moveRequest: see there.)
 	// backedOffGroups is R5h for entities; anyOldGroup whether the
 	// leftover flush at now takes some entity (R6h).
 	backedOffGroups(now time.Time) []decision
@@ -146,16 +144,13 @@ type noGroups struct{}
 
 func (noGroups) member(*spec.Pod, *entry) bool                  { return false }
 func (noGroups) checkUpdate(*entry, *spec.Pod, *spec.Pod) error { return nil }
-func (noGroups) groupMoves(spec.Occurrence, time.Time, func(*entry) bool, bool, *narrowed, []spec.PodGroupKey) []decision {
-	return nil
-}
-func (noGroups) backedOffGroups(time.Time) []decision      { return nil }
-func (noGroups) anyOldGroup(time.Time) bool                { return false }
-func (noGroups) activateMember(*spec.Pod, *entry) decision { return decision{} }
-func (noGroups) leaveGroup(*entry, time.Time) decision     { return decision{} }
-func (noGroups) join(*entry, time.Time) decision           { return decision{} }
-func (noGroups) wait(*entry, place)                        {}
-func (noGroups) settle(*gentity, place)                    {}
+func (noGroups) backedOffGroups(time.Time) []decision           { return nil }
+func (noGroups) anyOldGroup(time.Time) bool                     { return false }
+func (noGroups) activateMember(*spec.Pod, *entry) decision      { return decision{} }
+func (noGroups) leaveGroup(*entry, time.Time) decision          { return decision{} }
+func (noGroups) join(*entry, time.Time) decision                { return decision{} }
+func (noGroups) wait(*entry, place)                             {}
+func (noGroups) settle(*gentity, place)                         {}
 func (noGroups) updatedMember(*entry, *spec.Pod, *spec.Pod, *spec.PodChange, time.Time) decision {
 	return decision{}
 }
