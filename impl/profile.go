@@ -13,7 +13,8 @@ import (
 // model: classic.go answers for spec.ProfileClassic, hints.go for
 // spec.ProfileHints, podgroups.go for spec.ProfilePodGroups (the hints
 // profile's answers for a pod alone, its own for a member), and queue.go
-// asks at exactly those points without asking which profile it runs. D3
+// asks at exactly those points without asking which profile it runs (but
+// for a move request's group decisions, asked by type: moveRequest). D3
 // (backoff) is a pure function answered in spec (Config.BackoffExpiry,
 // IsBackingOff).
 //

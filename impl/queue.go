@@ -23,7 +23,9 @@
 // blocked Pops. queue.go asks every profile the same questions, the group
 // ones included (groupRules in profile.go): the classic and hints profiles
 // answer those with noGroups (no pod is a member), so their paths never
-// reach podgroups.go. entry.go holds the entry and the places' helpers,
+// reach podgroups.go. The one exception is a move request's group
+// decisions, asked of the podgroups profile by type (moveRequest says
+// why). entry.go holds the entry and the places' helpers,
 // window.go backoffQ's second order for Pop in the hints profiles.
 //
 // Layout: every pod the queue holds has one entry of 120 bytes (the
