@@ -572,20 +572,45 @@ type choice struct {
 // selects, the profile decides which ones occ moves and where, then they
 // move. stamp restarts the moved pods' leftover clock (R6h).
 //
-// It is all or nothing: the first phase runs every piece of caller code
-// (keep, which may run the caller's preCheck; the hints; the PreEnqueue
-// plugins) and only reads, so a panic there leaves the queue as it was
-// (no pod moved, moveRequestCycle, the in-flight list and the metrics
-// unchanged) and reaches the caller once the deferred unlock has run.
-// Nothing moved means no Pop has a pod to wake for. The second phase, which
-// moves, runs no caller code.
+// It is all or nothing: the first phase (moveChoices, then the group
+// decisions) runs every piece of caller code (keep, which may run the
+// caller's preCheck; the hints; the PreEnqueue plugins) and only reads,
+// so a panic there leaves the queue as it was (no pod moved,
+// moveRequestCycle, the in-flight list and the metrics unchanged) and
+// reaches the caller once the deferred unlock has run.
+// Nothing moved means no Pop has a pod to wake for. The second phase
+// (applyMoves), which moves, runs no caller code.
 func (q *PriorityQueue) moveRequest(occ spec.Occurrence, now time.Time, keep func(*entry) bool, stamp bool) {
 	if !q.p.ofInterest(occ.Event) {
 		return
 	}
+	n := q.p.narrowing(occ)
+	choices, named := q.moveChoices(occ, now, keep, n)
+	// G10, G14, reading only. The one call queue.go makes by the podgroups
+	// profile's type: keep, given to a method of the profile interface,
+	// would escape to the heap, one allocation per move request in every
+	// profile (TestMoveRequestsAllocateNothing).
+	var groups []decision
+	if g, ok := q.p.(*podgroupsProfile); ok {
+		groups = g.groupMoves(occ, now, keep, stamp, n, named)
+	}
+	if n != nil {
+		n.trim()
+	}
+	q.applyMoves(occ.Event, now, stamp, choices, groups)
+	if q.p.requested(occ) {
+		q.moveRequestCycle = q.schedulingCycle
+	}
+}
+
+// moveChoices is a move request's first phase for pods alone: the profile's
+// decision for each unschedulable pod keep selects, in the order they are
+// to move (n, the hints' narrowing, may name the pods, R21). It also
+// returns the groups of the named pods that are members (G14), for the
+// group decisions. It only reads.
+func (q *PriorityQueue) moveChoices(occ spec.Occurrence, now time.Time, keep func(*entry) bool, n *narrowed) ([]choice, []spec.PodGroupKey) {
 	v := view{q, now}
 	choices := q.scratch[:0]
-	n := q.p.narrowing(occ)
 	consider := func(g *podGroup, e *entry) {
 		if !keep(e) {
 			return
@@ -594,7 +619,7 @@ func (q *PriorityQueue) moveRequest(occ spec.Occurrence, now time.Time, keep fun
 			choices = append(choices, choice{e, g, m})
 		}
 	}
-	var named []spec.PodGroupKey // G14: the groups of the named members
+	var named []spec.PodGroupKey
 	if n != nil && !n.AllPods {
 		// R21: only the named pods, found by key: the request costs in
 		// proportion to them, not to unschedulablePods. In key order, so
@@ -629,18 +654,14 @@ func (q *PriorityQueue) moveRequest(occ spec.Occurrence, now time.Time, keep fun
 		})
 	}
 	q.scratch = choices
-	// G10, G14, reading only. The one call queue.go makes by the podgroups
-	// profile's type: keep, given to a method of the profile interface,
-	// would escape to the heap, one allocation per move request in every
-	// profile (TestMoveRequestsAllocateNothing).
-	var groups []decision
-	if g, ok := q.p.(*podgroupsProfile); ok {
-		groups = g.groupMoves(occ, now, keep, stamp, n, named)
-	}
-	if n != nil {
-		n.trim()
-	}
-	q.metrics.event = occ.Event
+	return choices, named
+}
+
+// applyMoves is a move request's second phase: the pods and then the
+// groups move as decided (stamp restarts their leftover clock, R6h). It
+// runs no caller code.
+func (q *PriorityQueue) applyMoves(event spec.ClusterEvent, now time.Time, stamp bool, choices []choice, groups []decision) {
+	q.metrics.event = event
 	for i := range choices {
 		c := &choices[i]
 		if stamp {
@@ -659,9 +680,6 @@ func (q *PriorityQueue) moveRequest(occ spec.Occurrence, now time.Time, keep fun
 	q.scratchPeak = max(q.scratchPeak, len(choices))
 	if cap(choices) > maxKeptChoices {
 		q.scratch = nil // a burst's room goes back at once; smaller room, by shrink
-	}
-	if q.p.requested(occ) {
-		q.moveRequestCycle = q.schedulingCycle
 	}
 }
 

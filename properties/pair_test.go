@@ -99,14 +99,3 @@ func (p *pair) do(op schedqtest.Op) schedqtest.Step {
 	}
 	return st
 }
-
-// pop pops from both queues and returns the name of the pod popped, if
-// one was.
-func (p *pair) pop() (name string, ok bool) {
-	p.r.Helper()
-	st := p.do(schedqtest.Op{Kind: schedqtest.KindPop})
-	if st.Target.Err() != nil || st.Target.Popped == nil {
-		return "", false
-	}
-	return schedqtest.NameOf(st.Target.Popped.Key()), true
-}
