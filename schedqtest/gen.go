@@ -91,9 +91,6 @@ func NewGenerator(r Runner, d *Drawing) *Generator {
 	return &Generator{r: r, d: d, cfg: r.Shadow().cfg}
 }
 
-// Drawing is what the generator draws from.
-func (g *Generator) Drawing() *Drawing { return g.d }
-
 // kindGen performs one random operation of its kind (and, for some, the
 // operation that naturally follows). It returns false if the kind does not
 // apply to the state or the drawing avoids what it drew: nothing was done.

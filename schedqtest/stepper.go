@@ -170,18 +170,27 @@ func (s *Stepper) Step(op Op) (st Step, err error) {
 			err = nil
 		}
 	}()
-	var record spec.StepRecord
+	record, finished, err := s.perform(&st, op)
+	if err != nil || finished {
+		return st, err
+	}
+	s.checkStep(&st, op, record)
+	return st, nil
+}
+
+// perform is Step's first half: op on the shadow and on the target, their
+// outcomes compared, and the target's step record for the invariants.
+// finished says the step is complete without the second half (a Pop that
+// hung in the target).
+func (s *Stepper) perform(st *Step, op Op) (record spec.StepRecord, finished bool, err error) {
 	switch {
 	case op.Kind == KindPop && s.Exec.entities:
 		// The podgroups profile: pop is PopEntity (G3).
 		if op.Blocked {
-			return st, fmt.Errorf("%w: pop blocked is not in the podgroups profile's language", ErrScenario)
+			return record, false, fmt.Errorf("%w: pop blocked is not in the podgroups profile's language", ErrScenario)
 		}
-		r, err := s.stepPopEntity(&st)
-		if err != nil {
-			return st, err
-		}
-		record = r
+		record, err := s.stepPopEntity(st)
+		return record, false, err
 	case op.Kind == KindPop && op.Blocked:
 		// Nothing may change until an operation wakes the Pop: as a
 		// failed Pop, the step invariants check exactly that.
@@ -191,14 +200,14 @@ func (s *Stepper) Step(op Op) (st Step, err error) {
 		}
 		mo, line, err := s.Shadow.ApplyOnly(op)
 		if err != nil {
-			return st, err
+			return record, false, err
 		}
 		st.Model, st.ModelLines, st.TargetLines = mo, []string{line}, []string{"blocked"}
 	case op.Kind == KindPop:
 		m := s.Shadow.Model
 		cands := m.PopCandidates()
 		if len(cands) == 0 && !m.Closed() && s.Opts.Blocking {
-			return st, fmt.Errorf("%w: pop on an empty activeQ would block this target; write \"pop blocked\"", ErrScenario)
+			return record, false, fmt.Errorf("%w: pop on an empty activeQ would block this target; write \"pop blocked\"", ErrScenario)
 		}
 		to := s.Exec.ApplyPop(s.pop)
 		st.Target, st.TargetLines = to, []string{to.String()}
@@ -207,10 +216,10 @@ func (s *Stepper) Step(op Op) (st Step, err error) {
 			st.Model, _, _ = s.Shadow.ApplyOnly(op)
 			st.ModelLines = []string{st.Model.String()}
 			st.ShadowMid, st.ShadowAfter, st.TargetAfter = m.Snapshot(), m.Snapshot(), s.Target.Snapshot()
-			return st, nil
+			return record, true, nil
 		}
 		record = to.Step
-		st.Model = s.comparePop(&st, to.Popped, to.Cycle, to.Err(), "")
+		st.Model = s.comparePop(st, to.Popped, to.Cycle, to.Err(), "")
 		if st.Followed {
 			st.Chosen = NameOf(to.Popped.Key())
 		}
@@ -218,7 +227,7 @@ func (s *Stepper) Step(op Op) (st Step, err error) {
 	default:
 		mo, line, err := s.Shadow.ApplyOnly(op)
 		if err != nil {
-			return st, err
+			return record, false, err
 		}
 		to, err := s.Exec.Apply(op)
 		st.Model, st.Target, st.ModelLines, st.TargetLines = mo, to, []string{line}, []string{to.String()}
@@ -236,32 +245,38 @@ func (s *Stepper) Step(op Op) (st Step, err error) {
 			st.problem("nominator", "%s: the pods nominated to %q differ\n  model:  %s\n  target: %s", spec.R18Nominator, op.Node, PodList(mo.NominatedPods), PodList(to.NominatedPods))
 		}
 	}
+	return record, false, nil
+}
+
+// checkStep is Step's second half: the wake-ups of blocked Pops, the
+// invariants, the states compared, the nominations and the target's own
+// consistency check.
+func (s *Stepper) checkStep(st *Step, op Op, record spec.StepRecord) {
 	st.ShadowMid = s.Shadow.Model.Snapshot()
 	if s.Opts.ModelInvariants && !(op.Kind == KindPop && op.Blocked) {
-		s.invariants(&st, "model ", &st.ShadowBefore, &st.ShadowMid, st.Model.Step)
+		s.invariants(st, "model ", &st.ShadowBefore, &st.ShadowMid, st.Model.Step)
 	}
-	s.wake(&st)
+	s.wake(st)
 	st.ShadowAfter = s.Shadow.Model.Snapshot()
 	st.TargetAfter = s.Target.Snapshot()
 	if s.Opts.Invariants {
 		if st.Woken == 0 {
-			s.invariants(&st, "", &st.TargetBefore, &st.TargetAfter, record)
+			s.invariants(st, "", &st.TargetBefore, &st.TargetAfter, record)
 		} else {
 			// A step that woke blocked Pops is two steps at once (the
 			// operation, then the Pops): only the state invariants apply.
-			s.invariants(&st, "", nil, &st.TargetAfter, record)
+			s.invariants(st, "", nil, &st.TargetAfter, record)
 		}
 	}
 	if diff := DiffStates(s.observe(st.ShadowAfter), s.observe(st.TargetAfter), s.Start, s.Cfg); diff != "" {
 		st.problem("snapshot diff", "%s left a different state%s\n%s", s.Cfg.Rule(op.Rule()), s.observedNote(), strings.TrimSuffix(diff, "\n"))
 	}
-	s.compareNominations(&st)
+	s.compareNominations(st)
 	if s.Opts.Check != nil {
 		if err := s.Opts.Check(); err != nil {
 			st.problem("consistency", "after %s the target's structures disagree with the pods it holds: %v", s.Cfg.Rule(op.Rule()), err)
 		}
 	}
-	return st, nil
 }
 
 func (s *Stepper) observedNote() string {
