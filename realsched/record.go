@@ -523,40 +523,7 @@ func (r *Recorder) SchedulingCycle() int64 {
 // lock held would stop every other call.
 func (r *Recorder) pop(logger klog.Logger) (*queuedPodInfo, error) {
 	if r.conc != nil {
-		var p *queuedPodInfo
-		var err error
-		var key spec.PodKey
-		var attempts int
-		r.conc.runMay("Pop", false, func() string {
-			p, err = popUpstream(r.inner, logger)
-			if err != nil || p == nil || p.PodInfo == nil || p.Pod == nil {
-				return errText(err)
-			}
-			key, attempts = spec.PodKey(p.Pod.Namespace+"/"+p.Pod.Name), p.Attempts
-			return fmt.Sprintf("popped %s attempts=%d", p.Pod.Name, attempts)
-		}, func(m *model.Model) string {
-			if key == "" {
-				// Pop fails only on a closed queue (R13).
-				if !m.Closed() {
-					return "Pop failed on an open queue"
-				}
-				return ""
-			}
-			mi, _, merr := m.PopPod(key)
-			switch {
-			case merr != nil:
-				return fmt.Sprintf("Pop returned %s; the model's candidates are %v (I5)", key, m.PopCandidates())
-			case mi.Attempts != attempts:
-				return fmt.Sprintf("Pop %s: attempts queue %d, model %d", key, attempts, mi.Attempts)
-			}
-			return ""
-		}, func(m *model.Model) bool {
-			if key == "" {
-				return m.Closed()
-			}
-			return slices.Contains(m.PopCandidates(), key)
-		}, r.verdicts)
-		return p, err
+		return r.popUnserialised(logger)
 	}
 	for {
 		start := time.Now()
@@ -574,12 +541,11 @@ func (r *Recorder) pop(logger klog.Logger) (*queuedPodInfo, error) {
 			}
 			continue
 		}
-		cands := r.m.PopCandidates()
 		active, backoff, _, _ := r.places()
 		if len(active) == 0 && (!hintsProfile || len(backoff) == 0) && !r.closed {
 			// (R2h: the hints profile pops from backoffQ too.)
 			r.record(schedqtest.Op{Kind: schedqtest.KindPop}, "Pop", "(not called: nothing to pop)", start)
-			r.violate(fmt.Sprintf("Pop: the queue has nothing to pop, the model's candidates are %v", cands))
+			r.violate(fmt.Sprintf("Pop: the queue has nothing to pop, the model's candidates are %v", r.m.PopCandidates()))
 			r.mu.Unlock()
 			return popUpstream(r.inner, logger)
 		}
@@ -587,31 +553,70 @@ func (r *Recorder) pop(logger klog.Logger) (*queuedPodInfo, error) {
 		if err != nil || p == nil || p.PodInfo == nil || p.Pod == nil {
 			r.record(schedqtest.Op{Kind: schedqtest.KindPop}, "Pop", errText(err), start)
 			if !r.closed {
-				r.violate(fmt.Sprintf("Pop: queue %s, model has %v", errText(err), cands))
+				r.violate(fmt.Sprintf("Pop: queue %s, model has %v", errText(err), r.m.PopCandidates()))
 			}
 			r.mu.Unlock()
 			return p, err
 		}
-		key := spec.PodKey(p.Pod.Namespace + "/" + p.Pod.Name)
 		op := schedqtest.Op{Kind: schedqtest.KindPop, Choose: p.Pod.Name}
-		res := fmt.Sprintf("popped %s attempts=%d", p.Pod.Name, p.Attempts)
-		r.record(op, "Pop", res, start)
-		mi, _, merr := r.m.PopPod(key)
-		switch {
-		case merr != nil:
-			r.violate(fmt.Sprintf("Pop returned %s; the model's candidates are %v (I5)", key, cands))
-		case mi.Attempts != p.Attempts:
-			r.violate(fmt.Sprintf("Pop %s: attempts queue %d, model %d", key, p.Attempts, mi.Attempts))
-		default:
-			if d := r.compare(); d != "" {
-				r.violate(d)
-			} else {
-				r.checked++
-			}
+		r.record(op, "Pop", fmt.Sprintf("popped %s attempts=%d", p.Pod.Name, p.Attempts), start)
+		if d := modelPop(r.m, spec.PodKey(p.Pod.Namespace+"/"+p.Pod.Name), p.Attempts); d != "" {
+			r.violate(d)
+		} else if d := r.compare(); d != "" {
+			r.violate(d)
+		} else {
+			r.checked++
 		}
 		r.mu.Unlock()
 		return p, err
 	}
+}
+
+// popUnserialised is pop for the unserialised check: the call runs
+// outside the recorder's lock and is placed against the model afterwards.
+func (r *Recorder) popUnserialised(logger klog.Logger) (*queuedPodInfo, error) {
+	var p *queuedPodInfo
+	var err error
+	var key spec.PodKey
+	var attempts int
+	r.conc.runMay("Pop", false, func() string {
+		p, err = popUpstream(r.inner, logger)
+		if err != nil || p == nil || p.PodInfo == nil || p.Pod == nil {
+			return errText(err)
+		}
+		key, attempts = spec.PodKey(p.Pod.Namespace+"/"+p.Pod.Name), p.Attempts
+		return fmt.Sprintf("popped %s attempts=%d", p.Pod.Name, attempts)
+	}, func(m *model.Model) string {
+		if key == "" {
+			// Pop fails only on a closed queue (R13).
+			if !m.Closed() {
+				return "Pop failed on an open queue"
+			}
+			return ""
+		}
+		return modelPop(m, key, attempts)
+	}, func(m *model.Model) bool {
+		if key == "" {
+			return m.Closed()
+		}
+		return slices.Contains(m.PopCandidates(), key)
+	}, r.verdicts)
+	return p, err
+}
+
+// modelPop pops key from m, as the queue did with the pod's attempts
+// after it, and returns how the two disagree ("" if they do not). A
+// refused pop leaves m as it was, so its candidates are still the ones
+// the queue chose among.
+func modelPop(m *model.Model, key spec.PodKey, attempts int) string {
+	mi, _, err := m.PopPod(key)
+	switch {
+	case err != nil:
+		return fmt.Sprintf("Pop returned %s; the model's candidates are %v (I5)", key, m.PopCandidates())
+	case mi.Attempts != attempts:
+		return fmt.Sprintf("Pop %s: attempts queue %d, model %d", key, attempts, mi.Attempts)
+	}
+	return ""
 }
 
 // Done is recorded and checked.
