@@ -189,7 +189,7 @@ func (s *Stepper) perform(st *Step, op Op) (record spec.StepRecord, finished boo
 		if op.Blocked {
 			return record, false, fmt.Errorf("%w: pop blocked is not in the podgroups profile's language", ErrScenario)
 		}
-		record, err := s.stepPopEntity(st)
+		record, err = s.stepPopEntity(st)
 		return record, false, err
 	case op.Kind == KindPop && op.Blocked:
 		// Nothing may change until an operation wakes the Pop: as a
