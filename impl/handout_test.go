@@ -91,10 +91,10 @@ func TestPopReusesHandedBackCopies(t *testing.T) {
 }
 
 // A move request over parked pods allocates nothing, in the classic and
-// hints profiles, whatever the caller's preCheck: the selection is made
-// once per queue (keepPreChecked), not per request, although it reaches
-// the profile's group decisions through an interface (where a closure
-// made per request escaped to the heap: one allocation per request).
+// hints profiles, whatever the caller's preCheck. The request's selection
+// is a closure made per request; passed to a method of the profile
+// interface it escaped to the heap, one allocation per request, so
+// moveRequest asks the podgroups profile's group decisions by type.
 func TestMoveRequestsAllocateNothing(t *testing.T) {
 	for _, cfg := range []spec.Config{spec.DefaultConfig(events), spec.DefaultHintsConfig(events)} {
 		t.Run(cfg.Profile.String(), func(t *testing.T) {
